@@ -1,0 +1,1 @@
+"""The Game (placeholder package init, filled in by env.py)."""

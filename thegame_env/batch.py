@@ -1,0 +1,104 @@
+"""Batch kernels: the loops the vector env, the AEC env (batch of one) and the arena run.
+
+Each loop is a thin adapter over the rules kernels; all the rules live in ``rules.py``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tabletop_core.jit import kernel
+
+from .bots import bot_action
+from .observe import observe
+from .rules import apply_action, deal, is_legal, legal_mask, score, step_reward
+from .spec import NUM_ACTIONS
+
+
+@kernel
+def first_illegal(s, actions):
+    """Index of the first env whose action is illegal, or -1 if all are legal."""
+    for i in range(s.shape[0]):
+        if not is_legal(s, i, actions[i]):
+            return i
+    return -1
+
+
+@kernel
+def _refresh(s, i, obs, masks, current):
+    current[i] = s[i].current
+    legal_mask(s, i, masks[i])
+    observe(s, i, s[i].current, obs[i])
+
+
+@kernel
+def batch_reset(s, obs, masks, current):
+    """Deal every env with its own generator; write obs (B, D), masks (B, A), current (B,)."""
+    for i in range(s.shape[0]):
+        deal(s, i)
+        _refresh(s, i, obs, masks, current)
+
+
+@kernel
+def _step_one(s, i, action, obs, masks, rewards, terminated, current, final_obs, final_score, autoreset):
+    e = s[i]
+    seat = e.current
+    placed = apply_action(s, i, action)
+    r = step_reward(s, i, placed)
+    n = e.cfg_players
+    for k in range(rewards.shape[1]):
+        rewards[i, k] = r if k < n else 0.0
+    done = e.status != 0
+    terminated[i] = done
+    if done:
+        final_score[i] = score(s, i)
+        observe(s, i, seat, final_obs[i])
+        if autoreset:
+            deal(s, i)
+    else:
+        final_score[i] = -1
+    _refresh(s, i, obs, masks, current)
+
+
+@kernel
+def batch_step(s, actions, obs, masks, rewards, terminated, current, final_obs, final_score, autoreset):
+    """Step every env with ``actions`` (B,) (all legal: check with :func:`first_illegal`).
+
+    Writes rewards (B, P) float32, terminated (B,) bool, final_score (B,) int (score of the
+    episode that ended, -1 otherwise) and the final observation of ended episodes (from
+    the seat that moved last). With ``autoreset`` an ended env is dealt again at once
+    (same-step autoreset) and obs/masks/current describe the new episode.
+    """
+    for i in range(s.shape[0]):
+        _step_one(s, i, actions[i], obs, masks, rewards, terminated, current, final_obs, final_score, autoreset)
+
+
+@kernel
+def batch_step_bots(s, bot_ids, bot_rng, actions, obs, masks, rewards, terminated, current, final_obs, final_score):
+    """Like :func:`batch_step` (autoreset on) with each env's action chosen in the kernel by
+    the bot of its current seat (``bot_ids`` (P,) ints, ``bot_rng`` (B,) uint64); the
+    chosen actions are written to ``actions`` (B,)."""
+    for i in range(s.shape[0]):
+        a = bot_action(bot_ids[s[i].current], s, i, masks[i], bot_rng, i)
+        actions[i] = a
+        _step_one(s, i, a, obs, masks, rewards, terminated, current, final_obs, final_score, True)
+
+
+@kernel
+def play_games(s, bot_ids, bot_rng, scores, status, steps):
+    """Play one full game in each env of ``s`` (already seeded) with bots ``bot_ids`` (P,).
+
+    Writes per game: score (cards left), final status (spec.Status) and number of steps.
+    """
+    mask = np.zeros(NUM_ACTIONS, np.int8)
+    for i in range(s.shape[0]):
+        deal(s, i)
+        n = 0
+        while s[i].status == 0:
+            legal_mask(s, i, mask)
+            a = bot_action(bot_ids[s[i].current], s, i, mask, bot_rng, i)
+            apply_action(s, i, a)
+            n += 1
+        scores[i] = score(s, i)
+        status[i] = s[i].status
+        steps[i] = n

@@ -1,0 +1,112 @@
+"""The Game's observation: named pieces in one flat float32 vector, from any seat's view.
+
+Pieces (in buffer order; ``P`` = number of seats)::
+
+    hand            (98,)  1 if the seat holds card c (index c - 2)
+    played_cards    (98,)  1 if card c is on a pile (public)
+    pile_tops       (4,)   top card value of piles 0-3 (1 / 100 before the first card)
+    fire_tops       (4,)   1 if that pile's top is an uncovered fire card (On Fire)
+    fire_deadline   (4,)   turn ends left to cover it: 1 = by the end of this turn,
+                           2 = by the end of the next turn, 0 = no fire card on top
+    draw_pile_size  ()     cards left to draw
+    plays_this_turn ()     cards placed this turn
+    min_plays_left  ()     plays still owed this turn
+    is_my_turn      ()     1 if the observing seat is the active player
+    hand_sizes      (P,)   cards held, seat order starting at the observer (index 0 = self)
+
+Never another seat's cards, nor the draw pile's order (tested).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from tabletop_core.encoders import ObservationLayout
+from tabletop_core.jit import kernel
+
+from .rules import draw_pile_size, min_plays_now
+from .spec import MIN_CARD, NUM_CARDS, NUM_PILES
+
+FIXED_PIECES = [
+    ("hand", (NUM_CARDS,)),
+    ("played_cards", (NUM_CARDS,)),
+    ("pile_tops", (NUM_PILES,)),
+    ("fire_tops", (NUM_PILES,)),
+    ("fire_deadline", (NUM_PILES,)),
+    ("draw_pile_size", ()),
+    ("plays_this_turn", ()),
+    ("min_plays_left", ()),
+    ("is_my_turn", ()),
+]
+
+
+@lru_cache(maxsize=None)
+def observation_layout(num_players: int) -> ObservationLayout:
+    """The :class:`ObservationLayout` for ``num_players`` seats (``hand_sizes`` last)."""
+    return ObservationLayout(FIXED_PIECES + [("hand_sizes", (int(num_players),))])
+
+
+_L = observation_layout(1)
+O_HAND = _L.offset["hand"]
+O_PLAYED = _L.offset["played_cards"]
+O_PILES = _L.offset["pile_tops"]
+O_FIRE = _L.offset["fire_tops"]
+O_DEADLINE = _L.offset["fire_deadline"]
+O_DRAW = _L.offset["draw_pile_size"]
+O_PLAYS = _L.offset["plays_this_turn"]
+O_OWED = _L.offset["min_plays_left"]
+O_MY_TURN = _L.offset["is_my_turn"]
+O_HAND_SIZES = _L.offset["hand_sizes"]
+
+
+def observation_dim(num_players: int) -> int:
+    return observation_layout(num_players).dim
+
+
+@kernel
+def observe(s, i, seat, out):
+    """Write env ``i``'s observation from ``seat``'s view into ``out`` ((dim,) float32)."""
+    e = s[i]
+    out[:] = 0.0
+    for k in range(e.hand_size[seat]):
+        out[O_HAND + e.hand[seat, k] - MIN_CARD] = 1.0
+    for c in range(NUM_CARDS):
+        if e.played[c] != 0:
+            out[O_PLAYED + c] = 1.0
+    for p in range(NUM_PILES):
+        out[O_PILES + p] = e.piles[p]
+        ft = e.fire_turn[p]
+        if ft >= 0:
+            out[O_FIRE + p] = 1.0
+            out[O_DEADLINE + p] = ft + 2 - e.turn
+    out[O_DRAW] = draw_pile_size(s, i)
+    out[O_PLAYS] = e.plays_this_turn
+    owed = min_plays_now(s, i) - e.plays_this_turn
+    out[O_OWED] = owed if owed > 0 and e.status == 0 else 0
+    out[O_MY_TURN] = 1.0 if e.current == seat and e.status == 0 else 0.0
+    n = e.cfg_players
+    for k in range(n):
+        out[O_HAND_SIZES + k] = e.hand_size[(seat + k) % n]
+
+
+def decode_observation(vector: np.ndarray, num_players: int | None = None) -> dict[str, np.ndarray]:
+    """Split an observation vector (``(D,)`` or ``(B, D)``) into its named pieces.
+
+    ``num_players`` is inferred from the length when omitted.
+
+    Raises:
+        ValueError: if the length matches no player count.
+    """
+    v = np.asarray(vector)
+    if num_players is None:
+        if v.ndim == 0:
+            raise ValueError("observation must be a vector, got a scalar")
+        num_players = v.shape[-1] - _L.dim + 1
+        if not 1 <= num_players <= 5:
+            raise ValueError(
+                f"observation length {v.shape[-1]} matches no player count "
+                f"(allowed {_L.dim}..{_L.dim + 4} for 1..5 players)"
+            )
+    return observation_layout(num_players).decode(v)
