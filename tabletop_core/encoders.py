@@ -73,9 +73,7 @@ class ObservationLayout:
         """
         v = np.asarray(vector)
         if v.ndim == 0 or v.shape[-1] != self.dim:
-            raise ValueError(
-                f"observation vector must have last dimension {self.dim}, got shape {v.shape}"
-            )
+            raise ValueError(f"observation vector must have last dimension {self.dim}, got shape {v.shape}")
         lead = v.shape[:-1]
         out = {}
         for name, shape in self.pieces:

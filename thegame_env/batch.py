@@ -40,7 +40,7 @@ def batch_reset(s, obs, masks, current):
 
 
 @kernel
-def _step_one(s, i, action, obs, masks, rewards, terminated, current, final_obs, final_score, autoreset):
+def _step_one(s, i, action, obs, masks, rewards, terminated, current, final_obs, autoreset):
     e = s[i]
     seat = e.current
     placed = apply_action(s, i, action)
@@ -51,37 +51,33 @@ def _step_one(s, i, action, obs, masks, rewards, terminated, current, final_obs,
     done = e.status != 0
     terminated[i] = done
     if done:
-        final_score[i] = score(s, i)
         observe(s, i, seat, final_obs[i])
         if autoreset:
             deal(s, i)
-    else:
-        final_score[i] = -1
     _refresh(s, i, obs, masks, current)
 
 
 @kernel
-def batch_step(s, actions, obs, masks, rewards, terminated, current, final_obs, final_score, autoreset):
+def batch_step(s, actions, obs, masks, rewards, terminated, current, final_obs, autoreset):
     """Step every env with ``actions`` (B,) (all legal: check with :func:`first_illegal`).
 
-    Writes rewards (B, P) float32, terminated (B,) bool, final_score (B,) int (score of the
-    episode that ended, -1 otherwise) and the final observation of ended episodes (from
-    the seat that moved last). With ``autoreset`` an ended env is dealt again at once
+    Writes rewards (B, P) float32, terminated (B,) bool and the final observation of ended
+    episodes (from the seat that moved last). With ``autoreset`` an ended env is dealt again at once
     (same-step autoreset) and obs/masks/current describe the new episode.
     """
     for i in range(s.shape[0]):
-        _step_one(s, i, actions[i], obs, masks, rewards, terminated, current, final_obs, final_score, autoreset)
+        _step_one(s, i, actions[i], obs, masks, rewards, terminated, current, final_obs, autoreset)
 
 
 @kernel
-def batch_step_bots(s, bot_ids, bot_rng, actions, obs, masks, rewards, terminated, current, final_obs, final_score):
+def batch_step_bots(s, bot_ids, bot_rng, actions, obs, masks, rewards, terminated, current, final_obs):
     """Like :func:`batch_step` (autoreset on) with each env's action chosen in the kernel by
     the bot of its current seat (``bot_ids`` (P,) ints, ``bot_rng`` (B,) uint64); the
     chosen actions are written to ``actions`` (B,)."""
     for i in range(s.shape[0]):
         a = bot_action(bot_ids[s[i].current], s, i, masks[i], bot_rng, i)
         actions[i] = a
-        _step_one(s, i, a, obs, masks, rewards, terminated, current, final_obs, final_score, True)
+        _step_one(s, i, a, obs, masks, rewards, terminated, current, final_obs, True)
 
 
 @kernel
@@ -102,3 +98,10 @@ def play_games(s, bot_ids, bot_rng, scores, status, steps):
         scores[i] = score(s, i)
         status[i] = s[i].status
         steps[i] = n
+
+
+@kernel
+def batch_observe(s, obs, masks, current):
+    """Write every env's acting-seat observation, mask and seat without changing state."""
+    for i in range(s.shape[0]):
+        _refresh(s, i, obs, masks, current)

@@ -19,7 +19,7 @@ Never another seat's cards, nor the draw pile's order (tested).
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -42,7 +42,7 @@ FIXED_PIECES = [
 ]
 
 
-@lru_cache(maxsize=None)
+@cache
 def observation_layout(num_players: int) -> ObservationLayout:
     """The :class:`ObservationLayout` for ``num_players`` seats (``hand_sizes`` last)."""
     return ObservationLayout(FIXED_PIECES + [("hand_sizes", (int(num_players),))])

@@ -1,0 +1,113 @@
+"""The contract between a game package and the game-agnostic adapters.
+
+A game package (``thegame_env``, ``exhaust_env``, ...) describes itself with one
+:class:`GameDef`: Python-side facts (agents, options, observation layout, state
+allocation, rendering) plus its numba batch kernels. The AEC env
+(:mod:`tabletop_core.aec`), the vector env (:mod:`tabletop_core.vector`) and the arena
+(:mod:`tabletop_core.arena`) only call these, so all rules stay in the game's kernels.
+
+State convention: a NumPy structured array of shape ``(B,)`` with at least the fields
+``rng`` (uint64 generator word, :mod:`tabletop_core.rng`), ``current`` (seat to act) and
+``status`` (0 while the episode runs).
+
+Kernel signatures (``s`` the State, arrays batch-first, ``B`` envs, ``P`` seats,
+``D`` observation length, ``A`` actions)::
+
+    batch_reset(s, obs (B,D) f32, masks (B,A) i8, current (B,) i64)
+        start a new episode in every env with its own generator; write the acting seat's
+        observation, its action mask and the acting seat.
+    batch_observe(s, obs, masks, current)
+        write the same three without changing the state (after set_state).
+    batch_step(s, actions (B,) i64, obs, masks, rewards (B,P) f32, terminated (B,) bool,
+               current, final_obs (B,D) f32, autoreset bool)
+        apply one LEGAL action per env; rewards per seat for this step; final_obs is the
+        ended episode's last observation from the seat that moved; with autoreset an
+        ended env starts its next episode at once (same-step autoreset).
+    batch_step_bots(s, bot_ids (P,) i64, bot_rng (B,) u64, actions (B,) i64, obs, masks,
+                    rewards, terminated, current, final_obs)
+        the same (autoreset on) with each action chosen in the kernel by the bot of the
+        acting seat; the chosen actions are written to ``actions``.
+    first_illegal(s, actions) -> int   index of the first illegal action, or -1.
+    observe(s, i, seat, out (D,) f32)  env i from any seat's point of view.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .encoders import ObservationLayout
+
+__all__ = ["GameDef"]
+
+
+@dataclass(frozen=True)
+class GameDef:
+    """Everything the adapters need to know about one game (see the module docstring).
+
+    Attributes:
+        name: registry name, e.g. ``"thegame"``.
+        version: environment version for the PettingZoo registry (``thegame_v0``).
+        num_actions: size of the discrete action space ``A``.
+        make_options: ``(**kwargs) -> options`` validating the game's options
+            (raises ValueError naming the bad option and what is allowed).
+        agents: ``options -> list[str]``, agent names in seat order.
+        observation_layout: ``options -> ObservationLayout``.
+        new_state: ``(batch, options) -> structured array (batch,)``.
+        render_ansi: ``(state (1,) array, options) -> str``.
+        action_name: ``(action, state (1,) array) -> str`` (for error messages, play).
+        bot_names: names of the bots, index = bot id in the kernels.
+        max_episode_steps: longest possible episode (agent steps).
+        reward_range: ``(low, high)`` of one step's reward.
+        kernels: the batch kernels listed in the module docstring.
+    """
+
+    name: str
+    version: int
+    num_actions: int
+    make_options: Callable[..., Any]
+    agents: Callable[[Any], list[str]]
+    observation_layout: Callable[[Any], ObservationLayout]
+    new_state: Callable[[int, Any], np.ndarray]
+    render_ansi: Callable[[np.ndarray, Any], str]
+    action_name: Callable[[int, np.ndarray], str]
+    bot_names: tuple[str, ...]
+    max_episode_steps: int
+    reward_range: tuple[float, float]
+    batch_reset: Callable
+    batch_observe: Callable
+    batch_step: Callable
+    batch_step_bots: Callable
+    first_illegal: Callable
+    observe: Callable
+    description: str = ""
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def env_id(self) -> str:
+        return f"{self.name}_v{self.version}"
+
+    def bot_ids(self, bots, num_seats: int) -> np.ndarray:
+        """Map bot names (one per seat, or one name for every seat) to kernel ids.
+
+        Raises:
+            ValueError: on an unknown bot name or a wrong count.
+        """
+        if isinstance(bots, str):
+            bots = [b.strip() for b in bots.split(",")]
+        bots = list(bots)
+        if len(bots) == 1:
+            bots = bots * num_seats
+        if len(bots) != num_seats:
+            raise ValueError(f"{self.name}: need {num_seats} bots (one per seat), got {len(bots)}: {bots}")
+        ids = []
+        for b in bots:
+            if b not in self.bot_names:
+                raise ValueError(
+                    f"{self.name}: unknown bot {b!r}; available bots: {', '.join(self.bot_names)}"
+                )
+            ids.append(self.bot_names.index(b))
+        return np.asarray(ids, np.int64)

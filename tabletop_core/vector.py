@@ -1,0 +1,253 @@
+"""Vectorized self-play env: ``B`` envs of one game stepped in one compiled call.
+
+Follows Gymnasium's ``VectorEnv`` conventions, batch-first, with a per-seat reward::
+
+    obs, info = venv.reset(seed=0)          # obs (B, D) float32
+    obs, rewards, terminated, truncated, info = venv.step(actions)   # actions (B,) ints
+    # rewards (B, P) float32, one column per seat; terminated/truncated (B,) bool
+    # info["action_mask"] (B, A) int8 and info["current_player"] (B,) int64
+
+Observations are from the acting seat's point of view (self-play: one policy acts for the
+current seat of every env). Autoreset: ``SAME_STEP`` (``metadata["autoreset_mode"]``):
+when an episode ends, ``terminated[i]`` is True, ``rewards[i]`` are that last step's
+rewards, and ``obs[i]``/``action_mask[i]``/``current_player[i]`` already belong to the
+next episode; the ended episode's last observation is in ``info["final_obs"][i]``
+(valid where ``info["_final_obs"][i]``).
+
+Seeding: ``reset(seed=s)`` gives env ``i`` the seed ``s + i``; it then plays exactly the
+episode an AEC env reset with seed ``s + i`` plays under the same actions, and so do the
+following (autoreset) episodes, which continue each env's own generator.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+
+from .game import GameDef
+from .rng import sample_legal_batch, seed_word
+
+__all__ = ["SelfPlayVectorEnv"]
+
+
+class SelfPlayVectorEnv(VectorEnv):
+    """``num_envs`` copies of a game, stepped together in compiled code.
+
+    Args:
+        game: the game's :class:`~tabletop_core.game.GameDef`.
+        num_envs: batch size ``B`` (>= 1).
+        seed: seed for the first reset (``reset(seed=...)`` overrides it).
+        copy: return fresh arrays from ``reset``/``step`` (default). ``False`` returns
+            the env's internal buffers, which the next call overwrites (faster).
+        **options: the game's options (validated; ValueError on a bad one).
+    """
+
+    metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(
+        self, game: GameDef, num_envs: int, seed: int | None = None, copy: bool = True, **options: Any
+    ):
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        self.game = game
+        self.options = game.make_options(**options)
+        self.num_envs = int(num_envs)
+        self.copy = bool(copy)
+        self._seed = seed
+        self.agents = list(game.agents(self.options))
+        self.num_players = len(self.agents)
+        self.layout = game.observation_layout(self.options)
+        b, d, a, p = self.num_envs, self.layout.dim, game.num_actions, self.num_players
+        self.single_observation_space = spaces.Box(-np.inf, np.inf, (d,), np.float32)
+        self.single_action_space = spaces.Discrete(a)
+        self.observation_space = spaces.Box(-np.inf, np.inf, (b, d), np.float32)
+        self.action_space = spaces.MultiDiscrete(np.full(b, a))
+        self.metadata = dict(self.metadata)
+        self.render_mode = None
+        self.state = game.new_state(b, self.options)
+        self._obs = np.zeros((b, d), np.float32)
+        self._mask = np.zeros((b, a), np.int8)
+        self._rewards = np.zeros((b, p), np.float32)
+        self._term = np.zeros(b, np.bool_)
+        self._trunc = np.zeros(b, np.bool_)
+        self._cur = np.zeros(b, np.int64)
+        self._final = np.zeros((b, d), np.float32)
+        self._actions = np.zeros(b, np.int64)
+        self._sample_rng = np.zeros(b, np.uint64)
+        self._bot_rng = np.zeros(b, np.uint64)
+        self._has_reset = False
+
+    # --- core API --------------------------------------------------------------------------
+    def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None):
+        """Start a new episode in every env.
+
+        Args:
+            seed: ``int`` s (env i gets s + i), a list of ``B`` ints, or ``None`` (the
+                constructor's seed on the first reset, else continue each env's stream).
+            options: ignored (game options are given to the constructor).
+
+        Returns:
+            ``(obs (B, D) float32, info)`` with ``info["action_mask"]`` and
+            ``info["current_player"]``.
+        """
+        if seed is None and not self._has_reset:
+            seed = self._seed if self._seed is not None else int(seed_word(None) >> np.uint64(1))
+        if seed is not None:
+            seeds = self._seeds(seed)
+            self.state["rng"] = [seed_word(s) for s in seeds]
+            self._sample_rng[:] = [seed_word(s ^ 0x5A5A5A5A5A5A) for s in seeds]
+            self._bot_rng[:] = [seed_word(s ^ 0x0B0770B0770B) for s in seeds]
+        self._has_reset = True
+        self.game.batch_reset(self.state, self._obs, self._mask, self._cur)
+        self._term[:] = False
+        return self._out(self._obs), self._info(with_final=False)
+
+    def _seeds(self, seed) -> list[int]:
+        if isinstance(seed, (list, tuple, np.ndarray)):
+            if len(seed) != self.num_envs:
+                raise ValueError(f"seed list must have num_envs={self.num_envs} entries, got {len(seed)}")
+            return [int(s) for s in seed]
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+            raise ValueError(f"seed must be an int, a list of ints or None, got {seed!r}")
+        return [int(seed) + i for i in range(self.num_envs)]
+
+    def step(self, actions):
+        """Apply one action per env (all must be legal for the env's acting seat).
+
+        Args:
+            actions: (B,) integer array-like.
+
+        Returns:
+            ``(obs (B, D) float32, rewards (B, P) float32, terminated (B,) bool,
+            truncated (B,) bool, info)``; see the module docstring for autoreset.
+
+        Raises:
+            ValueError: wrong shape or dtype, an out-of-range or illegal action (naming
+                the env, the action and the legal ones); no env is stepped then.
+            RuntimeError: step before reset.
+        """
+        if not self._has_reset:
+            raise RuntimeError("reset() needs to be called before step()")
+        acts = np.asarray(actions)
+        if acts.shape != (self.num_envs,):
+            raise ValueError(f"actions must have shape ({self.num_envs},), got {acts.shape}")
+        if not np.issubdtype(acts.dtype, np.integer):
+            raise ValueError(f"actions must be integers, got dtype {acts.dtype}")
+        a = self._actions
+        a[:] = acts
+        bad = self.game.first_illegal(self.state, a)
+        if bad >= 0:
+            self._raise_illegal(bad, int(a[bad]))
+        self.game.batch_step(
+            self.state, a, self._obs, self._mask, self._rewards, self._term, self._cur, self._final, True
+        )
+        return self._step_out()
+
+    def step_bots(self, bots) -> tuple:
+        """Step every env with actions chosen inside the kernel by bots.
+
+        Args:
+            bots: one bot name per seat (list or comma-separated string), or one name for
+                every seat, from ``game.bot_names``.
+
+        Returns:
+            The same tuple as :meth:`step`; ``info["actions"]`` holds the chosen actions.
+        """
+        if not self._has_reset:
+            raise RuntimeError("reset() needs to be called before step_bots()")
+        ids = self.game.bot_ids(bots, self.num_players)
+        self.game.batch_step_bots(
+            self.state,
+            ids,
+            self._bot_rng,
+            self._actions,
+            self._obs,
+            self._mask,
+            self._rewards,
+            self._term,
+            self._cur,
+            self._final,
+        )
+        out = self._step_out()
+        out[4]["actions"] = self._out(self._actions)
+        return out
+
+    def sample_actions(self) -> np.ndarray:
+        """One uniformly random legal action per env, sampled in compiled code ((B,) int64)."""
+        if not self._has_reset:
+            raise RuntimeError("reset() needs to be called before sample_actions()")
+        out = np.empty(self.num_envs, np.int64)
+        return sample_legal_batch(self._sample_rng, self._mask, out)
+
+    def action_masks(self) -> np.ndarray:
+        """The current action masks, (B, A) int8 (as MaskablePPO-style code expects)."""
+        return self._out(self._mask)
+
+    # --- helpers ---------------------------------------------------------------------------
+    def _out(self, x: np.ndarray) -> np.ndarray:
+        return x.copy() if self.copy else x
+
+    def _info(self, with_final: bool) -> dict:
+        info = {"action_mask": self._out(self._mask), "current_player": self._out(self._cur)}
+        if with_final:
+            info["final_obs"] = self._out(self._final)
+            info["_final_obs"] = self._out(self._term)
+        return info
+
+    def _step_out(self):
+        return (
+            self._out(self._obs),
+            self._out(self._rewards),
+            self._out(self._term),
+            self._out(self._trunc),
+            self._info(with_final=True),
+        )
+
+    def _raise_illegal(self, i: int, action: int):
+        one = self.state[i : i + 1]
+        legal = np.flatnonzero(self._mask[i])
+        if not 0 <= action < self.game.num_actions:
+            raise ValueError(
+                f"env {i}: action {action} is out of range; allowed actions are 0..{self.game.num_actions - 1}"
+            )
+        names = ", ".join(f"{x} ({self.game.action_name(int(x), one)})" for x in legal[:12])
+        more = f", ... ({len(legal)} in all)" if len(legal) > 12 else ""
+        raise ValueError(
+            f"env {i}: action {action} ({self.game.action_name(action, one)}) is illegal for seat "
+            f"{self._cur[i]}; legal actions: {names}{more}. No env was stepped."
+        )
+
+    # --- save / restore ------------------------------------------------------------------
+    def get_state(self) -> dict:
+        """A picklable copy of every env's state and the samplers' generators."""
+        return {
+            "game": self.game.env_id,
+            "state": self.state.copy(),
+            "sample_rng": self._sample_rng.copy(),
+            "bot_rng": self._bot_rng.copy(),
+        }
+
+    def set_state(self, saved: dict) -> None:
+        """Restore :meth:`get_state` output (same game, options and ``num_envs``).
+
+        Raises:
+            ValueError: if ``saved`` does not fit this env.
+        """
+        if not isinstance(saved, dict) or saved.get("game") != self.game.env_id:
+            raise ValueError(f"set_state expects a dict from {self.game.env_id} get_state()")
+        st = np.asarray(saved["state"])
+        if st.dtype != self.state.dtype or st.shape != self.state.shape:
+            raise ValueError(
+                f"saved state has shape {st.shape}, expected {self.state.shape} with the same dtype"
+            )
+        self.state[...] = st
+        self._sample_rng[:] = saved["sample_rng"]
+        self._bot_rng[:] = saved["bot_rng"]
+        self._has_reset = True
+        self.game.batch_observe(self.state, self._obs, self._mask, self._cur)
+
+    def close_extras(self, **kwargs: Any) -> None:
+        pass
