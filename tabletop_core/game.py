@@ -29,6 +29,10 @@ Kernel signatures (``s`` the State, arrays batch-first, ``B`` envs, ``P`` seats,
         acting seat; the chosen actions are written to ``actions``.
     first_illegal(s, actions) -> int   index of the first illegal action, or -1.
     observe(s, i, seat, out (D,) f32)  env i from any seat's point of view.
+    play_games(s, bot_ids (P,) i64, bot_rng (G,) u64, returns (G,P) f64, steps (G,) i64)
+        play one whole episode in each of G envs (generators already seeded: start with
+        the game's deal) with bots; write every seat's episode return and the number of
+        agent steps. The final positions stay in ``s`` for ``episode_stats``.
 """
 
 from __future__ import annotations
@@ -63,6 +67,9 @@ class GameDef:
         max_episode_steps: longest possible episode (agent steps).
         reward_range: ``(low, high)`` of one step's reward.
         kernels: the batch kernels listed in the module docstring.
+        episode_stats: ``final states (G,) -> {name: (G,) array}``, game-specific figures
+            of finished episodes for the arena (e.g. The Game's ``score``).
+        cooperative: every seat shares one reward (The Game).
     """
 
     name: str
@@ -83,6 +90,9 @@ class GameDef:
     batch_step_bots: Callable
     first_illegal: Callable
     observe: Callable
+    play_games: Callable
+    episode_stats: Callable[[np.ndarray], dict[str, np.ndarray]]
+    cooperative: bool = False
     description: str = ""
     extra: dict = field(default_factory=dict)
 

@@ -11,7 +11,7 @@ from tabletop_core.jit import kernel
 
 from .bots import bot_action
 from .observe import observe
-from .rules import apply_action, deal, is_legal, legal_mask, score, step_reward
+from .rules import apply_action, deal, is_legal, legal_mask, step_reward
 from .spec import NUM_ACTIONS
 
 
@@ -81,22 +81,22 @@ def batch_step_bots(s, bot_ids, bot_rng, actions, obs, masks, rewards, terminate
 
 
 @kernel
-def play_games(s, bot_ids, bot_rng, scores, status, steps):
-    """Play one full game in each env of ``s`` (already seeded) with bots ``bot_ids`` (P,).
-
-    Writes per game: score (cards left), final status (spec.Status) and number of steps.
-    """
+def play_games(s, bot_ids, bot_rng, returns, steps):
+    """Play one full episode in each env of ``s`` (generators already seeded) with the bots
+    ``bot_ids`` (P,); write each seat's episode return ``returns`` (G, P) float64 and the
+    number of agent steps ``steps`` (G,). The final positions stay in ``s``."""
     mask = np.zeros(NUM_ACTIONS, np.int8)
     for i in range(s.shape[0]):
         deal(s, i)
         n = 0
+        total = 0.0
         while s[i].status == 0:
             legal_mask(s, i, mask)
             a = bot_action(bot_ids[s[i].current], s, i, mask, bot_rng, i)
-            apply_action(s, i, a)
+            total += step_reward(s, i, apply_action(s, i, a))
             n += 1
-        scores[i] = score(s, i)
-        status[i] = s[i].status
+        for k in range(returns.shape[1]):
+            returns[i, k] = total
         steps[i] = n
 
 

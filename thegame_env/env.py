@@ -42,6 +42,15 @@ from .spec import MAX_EPISODE_STEPS, NUM_ACTIONS, Options, Status, action_name
 from .state import new_state
 
 
+def episode_stats(final: np.ndarray) -> dict[str, np.ndarray]:
+    """Score (cards left), perfect and win flags, and fire losses of finished games."""
+    n = final["cfg_players"].astype(np.int64)
+    seats = np.arange(final["hand_size"].shape[1])[None, :] < n[:, None]
+    sc = (98 - final["deck_pos"].astype(np.int64)) + (final["hand_size"] * seats).sum(axis=1)
+    fire = final["status"] == int(Status.FIRE_LOSS)
+    return {"score": sc, "perfect": sc == 0, "win": (sc <= 9) & ~fire, "fire_loss": fire}
+
+
 def _agents(options: Options) -> list[str]:
     return [f"player_{k}" for k in range(options.num_players)]
 
@@ -65,6 +74,9 @@ GAME = GameDef(
     batch_step_bots=batch.batch_step_bots,
     first_illegal=batch.first_illegal,
     observe=observe,
+    play_games=batch.play_games,
+    episode_stats=episode_stats,
+    cooperative=True,
     description="cooperative: play all 98 cards onto two ascending and two descending piles",
 )
 
