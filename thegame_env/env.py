@@ -29,6 +29,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from tabletop_core.aec import LeanChecks, TabletopAECEnv
 from tabletop_core.game import GameDef
 from tabletop_core.vector import SelfPlayVectorEnv
