@@ -70,6 +70,11 @@ class GameDef:
         episode_stats: ``final states (G,) -> {name: (G,) array}``, game-specific figures
             of finished episodes for the arena (e.g. The Game's ``score``).
         cooperative: every seat shares one reward (The Game).
+        bot_action: kernel ``(bot_id, s, i, mask (A,) i8, rng (R,) u64, r) -> action``,
+            one bot decision for the acting seat of env i (used by ``tabletop play``).
+        render_view: ``(state (1,), options, seat) -> str``, the table as ``seat`` may see
+            it (defaults to ``render_ansi``).
+        players_option: the option that sets the number of seats (``--players`` in the CLI).
     """
 
     name: str
@@ -93,6 +98,9 @@ class GameDef:
     play_games: Callable
     episode_stats: Callable[[np.ndarray], dict[str, np.ndarray]]
     cooperative: bool = False
+    bot_action: Callable | None = None
+    render_view: Callable | None = None
+    players_option: str = "num_players"
     description: str = ""
     extra: dict = field(default_factory=dict)
 

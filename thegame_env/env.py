@@ -36,7 +36,7 @@ from tabletop_core.game import GameDef
 from tabletop_core.vector import SelfPlayVectorEnv
 
 from . import batch
-from .bots import BOT_NAMES
+from .bots import BOT_NAMES, bot_action
 from .observe import decode_observation, observation_layout, observe
 from .render import render_ansi
 from .rules import score
@@ -79,6 +79,8 @@ GAME = GameDef(
     play_games=batch.play_games,
     episode_stats=episode_stats,
     cooperative=True,
+    bot_action=bot_action,
+    render_view=lambda s, o, seat: render_ansi(s, o, seat=seat),
     description="cooperative: play all 98 cards onto two ascending and two descending piles",
 )
 

@@ -1,0 +1,235 @@
+"""Bot matches: many games played entirely in compiled code, summarized with intervals.
+
+:func:`run_match` seeds game ``g`` of a match with ``seed + g`` (so any game can be
+replayed in an AEC env reset with that seed), runs the game's ``play_games`` kernel in
+chunks (a progress bar between chunks) and gathers every seat's return and the game's
+``episode_stats``. :func:`summarize` turns that into a table: per seat, mean return and
+win/loss rates with 95 % intervals and openskill ratings (competitive games), or team
+win/perfect rates and mean score (cooperative games).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .game import GameDef
+from .rng import seed_word
+
+__all__ = ["MatchResult", "run_match", "summarize", "wilson_interval", "mean_interval"]
+
+
+@dataclass
+class MatchResult:
+    """Outcome of :func:`run_match`.
+
+    Attributes:
+        game: the game's name. bots: bot name per seat. options: the game options.
+        returns: (G, P) float64, every seat's episode return.
+        steps: (G,) int64, agent steps per game.
+        stats: ``{name: (G,) array}`` from the game's ``episode_stats``.
+        seconds: wall time of the compiled play (compilation excluded).
+        seed: the match seed (game g used seed + g).
+    """
+
+    game: str
+    bots: list[str]
+    options: Any
+    returns: np.ndarray
+    steps: np.ndarray
+    stats: dict[str, np.ndarray]
+    seconds: float
+    seed: int
+    agents: list[str] = field(default_factory=list)
+
+    @property
+    def games(self) -> int:
+        return int(self.returns.shape[0])
+
+    @property
+    def games_per_second(self) -> float:
+        return self.games / self.seconds if self.seconds > 0 else float("inf")
+
+
+def _bot_list(game: GameDef, bots, num_seats: int) -> list[str]:
+    ids = game.bot_ids(bots, num_seats)
+    return [game.bot_names[k] for k in ids]
+
+
+def run_match(
+    game: GameDef,
+    bots,
+    games: int,
+    seed: int = 0,
+    chunk: int = 2000,
+    progress: bool = False,
+    **options: Any,
+) -> MatchResult:
+    """Play ``games`` games of ``game`` with one bot per seat, in compiled code.
+
+    Args:
+        bots: bot names, one per seat (list or comma-separated), or one for every seat.
+        games: number of games (>= 1).
+        seed: game g is dealt as an env seeded with ``seed + g``.
+        chunk: games per kernel call (the progress bar advances between calls).
+        progress: show a progress bar (needs ``rich``: ``pip install tabletop-rl[cli]``).
+        **options: the game's options.
+
+    Raises:
+        ValueError: bad bot names/count, ``games`` < 1, or a bad game option.
+    """
+    if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
+        raise ValueError(f"games must be a positive integer, got {games!r}")
+    opts = game.make_options(**options)
+    agents = list(game.agents(opts))
+    ids = game.bot_ids(bots, len(agents))
+    names = [game.bot_names[k] for k in ids]
+    p = len(agents)
+    returns = np.zeros((games, p), np.float64)
+    steps = np.zeros(games, np.int64)
+    stats: dict[str, list[np.ndarray]] = {}
+
+    # compile (or load from cache) before timing
+    warm = game.new_state(1, opts)
+    warm["rng"] = seed_word(seed)
+    game.play_games(
+        warm, ids, np.array([seed_word(~seed)], np.uint64), np.zeros((1, p)), np.zeros(1, np.int64)
+    )
+
+    bar = _progress(progress, games, f"{game.name}: {','.join(names)}")
+    seconds = 0.0
+    try:
+        for start in range(0, games, chunk):
+            n = min(chunk, games - start)
+            s = game.new_state(n, opts)
+            s["rng"] = [seed_word(seed + start + k) for k in range(n)]
+            bot_rng = np.array([seed_word((seed + start + k) ^ 0x0B0770B0770B) for k in range(n)], np.uint64)
+            t0 = time.perf_counter()
+            game.play_games(s, ids, bot_rng, returns[start : start + n], steps[start : start + n])
+            seconds += time.perf_counter() - t0
+            for key, val in game.episode_stats(s).items():
+                stats.setdefault(key, []).append(np.asarray(val))
+            if bar is not None:
+                bar[0].update(bar[1], advance=n)
+    finally:
+        if bar is not None:
+            bar[0].stop()
+    return MatchResult(
+        game=game.name,
+        bots=names,
+        options=opts,
+        returns=returns,
+        steps=steps,
+        stats={k: np.concatenate(v) for k, v in stats.items()},
+        seconds=seconds,
+        seed=int(seed),
+        agents=agents,
+    )
+
+
+def _progress(enabled: bool, total: int, label: str):
+    if not enabled:
+        return None
+    try:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    except ImportError:
+        return None
+    prog = Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        transient=True,
+    )
+    prog.start()
+    task = prog.add_task(label, total=total)
+    return prog, task
+
+
+def wilson_interval(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95 % Wilson score interval of a proportion (robust near 0 and 1)."""
+    if n == 0:
+        return (float("nan"), float("nan"))
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def mean_interval(x: np.ndarray, z: float = 1.96) -> tuple[float, float, float]:
+    """Mean and its 95 % normal interval ``(mean, low, high)``."""
+    x = np.asarray(x, np.float64)
+    m = float(x.mean())
+    half = z * float(x.std(ddof=1)) / math.sqrt(len(x)) if len(x) > 1 else float("nan")
+    return m, m - half, m + half
+
+
+def _ratings(result: MatchResult) -> list[dict] | None:
+    """openskill (Plackett-Luce) rating of every seat from the games' returns."""
+    try:
+        from openskill.models import PlackettLuce
+    except ImportError:
+        return None
+    model = PlackettLuce()
+    players = [model.rating(name=f"{a} ({b})") for a, b in zip(result.agents, result.bots)]
+    for row in result.returns:
+        teams = [[r] for r in players]
+        new = model.rate(teams, scores=[float(v) for v in row])
+        players = [t[0] for t in new]
+    return [{"mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()} for r in players]
+
+
+def summarize(result: MatchResult, ratings: bool = True) -> dict:
+    """Figures of a match as a JSON-ready dict.
+
+    Cooperative games (one shared return): team win/perfect rates and the mean of each
+    ``episode_stats`` entry, with 95 % intervals. Competitive games: per seat, the mean
+    return, win rate (return > 0) and loss rate (return < 0) with 95 % intervals, and
+    openskill ratings (when ``openskill`` is installed and ``ratings``).
+    """
+    g = result.games
+    out: dict[str, Any] = {
+        "game": result.game,
+        "options": {k: v for k, v in vars(result.options).items()}
+        if hasattr(result.options, "__dict__")
+        else {},
+        "bots": result.bots,
+        "games": g,
+        "seed": result.seed,
+        "games_per_s": result.games_per_second,
+        "mean_steps": float(result.steps.mean()),
+    }
+    stats = {}
+    for key, val in result.stats.items():
+        v = np.asarray(val)
+        if v.dtype == np.bool_:
+            lo, hi = wilson_interval(float(v.sum()), g)
+            stats[key] = {"rate": float(v.mean()), "low": lo, "high": hi}
+        else:
+            m, lo, hi = mean_interval(v)
+            stats[key] = {"mean": m, "low": lo, "high": hi}
+    out["stats"] = stats
+    seats = []
+    rates = _ratings(result) if ratings and result.returns.shape[1] > 1 else None
+    for k, (agent, bot) in enumerate(zip(result.agents, result.bots)):
+        r = result.returns[:, k]
+        m, lo, hi = mean_interval(r)
+        wins = float((r > 0).sum())
+        losses = float((r < 0).sum())
+        seat = {
+            "agent": agent,
+            "bot": bot,
+            "mean_return": {"mean": m, "low": lo, "high": hi},
+            "win_rate": dict(zip(("rate", "low", "high"), (wins / g, *wilson_interval(wins, g)))),
+            "loss_rate": dict(zip(("rate", "low", "high"), (losses / g, *wilson_interval(losses, g)))),
+        }
+        if rates is not None:
+            seat["rating"] = rates[k]
+        seats.append(seat)
+    out["seats"] = seats
+    return out

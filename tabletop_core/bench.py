@@ -1,0 +1,267 @@
+"""Throughput benchmarks of a game, side by side with its peers, in ONE run.
+
+Each measurement is one dict (printed as one JSON line by ``tabletop bench --json``):
+
+(a) ``aec``: AEC env steps/s with PettingZoo's random masked loop (``env.last()``,
+    ``action_space(agent).sample(mask)``, ``env.step``), wrapped (``env()``) and raw;
+(b) ``vector``: vector env steps/s (env steps, summed over the batch) at batch 1, 64,
+    1024, 4096, with actions chosen in Python from the masks (the compiled sampler, then
+    ``step``) and inside the kernel (``step_bots("random")``);
+(c) ``bots``: full bot games/s on one core for each bot;
+(d) ``peer``: the same AEC loop on PettingZoo's ``tictactoe_v3`` and ``connect_four_v3``
+    and, with the ``bench`` extra installed, Pgx ``connect_four`` on CPU at batch 4096 (the
+    jitted step with actions from a jitted masked sampler, as a Python loop);
+(e) ``state``: bytes of state per env;
+(f) ``start``: cold (empty numba cache) and warm (cached) start to the first AEC step,
+    each in a fresh interpreter.
+
+Machine noise: the ratios of one run (ours / peer, measured back to back) are the
+figures to compare; absolute numbers move with the machine's load.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from .game import GameDef
+
+__all__ = ["run_benchmarks", "aec_steps_per_second"]
+
+
+def _timed(fn: Callable[[], int], seconds: float) -> float:
+    """Call ``fn`` (returns work units done) until ``seconds`` pass; return units/s."""
+    n = 0
+    t0 = time.perf_counter()
+    while True:
+        n += fn()
+        dt = time.perf_counter() - t0
+        if dt >= seconds:
+            return n / dt
+
+
+def aec_steps_per_second(make_env: Callable[[], Any], seconds: float = 2.0, seed: int = 0) -> float:
+    """Steps/s of PettingZoo's random masked loop on a fresh env from ``make_env``."""
+    env = make_env()
+    env.reset(seed=seed)
+    for space in (env.action_space(a) for a in env.possible_agents):
+        space.seed(seed)
+
+    def episode() -> int:
+        env.reset()
+        n = 0
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                action = None
+            else:
+                mask = obs["action_mask"] if isinstance(obs, dict) else None
+                action = env.action_space(agent).sample(mask)
+            env.step(action)
+            n += 1
+        return n
+
+    episode()  # warm-up (compilation)
+    return _timed(episode, seconds)
+
+
+def _vector_rates(game: GameDef, batch: int, seconds: float, options: dict) -> dict:
+    from .vector import SelfPlayVectorEnv
+
+    venv = SelfPlayVectorEnv(game, batch, seed=0, copy=False, **options)
+    venv.reset(seed=0)
+    venv.step(venv.sample_actions())  # compile
+    venv.step_bots("random")
+
+    def python_side() -> int:
+        venv.step(venv.sample_actions())
+        return batch
+
+    def in_kernel() -> int:
+        venv.step_bots("random")
+        return batch
+
+    return {"python_actions": _timed(python_side, seconds), "kernel_actions": _timed(in_kernel, seconds)}
+
+
+def _bot_games_per_second(game: GameDef, bot: str, games: int, options: dict) -> float:
+    from .arena import run_match
+
+    res = run_match(game, bot, games, seed=12345, chunk=games, **options)
+    return res.games_per_second
+
+
+def _pettingzoo_peer(name: str) -> tuple[Callable, Callable] | None:
+    try:
+        if name == "tictactoe_v3":
+            from pettingzoo.classic import tictactoe_v3 as mod
+        else:
+            from pettingzoo.classic import connect_four_v3 as mod
+    except Exception:
+        return None
+    return mod.env, mod.raw_env
+
+
+def _pgx_connect_four(batch: int, seconds: float) -> float | None:
+    try:
+        os.environ.setdefault("JAX_PLATFORMS", "cpu")
+        import jax
+        import jax.numpy as jnp
+        import pgx
+        from pgx.experimental import auto_reset
+    except Exception:
+        return None
+    env = pgx.make("connect_four")
+    init = jax.jit(jax.vmap(env.init))
+    step = jax.jit(jax.vmap(lambda s, a, k: auto_reset(env.step, env.init)(s, a, k)))
+
+    @jax.jit
+    def act(key, mask):
+        logits = jnp.where(mask, 0.0, -jnp.inf)
+        return jax.random.categorical(key, logits, axis=-1)
+
+    key = jax.random.PRNGKey(0)
+    key, sub = jax.random.split(key)
+    state = init(jax.random.split(sub, batch))
+    # compile
+    key, k1, k2 = jax.random.split(key, 3)
+    state = step(state, act(k1, state.legal_action_mask), jax.random.split(k2, batch))
+    state.observation.block_until_ready()
+    box = {"state": state, "key": key}
+
+    def one() -> int:
+        key, k1, k2 = jax.random.split(box["key"], 3)
+        s = step(box["state"], act(k1, box["state"].legal_action_mask), jax.random.split(k2, batch))
+        s.observation.block_until_ready()
+        box["state"], box["key"] = s, key
+        return batch
+
+    return _timed(one, seconds)
+
+
+def _start_times(game: GameDef, package: str) -> dict:
+    code = (
+        f"import time; t=time.perf_counter(); import {package} as g; e=g.env(); e.reset(seed=0); "
+        "import numpy as np; a=int(np.flatnonzero(e.observe(e.agent_selection)['action_mask'])[0]); "
+        "e.step(a); print(time.perf_counter()-t)"
+    )
+    out = {}
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        for label in ("cold", "warm"):
+            t0 = time.perf_counter()
+            proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+            wall = time.perf_counter() - t0
+            if proc.returncode != 0:
+                out[label] = {"error": proc.stderr.strip().splitlines()[-1:]}
+                continue
+            out[label] = {"first_step_s": float(proc.stdout.strip()), "process_s": wall}
+    return out
+
+
+def run_benchmarks(
+    game: GameDef,
+    package: str,
+    options: dict | None = None,
+    seconds: float = 2.0,
+    batches: tuple[int, ...] = (1, 64, 1024, 4096),
+    peers: bool = True,
+    bot_games: int = 20000,
+) -> Iterator[dict]:
+    """Yield the benchmark records of ``game`` (see the module docstring) one by one.
+
+    ``package`` is the game's import name (for the start-time subprocesses); ``options``
+    the game options (default: the game's defaults).
+    """
+    options = dict(options or {})
+    opts = game.make_options(**options)
+    mod = __import__(package)
+    base = {"game": game.name, "options": {k: v for k, v in vars(opts).items()}}
+
+    def rec(kind: str, **fields) -> dict:
+        return {"bench": kind, **base, **fields}
+
+    # (a) AEC
+    wrapped = aec_steps_per_second(lambda: mod.env(**options), seconds)
+    raw = aec_steps_per_second(lambda: mod.raw_env(**options), seconds)
+    yield rec("aec", wrapped_steps_per_s=wrapped, raw_steps_per_s=raw)
+    # (d) PettingZoo peers, right after ours
+    peer_rates: dict[str, dict] = {}
+    if peers:
+        for name in ("tictactoe_v3", "connect_four_v3"):
+            mk = _pettingzoo_peer(name)
+            if mk is None:
+                yield rec(
+                    "peer",
+                    peer=name,
+                    error="pettingzoo[classic] not installed (pip install tabletop-rl[bench])",
+                )
+                continue
+            w = aec_steps_per_second(mk[0], seconds)
+            r = aec_steps_per_second(mk[1], seconds)
+            peer_rates[name] = {"wrapped": w, "raw": r}
+            yield rec(
+                "peer",
+                peer=name,
+                wrapped_steps_per_s=w,
+                raw_steps_per_s=r,
+                ratio_wrapped=wrapped / w,
+                ratio_raw=raw / r,
+            )
+    # (b) vector env
+    vec = {}
+    for b in batches:
+        rates = _vector_rates(game, b, seconds, options)
+        vec[b] = rates
+        yield rec(
+            "vector",
+            batch=b,
+            python_actions_steps_per_s=rates["python_actions"],
+            kernel_actions_steps_per_s=rates["kernel_actions"],
+        )
+    if peers:
+        big = max(batches)
+        pgx_rate = _pgx_connect_four(big, seconds)
+        if pgx_rate is None:
+            yield rec(
+                "peer",
+                peer="pgx connect_four",
+                error="pgx/jax not installed (pip install tabletop-rl[bench])",
+            )
+        else:
+            yield rec(
+                "peer",
+                peer="pgx connect_four",
+                batch=big,
+                steps_per_s=pgx_rate,
+                ratio_python_actions=vec[big]["python_actions"] / pgx_rate,
+                ratio_kernel_actions=vec[big]["kernel_actions"] / pgx_rate,
+            )
+    # (c) bot games
+    for bot in game.bot_names:
+        yield rec("bots", bot=bot, games_per_s=_bot_games_per_second(game, bot, bot_games, options))
+    # (e) state size
+    yield rec("state", bytes_per_env=int(game.new_state(1, opts).dtype.itemsize))
+    # (f) start times
+    yield rec("start", **_start_times(game, package))
+
+
+def main_json(records: Iterator[dict]) -> None:
+    for r in records:
+        print(json.dumps(r, default=_json_default), flush=True)
+
+
+def _json_default(x):
+    if isinstance(x, (np.integer,)):
+        return int(x)
+    if isinstance(x, (np.floating,)):
+        return float(x)
+    return str(x)

@@ -1,0 +1,302 @@
+"""The Game's AEC and vector envs: PettingZoo conformance, the lean wrapper against the
+stock wrappers, AEC vs vector env on the same seeds, save/restore, and bad input."""
+
+from __future__ import annotations
+
+import pickle
+import warnings
+
+import numpy as np
+import pettingzoo
+import pytest
+from pettingzoo.test import api_test, render_test, seed_test
+from pettingzoo.utils.wrappers import AssertOutOfBoundsWrapper, OrderEnforcingWrapper, TerminateIllegalWrapper
+
+import thegame_env
+from tabletop_core.aec import ActionOutOfBoundsError, IllegalActionError, ResetNeededError
+from tabletop_core.rng import sample_legal, seed_word
+from thegame_env import END_TURN, NUM_ACTIONS, decode_observation
+
+OPTION_SETS = [
+    {"num_players": n, "on_fire": fire, "level": level, "reward": reward}
+    for n in (1, 2, 3, 4, 5)
+    for fire, level, reward in ((False, 0, "cards"), (True, 2, "win"))
+] + [{"num_players": 3, "on_fire": True, "level": 1, "reward": "cards", "start_player": 2}]
+
+
+def _id(o):
+    return "-".join(f"{k}={v}" for k, v in o.items())
+
+
+@pytest.mark.parametrize("options", OPTION_SETS, ids=_id)
+def test_pettingzoo_api(options):
+    api_test(thegame_env.env(**options), num_cycles=200)
+    api_test(thegame_env.raw_env(**options), num_cycles=100)
+
+
+@pytest.mark.parametrize("options", OPTION_SETS[::3], ids=_id)
+def test_pettingzoo_seed_and_render(options):
+    seed_test(lambda: thegame_env.env(**options), num_cycles=200)
+    render_test(lambda render_mode=None: thegame_env.env(render_mode=render_mode, **options))
+
+
+def test_registry_make():
+    env = pettingzoo.make("aec", "tabletop/thegame-v0", num_players=4, on_fire=True)
+    env.reset(seed=3)
+    assert env.possible_agents == [f"player_{k}" for k in range(4)]
+    assert env.unwrapped.options.on_fire is True
+
+
+def test_spaces_and_observation_layout():
+    env = thegame_env.env(num_players=3)
+    env.reset(seed=1)
+    a = env.agent_selection
+    assert env.observation_space(a) is env.observation_space(a)
+    assert env.action_space(a) is env.action_space(a)
+    obs = env.observe(a)
+    assert obs["observation"].dtype == np.float32 and obs["observation"].shape == (215,)
+    assert obs["action_mask"].dtype == np.int8 and obs["action_mask"].shape == (NUM_ACTIONS,)
+    pieces = decode_observation(obs["observation"])
+    hand = env.unwrapped._state["hand"][0, 0, :6]
+    assert set(np.flatnonzero(pieces["hand"]) + 2) == set(hand.tolist())
+    np.testing.assert_array_equal(pieces["pile_tops"], [1, 1, 100, 100])
+    np.testing.assert_array_equal(pieces["hand_sizes"], [6, 6, 6])
+    assert pieces["draw_pile_size"] == 98 - 18
+    assert pieces["min_plays_left"] == 2 and pieces["is_my_turn"] == 1
+    # non-acting agents get an all-zero mask
+    assert env.observe("player_1")["action_mask"].sum() == 0
+    with pytest.raises(ValueError, match="matches no player count"):
+        decode_observation(np.zeros(17, np.float32))
+
+
+def _play_random(env, seed, illegal_at=None):
+    """Random masked play; returns the trace of (agent, reward, term, trunc) per step."""
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    trace = []
+    for k, agent in enumerate(env.agent_iter()):
+        obs, rew, term, trunc, info = env.last()
+        if term or trunc:
+            action = None
+        else:
+            mask = obs["action_mask"]
+            if illegal_at is not None and k == illegal_at:
+                action = int(np.flatnonzero(mask == 0)[0])
+            else:
+                action = int(rng.choice(np.flatnonzero(mask)))
+        trace.append((agent, rew, term, trunc, tuple(sorted(info.items())) if not term else None))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            env.step(action)
+    return trace
+
+
+def _stock(**options):
+    env = thegame_env.raw_env(**options)
+    env = TerminateIllegalWrapper(env, illegal_reward=-1)
+    env = AssertOutOfBoundsWrapper(env)
+    return OrderEnforcingWrapper(env)
+
+
+@pytest.mark.parametrize("illegal_at", [None, 0, 5, 17])
+def test_lean_wrapper_matches_stock_wrappers(illegal_at):
+    for seed in range(3):
+        lean = _play_random(thegame_env.env(num_players=3), seed, illegal_at)
+        stock = _play_random(_stock(num_players=3), seed, illegal_at)
+        assert lean == stock
+
+
+def test_lean_wrapper_illegal_move_terminates_with_warning():
+    env = thegame_env.env(num_players=2)
+    env.reset(seed=0)
+    mask = env.observe(env.agent_selection)["action_mask"]
+    bad = int(np.flatnonzero(mask == 0)[0])
+    offender = env.agent_selection
+    with pytest.warns(UserWarning, match="Illegal move"):
+        env.step(bad)
+    assert all(env.terminations.values())
+    assert env._cumulative_rewards[offender] == -1
+    assert all(v == 0 for a, v in env._cumulative_rewards.items() if a != offender)
+
+
+def test_call_order_checks():
+    env = thegame_env.env()
+    with pytest.raises(AttributeError, match="before reset"):
+        _ = env.agents
+    with pytest.raises(AssertionError, match="reset"):
+        env.step(0)
+    with pytest.raises(ResetNeededError):
+        env.observe("player_0")
+    env.reset(seed=0)
+    # play to the end, then stepping warns and changes nothing
+    _play_random(env, 0)
+    assert env.agents == []
+    with pytest.warns(UserWarning, match="after all agents"):
+        env.step(0)
+
+
+@pytest.mark.parametrize("bad", [-1, NUM_ACTIONS, 10**9, 2.5, "3", None, True, np.array([1, 2])])
+def test_out_of_range_or_wrong_type_action(bad):
+    for make in (thegame_env.env, thegame_env.raw_env):
+        env = make(num_players=2)
+        env.reset(seed=0)
+        before = env.unwrapped.get_state()
+        with pytest.raises(ActionOutOfBoundsError) as err:
+            env.step(bad)
+        assert isinstance(err.value, ValueError) and isinstance(err.value, AssertionError)
+        assert "action" in str(err.value)
+        np.testing.assert_array_equal(env.unwrapped.get_state()["state"], before["state"])
+        # still usable
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+
+
+def test_raw_env_rejects_illegal_action_and_stays_usable():
+    env = thegame_env.raw_env(num_players=2)
+    env.reset(seed=4)
+    before = env.get_state()
+    with pytest.raises(IllegalActionError, match="legal actions: .*play"):
+        env.step(END_TURN)  # nothing played yet: ending the turn is illegal
+    np.testing.assert_array_equal(env.get_state()["state"], before["state"])
+    assert env.agent_selection == before["agent_selection"]
+    env.step(int(env.legal_actions()[0]))
+    assert env.unwrapped._state["plays_this_turn"][0] == 1
+    # numpy integer actions are accepted
+    env.step(np.int64(env.legal_actions()[0]))
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"num_players": 0}, "num_players"),
+        ({"num_players": 6}, "num_players"),
+        ({"num_players": "2"}, "num_players"),
+        ({"level": 3}, "level"),
+        ({"reward": "points"}, "reward"),
+        ({"on_fire": "yes"}, "on_fire"),
+        ({"num_players": 2, "start_player": 2}, "start_player"),
+        ({"render_mode": "rgb_array"}, "render_mode"),
+    ],
+)
+def test_bad_options(options, message):
+    with pytest.raises(ValueError, match=message):
+        thegame_env.env(**options)
+
+
+def test_get_set_state_branches_and_pickles():
+    env = thegame_env.raw_env(num_players=3, on_fire=True)
+    env.reset(seed=11)
+    for _ in range(7):
+        env.step(int(env.legal_actions()[-1]))
+    saved = pickle.loads(pickle.dumps(env.get_state()))
+    first = []
+    for _ in range(10):
+        a = int(env.legal_actions()[0])
+        first.append((a, env.agent_selection))
+        env.step(a)
+    after_first = env.get_state()
+    env.set_state(saved)
+    replay = []
+    for _ in range(10):
+        a = int(env.legal_actions()[0])
+        replay.append((a, env.agent_selection))
+        env.step(a)
+    assert first == replay
+    np.testing.assert_array_equal(env.get_state()["state"], after_first["state"])
+    other = thegame_env.raw_env(num_players=2)
+    with pytest.raises(ValueError, match="dtype/shape|options"):
+        other.set_state(saved)
+    with pytest.raises(ValueError):
+        env.set_state({"state": 1})
+
+
+@pytest.mark.parametrize("options", OPTION_SETS[::2], ids=_id)
+def test_aec_and_vector_env_play_the_same_episodes(options):
+    b, seed, steps = 6, 100, 400
+    venv = thegame_env.vector_env(b, **options)
+    obs, info = venv.reset(seed=seed)
+    aecs = [thegame_env.raw_env(**options) for _ in range(b)]
+    for i, e in enumerate(aecs):
+        e.reset(seed=seed + i)
+    rng = np.array([seed_word(7 + i) for i in range(b)], np.uint64)
+    episodes_done = 0
+    for _ in range(steps):
+        actions = np.zeros(b, np.int64)
+        for i, e in enumerate(aecs):
+            agent = e.agent_selection
+            o = e.observe(agent)
+            np.testing.assert_array_equal(o["observation"], obs[i])
+            np.testing.assert_array_equal(o["action_mask"], info["action_mask"][i])
+            assert e.possible_agents.index(agent) == info["current_player"][i]
+            actions[i] = sample_legal(rng, i, o["action_mask"])
+        obs, rewards, term, trunc, info = venv.step(actions)
+        assert not trunc.any()
+        for i, e in enumerate(aecs):
+            mover = e.possible_agents.index(e.agent_selection)
+            e.step(int(actions[i]))
+            np.testing.assert_allclose([e.rewards[a] for a in e.possible_agents], rewards[i])
+            assert all(e.terminations.values()) == bool(term[i])
+            if term[i]:
+                episodes_done += 1
+                final = np.empty_like(obs[i])
+                thegame_env.GAME.observe(e._state, 0, mover, final)
+                np.testing.assert_array_equal(info["final_obs"][i], final)
+                e.reset()  # continues the env's own stream, as the vector env's autoreset does
+    assert episodes_done > 0
+
+
+def test_vector_env_api_and_errors():
+    venv = thegame_env.vector_env(8, seed=3, num_players=4)
+    assert venv.metadata["autoreset_mode"].name == "SAME_STEP"
+    with pytest.raises(RuntimeError, match="reset"):
+        venv.step(np.zeros(8, np.int64))
+    obs, info = venv.reset()
+    assert obs.shape == (8, 216) and obs.dtype == np.float32
+    assert info["action_mask"].shape == (8, NUM_ACTIONS) and info["action_mask"].dtype == np.int8
+    state_before = venv.get_state()
+    acts = venv.sample_actions()
+    assert all(info["action_mask"][i, a] for i, a in enumerate(acts))
+    bad = acts.copy()
+    bad[5] = END_TURN
+    with pytest.raises(ValueError, match=r"env 5: action 392 \(end turn\) is illegal"):
+        venv.step(bad)
+    np.testing.assert_array_equal(venv.get_state()["state"], state_before["state"])
+    with pytest.raises(ValueError, match="shape"):
+        venv.step(acts[:3])
+    with pytest.raises(ValueError, match="integers"):
+        venv.step(acts.astype(np.float32))
+    bad[5] = NUM_ACTIONS + 4
+    with pytest.raises(ValueError, match="out of range"):
+        venv.step(bad)
+    obs, rewards, term, trunc, info = venv.step(acts)
+    assert rewards.shape == (8, 4) and rewards.dtype == np.float32
+    assert np.all(rewards == rewards[:, :1])  # cooperative
+    with pytest.raises(ValueError, match="num_envs"):
+        thegame_env.vector_env(0)
+    with pytest.raises(ValueError, match="unknown bot"):
+        venv.step_bots("genius")
+
+
+def test_vector_env_seeding_is_reproducible():
+    a = thegame_env.vector_env(4, num_players=2)
+    b = thegame_env.vector_env(4, num_players=2)
+    oa, _ = a.reset(seed=42)
+    ob, _ = b.reset(seed=[42, 43, 44, 45])
+    np.testing.assert_array_equal(oa, ob)
+    for _ in range(50):
+        ra = a.step_bots("strong")
+        rb = b.step_bots("strong")
+        for x, y in zip(ra[:4], rb[:4]):
+            np.testing.assert_array_equal(x, y)
+    c = thegame_env.vector_env(4, num_players=2)
+    oc, _ = c.reset(seed=43)
+    np.testing.assert_array_equal(
+        oc[:3], thegame_env.vector_env(4, num_players=2).reset(seed=[43, 44, 45, 0])[0][:3]
+    )
+    assert not np.array_equal(oa[0], oc[0])
+
+
+def test_render_text_shows_the_table():
+    env = thegame_env.env(num_players=2, on_fire=True, render_mode="ansi")
+    env.reset(seed=0)
+    text = env.render()
+    assert "↑1" in text and "↓2" in text and "player_1" in text and "draw pile 84" in text
