@@ -100,12 +100,12 @@ def shuffle_prefix(rng, i, arr, n):
 def sample_legal(rng, i, mask):
     """Uniformly sample the index of a nonzero entry of ``mask`` (1-D) with stream ``i``.
 
-    Returns -1 when ``mask`` has no nonzero entry.
+    Returns -1 when ``mask`` has no nonzero entry. The counting pass is branch-free so
+    LLVM vectorizes it; the second pass stops at the chosen entry.
     """
     count = 0
     for a in range(mask.shape[0]):
-        if mask[a] != 0:
-            count += 1
+        count += mask[a] != 0
     if count == 0:
         return -1
     k = randint(rng, i, count)

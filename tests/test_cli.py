@@ -1,0 +1,108 @@
+"""The ``tabletop`` command line: list, match (table and JSON), bench, play, errors."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from tabletop_core import cli
+
+
+def run(capsys, *argv):
+    code = cli.main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_list_json(capsys):
+    code, out, _ = run(capsys, "list", "--json")
+    assert code == 0
+    games = {g["game"]: g for g in json.loads(out)}
+    assert "thegame" in games and "strong" in games["thegame"]["bots"]
+
+
+def test_match_json_figures(capsys):
+    code, out, _ = run(
+        capsys, "match", "thegame", "--players", "2", "--bots", "strong", "--games", "200", "--json"
+    )
+    assert code == 0
+    s = json.loads(out)
+    assert s["games"] == 200 and s["bots"] == ["strong", "strong"]
+    assert 0 <= s["stats"]["win"]["low"] <= s["stats"]["win"]["rate"] <= s["stats"]["win"]["high"] <= 1
+    assert s["stats"]["score"]["mean"] < 40  # the strong bot places most cards
+
+
+def test_match_is_reproducible_and_takes_game_options(capsys):
+    args = (
+        "match",
+        "thegame",
+        "--players",
+        "3",
+        "--bots",
+        "random",
+        "--games",
+        "50",
+        "--seed",
+        "7",
+        "--json",
+    )
+    _, a, _ = run(capsys, *args, "--on-fire", "--level", "1")
+    _, b, _ = run(capsys, *args, "--on-fire", "--level", "1")
+    sa, sb = json.loads(a), json.loads(b)
+    assert sa["stats"] == sb["stats"]
+    assert sa["options"]["on_fire"] is True and sa["options"]["level"] == 1
+
+
+def test_match_table_output(capsys):
+    code, out, _ = run(
+        capsys, "match", "thegame", "--players", "2", "--bots", "strong,greedy", "--games", "100"
+    )
+    assert code == 0
+    assert "win rate" in out and "games/s" in out
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (("match", "thegame", "--bots", "genius", "--games", "5"), "unknown bot"),
+        (("match", "thegame", "--players", "9", "--bots", "random", "--games", "5"), "num_players"),
+        (("match", "thegame", "--bots", "random", "--games", "5", "--level", "7"), "level"),
+        (("match", "thegame", "--bots", "random,random,random", "--games", "5"), "need 2 bots"),
+    ],
+)
+def test_match_errors_are_clear(capsys, argv, message):
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and message in err
+
+
+def test_bench_quick_json(capsys):
+    code, out, _ = run(capsys, "bench", "thegame", "--json", "--quick", "--no-peers", "--seconds", "0.05")
+    assert code == 0
+    records = [json.loads(line) for line in out.splitlines()]
+    kinds = {r["bench"] for r in records}
+    assert {"aec", "vector", "bots", "state", "start"} <= kinds
+    assert all(r["python_actions_steps_per_s"] > 0 for r in records if r["bench"] == "vector")
+    assert next(r for r in records if r["bench"] == "state")["bytes_per_env"] > 0
+
+
+def test_play_in_terminal(capsys):
+    import thegame_env
+
+    probe = thegame_env.raw_env(num_players=2)
+    probe.reset(seed=0)
+    first = int(probe.legal_actions()[0])
+    probe.step(first)
+    second = int(probe.legal_actions()[-1])
+    # an illegal entry is refused, two legal plays are made, then the person quits
+    answers = io.StringIO(f"9999\n{first}\n{second}\nq\n")
+    args, extra = cli.build_parser().parse_known_args(
+        ["play", "thegame", "--players", "2", "--seat", "0", "--seed", "0"]
+    )
+    args.input = answers
+    code = cli.cmd_play(args, extra)
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "You are player_0" in out and "not a legal action" in out and "bye" in out
+    assert "plays this turn: 2" in out
