@@ -1,0 +1,103 @@
+"""tabletop_core: the per-env generator, the compiled sampler, observation encoders."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tabletop_core.encoders import ObservationLayout, write_counts, write_multi_hot, write_one_hot
+from tabletop_core.games import available_games, load_game
+from tabletop_core.rng import randint, random01, sample_legal, sample_legal_batch, seed_word, shuffle_prefix
+
+
+def test_seed_word_is_deterministic_and_spreads_seeds():
+    assert seed_word(5) == seed_word(5)
+    words = {int(seed_word(s)) for s in range(1000)}
+    assert len(words) == 1000
+    assert seed_word(-1) != seed_word(1)
+    assert isinstance(seed_word(None), np.uint64)
+    for bad in (1.5, "3", True):
+        with pytest.raises(TypeError, match="seed must be an int"):
+            seed_word(bad)
+
+
+def test_streams_are_per_env_and_clonable():
+    rng = np.array([seed_word(1), seed_word(2)], np.uint64)
+    clone = pickle.loads(pickle.dumps(rng.copy()))
+    a = [randint(rng, 0, 100) for _ in range(20)]
+    b = [randint(clone, 0, 100) for _ in range(20)]
+    assert a == b
+    assert rng[1] == clone[1]  # stream 1 untouched by draws on stream 0
+
+
+def test_randint_is_uniform():
+    rng = np.array([seed_word(3)], np.uint64)
+    n, k = 60000, 6
+    counts = np.bincount([randint(rng, 0, k) for _ in range(n)], minlength=k)
+    chi2 = ((counts - n / k) ** 2 / (n / k)).sum()
+    assert chi2 < 25  # 5 degrees of freedom: p ~ 1e-4
+    x = np.array([random01(rng, 0) for _ in range(10000)])
+    assert x.min() >= 0 and x.max() < 1 and abs(x.mean() - 0.5) < 0.02
+
+
+@given(st.integers(0, 2**63), st.integers(1, 60))
+@settings(max_examples=50, deadline=None)
+def test_shuffle_is_a_permutation(seed, n):
+    rng = np.array([seed_word(seed)], np.uint64)
+    arr = np.arange(n + 5, dtype=np.int64)
+    shuffle_prefix(rng, 0, arr, n)
+    assert sorted(arr[:n].tolist()) == list(range(n))
+    assert arr[n:].tolist() == list(range(n, n + 5))
+
+
+def test_sample_legal_only_picks_legal_and_covers_all():
+    rng = np.array([seed_word(9)], np.uint64)
+    mask = np.zeros(393, np.int8)
+    mask[[3, 77, 392]] = 1
+    picks = {sample_legal(rng, 0, mask) for _ in range(300)}
+    assert picks == {3, 77, 392}
+    assert sample_legal(rng, 0, np.zeros(10, np.int8)) == -1
+    masks = (np.random.default_rng(0).random((64, 50)) < 0.1).astype(np.int8)
+    masks[0] = 0
+    out = np.empty(64, np.int64)
+    sample_legal_batch(np.array([seed_word(k) for k in range(64)], np.uint64), masks, out)
+    assert out[0] == -1
+    assert all(masks[i, out[i]] == 1 for i in range(1, 64) if masks[i].any())
+
+
+def test_observation_layout_decodes_its_pieces():
+    layout = ObservationLayout([("a", (3,)), ("b", ()), ("c", (2, 2))])
+    assert layout.dim == 8 and layout.offset == {"a": 0, "b": 3, "c": 4}
+    v = np.arange(8, dtype=np.float32)
+    d = layout.decode(v)
+    np.testing.assert_array_equal(d["a"], [0, 1, 2])
+    assert d["b"] == 3 and d["c"].shape == (2, 2)
+    batched = layout.decode(np.stack([v, v + 1]))
+    assert batched["c"].shape == (2, 2, 2) and batched["b"].tolist() == [3, 4]
+    with pytest.raises(ValueError, match="last dimension 8"):
+        layout.decode(np.zeros(7))
+    with pytest.raises(ValueError, match="duplicate"):
+        ObservationLayout([("a", (1,)), ("a", (2,))])
+
+
+def test_write_kernels():
+    out = np.zeros(12, np.float32)
+    write_one_hot(out, 2, 3, 4)
+    assert out[2:6].tolist() == [0, 0, 0, 1]
+    write_one_hot(out, 2, -1, 4)
+    assert out[2:6].sum() == 0
+    write_multi_hot(out, 6, np.array([10, 12], np.int64), 2, 10)
+    assert out[6:9].tolist() == [1, 0, 1]
+    write_counts(out, 9, np.array([1, 2, 3], np.int8), 0.5)
+    assert out[9:12].tolist() == [0.5, 1.0, 1.5]
+
+
+def test_game_catalog():
+    assert "thegame" in available_games()
+    assert load_game("thegame").env_id == "thegame_v0"
+    with pytest.raises(ValueError, match="unknown game"):
+        load_game("chess")
