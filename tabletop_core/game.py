@@ -72,6 +72,9 @@ class GameDef:
         cooperative: every seat shares one reward (The Game).
         bot_action: kernel ``(bot_id, s, i, mask (A,) i8, rng (R,) u64, r) -> action``,
             one bot decision for the acting seat of env i (used by ``tabletop play``).
+        batch_reset_learner / batch_step_learner: single-agent kernels (the learner plays
+            one seat, bots the others, inside compiled code); see
+            :mod:`tabletop_core.single_agent` and ``thegame_env/batch.py``.
         render_view: ``(state (1,), options, seat) -> str``, the table as ``seat`` may see
             it (defaults to ``render_ansi``).
         players_option: the option that sets the number of seats (``--players`` in the CLI).
@@ -99,6 +102,8 @@ class GameDef:
     episode_stats: Callable[[np.ndarray], dict[str, np.ndarray]]
     cooperative: bool = False
     bot_action: Callable | None = None
+    batch_reset_learner: Callable | None = None
+    batch_step_learner: Callable | None = None
     render_view: Callable | None = None
     players_option: str = "num_players"
     description: str = ""

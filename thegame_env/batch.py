@@ -105,3 +105,80 @@ def batch_observe(s, obs, masks, current):
     """Write every env's acting-seat observation, mask and seat without changing state."""
     for i in range(s.shape[0]):
         _refresh(s, i, obs, masks, current)
+
+
+@kernel
+def _bots_until_learner(s, i, learner, bot_ids, bot_rng, mask, acc):
+    """Bots play the other seats of env ``i`` until ``learner`` is to act or the episode
+    ends; their rewards are added to ``acc`` (P,)."""
+    n = s[i].cfg_players
+    while learner >= 0 and s[i].status == 0 and s[i].current != learner:
+        legal_mask(s, i, mask)
+        a = bot_action(bot_ids[s[i].current], s, i, mask, bot_rng, i)
+        r = step_reward(s, i, apply_action(s, i, a))
+        for k in range(n):
+            acc[k] += r
+
+
+@kernel
+def _deal_for_learner(s, i, learner, bot_ids, bot_rng, mask, acc):
+    """Deal env ``i`` and let bots play up to the learner's first turn (dealing again if
+    an episode ends before the learner ever acts)."""
+    deal(s, i)
+    _bots_until_learner(s, i, learner, bot_ids, bot_rng, mask, acc)
+    while s[i].status != 0:
+        acc[:] = 0.0
+        deal(s, i)
+        _bots_until_learner(s, i, learner, bot_ids, bot_rng, mask, acc)
+
+
+@kernel
+def batch_reset_learner(s, learner, bot_ids, bot_rng, obs, masks, current, carry):
+    """Single-agent reset: deal every env, bots play up to the learner's first turn; their
+    rewards go to ``carry`` (B, P), paid with the learner's first step."""
+    for i in range(s.shape[0]):
+        carry[i, :] = 0.0
+        _deal_for_learner(s, i, learner, bot_ids, bot_rng, masks[i], carry[i])
+        _refresh(s, i, obs, masks, current)
+
+
+@kernel
+def batch_step_learner(
+    s,
+    actions,
+    learner,
+    bot_ids,
+    bot_rng,
+    obs,
+    masks,
+    rewards,
+    terminated,
+    current,
+    final_obs,
+    carry,
+    autoreset,
+):
+    """Single-agent step: the learner's LEGAL ``actions`` (B,), then bots play the other
+    seats until the learner is to act again (``learner`` < 0: the learner plays every seat).
+
+    ``rewards`` (B, P) gets every seat's reward since the learner's previous action, plus
+    ``carry``. ``final_obs`` is an ended episode's last observation from the learner's
+    seat. With ``autoreset`` an ended env is dealt again at once and bots play up to the
+    learner's first turn (their rewards go to ``carry``, paid with the next step);
+    without it, an ended env stays ended.
+    """
+    for i in range(s.shape[0]):
+        rewards[i, :] = carry[i]
+        carry[i, :] = 0.0
+        mover = s[i].current
+        r = step_reward(s, i, apply_action(s, i, actions[i]))
+        for k in range(s[i].cfg_players):
+            rewards[i, k] += r
+        _bots_until_learner(s, i, learner, bot_ids, bot_rng, masks[i], rewards[i])
+        done = s[i].status != 0
+        terminated[i] = done
+        if done:
+            observe(s, i, learner if learner >= 0 else mover, final_obs[i])
+            if autoreset:
+                _deal_for_learner(s, i, learner, bot_ids, bot_rng, masks[i], carry[i])
+        _refresh(s, i, obs, masks, current)

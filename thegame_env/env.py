@@ -80,6 +80,8 @@ GAME = GameDef(
     episode_stats=episode_stats,
     cooperative=True,
     bot_action=bot_action,
+    batch_reset_learner=batch.batch_reset_learner,
+    batch_step_learner=batch.batch_step_learner,
     render_view=lambda s, o, seat: render_ansi(s, o, seat=seat),
     description="cooperative: play all 98 cards onto two ascending and two descending piles",
 )
