@@ -291,19 +291,7 @@ class TabletopAECEnv(AECEnv):
         Raises:
             ValueError: if ``saved`` is not such a state.
         """
-        if not isinstance(saved, dict) or saved.get("game") != self.game.env_id:
-            raise ValueError(f"set_state expects a dict from {self.game.env_id} get_state()")
-        st = np.asarray(saved["state"])
-        if st.dtype != self._state.dtype or st.shape != self._state.shape:
-            raise ValueError(
-                f"saved state has dtype/shape {st.dtype}/{st.shape}, expected {self._state.dtype}/{self._state.shape}"
-            )
-        cfg = [n for n in st.dtype.names if n.startswith("cfg_")]
-        if any(not np.array_equal(st[n], self._state[n]) for n in cfg):
-            raise ValueError(
-                "saved state was made with other game options; create the env with the same options"
-            )
-        self._state[...] = st
+        self.game.load_saved_state(saved, self._state)
         self.agents = list(saved["agents"])
         self.agent_selection = saved["agent_selection"]
         self.rewards = dict(saved["rewards"])

@@ -134,3 +134,25 @@ class GameDef:
                 )
             ids.append(self.bot_names.index(b))
         return np.asarray(ids, np.int64)
+
+    def load_saved_state(self, saved: Any, target: np.ndarray) -> None:
+        """Check a ``get_state()`` dict against ``target`` (the live State) and copy its
+        ``"state"`` into ``target``.
+
+        Raises:
+            ValueError: if ``saved`` is not from this game, has another shape or dtype
+                (batch size), or was made with other game options.
+        """
+        if not isinstance(saved, dict) or saved.get("game") != self.env_id or "state" not in saved:
+            raise ValueError(f"set_state expects a dict from {self.env_id} get_state()")
+        st = np.asarray(saved["state"])
+        if st.dtype != target.dtype or st.shape != target.shape:
+            raise ValueError(
+                f"saved state has shape {st.shape} and dtype {st.dtype}; expected shape {target.shape} "
+                "with this env's dtype (same game, options and batch size)"
+            )
+        if any(not np.array_equal(st[n], target[n]) for n in st.dtype.names if n.startswith("cfg_")):
+            raise ValueError(
+                "saved state was made with other game options; create the env with the same options"
+            )
+        target[...] = st

@@ -236,14 +236,7 @@ class SelfPlayVectorEnv(VectorEnv):
         Raises:
             ValueError: if ``saved`` does not fit this env.
         """
-        if not isinstance(saved, dict) or saved.get("game") != self.game.env_id:
-            raise ValueError(f"set_state expects a dict from {self.game.env_id} get_state()")
-        st = np.asarray(saved["state"])
-        if st.dtype != self.state.dtype or st.shape != self.state.shape:
-            raise ValueError(
-                f"saved state has shape {st.shape}, expected {self.state.shape} with the same dtype"
-            )
-        self.state[...] = st
+        self.game.load_saved_state(saved, self.state)
         self._sample_rng[:] = saved["sample_rng"]
         self._bot_rng[:] = saved["bot_rng"]
         self._has_reset = True
