@@ -57,7 +57,7 @@ def test_match_is_reproducible_and_takes_game_options(capsys):
 
 def test_match_table_output(capsys):
     code, out, _ = run(
-        capsys, "match", "thegame", "--players", "2", "--bots", "strong,greedy", "--games", "100"
+        capsys, "match", "thegame", "--players", "2", "--bots", "strong,random", "--games", "100"
     )
     assert code == 0
     assert "win rate" in out and "games/s" in out

@@ -306,7 +306,7 @@ def test_vector_env_get_set_state_replays():
     venv = thegame_env.vector_env(5, seed=2, num_players=3)
     venv.reset()
     for _ in range(20):
-        venv.step_bots("greedy")
+        venv.step_bots("strong")
     saved = pickle.loads(pickle.dumps(venv.get_state()))
     first = [venv.step(venv.sample_actions())[0] for _ in range(15)]
     venv.set_state(saved)
