@@ -187,7 +187,10 @@ class TabletopAECEnv(AECEnv):
             IllegalActionError: (ValueError) for an illegal action, naming the legal ones;
                 the env is unchanged.
             ActionOutOfBoundsError: for a non-integer or out-of-range action.
+            RuntimeError: after the episode ended and every agent was removed (reset first).
         """
+        if not self.agents:
+            raise RuntimeError("the episode is over and every agent has been removed: call reset() first")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)

@@ -34,7 +34,7 @@ def test_pettingzoo_api(options):
     api_test(thegame_env.raw_env(**options), num_cycles=100)
 
 
-@pytest.mark.parametrize("options", OPTION_SETS[::3], ids=_id)
+@pytest.mark.parametrize("options", OPTION_SETS, ids=_id)
 def test_pettingzoo_seed_and_render(options):
     seed_test(lambda: thegame_env.env(**options), num_cycles=200)
     render_test(lambda render_mode=None: thegame_env.env(render_mode=render_mode, **options))
@@ -317,3 +317,20 @@ def test_vector_env_get_set_state_replays():
         thegame_env.vector_env(4, num_players=3).set_state(saved)
     with pytest.raises(ValueError, match="options"):
         thegame_env.vector_env(5, num_players=3, on_fire=True).set_state(saved)
+
+
+def test_raw_env_after_the_end():
+    env = thegame_env.raw_env(num_players=2)
+    _play_random(env, 3)
+    assert env.agents == []
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(0)
+    env.reset(seed=3)  # usable again
+    assert env.agents == ["player_0", "player_1"]
+    # a terminated agent may only pass None
+    env2 = thegame_env.raw_env(num_players=2)
+    env2.reset(seed=0)
+    while not all(env2.terminations.values()):
+        env2.step(int(env2.legal_actions()[0]))
+    with pytest.raises(ValueError, match="None"):
+        env2.step(0)
