@@ -7,6 +7,7 @@ Examples::
     tabletop match thegame --players 2 --bots strong --games 1000 --on-fire --level 1 --json
     tabletop bench thegame            # add --json for one JSON line per measurement
     tabletop play thegame --players 2 --seat 0 --bots strong
+    tabletop render exitnow --layout 5 --out map.png
 
 Game options are given as ``--option-name VALUE`` (``--on-fire`` alone means True); they
 are validated by the game, which names what is allowed. Argument parsing uses argparse;
@@ -317,6 +318,29 @@ def _match_action(text: str, names: dict[int, str]) -> int | None:
     return hits[0] if len(hits) == 1 else None
 
 
+# --- render ---------------------------------------------------------------------------------
+def cmd_render(args: argparse.Namespace, extra: list[str]) -> int:
+    """Write the table of a freshly dealt game as a PNG (games with an ``rgb_array`` mode)."""
+    options = _game_options(extra)
+    game = load_game(args.game)
+    if args.players is not None:
+        options[game.players_option] = args.players
+    module = __import__(GAME_PACKAGES[args.game])
+    modes = module.raw_env.metadata.get("render_modes", [])
+    if "rgb_array" not in modes:
+        raise ValueError(f"{args.game} has no picture rendering (render modes: {', '.join(modes)})")
+    env = module.raw_env(render_mode="rgb_array", **options)
+    env.reset(seed=args.seed)
+    image = env.render()
+    try:
+        from PIL import Image
+    except ImportError:
+        sys.exit("tabletop render needs Pillow: pip install 'tabletop-rl[cli]'")
+    Image.fromarray(np.asarray(image, np.uint8)).save(args.out)
+    print(f"wrote {args.out} ({image.shape[1]}x{image.shape[0]})")
+    return 0
+
+
 # --- entry point ----------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     games = list(GAME_PACKAGES)
@@ -348,6 +372,12 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--bots", default="strong", help="bot(s) for the other seats")
     sp.add_argument("--seed", type=int, default=0)
     sp.set_defaults(input=None)
+
+    sp = sub.add_parser("render", help="write a picture of a freshly dealt table (PNG)")
+    sp.add_argument("game", choices=games)
+    sp.add_argument("--out", required=True, help="PNG file to write")
+    sp.add_argument("--players", type=int, default=None)
+    sp.add_argument("--seed", type=int, default=0)
     return p
 
 
@@ -365,6 +395,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_bench(args, extra)
         if args.command == "play":
             return cmd_play(args, extra)
+        if args.command == "render":
+            return cmd_render(args, extra)
     except ValueError as exc:
         print(f"tabletop: error: {exc}", file=sys.stderr)
         return 2
