@@ -9,6 +9,7 @@ hand and the public table (tested by the hidden-information tests).
 Bots:
     random  uniform over legal actions.
     strong  see :func:`strong_bot`.
+    greedy  smallest numeric jump, stop at the minimum (the first simple baseline).
 """
 
 from __future__ import annotations
@@ -21,8 +22,22 @@ from tabletop_core.rng import sample_legal
 from .rules import can_place, min_plays_now
 from .spec import END_TURN, MIN_CARD, NUM_CARDS, NUM_PILES
 
-BOT_NAMES = ("random", "strong")
+BOT_NAMES = ("random", "strong", "greedy")
 BOT_IDS = {name: k for k, name in enumerate(BOT_NAMES)}
+
+# Parameter vector of the strong bot (index -> meaning).
+P_DEPTH = 0  # plays looked ahead (1..8)
+P_EXTRA = 1  # bonus of a play beyond the minimum while the draw pile has cards
+P_EXTRA_EMPTY = 2  # same once the draw pile is empty
+P_W_OWN = 3  # weight of a skipped card from the own hand
+P_W_TRICK = 4  # weight of a card won back by the backwards trick
+P_TRICK = 5  # flat bonus of a backwards trick
+P_STUCK = 6  # cost of owing a play without any
+P_DEAD = 7  # weight multiplier of a skipped card left with no pile
+P_ONE = 8  # weight multiplier of a skipped card left with one pile
+P_DEPTH_EMPTY = 9  # plays looked ahead once the draw pile is empty
+P_TWO = 10  # weight multiplier of a skipped card left with two piles
+NUM_PARAMS = 11
 
 
 @kernel
@@ -32,7 +47,7 @@ def random_bot(s, i, mask, rng, r):
 
 
 @kernel
-def strong_bot(s, i, mask, rng, r):
+def greedy_bot(s, i, mask, rng, r):
     """Greedy by gap: play the card/pile with the smallest jump, then stop at the minimum
     unless a backwards trick or a gap of at most 2 is available."""
     e = s[i]
@@ -58,8 +73,374 @@ def strong_bot(s, i, mask, rng, r):
 
 
 @kernel
+def sample_legal_first(mask):
+    """First legal action of ``mask`` (fallback)."""
+    for a in range(mask.shape[0]):
+        if mask[a] != 0:
+            return a
+    return -1
+
+
+_SCALE = 16  # costs are integers in 1/16 of a skipped card
+_INF = 1 << 40
+
+# Scratch layout (one int64 array per decision)
+_CP = 0  # [_CP + x]: prefix (cards < x) of the skip weight of the cards still in game
+_LP = 104  # [_LP + x]: prefix (cards < x) of the number of cards still in game
+_HAND = 208  # own hand cards
+_CAND = 216  # candidate plays from the root position, sorted by pile: _NC fields each
+_NC = 6
+_MAX_CAND = 32
+_PSTART = _CAND + _NC * _MAX_CAND  # first candidate index of each pile (5 entries)
+_OPT = _PSTART + 5  # indices of the candidates worth searching as optional plays
+_OSTART = _OPT + _MAX_CAND  # first _OPT index of each pile (5 entries)
+_ST = _OSTART + 5  # search stack, _NF fields per level
+_NF = 12
+_MAX_DEPTH = 8
+_SCRATCH = _ST + _NF * (_MAX_DEPTH + 1)
+# candidate fields
+_C_K = 0  # hand slot
+_C_PILE = 1
+_C_CARD = 2
+_C_COST = 3  # cost from the root position
+_C_LO = 4  # open range of cards skipped / won back
+_C_HI = 5
+# stack fields
+_F_T0 = 0  # four pile tops
+_F_USED = 4  # bit mask of hand slots spent by the plan
+_F_ACC = 5  # cost so far
+_F_OWED = 6  # plays still owed
+_F_IT = 7  # next option to try: hand slot (chain on the last pile) then root candidate
+_F_LASTP = 8  # pile of the last play (canonical order: later plays on piles >= it)
+_F_ROOT = 9  # root action of this branch
+_F_CARD = 10  # card placed to reach this level
+_F_CHILD = 11  # 1 once a legal play was seen from this level
+
+
+@kernel(inline="always")
+def _held(hm0, hm1, x):
+    if x < 64:
+        return (hm0 >> x) & 1
+    return (hm1 >> (x - 64)) & 1
+
+
+@kernel
+def strong_decide(s, i, mask, prm):
+    """The strong bot's decision with parameter vector ``prm`` (see :func:`strong_bot`)."""
+    e = s[i]
+    seat = e.current
+    nh = np.int64(e.hand_size[seat])
+    w = np.empty(_SCRATCH, np.int64)
+    ehand = e.hand
+    hm0 = np.int64(0)
+    hm1 = np.int64(0)
+    one = np.int64(1)
+    for k in range(nh):
+        c = np.int64(ehand[seat, k])
+        w[_HAND + k] = c
+        if c < 64:
+            hm0 |= one << c
+        else:
+            hm1 |= one << (c - 64)
+    t0 = np.int64(e.piles[0])
+    t1 = np.int64(e.piles[1])
+    t2 = np.int64(e.piles[2])
+    t3 = np.int64(e.piles[3])
+    # skip weight by open piles left after the skip (0, 1, 2+) and owner (other, own)
+    wd = np.int64(prm[P_DEAD] * _SCALE + 0.5)
+    w1 = np.int64(prm[P_ONE] * _SCALE + 0.5)
+    wo = prm[P_W_OWN]
+    wdo = np.int64(prm[P_DEAD] * wo * _SCALE + 0.5)
+    w1o = np.int64(prm[P_ONE] * wo * _SCALE + 0.5)
+    w2 = np.int64(prm[P_TWO] * _SCALE + 0.5)
+    w2o = np.int64(prm[P_TWO] * wo * _SCALE + 0.5)
+    w3o = np.int64(wo * _SCALE + 0.5)
+    acc = np.int64(0)
+    live = np.int64(0)
+    played = e.played
+    w[_CP] = 0
+    w[_CP + 1] = 0
+    w[_LP] = 0
+    w[_LP + 1] = 0
+    for x in range(MIN_CARD, NUM_CARDS + MIN_CARD):
+        w[_CP + x] = acc
+        w[_LP + x] = live
+        if played[x - MIN_CARD] == 0:
+            live += 1
+            n_open = np.int64(x > t0) + np.int64(x > t1) + np.int64(x < t2) + np.int64(x < t3)
+            if _held(hm0, hm1, x) == 0:
+                acc += wd if n_open <= 1 else (w1 if n_open == 2 else (w2 if n_open == 3 else _SCALE))
+            else:
+                acc += wdo if n_open <= 1 else (w1o if n_open == 2 else (w2o if n_open == 3 else w3o))
+    for x in range(NUM_CARDS + MIN_CARD, _LP - _CP):
+        w[_CP + x] = acc
+        w[_LP + x] = live
+    owed0 = min_plays_now(s, i) - np.int64(e.plays_this_turn)
+    deck = NUM_CARDS - np.int64(e.deck_pos)
+    bonus = np.int64((prm[P_EXTRA] if deck > 0 else prm[P_EXTRA_EMPTY]) * _SCALE + 0.5)
+    wtrick = np.int64(prm[P_W_TRICK] * _SCALE + 0.5)
+    btrick = np.int64(prm[P_TRICK] * _SCALE + 0.5)
+    stuck = np.int64(prm[P_STUCK] * _SCALE + 0.5)
+    depth = np.int64(prm[P_DEPTH] if deck > 0 else prm[P_DEPTH_EMPTY])
+    if depth > _MAX_DEPTH:
+        depth = _MAX_DEPTH
+    # root candidates: per pile, every card on its closest pile of each direction + tricks
+    nc = 0
+    for pile in range(NUM_PILES):
+        w[_PSTART + pile] = nc
+        top = t0 if pile == 0 else (t1 if pile == 1 else (t2 if pile == 2 else t3))
+        if pile < 2:
+            other = t1 if pile == 0 else t0
+        else:
+            other = t3 if pile == 2 else t2
+        for k in range(nh):
+            card = w[_HAND + k]
+            if pile < 2:
+                if card > top:
+                    if other > top and card > other:
+                        continue
+                    lo = top
+                    hi = card
+                    c = w[_CP + hi] - w[_CP + lo + 1]
+                elif card == top - 10:
+                    lo = card
+                    hi = top
+                    c = -(wtrick * (w[_LP + hi] - w[_LP + lo + 1]) + btrick)
+                else:
+                    continue
+            else:
+                if card < top:
+                    if other < top and card < other:
+                        continue
+                    lo = card
+                    hi = top
+                    c = w[_CP + hi] - w[_CP + lo + 1]
+                elif card == top + 10:
+                    lo = top
+                    hi = card
+                    c = -(wtrick * (w[_LP + hi] - w[_LP + lo + 1]) + btrick)
+                else:
+                    continue
+            cb = _CAND + nc * _NC
+            w[cb + _C_K] = k
+            w[cb + _C_PILE] = pile
+            w[cb + _C_CARD] = card
+            w[cb + _C_COST] = c
+            w[cb + _C_LO] = lo
+            w[cb + _C_HI] = hi
+            nc += 1
+    w[_PSTART + NUM_PILES] = nc
+    # optional plays worth searching: cheaper than the bonus, or setting up a trick
+    no = 0
+    for j in range(nc):
+        cb = _CAND + j * _NC
+        pile = w[cb + _C_PILE]
+        card = w[cb + _C_CARD]
+        nxt = card - 10 if pile < 2 else card + 10
+        if w[cb + _C_COST] < bonus or (nxt >= MIN_CARD and nxt <= NUM_CARDS + 1 and _held(hm0, hm1, nxt)):
+            w[_OPT + no] = j
+            no += 1
+    # bound on what one optional play can gain (pruning of optional-only subtrees)
+    gain1 = bonus
+    for j in range(no):
+        g = bonus - w[_CAND + w[_OPT + j] * _NC + _C_COST]
+        if g > gain1:
+            gain1 = g
+    for k in range(nh):
+        card = w[_HAND + k]
+        if (card + 10 <= NUM_CARDS + 1 and _held(hm0, hm1, card + 10)) or (
+            card - 10 >= MIN_CARD and _held(hm0, hm1, card - 10)
+        ):
+            g = bonus + 9 * wtrick + btrick
+            if g > gain1:
+                gain1 = g
+            break
+    p2 = 0
+    for pile in range(NUM_PILES + 1):
+        while p2 < no and w[_CAND + w[_OPT + p2] * _NC + _C_PILE] < pile:
+            p2 += 1
+        w[_OSTART + pile] = p2
+    best_a = -1
+    best_v = _INF
+    if mask[END_TURN] != 0:
+        best_a = END_TURN
+        best_v = 0
+    b = _ST
+    w[b + _F_T0] = t0
+    w[b + _F_T0 + 1] = t1
+    w[b + _F_T0 + 2] = t2
+    w[b + _F_T0 + 3] = t3
+    w[b + _F_USED] = 0
+    w[b + _F_ACC] = 0
+    w[b + _F_OWED] = owed0
+    w[b + _F_IT] = nh  # no chain options at the root
+    w[b + _F_LASTP] = -1
+    w[b + _F_ROOT] = -1
+    w[b + _F_CARD] = 0
+    w[b + _F_CHILD] = 0
+    lvl = 0
+    while lvl >= 0:
+        b = _ST + lvl * _NF
+        it = w[b + _F_IT]
+        lastp = w[b + _F_LASTP]
+        optional = lvl > 0 and w[b + _F_OWED] <= 0
+        if it == nh:
+            if optional:
+                it = nh + nc + w[_OSTART + lastp + 1]
+            else:
+                it = nh + w[_PSTART + lastp + 1]
+        if it >= nh + nc + no or (not optional and it >= nh + nc):
+            if w[b + _F_CHILD] == 0 and w[b + _F_OWED] > 0:
+                v = w[b + _F_ACC] + stuck
+                if v < best_v:
+                    best_v = v
+                    best_a = w[b + _F_ROOT]
+            lvl -= 1
+            continue
+        w[b + _F_IT] = it + 1
+        used = w[b + _F_USED]
+        trick = False
+        if it < nh:
+            # chain: another card on the pile just played
+            k = it
+            if (used >> k) & 1:
+                continue
+            pile = lastp
+            card = w[_HAND + k]
+            top = w[b + _F_T0 + pile]
+            if pile < 2:
+                if card > top:
+                    other = w[b + _F_T0 + 1 - pile]
+                    if other > top and card > other:
+                        continue
+                    lo = top
+                    hi = card
+                elif card == top - 10:
+                    trick = True
+                    lo = card
+                    hi = top
+                else:
+                    continue
+            else:
+                if card < top:
+                    other = w[b + _F_T0 + 5 - pile]
+                    if other < top and card < other:
+                        continue
+                    lo = card
+                    hi = top
+                elif card == top + 10:
+                    trick = True
+                    lo = top
+                    hi = card
+                else:
+                    continue
+            if trick:
+                c = -(wtrick * (w[_LP + hi] - w[_LP + lo + 1]) + btrick)
+            else:
+                c = w[_CP + hi] - w[_CP + lo + 1]
+        else:
+            j = it - nh
+            if j >= nc:
+                j = w[_OPT + j - nc]
+            cb = _CAND + j * _NC
+            k = w[cb + _C_K]
+            if (used >> k) & 1:
+                continue
+            pile = w[cb + _C_PILE]
+            card = w[cb + _C_CARD]
+            c = w[cb + _C_COST]
+            lo = w[cb + _C_LO]
+            hi = w[cb + _C_HI]
+            trick = (pile < 2 and card == lo) or (pile >= 2 and card == hi)
+        w[b + _F_CHILD] = 1
+        # cards already placed by the plan are no longer skipped / won back
+        for j in range(1, lvl + 1):
+            u = w[_ST + j * _NF + _F_CARD]
+            if u > lo and u < hi:
+                if trick:
+                    c += wtrick
+                else:
+                    c -= w[_CP + u + 1] - w[_CP + u]
+        owed = w[b + _F_OWED]
+        if owed <= 0:
+            c -= bonus
+            if c >= 0:
+                # an optional play that costs is searched only if it sets up a trick
+                nxt = card - 10 if pile < 2 else card + 10
+                if nxt < MIN_CARD or nxt > NUM_CARDS + 1 or _held(hm0, hm1, nxt) == 0:
+                    continue
+        total = w[b + _F_ACC] + c
+        root = pile * NUM_CARDS + card - MIN_CARD if lvl == 0 else w[b + _F_ROOT]
+        if (owed <= 1 or lvl + 1 >= depth) and total < best_v:
+            best_v = total
+            best_a = root
+        if lvl + 1 < depth and (owed > 1 or total - gain1 * (depth - lvl - 1) < best_v):
+            nb = b + _NF
+            w[nb + _F_T0] = w[b + _F_T0]
+            w[nb + _F_T0 + 1] = w[b + _F_T0 + 1]
+            w[nb + _F_T0 + 2] = w[b + _F_T0 + 2]
+            w[nb + _F_T0 + 3] = w[b + _F_T0 + 3]
+            w[nb + _F_T0 + pile] = card
+            w[nb + _F_USED] = used | (one << k)
+            w[nb + _F_ACC] = total
+            w[nb + _F_OWED] = owed - 1
+            w[nb + _F_IT] = 0
+            w[nb + _F_LASTP] = pile
+            w[nb + _F_ROOT] = root
+            w[nb + _F_CARD] = card
+            w[nb + _F_CHILD] = 0
+            lvl += 1
+    if best_a < 0 or mask[best_a] == 0:
+        return sample_legal_first(mask)
+    return best_a
+
+
+# Tuned parameters per number of players (row 0 unused), on seeds other than the report's.
+#   depth, extra, extra_empty, w_own, w_trick, trick, stuck, dead, one, depth_empty, two
+STRONG_PARAMS = np.array(
+    [
+        [3, 1.5, 1.5, 1.0, 1.0, 2.0, 30.0, 3.0, 1.5, 3, 1.5],
+        [5, 1.0, 1.5, 0.5, 1.0, 2.0, 30.0, 3.0, 1.5, 5, 1.3],  # solo: deeper, own cards cheaper
+        [3, 1.5, 1.5, 1.0, 1.0, 2.0, 30.0, 3.0, 1.5, 3, 1.5],
+        [3, 1.5, 1.5, 1.0, 1.0, 2.0, 30.0, 3.0, 1.5, 3, 1.5],
+        [3, 1.5, 1.5, 1.0, 1.0, 2.0, 30.0, 3.0, 1.5, 3, 1.5],
+        [3, 1.5, 1.5, 1.0, 1.0, 2.0, 30.0, 3.0, 1.5, 3, 1.5],
+    ],
+    np.float64,
+)
+
+
+@kernel
+def strong_bot(s, i, mask, rng, r):
+    """Card-counting turn planner (deterministic; reads only the acting seat's view).
+
+    Cost of a play = the cards still in game (not on a pile: in some hand or in the draw
+    pile, known from the public ``played`` array) that it skips, i.e. that can no longer
+    go on that pile. Each skipped card is weighted by how many piles still accept it
+    afterwards: 3 for a card left with none (dead: the game cannot be perfect), 1.5 with
+    one, 1.5 (solo 1.3) with two, 1 with three; own cards are weighted x0.5 in solo (the
+    planner sees where they can still go). A backwards trick (exactly 10 the wrong way) is
+    a gain: minus the cards it wins back, minus a flat 2.
+
+    Each decision searches the plays of this turn from the own hand (depth 3, solo 5,
+    explicit-stack DFS): plays on different piles commute, so they are searched in pile
+    order only; chains on one pile (45 then the trick 35, runs 41-42-43) are found by the
+    search. Plays beyond the minimum earn a bonus (1.5, solo 1.0), so the bot keeps
+    playing only while a play skips less than that (or sets up a trick) and otherwise
+    ends the turn; owing a play with none left costs 30. The value of a first play is the
+    best plan starting with it; the bot plays the first play of the best plan (or ends
+    the turn), and plans again at its next decision. Once the draw pile is empty the
+    minimum is 1 and the same planner plays the rest. No communication: other seats are
+    only present through the cards still in game and the dead-card weights.
+    """
+    return strong_decide(s, i, mask, STRONG_PARAMS[s[i].cfg_players])
+
+
+@kernel
 def bot_action(bot_id, s, i, mask, rng, r):
     """Dispatch to the bot numbered ``bot_id`` (index in :data:`BOT_NAMES`)."""
     if bot_id == 1:
         return strong_bot(s, i, mask, rng, r)
+    if bot_id == 2:
+        return greedy_bot(s, i, mask, rng, r)
     return random_bot(s, i, mask, rng, r)
