@@ -8,11 +8,20 @@ user cache when that folder is read-only, so a warm start skips compilation),
 
 Set the environment variable ``TABLETOP_NO_CACHE=1`` to disable the on-disk cache
 (useful when profiling compilation).
+
+Cache invalidation: numba stamps a cached kernel with its own source file only, so a
+kernel in ``batch.py`` that calls (and inlines) a bot in ``bots.py`` would keep running
+the old bot after ``bots.py`` changes. :func:`_install_project_cache_stamp` makes the
+stamp of every kernel of this project a hash over the source files (paths, sizes and
+modification times) of its own package and ``tabletop_core``, so any edit invalidates
+the caches that may depend on it. Kernels of other projects keep numba's behaviour.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+from functools import cache
 
 import numba
 
@@ -25,6 +34,71 @@ NUMBA_OPTIONS: dict = {
     "fastmath": False,
     "error_model": "numpy",
 }
+
+
+_PACKAGES = ("tabletop_core", "thegame_env", "exhaust_env", "koikoi_env", "exitnow_envs")
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _project_package(path: str) -> str | None:
+    rel = os.path.relpath(os.path.abspath(path), _ROOT)
+    top = rel.split(os.sep, 1)[0]
+    return top if top in _PACKAGES else None
+
+
+@cache
+def project_source_stamp(package: str = "tabletop_core") -> bytes:
+    """Hash of (path, size, mtime) of every ``.py`` file of ``tabletop_core`` and
+    ``package`` (a kernel can only depend on those two)."""
+    h = hashlib.sha256()
+    for pkg in dict.fromkeys(("tabletop_core", package)):
+        top = os.path.join(_ROOT, pkg)
+        for dirpath, dirnames, filenames in os.walk(top):
+            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+            for name in sorted(filenames):
+                if name.endswith(".py"):
+                    st = os.stat(os.path.join(dirpath, name))
+                    h.update(
+                        f"{os.path.relpath(dirpath, _ROOT)}/{name}:{st.st_size}:{st.st_mtime_ns};".encode()
+                    )
+    return h.digest()
+
+
+def _install_project_cache_stamp() -> None:
+    """Put project-stamped variants of numba's file-backed cache locators first."""
+    try:
+        from numba.core import caching
+    except ImportError:  # pragma: no cover
+        return
+    impl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl", None)
+    mixin = getattr(caching, "_SourceFileBackedLocatorMixin", None)
+    if impl is None or mixin is None or not hasattr(impl, "_locator_classes"):
+        return  # another numba layout: keep numba's own invalidation
+    if getattr(impl, "_tabletop_installed", False):
+        return
+    wrapped = []
+    for base in list(impl._locator_classes):
+        if not issubclass(base, mixin):
+            wrapped.append(base)
+            continue
+
+        class ProjectLocator(base):
+            def get_source_stamp(self):
+                return project_source_stamp(_project_package(self._py_file) or "tabletop_core")
+
+            @classmethod
+            def from_function(cls, py_func, py_file):
+                if _project_package(py_file) is None:
+                    return None
+                return super().from_function(py_func, py_file)
+
+        ProjectLocator.__name__ = f"Project{base.__name__}"
+        wrapped += [ProjectLocator, base]
+    impl._locator_classes = wrapped
+    impl._tabletop_installed = True
+
+
+_install_project_cache_stamp()
 
 
 def kernel(fn=None, **overrides):
