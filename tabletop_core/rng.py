@@ -100,20 +100,32 @@ def shuffle_prefix(rng, i, arr, n):
 def sample_legal(rng, i, mask):
     """Uniformly sample the index of a nonzero entry of ``mask`` (1-D) with stream ``i``.
 
-    Returns -1 when ``mask`` has no nonzero entry. The counting pass is branch-free so
-    LLVM vectorizes it; the second pass stops at the chosen entry.
+    Returns -1 when ``mask`` has no nonzero entry. Both passes count nonzero entries in
+    branch-free blocks of 16 (vectorized by LLVM); only the block holding the chosen
+    entry is scanned one by one.
     """
+    n = mask.shape[0]
     count = 0
-    for a in range(mask.shape[0]):
+    for a in range(n):
         count += mask[a] != 0
     if count == 0:
         return -1
     k = randint(rng, i, count)
-    for a in range(mask.shape[0]):
+    a = 0
+    while a + 16 <= n:
+        c = 0
+        for t in range(16):
+            c += mask[a + t] != 0
+        if c > k:
+            break
+        k -= c
+        a += 16
+    while a < n:
         if mask[a] != 0:
             if k == 0:
                 return a
             k -= 1
+        a += 1
     return -1
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from tabletop_core.jit import kernel
-from tabletop_core.rng import sample_legal
+from tabletop_core.rng import randint
 
 from .rules import can_place, min_plays_now
 from .spec import END_TURN, MIN_CARD, NUM_CARDS, NUM_PILES
@@ -42,8 +42,34 @@ NUM_PARAMS = 11
 
 @kernel
 def random_bot(s, i, mask, rng, r):
-    """Uniform over the legal actions in ``mask``."""
-    return sample_legal(rng, r, mask)
+    """Uniform over the legal actions: the placeable (card, pile) pairs of the acting
+    seat's hand, plus END_TURN when ``mask`` allows it.
+
+    Enumerates at most 8 x 4 pairs instead of scanning the 393-entry mask (~10x faster
+    than :func:`tabletop_core.rng.sample_legal`, same distribution).
+    """
+    e = s[i]
+    seat = e.current
+    n = 0
+    for k in range(e.hand_size[seat]):
+        card = e.hand[seat, k]
+        for pile in range(NUM_PILES):
+            if can_place(e.piles[pile], pile, card):
+                n += 1
+    total = n + (1 if mask[END_TURN] != 0 else 0)
+    if total == 0:
+        return -1
+    j = randint(rng, r, total)
+    if j == n:
+        return END_TURN
+    for k in range(e.hand_size[seat]):
+        card = np.int64(e.hand[seat, k])
+        for pile in range(NUM_PILES):
+            if can_place(e.piles[pile], pile, card):
+                if j == 0:
+                    return pile * NUM_CARDS + card - MIN_CARD
+                j -= 1
+    return -1
 
 
 @kernel
