@@ -353,7 +353,14 @@ def build_parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("match", help="a bot match played in compiled code")
     sp.add_argument("game", choices=games)
     sp.add_argument("--bots", required=True, help="one bot per seat (comma-separated) or one for all")
-    sp.add_argument("--players", type=int, default=None, help="number of seats (the game's player option)")
+    sp.add_argument(
+        "--players",
+        "--humans",
+        dest="players",
+        type=int,
+        default=None,
+        help="number of players (Exit Now: humans)",
+    )
     sp.add_argument("--games", type=int, default=10000)
     sp.add_argument("--seed", type=int, default=0)
     sp.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
@@ -367,7 +374,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = sub.add_parser("play", help="play in the terminal against bots")
     sp.add_argument("game", choices=games)
-    sp.add_argument("--players", type=int, default=None)
+    sp.add_argument("--players", "--humans", dest="players", type=int, default=None)
     sp.add_argument("--seat", type=int, default=0)
     sp.add_argument("--bots", default="strong", help="bot(s) for the other seats")
     sp.add_argument("--seed", type=int, default=0)
@@ -376,7 +383,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("render", help="write a picture of a freshly dealt table (PNG)")
     sp.add_argument("game", choices=games)
     sp.add_argument("--out", required=True, help="PNG file to write")
-    sp.add_argument("--players", type=int, default=None)
+    sp.add_argument("--players", "--humans", dest="players", type=int, default=None)
     sp.add_argument("--seed", type=int, default=0)
     return p
 
