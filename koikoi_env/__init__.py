@@ -1,0 +1,50 @@
+"""Shikokushi Koikoi as reinforcement-learning environments (documentation:
+:mod:`koikoi_env.env`).
+
+>>> import koikoi_env
+>>> env = koikoi_env.env(num_players=4)
+>>> env.reset(seed=0)
+"""
+
+from .env import GAME, env, episode_stats, raw_env, vector_env
+from .observe import decode_observation
+from .spec import (
+    KOIKOI,
+    NUM_ACTIONS,
+    NUM_CARDS,
+    PLAY_OFFSET,
+    STOP,
+    TAKE_OFFSET,
+    Options,
+    Phase,
+    action_name,
+    card_name,
+    make_card,
+    parse_card,
+)
+
+__all__ = [
+    "GAME",
+    "env",
+    "raw_env",
+    "vector_env",
+    "decode_observation",
+    "episode_stats",
+    "Options",
+    "Phase",
+    "NUM_ACTIONS",
+    "NUM_CARDS",
+    "PLAY_OFFSET",
+    "TAKE_OFFSET",
+    "KOIKOI",
+    "STOP",
+    "action_name",
+    "card_name",
+    "make_card",
+    "parse_card",
+]
+
+
+from tabletop_core.registry import register_aec  # noqa: E402
+
+ENV_ID = register_aec("koikoi", 0, "koikoi_env:env")

@@ -1,0 +1,154 @@
+"""Koikoi's observation: named pieces in one flat float32 vector, from any seat's view.
+
+Per-seat pieces are in seat order STARTING AT THE OBSERVER: index ``k`` is seat
+``(observer + k) % P`` (index 0 = self, 1 = the next seat clockwise). ``P`` = players.
+
+Pieces (in buffer order)::
+
+    hand             (88,)    1 if the observer holds card c
+    field            (88,)    1 if card c lies face up on the field
+    pending_card     (88,)    1 at the played/flipped card awaiting a choice (CHOOSE_*)
+    pending_matches  (88,)    1 at the field cards it may take (the choice; CHOOSE_*)
+    phase            (4,)     one-hot spec.Phase (all 0 once the game is over)
+    deck_size        ()       cards left in the stock
+    round            ()       rounds finished before this one (0-based round index)
+    rounds_left      ()       rounds still to play including this one (0 once over)
+    captured         (P, 88)  1 if seat k captured card c
+    current          (P,)     one-hot of the seat to act (all 0 once the game is over)
+    dealer           (P,)     one-hot of this round's dealer
+    chips            (P,)     chips held
+    hand_sizes       (P,)     cards in each hand
+    koikoi_counts    (P,)     koi-koi declared this round
+    yaku_scores      (P,)     current yaku score of each seat's captured cards
+
+Never another seat's hand nor the stock's order (tested).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+
+from tabletop_core.encoders import ObservationLayout
+from tabletop_core.jit import kernel
+
+from .spec import MAX_PLAYERS, MIN_PLAYERS, NUM_CARDS, NUM_PHASES, NUM_SUITS, RANKS_PER_SUIT
+from .state import LOC_CAPTURED, LOC_FIELD, LOC_HAND
+
+
+@cache
+def observation_layout(num_players: int) -> ObservationLayout:
+    """The :class:`ObservationLayout` for ``num_players`` seats (see the module docstring)."""
+    p = int(num_players)
+    return ObservationLayout(
+        [
+            ("hand", (NUM_CARDS,)),
+            ("field", (NUM_CARDS,)),
+            ("pending_card", (NUM_CARDS,)),
+            ("pending_matches", (NUM_CARDS,)),
+            ("phase", (NUM_PHASES,)),
+            ("deck_size", ()),
+            ("round", ()),
+            ("rounds_left", ()),
+            ("captured", (p, NUM_CARDS)),
+            ("current", (p,)),
+            ("dealer", (p,)),
+            ("chips", (p,)),
+            ("hand_sizes", (p,)),
+            ("koikoi_counts", (p,)),
+            ("yaku_scores", (p,)),
+        ]
+    )
+
+
+# Offsets of the fixed pieces (the same for every player count) and of the first
+# per-seat piece; per-seat pieces follow each other at known multiples of P.
+_L = observation_layout(MIN_PLAYERS)
+O_HAND = _L.offset["hand"]
+O_FIELD = _L.offset["field"]
+O_PEND = _L.offset["pending_card"]
+O_MATCH = _L.offset["pending_matches"]
+O_PHASE = _L.offset["phase"]
+O_DECK = _L.offset["deck_size"]
+O_ROUND = _L.offset["round"]
+O_LEFT = _L.offset["rounds_left"]
+O_CAPT = _L.offset["captured"]
+FIXED_DIM = O_CAPT  # floats before the per-seat pieces
+PER_SEAT = NUM_CARDS + 6  # floats per seat: captured row + 6 scalars
+
+
+def observation_dim(num_players: int) -> int:
+    """Length of the observation vector for ``num_players`` seats."""
+    return observation_layout(num_players).dim
+
+
+@kernel
+def observe(s, i, seat, out):
+    """Write env ``i``'s observation from ``seat``'s view into ``out`` ((dim,) float32).
+
+    Reads only what ``seat`` may know: its own hand and the public table.
+    """
+    e = s[i]
+    n = np.int64(e.cfg_players)
+    out[:] = 0.0
+    hand_code = LOC_HAND + seat
+    o_cur = O_CAPT + n * NUM_CARDS
+    o_dealer = o_cur + n
+    o_chips = o_dealer + n
+    o_hs = o_chips + n
+    o_koi = o_hs + n
+    o_yaku = o_koi + n
+    for c in range(NUM_CARDS):
+        loc = e.loc[c]
+        if loc == hand_code:
+            out[O_HAND + c] = 1.0
+        elif loc == LOC_FIELD:
+            out[O_FIELD + c] = 1.0
+        elif loc >= LOC_CAPTURED:
+            k = (loc - LOC_CAPTURED - seat + n) % n
+            out[O_CAPT + k * NUM_CARDS + c] = 1.0
+    playing = e.status == 0
+    if playing:
+        out[O_PHASE + e.phase] = 1.0
+        out[o_cur + (e.current - seat + n) % n] = 1.0
+        if e.pending >= 0:
+            out[O_PEND + e.pending] = 1.0
+            r = e.pending % RANKS_PER_SUIT
+            for suit in range(NUM_SUITS):
+                c = suit * RANKS_PER_SUIT + r
+                if e.loc[c] == LOC_FIELD:
+                    out[O_MATCH + c] = 1.0
+    out[O_DECK] = NUM_CARDS - np.int64(e.deck_pos)
+    out[O_ROUND] = e.round
+    left = np.int64(e.cfg_rounds) - e.round
+    out[O_LEFT] = left if playing and left > 0 else 0
+    out[o_dealer + (e.dealer - seat + n) % n] = 1.0
+    for k in range(n):
+        p = (seat + k) % n
+        out[o_chips + k] = e.chips[p]
+        out[o_hs + k] = e.hand_size[p]
+        out[o_koi + k] = e.koikoi[p]
+        out[o_yaku + k] = e.yaku[p]
+
+
+def decode_observation(vector: np.ndarray, num_players: int | None = None) -> dict[str, np.ndarray]:
+    """Split an observation vector (``(D,)`` or ``(B, D)``) into its named pieces.
+
+    ``num_players`` (2..4) is inferred from the length when omitted.
+
+    Raises:
+        ValueError: if the length matches no player count.
+    """
+    v = np.asarray(vector)
+    if num_players is None:
+        if v.ndim == 0:
+            raise ValueError("observation must be a vector, got a scalar")
+        dims = {observation_dim(p): p for p in range(MIN_PLAYERS, MAX_PLAYERS + 1)}
+        if v.shape[-1] not in dims:
+            raise ValueError(
+                f"observation length {v.shape[-1]} matches no player count "
+                f"(allowed {sorted(dims)} for 2..4 players)"
+            )
+        num_players = dims[v.shape[-1]]
+    return observation_layout(num_players).decode(v)

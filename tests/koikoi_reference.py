@@ -1,0 +1,222 @@
+"""A slow, readable pure-Python Shikokushi Koikoi (``rules/koikoi.md``), for differential
+tests against the numba kernels.
+
+Plain lists and sets, no arrays, no shared code with ``koikoi_env.rules``. The only
+shared piece is the chance source: each round's deck order comes from ``next_deck``
+(the tests pass the env's own shuffle so that both play the same deals).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+NUM_CARDS = 88
+RANKS = 22
+NUMBERS = 16
+PLAY, CHOOSE_PLAYED, CHOOSE_FLIPPED, DECIDE = 0, 1, 2, 3
+KOIKOI, STOP = 176, 177
+TAKE = 88
+
+
+def suit(card: int) -> int:
+    return card // RANKS
+
+
+def rank(card: int) -> int:
+    return card % RANKS
+
+
+def yaku_of(cards) -> int:
+    """Sum over the suits of Great X + Triple X (longest run only) + X."""
+    total = 0
+    for x in range(4):
+        mine = [rank(c) for c in cards if suit(c) == x]
+        non_numbers = sum(1 for r in mine if r >= NUMBERS)
+        numbers = {r for r in mine if r < NUMBERS}
+        longest = 0
+        for start in range(NUMBERS):
+            length = 0
+            while start + length in numbers:
+                length += 1
+            longest = max(longest, length)
+        if non_numbers >= 3:
+            total += 5 + 3 * (non_numbers - 3)
+        if longest >= 3:
+            total += 5 + 3 * (longest - 3)
+        if len(mine) >= 6:
+            total += 1 + (len(mine) - 6)
+    return total
+
+
+def multiplier(koikoi: int) -> int:
+    return {0: 1, 1: 1, 2: 2, 3: 3}.get(koikoi, 4)
+
+
+class KoikoiReference:
+    """One game. ``next_deck()`` returns a round's 88 card ids in deal order."""
+
+    def __init__(self, next_deck: Callable[[], list[int]], num_players=4, rounds=8, first_dealer=0):
+        self.next_deck = next_deck
+        self.n = num_players
+        self.rounds = rounds
+        self.chips = [25] * num_players
+        self.dealer = first_dealer
+        self.round = 0
+        self.over = False
+        self.status = 0
+        self.deal()
+
+    # --- round --------------------------------------------------------------------------
+    def deal(self) -> None:
+        deck = list(self.next_deck())
+        assert sorted(deck) == list(range(NUM_CARDS))
+        self.hands = [set(deck[8 * k : 8 * k + 8]) for k in range(self.n)]
+        self.field = set(deck[8 * self.n : 8 * self.n + 8])
+        self.stock = deck[8 * self.n + 8 :]  # top first
+        self.captured = [set() for _ in range(self.n)]
+        self.yaku = [0] * self.n
+        self.koikoi = [0] * self.n
+        self.current = self.dealer
+        self.phase = PLAY
+        self.pending = None
+
+    def field_of_rank(self, card: int) -> list[int]:
+        return sorted(c for c in self.field if rank(c) == rank(card) and c != card)
+
+    def legal(self) -> list[int]:
+        if self.over:
+            return []
+        if self.phase == PLAY:
+            return sorted(self.hands[self.current])
+        if self.phase == DECIDE:
+            return [KOIKOI, STOP]
+        return [TAKE + c for c in self.field_of_rank(self.pending)]
+
+    def step(self, action: int) -> list[int]:
+        """Apply a legal action; return each seat's chip change."""
+        assert action in self.legal(), (action, self.legal())
+        self.delta = [0] * self.n
+        me = self.current
+        if self.phase == PLAY:
+            self.hands[me].remove(action)
+            self.resolve(action, played=True)
+        elif self.phase == DECIDE:
+            if action == KOIKOI:
+                self.koikoi[me] += 1
+                self.end_turn()
+            else:
+                self.score_stop()
+        else:
+            taken = action - TAKE
+            self.field.remove(taken)
+            self.captured[me] |= {taken, self.pending}
+            self.pending = None
+            self.after_capture()
+        return self.delta
+
+    def resolve(self, card: int, played: bool) -> None:
+        """Match a played (step 2) or flipped (step 3) card against the field."""
+        matches = self.field_of_rank(card)
+        me = self.current
+        if len(matches) == 0:
+            self.field.add(card)
+            if played:
+                self.flip()
+            else:
+                for _ in range(2):
+                    if len(self.hands[me]) < 8 and self.stock:
+                        self.hands[me].add(self.stock.pop(0))
+                self.end_turn()
+        elif len(matches) == 2:
+            self.pending = card
+            self.phase = CHOOSE_PLAYED if played else CHOOSE_FLIPPED
+        else:
+            for c in matches:
+                self.field.remove(c)
+            self.captured[me] |= set(matches) | {card}
+            self.after_capture()
+
+    def flip(self) -> None:
+        if not self.stock:
+            self.end_turn()
+            return
+        self.resolve(self.stock.pop(0), played=False)
+
+    def after_capture(self) -> None:
+        me = self.current
+        score = yaku_of(self.captured[me])
+        if score > self.yaku[me]:
+            self.yaku[me] = score
+            self.phase = DECIDE
+        else:
+            self.end_turn()
+
+    def end_turn(self) -> None:
+        self.phase = PLAY
+        self.pending = None
+        if any(len(h) == 0 for h in self.hands) or not self.stock:
+            self.end_round()
+            return
+        self.current = (self.current + 1) % self.n
+
+    def score_stop(self) -> None:
+        me = self.current
+        points = self.yaku[me] * multiplier(self.koikoi[me])
+        for p in range(self.n):
+            if p != me:
+                pay = min(points, self.chips[p])
+                self.chips[p] -= pay
+                self.chips[me] += pay
+                self.delta[p] -= pay
+                self.delta[me] += pay
+        self.dealer = me
+        self.end_round()
+
+    def end_round(self) -> None:
+        self.round += 1
+        self.phase = PLAY
+        self.pending = None
+        if min(self.chips) <= 0:
+            self.over, self.status = True, 2
+        elif self.round >= self.rounds:
+            self.over, self.status = True, 1
+        else:
+            self.deal()
+
+    # --- observation ----------------------------------------------------------------------
+    def observation(self, seat: int) -> dict[str, list]:
+        """The named observation pieces from ``seat``'s view (index 0 = seat itself)."""
+        n = self.n
+        order = [(seat + k) % n for k in range(n)]
+
+        def hot(cards):
+            v = [0.0] * NUM_CARDS
+            for c in cards:
+                v[c] = 1.0
+            return v
+
+        def one_hot(p):
+            return [1.0 if q == p else 0.0 for q in order]
+
+        playing = not self.over
+        phase = [0.0] * 4
+        if playing:
+            phase[self.phase] = 1.0
+        pending = [self.pending] if playing and self.pending is not None else []
+        return {
+            "hand": hot(self.hands[seat]),
+            "field": hot(self.field),
+            "pending_card": hot(pending),
+            "pending_matches": hot(self.field_of_rank(pending[0]) if pending else []),
+            "phase": phase,
+            "deck_size": len(self.stock),
+            "round": self.round,
+            "rounds_left": max(self.rounds - self.round, 0) if playing else 0,
+            "captured": [hot(self.captured[p]) for p in order],
+            "current": one_hot(self.current) if playing else [0.0] * n,
+            "dealer": one_hot(self.dealer),
+            "chips": [self.chips[p] for p in order],
+            "hand_sizes": [len(self.hands[p]) for p in order],
+            "koikoi_counts": [self.koikoi[p] for p in order],
+            "yaku_scores": [self.yaku[p] for p in order],
+        }
