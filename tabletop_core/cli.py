@@ -71,7 +71,7 @@ def _console():
         from rich.console import Console
     except ImportError:
         return None
-    return Console()
+    return Console(width=None if sys.stdout.isatty() else 140)
 
 
 def _require_rich() -> None:
@@ -175,10 +175,15 @@ def _print_match(game, s: dict) -> None:
                 _fmt_ci(seat["loss_rate"], pct=True),
                 rtxt,
             )
-        for key, d in s["stats"].items():
-            table.add_row(key, "", _fmt_ci(d, pct="rate" in d), "", "", "")
     table.caption = f"{s['games_per_s']:,.0f} games/s · {s['mean_steps']:.1f} steps/game"
     console.print(table)
+    if not game.cooperative and s["stats"]:
+        figures = Table(title=f"{s['game']} — game figures")
+        figures.add_column("figure")
+        figures.add_column("value [95 % interval]", justify="right")
+        for key, d in s["stats"].items():
+            figures.add_row(key + (" rate" if "rate" in d else " (mean)"), _fmt_ci(d, pct="rate" in d))
+        console.print(figures)
 
 
 # --- bench ----------------------------------------------------------------------------------

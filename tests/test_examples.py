@@ -14,6 +14,9 @@ CASES = [
     ("thegame_random_play.py", ["--players", "2", "--seed", "1"]),
     ("thegame_vector_selfplay.py", ["--num-envs", "16", "--steps", "50"]),
     ("thegame_vector_selfplay.py", ["--num-envs", "16", "--steps", "50", "--in-kernel"]),
+    ("koikoi_random_play.py", []),
+    ("koikoi_vector_selfplay.py", ["--num-envs", "16", "--steps", "50"]),
+    ("koikoi_bot_match.py", ["--games", "50"]),
 ]
 
 

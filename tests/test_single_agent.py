@@ -89,3 +89,34 @@ def test_learner_vector_env_autoresets_and_matches_single_envs():
                 np.testing.assert_array_equal(obs[i], so)
     assert ended > 0
     assert venv.action_masks().shape == (b, thegame_env.NUM_ACTIONS)
+
+
+def test_competitive_learner_seat_against_bots():
+    """Koikoi: the learner plays seat 1, bots the others; its rewards sum to its chip change."""
+    koikoi_env = pytest.importorskip("koikoi_env")
+    game = koikoi_env.GAME
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_env(
+            LearnerEnv(game, seat=1, opponents="greedy", num_players=3, rounds=1, illegal_action="terminate"),
+            skip_render_check=True,
+        )
+    env = LearnerEnv(game, seat="player_1", opponents="greedy,random", num_players=3, rounds=2)
+    for seed in range(5):
+        obs, info = env.reset(seed=seed)
+        total = 0.0
+        rng = np.random.default_rng(seed)
+        while True:
+            assert info["action_mask"].any()
+            obs, r, term, _, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+            total += r
+            if term:
+                break
+        chips = env._core.state["chips"][0]
+        assert total == chips[1] - 25
+    venv = LearnerVectorEnv(game, 6, seat=2, opponents="strong", seed=1, num_players=4, rounds=1)
+    obs, info = venv.reset()
+    for _ in range(200):
+        acts = np.array([np.flatnonzero(m)[0] for m in info["action_mask"]])
+        obs, rewards, term, trunc, info = venv.step(acts)
+        assert (venv._core.cur == 2).all()  # the learner is always the one to act
