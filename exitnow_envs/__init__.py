@@ -1,0 +1,34 @@
+"""Exit Now as reinforcement-learning environments (documentation: :mod:`exitnow_envs.env`).
+
+>>> import exitnow_envs
+>>> env = exitnow_envs.env(num_humans=3)
+>>> env.reset(seed=0)
+"""
+
+from .env import GAME, env, raw_env, vector_env
+from .maps import BoardSet, default_boards, layouts
+from .observe import PLANE_NAMES, decode_observation
+from .spec import NUM_ACTIONS, Options, Phase, Status, action_name, dest_action
+
+__all__ = [
+    "GAME",
+    "env",
+    "raw_env",
+    "vector_env",
+    "decode_observation",
+    "layouts",
+    "BoardSet",
+    "default_boards",
+    "PLANE_NAMES",
+    "Options",
+    "Phase",
+    "Status",
+    "NUM_ACTIONS",
+    "action_name",
+    "dest_action",
+]
+
+
+from tabletop_core.registry import register_aec  # noqa: E402
+
+ENV_ID = register_aec("exitnow", 0, "exitnow_envs:env")

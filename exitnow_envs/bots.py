@@ -1,0 +1,392 @@
+"""Scripted bots for Exit Now, as kernels so a bot match never leaves compiled code.
+
+Bot protocol (shared by every game): ``bot_action(bot_id, s, i, mask, rng, r) -> action``
+where ``s`` is the State record array, ``i`` the env index, ``mask`` the (471,) int8 action
+mask of the acting seat, ``rng`` a uint64 array of bot generator words (never the env's
+own stream) and ``r`` the index of the word to use. A bot reads only what its seat
+observes: the map, the pieces, public counts and its own items.
+
+Bots:
+    random  uniform over the legal actions (both roles).
+    smart   role-aware. As a human: collects event chips and the item chip, heads for the
+            exit once it holds a key (using Move 7 / Double Dice to rush or to flee),
+            avoids squares a ghost can sweep on its next turn (weighted by the chance of
+            rolling enough moves), banishes ghosts with a Cross, steals from other
+            humans in individual play. As the ghost player: captures when it can, else
+            hunts the most dangerous reachable human (items held, nearness to the exit),
+            keeps near the exit door, and puts the item chip far from the humans.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tabletop_core.jit import kernel
+from tabletop_core.rng import random01, sample_legal
+
+from .rules import ghost_free, in_map, is_sealed
+from .spec import (
+    CHIP_OFFSET,
+    CROSS_NO,
+    CROSS_YES,
+    DEST_OFFSET,
+    EVENT_CHIP,
+    EXIT,
+    I_CROSS,
+    I_KEY,
+    ITEM_CHIP,
+    ITEM_DOUBLE,
+    ITEM_MOVE7,
+    ITEM_NONE,
+    MAP,
+    MAX_GHOSTS,
+    NUM_ITEM_KINDS,
+    PASS_OFFSET,
+    SLIDE_OFFSET,
+    WALL,
+    WATER,
+    Phase,
+)
+
+BOT_NAMES = ("random", "smart")
+BOT_IDS = {name: k for k, name in enumerate(BOT_NAMES)}
+
+_DR = np.array([-1, 0, 1, 0], np.int64)
+_DC = np.array([0, 1, 0, -1], np.int64)
+_FAR = 999
+GUARD = 15.0  # weight of guarding the exit per item held by the humans
+_P_ITEM = int(Phase.ITEM)
+_P_MOVE = int(Phase.MOVE)
+_P_CROSS = int(Phase.CROSS)
+_P_GHOST = int(Phase.GHOST)
+_P_CHIP = int(Phase.CHIP)
+# chance that a ghost gets at least k moves: 1, 4/6, 2/6
+_REACH_P = np.array([0.0, 1.0, 4.0 / 6.0, 2.0 / 6.0], np.float64)
+
+
+@kernel
+def random_bot(s, i, mask, rng, r):
+    """Uniform over the legal actions in ``mask``."""
+    return sample_legal(rng, r, mask)
+
+
+@kernel
+def ghost_sweep(s, i, r0, c0, max_moves, out):
+    """Fewest ghost moves (<= ``max_moves``) after which a ghost starting on (r0, c0)
+    passes over each square (slides and wall passes; humans and the no-reversal rule
+    ignored); ``out`` (21, 21) int64 gets ``_FAR`` where it cannot."""
+    out[:, :] = _FAR
+    front = np.zeros((MAP, MAP), np.int64)
+    front[:, :] = _FAR
+    front[r0, c0] = 0
+    for m in range(max_moves):
+        for r in range(MAP):
+            for c in range(MAP):
+                if front[r, c] != m:
+                    continue
+                for d in range(4):
+                    rr = r
+                    cc = c
+                    while ghost_free(s, i, rr + _DR[d], cc + _DC[d]):
+                        rr += _DR[d]
+                        cc += _DC[d]
+                        if out[rr, cc] > m + 1:
+                            out[rr, cc] = m + 1
+                    if (rr != r or cc != c) and front[rr, cc] > m + 1:
+                        front[rr, cc] = m + 1
+                    if m + 2 <= max_moves:
+                        r1 = r + _DR[d]
+                        c1 = c + _DC[d]
+                        if in_map(r1, c1):
+                            k = s[i].cell[r1, c1]
+                            r2 = r1 + _DR[d]
+                            c2 = c1 + _DC[d]
+                            if (k == WALL or is_sealed(k)) and ghost_free(s, i, r2, c2):
+                                if out[r2, c2] > m + 2:
+                                    out[r2, c2] = m + 2
+                                if front[r2, c2] > m + 2:
+                                    front[r2, c2] = m + 2
+
+
+@kernel
+def human_distance(s, i, targets, out):
+    """Walking distance (BFS steps over human-passable squares) from every square to the
+    nearest square marked in ``targets`` (21, 21); ``out`` int64, ``_FAR`` if none."""
+    e = s[i]
+    out[:, :] = _FAR
+    qr = np.empty(MAP * MAP, np.int64)
+    qc = np.empty(MAP * MAP, np.int64)
+    head = 0
+    tail = 0
+    for r in range(MAP):
+        for c in range(MAP):
+            if targets[r, c] != 0:
+                out[r, c] = 0
+                qr[tail] = r
+                qc[tail] = c
+                tail += 1
+    while head < tail:
+        r = qr[head]
+        c = qc[head]
+        head += 1
+        for d in range(4):
+            r1 = r + _DR[d]
+            c1 = c + _DC[d]
+            if not in_map(r1, c1) or out[r1, c1] != _FAR:
+                continue
+            k = e.cell[r1, c1]
+            if k in (WALL, WATER, EXIT) or is_sealed(k):
+                continue
+            out[r1, c1] = out[r, c] + 1
+            qr[tail] = r1
+            qc[tail] = c1
+            tail += 1
+
+
+@kernel
+def _danger(s, i, out):
+    """Probability-weighted chance that some ghost sweeps each square next turn."""
+    e = s[i]
+    out[:, :] = 0.0
+    sweep = np.zeros((MAP, MAP), np.int64)
+    for g in range(MAX_GHOSTS):
+        if e.gon[g] == 0:
+            continue
+        ghost_sweep(s, i, e.gpos[g, 0], e.gpos[g, 1], 3, sweep)
+        for r in range(MAP):
+            for c in range(MAP):
+                m = sweep[r, c]
+                if m <= 3 and _REACH_P[m] > out[r, c]:
+                    out[r, c] = _REACH_P[m]
+
+
+@kernel
+def _exit_square(s, i):
+    e = s[i]
+    for r in range(MAP):
+        for c in range(MAP):
+            if e.cell[r, c] == EXIT:
+                return r, c
+    return -1, -1
+
+
+@kernel
+def human_bot(s, i, mask, rng, r):
+    """The smart human (see the module docstring)."""
+    e = s[i]
+    h = e.current
+    ph = e.phase
+    if ph == _P_CROSS:
+        return CROSS_YES if mask[CROSS_YES] else CROSS_NO
+    key = e.items[h, I_KEY] > 0
+    danger = np.zeros((MAP, MAP), np.float64)
+    _danger(s, i, danger)
+    targets = np.zeros((MAP, MAP), np.uint8)
+    er, ec = _exit_square(s, i)
+    conf = 0
+    for k in range(NUM_ITEM_KINDS):
+        conf += e.confiscated[k]
+    if key:
+        targets[er, ec] = 1
+    else:
+        for rr in range(MAP):
+            for cc in range(MAP):
+                if e.chip[rr, cc] == EVENT_CHIP or (e.chip[rr, cc] == ITEM_CHIP and conf > 0):
+                    targets[rr, cc] = 1
+    dist = np.zeros((MAP, MAP), np.int64)
+    # the exit itself is not walkable for the BFS: seed from its inner neighbour instead
+    human_distance(s, i, targets, dist)
+    if key and er >= 0:
+        for d in range(4):
+            r1 = er + _DR[d]
+            c1 = ec + _DC[d]
+            if in_map(r1, c1) and dist[r1, c1] == _FAR:
+                k = e.cell[r1, c1]
+                if k != WALL and k != WATER:
+                    t2 = np.zeros((MAP, MAP), np.uint8)
+                    t2[r1, c1] = 1
+                    human_distance(s, i, t2, dist)
+                    break
+    hr = e.hpos[h, 0]
+    hc = e.hpos[h, 1]
+    if ph == _P_ITEM:
+        here = danger[hr, hc]
+        far = dist[hr, hc]
+        boost = (key and far > 3) or here > 0.3
+        if boost:
+            if mask[ITEM_MOVE7]:
+                return ITEM_MOVE7
+            if mask[ITEM_DOUBLE]:
+                return ITEM_DOUBLE
+        return ITEM_NONE
+    if ph != _P_MOVE:
+        return sample_legal(rng, r, mask)
+    cross = e.items[h, I_CROSS] > 0
+    best = -1
+    best_v = -1.0e18
+    for a in range(DEST_OFFSET, CROSS_NO):
+        if mask[a] == 0:
+            continue
+        q = a - DEST_OFFSET
+        rr = q // MAP
+        cc = q % MAP
+        if e.cell[rr, cc] == EXIT:
+            return a
+        v = 0.0
+        dd = dist[rr, cc]
+        v -= 1.0 * (dd if dd < _FAR else 60)
+        ghost_here = False
+        for g in range(MAX_GHOSTS):
+            if e.gon[g] != 0 and e.gpos[g, 0] == rr and e.gpos[g, 1] == cc:
+                ghost_here = True
+        if ghost_here:
+            v += 6.0 if cross else -200.0
+        else:
+            v -= (8.0 if cross else 40.0) * danger[rr, cc]
+        if e.chip[rr, cc] == EVENT_CHIP and not key:
+            v += 10.0
+        if e.chip[rr, cc] == ITEM_CHIP:
+            v += 4.0 * conf
+        for b in range(e.cfg_humans):
+            if b != h and e.hpos[b, 0] == rr and e.hpos[b, 1] == cc:
+                held = 0
+                for k in range(NUM_ITEM_KINDS):
+                    held += e.items[b, k]
+                if e.cfg_team != 0:
+                    v -= 3.0
+                elif held > 0:
+                    v += 3.0
+        v += 0.01 * random01(rng, r)
+        if v > best_v:
+            best_v = v
+            best = a
+    return best
+
+
+@kernel
+def _ghost_land(s, i, g, action):
+    """Where ghost ``g`` lands with ``action`` and whether it hits a human."""
+    e = s[i]
+    r = np.int64(e.gpos[g, 0])
+    c = np.int64(e.gpos[g, 1])
+    if action < PASS_OFFSET:
+        d = action - SLIDE_OFFSET
+        while ghost_free(s, i, r + _DR[d], c + _DC[d]):
+            r += _DR[d]
+            c += _DC[d]
+            for h in range(e.cfg_humans):
+                if e.hpos[h, 0] == r and e.hpos[h, 1] == c:
+                    return r, c, True
+        return r, c, False
+    d = action - PASS_OFFSET
+    r += 2 * _DR[d]
+    c += 2 * _DC[d]
+    for h in range(e.cfg_humans):
+        if e.hpos[h, 0] == r and e.hpos[h, 1] == c:
+            return r, c, True
+    return r, c, False
+
+
+@kernel
+def _human_weight(s, i, h, er, ec):
+    e = s[i]
+    held = 0
+    for k in range(NUM_ITEM_KINDS):
+        held += e.items[h, k]
+    near = abs(e.hpos[h, 0] - er) + abs(e.hpos[h, 1] - ec)
+    return 1.0 + 0.5 * held + (3.0 if near < 10 else 0.0)
+
+
+@kernel
+def ghost_bot(s, i, mask, rng, r):
+    """The smart ghost player (see the module docstring)."""
+    e = s[i]
+    er, ec = _exit_square(s, i)
+    if e.phase == _P_CHIP:
+        best = -1
+        best_v = -1.0e18
+        for rr in range(MAP):
+            for cc in range(MAP):
+                p = e.place[rr, cc]
+                if p < 0 or mask[CHIP_OFFSET + p] == 0:
+                    continue
+                near = 1000.0
+                for h in range(e.cfg_humans):
+                    if e.hpos[h, 0] >= 0:
+                        dd = abs(e.hpos[h, 0] - rr) + abs(e.hpos[h, 1] - cc)
+                        if dd < near:
+                            near = dd
+                v = near + 0.01 * random01(rng, r)
+                if v > best_v:
+                    best_v = v
+                    best = CHIP_OFFSET + p
+        return best
+    if e.phase != _P_GHOST:
+        return sample_legal(rng, r, mask)
+    g = e.ghost_idx
+    sweep = np.zeros((MAP, MAP), np.int64)
+    held_total = 0
+    for h in range(e.cfg_humans):
+        if e.hpos[h, 0] >= 0:
+            for k in range(NUM_ITEM_KINDS):
+                held_total += e.items[h, k]
+    best = -1
+    best_v = -1.0e18
+    for a in range(SLIDE_OFFSET, CHIP_OFFSET):
+        if mask[a] == 0:
+            continue
+        cost = 1 if a < PASS_OFFSET else 2
+        lr, lc, hit = _ghost_land(s, i, g, a)
+        v = 0.0
+        if hit:
+            for h in range(e.cfg_humans):
+                if e.hpos[h, 0] == lr and e.hpos[h, 1] == lc:
+                    v += 1000.0 + 100.0 * _human_weight(s, i, h, er, ec)
+        else:
+            left = e.moves_left - cost
+            ghost_sweep(s, i, lr, lc, 6, sweep)
+            for h in range(e.cfg_humans):
+                if e.hpos[h, 0] < 0:
+                    continue
+                m = sweep[e.hpos[h, 0], e.hpos[h, 1]]
+                w = _human_weight(s, i, h, er, ec)
+                if m <= left:
+                    val = 300.0 * w
+                elif m < _FAR:
+                    val = w * 20.0 / (m - left)
+                else:
+                    val = w * (1.0 - 0.02 * (abs(e.hpos[h, 0] - lr) + abs(e.hpos[h, 1] - lc)))
+                if val > v:
+                    v = val
+            if er >= 0:
+                v -= 0.05 * (abs(er - lr) + abs(ec - lc))
+                # guard the exit's approach while the humans hold items (a key may be among them)
+                m_ex = _FAR
+                for d in range(4):
+                    r1 = er + _DR[d]
+                    c1 = ec + _DC[d]
+                    if in_map(r1, c1) and sweep[r1, c1] < m_ex:
+                        m_ex = sweep[r1, c1]
+                if m_ex < _FAR:
+                    v += GUARD * held_total / max(m_ex, 1)
+        v += 0.01 * random01(rng, r)
+        if v > best_v:
+            best_v = v
+            best = a
+    return best
+
+
+@kernel
+def smart_bot(s, i, mask, rng, r):
+    """Role-aware: :func:`human_bot` on human seats, :func:`ghost_bot` for the ghost."""
+    if s[i].current == s[i].cfg_humans:
+        return ghost_bot(s, i, mask, rng, r)
+    return human_bot(s, i, mask, rng, r)
+
+
+@kernel
+def bot_action(bot_id, s, i, mask, rng, r):
+    """Dispatch to the bot ``bot_id`` (index in :data:`BOT_NAMES`)."""
+    if bot_id == 1:
+        return smart_bot(s, i, mask, rng, r)
+    return random_bot(s, i, mask, rng, r)

@@ -1,0 +1,257 @@
+"""Exit Now (Exitなう) — humans flee a haunted house, one player runs the ghosts.
+
+Rules: ``rules/exitnow.md`` (seed: the Japanese rules page). 1-5 human players and one
+ghost player share a 21x21 map of nine 7x7 boards (:mod:`exitnow_envs.maps`, boards as
+text files in ``exitnow_envs/boards/``). A human wins by reaching the exit door while
+holding an Exit Key; the ghost player wins when ``max_rounds`` rounds are over.
+
+Turn order: every human in seat order, then the ghost player (one round).
+
+* Human: a captured human rolls for a 6 to come back on the restart square; a human who
+  was stacked on loses the turn. Otherwise it may use Double Dice (roll twice) or Move 7
+  (no roll) before rolling, then moves exactly the rolled number of squares
+  orthogonally, never straight back onto the square it just left; it may stop early on
+  an event chip or the item chip, on the exit door with a key (wins) and on a sealed
+  door with a pickaxe (destroys it); entering a ghost's square ends the move (contact).
+  If no walk of the full length exists, the ends of the longest walks are the choices.
+  Ending on humans: on top, steals one random item from each human below, who lose
+  their next turn. Ending on an event chip: draw the BOTTOM card of the event deck (items
+  are kept hidden; actions happen at once: Add Ghost, Seal Door A/B/C, Map Swap, Centre
+  Rotation). Ending on the item chip: take the whole confiscated pile.
+* Ghost player: with no ghost out, a 6 brings one back on the ghost start. Otherwise
+  each ghost in number order rolls and makes ceil(roll / 2) moves; a move slides until
+  the next square is an obstacle (wall, sealed door, exit door, event chip, item chip,
+  map edge) or enters a human's square (contact, that ghost's turn ends); two moves pass
+  a one-square wall. No straight reversal of the previous move unless nothing else is
+  possible.
+* Contact: the humans on the square, top first, may use a Cross to banish the ghost;
+  otherwise all of them are captured (items to the confiscated pile, and the ghost
+  player may put the item chip on a free event-chip place).
+
+Agents: ``human_0`` .. ``human_{n-1}`` and ``ghost_0`` (the ghost player, last seat).
+Rewards: +1 to each winner and -1 to each loser on the final step, 0 otherwise. Individual
+play: the escaping human wins, everyone else loses. ``team=True``: every human wins.
+The ghost's win after ``max_rounds`` is a termination, not a truncation.
+
+Options (:class:`exitnow_envs.spec.Options`):
+    num_humans 1..5 (default 3); layout "default" (Tower/Graveyard top-left, Entrance
+    bottom-right, the centre piece between them, the exit edge on top), "random" (drawn
+    from the seed at each reset) or an index 0..575 (:func:`exitnow_envs.layouts`);
+    centre_side 0/1/"random"; centre_rotation 0..3/"random"; team (False);
+    max_rounds (default 14: with three ``smart`` humans against the ``smart`` ghost on
+    the default layout the humans escape in 50.5 % of 2000 games and the ghost wins
+    49.5 %; with 13 and 15 rounds the humans escape in 42.5 % and 57.0 %);
+    boards: a :class:`exitnow_envs.maps.BoardSet` of your own boards.
+
+Actions (471, :mod:`exitnow_envs.spec`)::
+
+    0 roll without an item, 1 use Double Dice, 2 use Move 7          (human, before rolling)
+    3 + row * 21 + col   end the move on that square                   (human)
+    444 no Cross, 445 use a Cross                                      (human at contact)
+    446 + d slide, 450 + d wall pass; d = 0 up, 1 right, 2 down, 3 left (ghost player)
+    454 + p put the item chip on event-chip place p (0..16)             (ghost player)
+
+Observation: ``{"observation": float32 (8001,), "action_mask": int8 (471,)}``; pieces
+(:func:`decode_observation`): ``planes`` (18, 21, 21) with channels
+:data:`exitnow_envs.observe.PLANE_NAMES`, ``seat``, ``current``, ``items`` (own, by
+kind), ``item_counts`` (per human), ``roll``, ``phase``, ``round``, ``rounds_left``,
+``captured``, ``skip``, ``entered``, ``deck_size``, ``used``, ``confiscated`` (count),
+``moves_left``, ``acting_ghost``, ``last_dir``, ``ghost_rolled``, ``team``. Never another
+human's item kinds, the event deck's order or the confiscated pile's contents.
+
+Rendering: ``render_mode="ansi"`` (text), ``"human"`` (prints the text),
+``"rgb_array"`` (an (336, 336, 3) uint8 image of the map, NumPy only).
+
+Bots (kernels, :mod:`exitnow_envs.bots`): ``random`` (both roles) and ``smart`` (a human
+bot on human seats, a ghost bot on the ghost seat). Single-agent training:
+``tabletop_core.single_agent.LearnerEnv(GAME, seat="ghost_0", opponents="smart")``.
+
+Decisions where the rules file is silent (see also :mod:`exitnow_envs.rules`):
+    * Taken by the environment (never asked): every die roll; a captured human's revival
+      roll; a skipped turn; a human holding neither Double Dice nor Move 7 rolls at once;
+      a human without a Cross is not asked at contact; a ghost with no possible move
+      keeps its place and loses its remaining moves. Every other decision is asked, even
+      with a single option (e.g. a human that cannot move "chooses" its own square;
+      staying triggers nothing).
+    * The "longest walks" fallback counts walks that end on a ghost / exit / sealed door
+      too; early stops met on the way stay legal with it.
+    * A human's first turn: it enters on the start square, then moves; if a ghost stands
+      there, contact happens and the turn ends. A revived human is put on top of humans
+      on the restart square without stealing; a ghost there makes contact.
+    * Several ghosts on a contact square: contact with the lowest number first; after a
+      Cross banishes it, contact starts again with the next one.
+    * The item chip is placed only if the confiscated pile is not empty, no item chip is
+      on the map and some event-chip place holds no chip and no piece.
+    * Seal Door: the door square becomes a sealed door (a wall for humans; a Pickaxe
+      holder may end a move on it to destroy it, it becomes floor; ghosts may pass it as a
+      one-square wall). A human on it is captured (no Cross: not a ghost), a ghost on it
+      goes back to the ghost start (contact if humans stand there).
+    * Map Swap: corners or edges with probability 1/2, then a uniform pair of that kind,
+      from the environment's generator.
+    * Ghost slides pass over water and other ghosts; the "obstacle" doors are sealed
+      doors and the exit door (an open door place is floor, as in the seed).
+    * The Exit Key is used (to the used pile) when its holder escapes.
+    * Stealing picks one card uniformly among the victim's cards (the environment's
+      generator), one victim after the other in seat order.
+    * Board design (the seed prints none): boards connect through the middle square of
+      every inner side (checked by the loader), so every layout is connected; water only
+      fills the Tower/Graveyard's outer corner and one square of the Garden.
+    * The event deck never runs out before its 17 chips do (one card per chip).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tabletop_core.aec import LeanChecks, TabletopAECEnv
+from tabletop_core.game import GameDef
+from tabletop_core.vector import SelfPlayVectorEnv
+
+from . import batch
+from .bots import BOT_NAMES, bot_action
+from .observe import decode_observation, observation_layout, observe
+from .render import render_ansi, render_rgb
+from .spec import (
+    DEFAULT_MAX_ROUNDS,
+    MAX_MAX_ROUNDS,
+    NUM_ACTIONS,
+    STEPS_PER_ROUND_BOUND,
+    Options,
+    Status,
+    action_name,
+)
+from .state import new_state
+
+
+def episode_stats(final: np.ndarray) -> dict[str, np.ndarray]:
+    """Figures of finished games: ``human_win`` / ``ghost_win`` flags, ``winner`` seat
+    (-1 none), ``rounds`` played, ``captured`` humans at the end, ``ghosts`` on the map."""
+    n = final["cfg_humans"].astype(np.int64)
+    seats = np.arange(final["captured"].shape[1])[None, :] < n[:, None]
+    return {
+        "human_win": final["status"] == int(Status.HUMAN_WIN),
+        "ghost_win": final["status"] == int(Status.GHOST_WIN),
+        "winner": final["winner"].astype(np.int64),
+        "rounds": final["round"].astype(np.int64),
+        "captured": (final["captured"] * seats).sum(axis=1),
+        "ghosts": final["gon"].sum(axis=1).astype(np.int64),
+    }
+
+
+def _agents(options: Options) -> list[str]:
+    return [f"human_{k}" for k in range(options.num_humans)] + ["ghost_0"]
+
+
+GAME = GameDef(
+    name="exitnow",
+    version=0,
+    num_actions=NUM_ACTIONS,
+    make_options=Options,
+    agents=_agents,
+    observation_layout=observation_layout,
+    new_state=new_state,
+    render_ansi=lambda s, o: render_ansi(s, o),
+    action_name=lambda a, s: action_name(a),
+    bot_names=BOT_NAMES,
+    max_episode_steps=MAX_MAX_ROUNDS * STEPS_PER_ROUND_BOUND,
+    reward_range=(-1.0, 1.0),
+    batch_reset=batch.batch_reset,
+    batch_observe=batch.batch_observe,
+    batch_step=batch.batch_step,
+    batch_step_bots=batch.batch_step_bots,
+    first_illegal=batch.first_illegal,
+    observe=observe,
+    play_games=batch.play_games,
+    episode_stats=episode_stats,
+    cooperative=False,
+    bot_action=bot_action,
+    batch_reset_learner=batch.batch_reset_learner,
+    batch_step_learner=batch.batch_step_learner,
+    render_view=lambda s, o, seat: render_ansi(s, o, seat=seat),
+    players_option="num_humans",
+    description="humans race for the exit with a key while the ghost player hunts them",
+)
+
+
+class raw_env(TabletopAECEnv):
+    """Exit Now as an unwrapped PettingZoo AEC env (see the module docstring).
+
+    Args:
+        num_humans: 1..5. layout: "default", "random" or 0..575. centre_side: 0, 1 or
+            "random". centre_rotation: 0..3 or "random". team: bool. max_rounds: 1..1000.
+        boards: None or a :class:`exitnow_envs.maps.BoardSet`.
+        render_mode: None, "ansi", "human" or "rgb_array".
+
+    Raises:
+        ValueError: on a bad option (naming it and what is allowed).
+    """
+
+    game = GAME
+    metadata = {
+        **TabletopAECEnv.metadata,
+        "render_modes": ["ansi", "human", "rgb_array"],
+        "name": "exitnow_v0",
+    }
+
+    def __init__(
+        self,
+        num_humans: int = 3,
+        layout: Any = "default",
+        centre_side: Any = 0,
+        centre_rotation: Any = 0,
+        team: bool = False,
+        max_rounds: int = DEFAULT_MAX_ROUNDS,
+        boards: Any = None,
+        render_mode: str | None = None,
+    ):
+        super().__init__(
+            render_mode=render_mode,
+            num_humans=num_humans,
+            layout=layout,
+            centre_side=centre_side,
+            centre_rotation=centre_rotation,
+            team=team,
+            max_rounds=max_rounds,
+            boards=boards,
+        )
+
+    def render(self):
+        """``"rgb_array"``: an (H, W, 3) uint8 image of the map; other modes as the base
+        class (``"ansi"`` returns text, ``"human"`` prints it)."""
+        if self.render_mode == "rgb_array":
+            return render_rgb(self._state, 0)
+        return super().render()
+
+    def _final_info(self, agent: str) -> dict:
+        st = int(self._state["status"][0])
+        return {
+            "status": Status(st).name.lower(),
+            "winner": int(self._state["winner"][0]),
+            "rounds": int(self._state["round"][0]),
+        }
+
+
+def env(**kwargs: Any) -> LeanChecks:
+    """Exit Now AEC env with PettingZoo's standard checks in one lean wrapper.
+
+    Takes the same arguments as :class:`raw_env`. An illegal action ends the game with -1
+    for the offender (PettingZoo's ``TerminateIllegalWrapper`` policy); an out-of-range one
+    raises ``ActionOutOfBoundsError``.
+    """
+    return LeanChecks(raw_env(**kwargs))
+
+
+def vector_env(
+    num_envs: int, seed: int | None = None, copy: bool = True, **options: Any
+) -> SelfPlayVectorEnv:
+    """``num_envs`` games of Exit Now stepped together (see :mod:`tabletop_core.vector`).
+
+    ``options`` are those of :class:`raw_env` (without ``render_mode``). Rewards are
+    (B, num_humans + 1) float32, the ghost player last.
+    """
+    return SelfPlayVectorEnv(GAME, num_envs, seed=seed, copy=copy, **options)
+
+
+__all__ = ["GAME", "raw_env", "env", "vector_env", "decode_observation", "episode_stats"]

@@ -1,0 +1,242 @@
+"""Exit Now's observation: named pieces in one flat float32 vector, from any seat's view.
+
+Pieces (in buffer order; the layout is the same for every player count, seats beyond
+``num_humans`` read 0)::
+
+    planes          (18, 21, 21)  map planes, channels PLANE_NAMES (below)
+    seat            (6,)   one-hot of the observing seat (humans 0..4, ghost player 5)
+    current         (6,)   one-hot of the acting seat (all 0 once the game is over)
+    items           (5,)   the observer's own items by kind (key, cross, double dice,
+                           move 7, pickaxe); zeros for the ghost player
+    item_counts     (5,)   items held by each human (public counts)
+    roll            ()     the pending move length (human; 0 before rolling) or the acting ghost's die
+    phase           (6,)   one-hot spec.Phase
+    round           ()     rounds completed
+    rounds_left     ()     max_rounds - round
+    captured        (5,)   1 if that human is captured
+    skip            (5,)   1 if that human loses its next turn
+    entered         (5,)   1 once that human has entered the map
+    deck_size       ()     event cards left
+    used            (5,)   used pile by item kind (public: items are declared when used)
+    confiscated     ()     number of cards in the confiscated pile (its kinds are hidden)
+    moves_left      ()     the acting ghost's moves left
+    acting_ghost    (3,)   one-hot of the acting ghost during the ghost player's turn
+    last_dir        (4,)   one-hot of that ghost's previous move this turn
+    ghost_rolled    ()     1 once the acting ghost has rolled
+    team            ()     1 with the team option
+
+Plane channels: wall, water, exit, door_a, door_b, door_c (door places, open or
+sealed), sealed_door, chip_place, event_chip, item_chip, human_start, human_restart,
+ghost_start, own_piece, other_humans (number of other humans on the square),
+ghost_1, ghost_2, ghost_3.
+
+Never another human's item kinds, the event deck's order or the confiscated pile's
+contents (tested).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tabletop_core.encoders import ObservationLayout
+from tabletop_core.jit import kernel
+
+from .spec import (
+    DOOR_A,
+    DOOR_B,
+    DOOR_C,
+    EVENT_CHIP,
+    EXIT,
+    GHOST_START,
+    ITEM_CHIP,
+    MAP,
+    MAX_GHOSTS,
+    MAX_HUMANS,
+    MAX_SEATS,
+    NUM_ITEM_KINDS,
+    NUM_PHASES,
+    RESTART,
+    SEALED_A,
+    SEALED_B,
+    SEALED_C,
+    START,
+    WALL,
+    WATER,
+)
+
+PLANE_NAMES = (
+    "wall",
+    "water",
+    "exit",
+    "door_a",
+    "door_b",
+    "door_c",
+    "sealed_door",
+    "chip_place",
+    "event_chip",
+    "item_chip",
+    "human_start",
+    "human_restart",
+    "ghost_start",
+    "own_piece",
+    "other_humans",
+    "ghost_1",
+    "ghost_2",
+    "ghost_3",
+)
+NUM_PLANES = len(PLANE_NAMES)
+CH = {name: k for k, name in enumerate(PLANE_NAMES)}
+
+PIECES = [
+    ("planes", (NUM_PLANES, MAP, MAP)),
+    ("seat", (MAX_SEATS,)),
+    ("current", (MAX_SEATS,)),
+    ("items", (NUM_ITEM_KINDS,)),
+    ("item_counts", (MAX_HUMANS,)),
+    ("roll", ()),
+    ("phase", (NUM_PHASES,)),
+    ("round", ()),
+    ("rounds_left", ()),
+    ("captured", (MAX_HUMANS,)),
+    ("skip", (MAX_HUMANS,)),
+    ("entered", (MAX_HUMANS,)),
+    ("deck_size", ()),
+    ("used", (NUM_ITEM_KINDS,)),
+    ("confiscated", ()),
+    ("moves_left", ()),
+    ("acting_ghost", (MAX_GHOSTS,)),
+    ("last_dir", (4,)),
+    ("ghost_rolled", ()),
+    ("team", ()),
+]
+LAYOUT = ObservationLayout(PIECES)
+OBS_DIM = LAYOUT.dim
+_SQ = MAP * MAP
+O_PLANES = LAYOUT.offset["planes"]
+O_SEAT = LAYOUT.offset["seat"]
+O_CURRENT = LAYOUT.offset["current"]
+O_ITEMS = LAYOUT.offset["items"]
+O_COUNTS = LAYOUT.offset["item_counts"]
+O_ROLL = LAYOUT.offset["roll"]
+O_PHASE = LAYOUT.offset["phase"]
+O_ROUND = LAYOUT.offset["round"]
+O_LEFT = LAYOUT.offset["rounds_left"]
+O_CAPT = LAYOUT.offset["captured"]
+O_SKIP = LAYOUT.offset["skip"]
+O_ENTERED = LAYOUT.offset["entered"]
+O_DECK = LAYOUT.offset["deck_size"]
+O_USED = LAYOUT.offset["used"]
+O_CONF = LAYOUT.offset["confiscated"]
+O_MOVES = LAYOUT.offset["moves_left"]
+O_AGHOST = LAYOUT.offset["acting_ghost"]
+O_LASTDIR = LAYOUT.offset["last_dir"]
+O_ROLLED = LAYOUT.offset["ghost_rolled"]
+O_TEAM = LAYOUT.offset["team"]
+_C_WALL = O_PLANES + CH["wall"] * _SQ
+_C_WATER = O_PLANES + CH["water"] * _SQ
+_C_EXIT = O_PLANES + CH["exit"] * _SQ
+_C_DOOR_A = O_PLANES + CH["door_a"] * _SQ
+_C_SEALED = O_PLANES + CH["sealed_door"] * _SQ
+_C_PLACE = O_PLANES + CH["chip_place"] * _SQ
+_C_EVENT = O_PLANES + CH["event_chip"] * _SQ
+_C_ITEMCHIP = O_PLANES + CH["item_chip"] * _SQ
+_C_START = O_PLANES + CH["human_start"] * _SQ
+_C_RESTART = O_PLANES + CH["human_restart"] * _SQ
+_C_GSTART = O_PLANES + CH["ghost_start"] * _SQ
+_C_OWN = O_PLANES + CH["own_piece"] * _SQ
+_C_OTHERS = O_PLANES + CH["other_humans"] * _SQ
+_C_GHOST = O_PLANES + CH["ghost_1"] * _SQ
+
+
+def observation_layout(options=None) -> ObservationLayout:
+    """The :class:`ObservationLayout` (the same for every option)."""
+    return LAYOUT
+
+
+@kernel
+def observe(s, i, seat, out):
+    """Write env ``i``'s observation from ``seat``'s view into ``out`` ((OBS_DIM,) float32).
+
+    ``seat`` 0..num_humans-1 is a human, ``num_humans`` the ghost player."""
+    e = s[i]
+    out[:] = 0.0
+    n = e.cfg_humans
+    for r in range(MAP):
+        for c in range(MAP):
+            q = r * MAP + c
+            k = e.cell[r, c]
+            if k == WALL:
+                out[_C_WALL + q] = 1.0
+            elif k == WATER:
+                out[_C_WATER + q] = 1.0
+            elif k == EXIT:
+                out[_C_EXIT + q] = 1.0
+            elif k in (DOOR_A, DOOR_B, DOOR_C):
+                out[_C_DOOR_A + (k - DOOR_A) * _SQ + q] = 1.0
+            elif k in (SEALED_A, SEALED_B, SEALED_C):
+                out[_C_DOOR_A + (k - SEALED_A) * _SQ + q] = 1.0
+                out[_C_SEALED + q] = 1.0
+            elif k == START:
+                out[_C_START + q] = 1.0
+            elif k == RESTART:
+                out[_C_RESTART + q] = 1.0
+            elif k == GHOST_START:
+                out[_C_GSTART + q] = 1.0
+            if e.place[r, c] >= 0:
+                out[_C_PLACE + q] = 1.0
+            if e.chip[r, c] == EVENT_CHIP:
+                out[_C_EVENT + q] = 1.0
+            elif e.chip[r, c] == ITEM_CHIP:
+                out[_C_ITEMCHIP + q] = 1.0
+    for h in range(n):
+        if e.hpos[h, 0] >= 0:
+            q = e.hpos[h, 0] * MAP + e.hpos[h, 1]
+            if h == seat:
+                out[_C_OWN + q] = 1.0
+            else:
+                out[_C_OTHERS + q] += 1.0
+        total = 0
+        for k in range(NUM_ITEM_KINDS):
+            total += e.items[h, k]
+        out[O_COUNTS + h] = total
+        out[O_CAPT + h] = e.captured[h]
+        out[O_SKIP + h] = e.skip[h]
+        out[O_ENTERED + h] = e.entered[h]
+    for g in range(MAX_GHOSTS):
+        if e.gon[g] != 0:
+            out[_C_GHOST + g * _SQ + e.gpos[g, 0] * MAP + e.gpos[g, 1]] = 1.0
+    out[O_SEAT + (seat if seat < n else MAX_SEATS - 1)] = 1.0
+    if e.status == 0:
+        cur = e.current
+        out[O_CURRENT + (cur if cur < n else MAX_SEATS - 1)] = 1.0
+    if seat < n:
+        for k in range(NUM_ITEM_KINDS):
+            out[O_ITEMS + k] = e.items[seat, k]
+    out[O_ROLL] = e.roll
+    out[O_PHASE + e.phase] = 1.0
+    out[O_ROUND] = e.round
+    out[O_LEFT] = e.cfg_max_rounds - e.round
+    out[O_DECK] = e.deck_n
+    conf = 0
+    for k in range(NUM_ITEM_KINDS):
+        out[O_USED + k] = e.used[k]
+        conf += e.confiscated[k]
+    out[O_CONF] = conf
+    if e.status == 0 and e.phase == 3:
+        out[O_MOVES] = e.moves_left
+        out[O_AGHOST + e.ghost_idx] = 1.0
+        if e.last_dir >= 0:
+            out[O_LASTDIR + e.last_dir] = 1.0
+        out[O_ROLLED] = e.ghost_rolled
+    out[O_TEAM] = e.cfg_team
+
+
+def decode_observation(vector: np.ndarray) -> dict[str, np.ndarray]:
+    """Split an observation vector (``(D,)`` or batched ``(..., D)``) into its named
+    pieces (``planes`` comes back as ``(..., 18, 21, 21)``; channel names in
+    :data:`PLANE_NAMES`).
+
+    Raises:
+        ValueError: if the last axis is not ``OBS_DIM`` long.
+    """
+    return LAYOUT.decode(vector)

@@ -1,0 +1,278 @@
+"""Exit Now: constants, square codes, action-id layout, phases and options.
+
+Rules: ``rules/exitnow.md``. The map is 3x3 boards of 7x7 squares (21x21).
+
+Action ids (``NUM_ACTIONS = 471``)::
+
+    ITEM_NONE   = 0                 human, before rolling: use no item (roll the die)
+    ITEM_DOUBLE = 1                 human, before rolling: use Double Dice (roll twice)
+    ITEM_MOVE7  = 2                 human, before rolling: use Move 7 (no roll)
+    DEST_OFFSET + row * 21 + col    human: end the move on square (row, col)      3..443
+    CROSS_NO    = 444               human at contact: do not use a Cross
+    CROSS_YES   = 445               human at contact: use a Cross (banish the ghost)
+    SLIDE_OFFSET + d                ghost: slide in direction d                   446..449
+    PASS_OFFSET + d                 ghost: pass the one-square wall in direction d 450..453
+    CHIP_OFFSET + p                 ghost player: put the item chip on place p    454..470
+
+Directions ``d``: 0 up (row - 1), 1 right (col + 1), 2 down (row + 1), 3 left (col - 1).
+Event-chip places are numbered 0..16 in reading order of the map as dealt; a place keeps
+its number when map swaps and centre rotations move it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+
+import numpy as np
+
+# --- Map geometry -----------------------------------------------------------------------
+BOARD = 7  # squares per board side
+MAP = 3 * BOARD  # 21 squares per map side
+NUM_SQUARES = MAP * MAP  # 441
+NUM_PLACES = 17  # event-chip places (one per event card)
+NUM_CORNERS = 4
+NUM_EDGES = 4
+NUM_LAYOUTS = 576  # 4! corner orders x 4! edge orders
+
+# --- Square kinds (State.cell) -------------------------------------------------------------
+FLOOR = 0
+WALL = 1
+WATER = 2
+EXIT = 3
+PLACE = 4  # event-chip place (the chip itself is in State.chip)
+DOOR_A = 5  # door places A, B, C (floor until sealed)
+DOOR_B = 6
+DOOR_C = 7
+START = 8  # human start
+RESTART = 9  # human restart
+GHOST_START = 10
+SEALED_A = 11  # sealed doors A, B, C (walls; a Pickaxe destroys them)
+SEALED_B = 12
+SEALED_C = 13
+NUM_KINDS = 14
+
+# Board-file characters -> square kinds (the legend of rules/exitnow.md).
+CHAR_KIND = {
+    ".": FLOOR,
+    "#": WALL,
+    "~": WATER,
+    "E": EXIT,
+    "?": PLACE,
+    "A": DOOR_A,
+    "B": DOOR_B,
+    "C": DOOR_C,
+    "S": START,
+    "R": RESTART,
+    "G": GHOST_START,
+}
+KIND_CHAR = {v: k for k, v in CHAR_KIND.items()}
+
+# Chips on squares (State.chip).
+NO_CHIP = 0
+EVENT_CHIP = 1
+ITEM_CHIP = 2
+
+# --- Pieces -----------------------------------------------------------------------------
+MIN_HUMANS = 1
+MAX_HUMANS = 5
+MAX_GHOSTS = 3
+MAX_SEATS = MAX_HUMANS + 1
+
+# --- Event cards (State.deck) -------------------------------------------------------------
+ADD_GHOST = 0
+SEAL_A = 1
+SEAL_B = 2
+SEAL_C = 3
+MAP_SWAP = 4
+CENTRE_ROTATION = 5
+KEY = 6
+CROSS = 7
+DOUBLE_DICE = 8
+MOVE7 = 9
+PICKAXE = 10
+NUM_CARD_KINDS = 11
+FIRST_ITEM = KEY
+NUM_ITEM_KINDS = 5  # item kind k = card - FIRST_ITEM: 0 key, 1 cross, 2 double dice, 3 move 7, 4 pickaxe
+I_KEY, I_CROSS, I_DOUBLE, I_MOVE7, I_PICKAXE = range(NUM_ITEM_KINDS)
+DECK = (
+    ADD_GHOST,
+    ADD_GHOST,
+    SEAL_A,
+    SEAL_B,
+    SEAL_C,
+    MAP_SWAP,
+    CENTRE_ROTATION,
+    KEY,
+    KEY,
+    CROSS,
+    CROSS,
+    DOUBLE_DICE,
+    DOUBLE_DICE,
+    MOVE7,
+    MOVE7,
+    PICKAXE,
+    PICKAXE,
+)
+DECK_SIZE = len(DECK)  # 17
+CARD_NAMES = (
+    "Add Ghost",
+    "Seal Door A",
+    "Seal Door B",
+    "Seal Door C",
+    "Map Swap",
+    "Centre Rotation",
+    "Exit Key",
+    "Cross",
+    "Double Dice",
+    "Move 7",
+    "Pickaxe",
+)
+ITEM_NAMES = CARD_NAMES[FIRST_ITEM:]
+
+# --- Directions -------------------------------------------------------------------------
+DR = (-1, 0, 1, 0)
+DC = (0, 1, 0, -1)
+DIR_NAMES = ("up", "right", "down", "left")
+
+# --- Actions ----------------------------------------------------------------------------
+ITEM_NONE = 0
+ITEM_DOUBLE = 1
+ITEM_MOVE7 = 2
+DEST_OFFSET = 3
+CROSS_NO = DEST_OFFSET + NUM_SQUARES  # 444
+CROSS_YES = CROSS_NO + 1  # 445
+SLIDE_OFFSET = CROSS_YES + 1  # 446
+PASS_OFFSET = SLIDE_OFFSET + 4  # 450
+CHIP_OFFSET = PASS_OFFSET + 4  # 454
+NUM_ACTIONS = CHIP_OFFSET + NUM_PLACES  # 471
+
+# --- Rounds -----------------------------------------------------------------------------
+DEFAULT_MAX_ROUNDS = 14
+MAX_MAX_ROUNDS = 1000
+# Agent steps per round (a generous bound): each human at most item + move + item chip +
+# five Cross questions; the ghost player 3 ghosts x (3 moves + five Cross questions + item chip).
+STEPS_PER_ROUND_BOUND = MAX_HUMANS * 8 + 3 * (3 + 5 + 1)
+
+
+class Phase(IntEnum):
+    """Which decision the acting seat faces (``State.phase``)."""
+
+    ITEM = 0  # human before rolling: none / Double Dice / Move 7
+    MOVE = 1  # human: destination square
+    CROSS = 2  # human at contact: use a Cross or not
+    GHOST = 3  # ghost player: the acting ghost's next move
+    CHIP = 4  # ghost player: where to put the item chip
+    OVER = 5  # episode over
+
+
+NUM_PHASES = len(Phase)
+
+
+class Status(IntEnum):
+    """Episode status (``State.status``)."""
+
+    PLAYING = 0
+    HUMAN_WIN = 1  # a human with an Exit Key reached the exit door
+    GHOST_WIN = 2  # max_rounds rounds were played
+
+
+def dest_action(row: int, col: int) -> int:
+    """Action id of ending a human's move on ``(row, col)`` (0..20 each).
+
+    Raises:
+        ValueError: if the square is off the map.
+    """
+    if not (0 <= row < MAP and 0 <= col < MAP):
+        raise ValueError(f"square ({row}, {col}) is off the {MAP}x{MAP} map")
+    return DEST_OFFSET + row * MAP + col
+
+
+def action_name(action: int) -> str:
+    """Readable name of an action id (``"move to (3, 4)"``, ``"ghost slide left"``...).
+
+    Raises:
+        ValueError: for an id outside ``0..NUM_ACTIONS-1``.
+    """
+    a = int(action)
+    if a == ITEM_NONE:
+        return "roll (no item)"
+    if a == ITEM_DOUBLE:
+        return "use Double Dice"
+    if a == ITEM_MOVE7:
+        return "use Move 7"
+    if DEST_OFFSET <= a < CROSS_NO:
+        r, c = divmod(a - DEST_OFFSET, MAP)
+        return f"move to ({r}, {c})"
+    if a == CROSS_NO:
+        return "no Cross"
+    if a == CROSS_YES:
+        return "use a Cross"
+    if SLIDE_OFFSET <= a < PASS_OFFSET:
+        return f"ghost slide {DIR_NAMES[a - SLIDE_OFFSET]}"
+    if PASS_OFFSET <= a < CHIP_OFFSET:
+        return f"ghost wall pass {DIR_NAMES[a - PASS_OFFSET]}"
+    if CHIP_OFFSET <= a < NUM_ACTIONS:
+        return f"item chip on place {a - CHIP_OFFSET}"
+    raise ValueError(f"action {a} is out of range 0..{NUM_ACTIONS - 1}")
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+@dataclass(frozen=True)
+class Options:
+    """Validated options of one game of Exit Now.
+
+    Args:
+        num_humans: 1..5 human players (plus the ghost player).
+        layout: ``"default"`` (Entrance and Tower/Graveyard in opposite corners, the
+            centre piece between them), ``"random"`` (drawn from the episode's seed at
+            every reset) or a layout index 0..575 (see :func:`exitnow_envs.layouts`).
+        centre_side: 0 or 1 (the centre piece's side) or ``"random"``.
+        centre_rotation: 0..3 quarter turns clockwise or ``"random"``.
+        team: False (individual win: only the escaping human wins) or True (every human
+            wins when one escapes).
+        max_rounds: rounds after which the ghost wins, 1..1000.
+        boards: ``None`` (the shipped boards) or a :class:`exitnow_envs.maps.BoardSet`.
+
+    Raises:
+        ValueError: for any value outside the ranges above (naming the option).
+    """
+
+    num_humans: int = 3
+    layout: object = "default"
+    centre_side: object = 0
+    centre_rotation: object = 0
+    team: bool = False
+    max_rounds: int = DEFAULT_MAX_ROUNDS
+    boards: object = None
+
+    def __post_init__(self):
+        if not _is_int(self.num_humans) or not MIN_HUMANS <= self.num_humans <= MAX_HUMANS:
+            raise ValueError(f"num_humans must be an int in 1..5, got {self.num_humans!r}")
+        if not (self.layout in ("default", "random") or (_is_int(self.layout) and 0 <= self.layout < 576)):
+            raise ValueError(f"layout must be 'default', 'random' or an int in 0..575, got {self.layout!r}")
+        if not (self.centre_side == "random" or (_is_int(self.centre_side) and self.centre_side in (0, 1))):
+            raise ValueError(f"centre_side must be 0, 1 or 'random', got {self.centre_side!r}")
+        if not (
+            self.centre_rotation == "random"
+            or (_is_int(self.centre_rotation) and 0 <= self.centre_rotation <= 3)
+        ):
+            raise ValueError(f"centre_rotation must be 0..3 or 'random', got {self.centre_rotation!r}")
+        if not isinstance(self.team, (bool, np.bool_)):
+            raise ValueError(f"team must be True or False, got {self.team!r}")
+        if not _is_int(self.max_rounds) or not 1 <= self.max_rounds <= MAX_MAX_ROUNDS:
+            raise ValueError(f"max_rounds must be an int in 1..{MAX_MAX_ROUNDS}, got {self.max_rounds!r}")
+        if self.boards is not None:
+            from .maps import BoardSet
+
+            if not isinstance(self.boards, BoardSet):
+                raise ValueError(
+                    f"boards must be None or an exitnow_envs.maps.BoardSet, got {type(self.boards).__name__}"
+                )
+
+    @property
+    def num_seats(self) -> int:
+        return self.num_humans + 1
