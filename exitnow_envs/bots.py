@@ -48,7 +48,7 @@ from .spec import (
     Phase,
 )
 
-BOT_NAMES = ("random", "smart")
+BOT_NAMES = ("random", "smart", "human", "ghost")  # "human"/"ghost": the smart bot in that role
 BOT_IDS = {name: k for k, name in enumerate(BOT_NAMES)}
 
 _DR = np.array([-1, 0, 1, 0], np.int64)
@@ -387,6 +387,6 @@ def smart_bot(s, i, mask, rng, r):
 @kernel
 def bot_action(bot_id, s, i, mask, rng, r):
     """Dispatch to the bot ``bot_id`` (index in :data:`BOT_NAMES`)."""
-    if bot_id == 1:
+    if bot_id >= 1:  # smart, or its role names "human" and "ghost"
         return smart_bot(s, i, mask, rng, r)
     return random_bot(s, i, mask, rng, r)
