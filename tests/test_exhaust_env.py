@@ -1,0 +1,409 @@
+"""Exhaust's AEC and vector envs: PettingZoo conformance per player count and mode, AEC
+vs vector env on the same seeds, save/restore, hidden information and bad input."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, render_test, seed_test
+
+import exhaust_env
+from exhaust_env import observe, rules
+from exhaust_env.spec import CAST_OFFSET, NUM_ACTIONS, PLAY_TIME_MAGIC, Options
+from exhaust_env.state import new_state
+from tabletop_core.aec import ActionOutOfBoundsError, IllegalActionError, ResetNeededError
+from tabletop_core.rng import sample_legal, seed_word
+
+OPTION_SETS = [
+    {"num_players": 2},
+    {"num_players": 3},
+    {"num_players": 4},
+    {"num_players": 5, "zero_sum": True},
+    {"num_players": 3, "mode": "long"},
+    {"mode": "solo", "npc_deck_size": 18},
+]
+
+
+def _id(o):
+    return ",".join(f"{k}={v}" for k, v in o.items())
+
+
+@pytest.mark.parametrize("options", OPTION_SETS, ids=_id)
+def test_pettingzoo_api_seed_and_render(options):
+    api_test(exhaust_env.env(**options), num_cycles=60)
+    api_test(exhaust_env.raw_env(**options), num_cycles=30)
+    seed_test(lambda: exhaust_env.env(**options), num_cycles=60)
+    render_test(lambda render_mode=None: exhaust_env.env(render_mode=render_mode, **options))
+
+
+def test_registry_make_and_agents():
+    import pettingzoo
+
+    env = pettingzoo.make("aec", "tabletop/exhaust-v0", num_players=3)
+    env.reset(seed=0)
+    assert env.possible_agents == ["player_0", "player_1", "player_2"]
+    solo = exhaust_env.env(mode="solo")
+    solo.reset(seed=0)
+    assert solo.possible_agents == ["player_0"]
+    assert exhaust_env.env().unwrapped.possible_agents == [f"player_{k}" for k in range(4)]
+
+
+def _play_random(env, seed, max_steps=5000):
+    env.reset(seed=seed)
+    rng = np.array([seed_word(seed)], np.uint64)
+    trace = []
+    for agent in env.agent_iter(max_steps):
+        obs, rew, term, trunc, info = env.last()
+        trace.append((agent, float(rew), term))
+        if term or trunc:
+            env.step(None)
+        else:
+            env.step(int(sample_legal(rng, 0, obs["action_mask"])))
+    return trace
+
+
+def test_episode_ends_with_one_loser_and_documented_rewards():
+    for options in OPTION_SETS:
+        env = exhaust_env.env(**options)
+        trace = _play_random(env, 3)
+        assert env.unwrapped._done, "episode did not end"
+        st = env.unwrapped._state[0]
+        loser = int(st["loser"])
+        rewards = dict.fromkeys(env.unwrapped.possible_agents, 0.0)
+        for agent, rew, _ in trace:
+            rewards[agent] += rew
+        n = len(env.unwrapped.possible_agents)
+        if options.get("mode") == "solo":
+            assert rewards["player_0"] == (1.0 if loser == 1 else -1.0)
+            continue
+        win = 1.0 / (n - 1) if options.get("zero_sum") else 1.0
+        for k, agent in enumerate(env.unwrapped.possible_agents):
+            assert rewards[agent] == pytest.approx(-1.0 if k == loser else win)
+
+
+def test_call_order_and_stepping_after_the_end():
+    env = exhaust_env.env(num_players=2)
+    with pytest.raises(AttributeError, match="before reset"):
+        _ = env.agents
+    with pytest.raises(ResetNeededError):
+        env.step(0)
+    _play_random(env, 1)
+    assert env.agents == []
+    with pytest.warns(UserWarning, match="after all agents"):
+        env.step(0)
+    # the env is usable again after reset
+    env.reset(seed=2)
+    assert env.agents == ["player_0", "player_1"]
+
+
+@pytest.mark.parametrize("bad", [-1, NUM_ACTIONS, 10**9, 2.5, "3", None, True, np.array([1, 2])])
+def test_out_of_range_or_wrong_type_action(bad):
+    for make in (exhaust_env.env, exhaust_env.raw_env):
+        env = make(num_players=2)
+        env.reset(seed=0)
+        before = env.unwrapped.get_state()
+        with pytest.raises(ActionOutOfBoundsError) as err:
+            env.step(bad)
+        assert isinstance(err.value, ValueError) and isinstance(err.value, AssertionError)
+        np.testing.assert_array_equal(env.unwrapped.get_state()["state"], before["state"])
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+
+
+def test_raw_env_rejects_illegal_action_and_stays_usable():
+    env = exhaust_env.raw_env(num_players=4)
+    env.reset(seed=4)
+    before = env.get_state()
+    with pytest.raises(IllegalActionError, match=r"cast on Pair\) is illegal.*legal actions: .*add"):
+        env.step(CAST_OFFSET + 4)  # empty selection: no cast
+    with pytest.raises(IllegalActionError, match="Time Magic"):
+        env.step(PLAY_TIME_MAGIC)  # no Time Magic held yet
+    np.testing.assert_array_equal(env.get_state()["state"], before["state"])
+    a = int(env.legal_actions()[0])
+    env.step(np.int64(a))
+    assert env._state["sel_n"][0] == 1 and env.agent_selection == "player_0"
+
+
+def test_lean_wrapper_illegal_move_terminates_with_warning():
+    env = exhaust_env.env(num_players=3)
+    env.reset(seed=0)
+    offender = env.agent_selection
+    with pytest.warns(UserWarning, match="Illegal move"):
+        env.step(CAST_OFFSET)
+    assert all(env.terminations.values())
+    assert env._cumulative_rewards[offender] == -1
+    assert all(v == 0 for a, v in env._cumulative_rewards.items() if a != offender)
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"num_players": 1}, "num_players"),
+        ({"num_players": 6}, "num_players"),
+        ({"num_players": "2"}, "num_players"),
+        ({"mode": "solo", "num_players": 3}, "num_players"),
+        ({"mode": "coop"}, "mode"),
+        ({"mode": "solo", "npc_deck_size": 0}, "npc_deck_size"),
+        ({"mode": "solo", "npc_deck_size": 46}, "npc_deck_size"),
+        ({"zero_sum": 1}, "zero_sum"),
+        ({"num_players": 2, "start_player": 2}, "start_player"),
+        ({"mode": "solo", "start_player": 1}, "start_player"),
+        ({"render_mode": "rgb_array"}, "render_mode"),
+    ],
+)
+def test_bad_options(options, message):
+    with pytest.raises(ValueError, match=message):
+        exhaust_env.env(**options)
+
+
+def test_get_set_state_branches_and_pickles():
+    env = exhaust_env.raw_env(num_players=3, mode="long")
+    env.reset(seed=11)
+    for _ in range(9):
+        env.step(int(env.legal_actions()[-1]))
+    saved = pickle.loads(pickle.dumps(env.get_state()))
+    first = []
+    for _ in range(15):
+        a = int(env.legal_actions()[0])
+        first.append((a, env.agent_selection))
+        env.step(a)
+    after = env.get_state()
+    env.set_state(saved)
+    replay = []
+    for _ in range(15):
+        a = int(env.legal_actions()[0])
+        replay.append((a, env.agent_selection))
+        env.step(a)
+    assert first == replay
+    np.testing.assert_array_equal(env.get_state()["state"], after["state"])
+    with pytest.raises(ValueError, match="options"):
+        exhaust_env.raw_env(num_players=3).set_state(saved)
+    with pytest.raises(ValueError):
+        env.set_state({"state": 1})
+
+
+@pytest.mark.parametrize("options", OPTION_SETS[1::2] + [OPTION_SETS[4]], ids=_id)
+def test_aec_and_vector_env_play_the_same_episodes(options):
+    b, seed, steps = 4, 100, 300
+    venv = exhaust_env.vector_env(b, **options)
+    obs, info = venv.reset(seed=seed)
+    aecs = [exhaust_env.raw_env(**options) for _ in range(b)]
+    for i, e in enumerate(aecs):
+        e.reset(seed=seed + i)
+    rng = np.array([seed_word(7 + i) for i in range(b)], np.uint64)
+    done = 0
+    for _ in range(steps):
+        actions = np.zeros(b, np.int64)
+        for i, e in enumerate(aecs):
+            agent = e.agent_selection
+            o = e.observe(agent)
+            np.testing.assert_array_equal(o["observation"], obs[i])
+            np.testing.assert_array_equal(o["action_mask"], info["action_mask"][i])
+            assert e.possible_agents.index(agent) == info["current_player"][i]
+            actions[i] = sample_legal(rng, i, o["action_mask"])
+        obs, rewards, term, trunc, info = venv.step(actions)
+        assert not trunc.any()
+        for i, e in enumerate(aecs):
+            mover = e.possible_agents.index(e.agent_selection)
+            e.step(int(actions[i]))
+            np.testing.assert_allclose([e.rewards[a] for a in e.possible_agents], rewards[i])
+            assert all(e.terminations.values()) == bool(term[i])
+            if term[i]:
+                done += 1
+                final = np.empty_like(obs[i])
+                exhaust_env.GAME.observe(e._state, 0, mover, final)
+                np.testing.assert_array_equal(info["final_obs"][i], final)
+                e.reset()
+    assert done > 0
+
+
+def test_vector_env_api_errors_and_bots():
+    venv = exhaust_env.vector_env(8, seed=3, num_players=4)
+    with pytest.raises(RuntimeError, match="reset"):
+        venv.step(np.zeros(8, np.int64))
+    obs, info = venv.reset()
+    assert obs.shape == (8, observe.observation_dim(4)) and obs.dtype == np.float32
+    assert info["action_mask"].shape == (8, NUM_ACTIONS) and info["action_mask"].dtype == np.int8
+    before = venv.get_state()
+    acts = venv.sample_actions()
+    bad = acts.copy()
+    bad[5] = CAST_OFFSET + 9
+    with pytest.raises(ValueError, match=r"env 5: action 70 \(cast on Any\) is illegal"):
+        venv.step(bad)
+    np.testing.assert_array_equal(venv.get_state()["state"], before["state"])
+    with pytest.raises(ValueError, match="shape"):
+        venv.step(acts[:3])
+    with pytest.raises(ValueError, match="integers"):
+        venv.step(acts.astype(np.float32))
+    bad[5] = NUM_ACTIONS + 4
+    with pytest.raises(ValueError, match="out of range"):
+        venv.step(bad)
+    obs, rewards, term, trunc, info = venv.step(acts)
+    assert rewards.shape == (8, 4) and rewards.dtype == np.float32
+    ended = 0
+    for _ in range(400):
+        prev_mask = info["action_mask"]
+        obs, rewards, term, trunc, info = venv.step_bots("strong,npc,npc,random")
+        assert all(prev_mask[i, a] for i, a in enumerate(info["actions"]))  # bots play legal moves
+        for i in np.flatnonzero(term):
+            ended += 1
+            assert sorted(rewards[i].tolist()) == [-1.0, 1.0, 1.0, 1.0]
+    assert ended > 0
+    solo = exhaust_env.vector_env(3, seed=1, mode="solo")
+    obs, info = solo.reset()
+    _, rewards, _, _, _ = solo.step(solo.sample_actions())
+    assert rewards.shape == (3, 1)
+    with pytest.raises(ValueError, match="unknown bot"):
+        venv.step_bots("genius")
+
+
+def test_decode_observation_pieces_and_errors():
+    env = exhaust_env.raw_env(mode="solo")
+    env.reset(seed=5)
+    d = exhaust_env.decode_observation(env.observe("player_0")["observation"])
+    for name in (
+        "hand",
+        "selection",
+        "area_top",
+        "area_kind",
+        "time_magic",
+        "hand_sizes",
+        "time_magic_pile",
+        "replenish_size",
+        "played_cards",
+        "exhaust_cards",
+        "npc_hand",
+    ):
+        assert name in d
+    assert d["hand"].sum() == 15 and d["time_magic_pile"] == 16 and d["replenish_size"] == 4
+    assert d["area_kind"][0, 0] == 1 and d["area_kind"][1:4].sum() == 0  # one Single area
+    assert d["area_colours"][0].tolist() == [1, 1, 1, 1]
+    with pytest.raises(ValueError, match="seat count"):
+        exhaust_env.decode_observation(np.zeros(7, np.float32))
+
+
+def _table_with_secret_variants(options: Options, seed: int):
+    s = new_state(1, options)
+    s["rng"][0] = seed_word(seed)
+    rules.deal(s, 0)
+    return s
+
+
+@pytest.mark.parametrize("options", [Options(num_players=3), Options(mode="solo"), Options(num_players=2)])
+def test_hidden_information_never_shows(options):
+    """Changing other hands, the replenishment deck, the NPC deck and the left-out cards
+    (keeping every public size) never changes a seat's observation."""
+    import random
+
+    rnd = random.Random(0)
+    s = _table_with_secret_variants(options, 9)
+    # play a few random steps so the table is not empty
+    mask = np.zeros(NUM_ACTIONS, np.int8)
+    for _ in range(25):
+        rules.legal_mask(s, 0, mask)
+        rules.apply_action(s, 0, rnd.choice(np.flatnonzero(mask).tolist()))
+        if s["status"][0]:
+            break
+    seats = options.seats
+    dim = observe.observation_dim(seats)
+    for seat in range(options.players):
+        base = np.zeros(dim, np.float32)
+        observe.observe(s, 0, seat, base)
+        for trial in range(20):
+            t = s.copy()
+            e = t[0]
+            # the hidden cards: other agents' hands, replenishment, NPC deck, left out
+            hidden = []
+            solo = options.mode == "solo"
+            for k in range(seats):
+                if k != seat and not (solo and k == 1):
+                    hidden += [kind for kind in range(61) for _ in range(int(e["hand"][k, kind]))]
+            repl_n = int(e["repl_n"])
+            npc_n = int(e["npc_n"])
+            visible = e["hand"][seat].astype(int) + e["played"].astype(int)
+            if solo:
+                visible = visible + e["hand"][1].astype(int)
+            total = np.array([1] * 60 + [4])
+            out_pool = []
+            for kind in range(61):
+                out_pool += [kind] * int(total[kind] - visible[kind] - hidden.count(kind))
+            # left-out cards plus the hidden ones, reshuffled among the hidden places
+            pool = hidden + out_pool
+            rnd.shuffle(pool)
+            pos = 0
+            for k in range(seats):
+                if k != seat and not (solo and k == 1):
+                    n = int(e["hand_n"][k])
+                    e["hand"][k] = 0
+                    for kind in pool[pos : pos + n]:
+                        e["hand"][k, kind] += 1
+                    pos += n
+            for j in range(repl_n):
+                kind = pool[pos]
+                e["repl"][j] = kind if kind < 60 else 60 + j % 4
+                pos += 1
+            for j in range(npc_n):
+                kind = pool[pos]
+                e["npc_deck"][j] = kind if kind < 60 else 60 + j % 4
+                pos += 1
+            e["deck"] = np.roll(e["deck"], trial + 1)
+            got = np.zeros(dim, np.float32)
+            observe.observe(t, 0, seat, got)
+            np.testing.assert_array_equal(got, base)
+            # and the own hand does show: a changed own card changes the observation
+        own = s.copy()
+        e = own[0]
+        if e["hand_n"][seat] > 0:
+            kind = int(np.flatnonzero(e["hand"][seat])[0])
+            e["hand"][seat, kind] -= 1
+            got = np.zeros(dim, np.float32)
+            observe.observe(own, 0, seat, got)
+            assert not np.array_equal(got, base)
+
+
+def test_render_text_shows_the_table():
+    env = exhaust_env.env(num_players=3, render_mode="ansi")
+    env.reset(seed=0)
+    text = env.render()
+    assert "Single red+yellow" in text and "Single blue+green" in text
+    for name in ("Pair", "3 cards", "4 cards", "Straight", "Flush", "Any", "player_2"):
+        assert name in text
+    solo = exhaust_env.env(mode="solo", render_mode="ansi")
+    solo.reset(seed=0)
+    assert "NPC" in solo.render()
+
+
+def test_single_agent_learner_seat_against_bots():
+    """The learner plays seat 1, npc bots the others (kernels batch_*_learner); its rewards
+    add up to the episode's outcome for its seat."""
+    import warnings
+
+    from gymnasium.utils.env_checker import check_env
+
+    from tabletop_core.single_agent import LearnerEnv
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_env(
+            LearnerEnv(exhaust_env.GAME, seat=1, opponents="npc", num_players=3, illegal_action="terminate"),
+            skip_render_check=True,
+        )
+    for options in ({"num_players": 3}, {"mode": "solo"}):
+        env = LearnerEnv(exhaust_env.GAME, seat=0, opponents="npc", **options)
+        for seed in range(4):
+            obs, info = env.reset(seed=seed)
+            total = 0.0
+            rng = np.random.default_rng(seed)
+            while True:
+                assert info["action_mask"].any()
+                a = int(rng.choice(np.flatnonzero(info["action_mask"])))
+                obs, r, term, trunc, info = env.step(a)
+                total += r
+                if term or trunc:
+                    break
+            loser = int(env._core.state["loser"][0])
+            if options.get("mode") == "solo":
+                assert total == (1.0 if loser == 1 else -1.0)
+            else:
+                assert total == (-1.0 if loser == 0 else 1.0)
