@@ -6,6 +6,12 @@ allocation, rendering) plus its numba batch kernels. The AEC env
 (:mod:`tabletop_core.aec`), the vector env (:mod:`tabletop_core.vector`) and the arena
 (:mod:`tabletop_core.arena`) only call these, so all rules stay in the game's kernels.
 
+Why every game writes its own batch loops (``<game>/batch.py``): the loops are a few lines
+each, but a generic loop taking the game's kernels as arguments or closures cannot be
+cached by numba (the cache key would hold the kernels' addresses; measured: every run
+recompiled), and an uncached loop costs seconds of compilation at every start. So the
+loops are repeated per game, with the same names and signatures, and hold no rules.
+
 State convention: a NumPy structured array of shape ``(B,)`` with at least the fields
 ``rng`` (uint64 generator word, :mod:`tabletop_core.rng`), ``current`` (seat to act) and
 ``status`` (0 while the episode runs).
