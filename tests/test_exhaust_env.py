@@ -15,6 +15,7 @@ from exhaust_env.spec import CAST_OFFSET, NUM_ACTIONS, PLAY_TIME_MAGIC, Options
 from exhaust_env.state import new_state
 from tabletop_core.aec import ActionOutOfBoundsError, IllegalActionError, ResetNeededError
 from tabletop_core.rng import sample_legal, seed_word
+from tabletop_core.testing import assert_aec_matches_vector
 
 OPTION_SETS = [
     {"num_players": 2},
@@ -185,37 +186,7 @@ def test_get_set_state_branches_and_pickles():
 
 @pytest.mark.parametrize("options", OPTION_SETS[1::2] + [OPTION_SETS[4]], ids=_id)
 def test_aec_and_vector_env_play_the_same_episodes(options):
-    b, seed, steps = 4, 100, 300
-    venv = exhaust_env.vector_env(b, **options)
-    obs, info = venv.reset(seed=seed)
-    aecs = [exhaust_env.raw_env(**options) for _ in range(b)]
-    for i, e in enumerate(aecs):
-        e.reset(seed=seed + i)
-    rng = np.array([seed_word(7 + i) for i in range(b)], np.uint64)
-    done = 0
-    for _ in range(steps):
-        actions = np.zeros(b, np.int64)
-        for i, e in enumerate(aecs):
-            agent = e.agent_selection
-            o = e.observe(agent)
-            np.testing.assert_array_equal(o["observation"], obs[i])
-            np.testing.assert_array_equal(o["action_mask"], info["action_mask"][i])
-            assert e.possible_agents.index(agent) == info["current_player"][i]
-            actions[i] = sample_legal(rng, i, o["action_mask"])
-        obs, rewards, term, trunc, info = venv.step(actions)
-        assert not trunc.any()
-        for i, e in enumerate(aecs):
-            mover = e.possible_agents.index(e.agent_selection)
-            e.step(int(actions[i]))
-            np.testing.assert_allclose([e.rewards[a] for a in e.possible_agents], rewards[i])
-            assert all(e.terminations.values()) == bool(term[i])
-            if term[i]:
-                done += 1
-                final = np.empty_like(obs[i])
-                exhaust_env.GAME.observe(e._state, 0, mover, final)
-                np.testing.assert_array_equal(info["final_obs"][i], final)
-                e.reset()
-    assert done > 0
+    assert assert_aec_matches_vector(exhaust_env, options) > 0
 
 
 def test_vector_env_api_errors_and_bots():

@@ -14,7 +14,7 @@ from pettingzoo.utils.wrappers import AssertOutOfBoundsWrapper, OrderEnforcingWr
 
 import thegame_env
 from tabletop_core.aec import ActionOutOfBoundsError, IllegalActionError, ResetNeededError
-from tabletop_core.rng import sample_legal, seed_word
+from tabletop_core.testing import assert_aec_matches_vector
 from thegame_env import END_TURN, NUM_ACTIONS, decode_observation
 
 OPTION_SETS = [
@@ -211,37 +211,7 @@ def test_get_set_state_branches_and_pickles():
 
 @pytest.mark.parametrize("options", OPTION_SETS[::2], ids=_id)
 def test_aec_and_vector_env_play_the_same_episodes(options):
-    b, seed, steps = 6, 100, 400
-    venv = thegame_env.vector_env(b, **options)
-    obs, info = venv.reset(seed=seed)
-    aecs = [thegame_env.raw_env(**options) for _ in range(b)]
-    for i, e in enumerate(aecs):
-        e.reset(seed=seed + i)
-    rng = np.array([seed_word(7 + i) for i in range(b)], np.uint64)
-    episodes_done = 0
-    for _ in range(steps):
-        actions = np.zeros(b, np.int64)
-        for i, e in enumerate(aecs):
-            agent = e.agent_selection
-            o = e.observe(agent)
-            np.testing.assert_array_equal(o["observation"], obs[i])
-            np.testing.assert_array_equal(o["action_mask"], info["action_mask"][i])
-            assert e.possible_agents.index(agent) == info["current_player"][i]
-            actions[i] = sample_legal(rng, i, o["action_mask"])
-        obs, rewards, term, trunc, info = venv.step(actions)
-        assert not trunc.any()
-        for i, e in enumerate(aecs):
-            mover = e.possible_agents.index(e.agent_selection)
-            e.step(int(actions[i]))
-            np.testing.assert_allclose([e.rewards[a] for a in e.possible_agents], rewards[i])
-            assert all(e.terminations.values()) == bool(term[i])
-            if term[i]:
-                episodes_done += 1
-                final = np.empty_like(obs[i])
-                thegame_env.GAME.observe(e._state, 0, mover, final)
-                np.testing.assert_array_equal(info["final_obs"][i], final)
-                e.reset()  # continues the env's own stream, as the vector env's autoreset does
-    assert episodes_done > 0
+    assert assert_aec_matches_vector(thegame_env, options, num_envs=6, steps=400) > 0
 
 
 def test_vector_env_api_and_errors():

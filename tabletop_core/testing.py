@@ -1,0 +1,59 @@
+"""Conformance checks for a game package (used by the test suite; usable for new games)."""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from .rng import sample_legal, seed_word
+
+__all__ = ["assert_aec_matches_vector"]
+
+
+def assert_aec_matches_vector(
+    package: ModuleType, options: dict[str, Any], num_envs: int = 4, seed: int = 100, steps: int = 300
+) -> int:
+    """Play random legal actions in ``package.vector_env(num_envs)`` reset with ``seed`` and
+    in ``num_envs`` AEC envs reset with ``seed + i``; assert that every observation, mask,
+    acting seat, reward, termination and final observation agree at every step, across
+    autoresets (an ended AEC env is reset without a seed, continuing its own stream).
+
+    Returns:
+        The number of episodes that ended (callers usually assert it is > 0).
+
+    Raises:
+        AssertionError: at the first disagreement.
+    """
+    game = package.GAME
+    venv = package.vector_env(num_envs, **options)
+    obs, info = venv.reset(seed=seed)
+    aecs = [package.raw_env(**options) for _ in range(num_envs)]
+    for i, e in enumerate(aecs):
+        e.reset(seed=seed + i)
+    rng = np.array([seed_word(7 + i) for i in range(num_envs)], np.uint64)
+    ended = 0
+    for _ in range(steps):
+        actions = np.zeros(num_envs, np.int64)
+        for i, e in enumerate(aecs):
+            agent = e.agent_selection
+            o = e.observe(agent)
+            np.testing.assert_array_equal(o["observation"], obs[i])
+            np.testing.assert_array_equal(o["action_mask"], info["action_mask"][i])
+            assert e.possible_agents.index(agent) == info["current_player"][i]
+            actions[i] = sample_legal(rng, i, o["action_mask"])
+        obs, rewards, term, trunc, info = venv.step(actions)
+        assert not trunc.any()
+        for i, e in enumerate(aecs):
+            mover = e.possible_agents.index(e.agent_selection)
+            e.step(int(actions[i]))
+            np.testing.assert_allclose([e.rewards[a] for a in e.possible_agents], rewards[i])
+            assert all(e.terminations.values()) == bool(term[i])
+            if term[i]:
+                ended += 1
+                final = np.empty_like(obs[i])
+                game.observe(e._state, 0, mover, final)
+                np.testing.assert_array_equal(info["final_obs"][i], final)
+                e.reset()
+    return ended
