@@ -213,7 +213,7 @@ def cmd_bench(args: argparse.Namespace, extra: list[str]) -> int:
     with console.status(f"benchmarking {args.game} ..."):
         for r in records:
             rows.append(r)
-            console.log(_bench_line(r))
+            console.print(_bench_line(r), markup=False, highlight=False)
     return 0
 
 
