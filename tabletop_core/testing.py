@@ -9,7 +9,7 @@ import numpy as np
 
 from .rng import sample_legal, seed_word
 
-__all__ = ["assert_aec_matches_vector"]
+__all__ = ["assert_aec_matches_vector", "assert_state_roundtrip"]
 
 
 def assert_aec_matches_vector(
@@ -57,3 +57,34 @@ def assert_aec_matches_vector(
                 np.testing.assert_array_equal(info["final_obs"][i], final)
                 e.reset()
     return ended
+
+
+def assert_state_roundtrip(env: Any, seed: int = 11, warmup: int = 7, steps: int = 10) -> dict:
+    """Play ``warmup`` steps of the raw AEC ``env``, save its state through pickle, play
+    ``steps`` more, restore, replay the same actions, and assert the same agents act and
+    the same final state is reached (``get_state``/``set_state`` branch exactly).
+
+    Returns:
+        The saved state (for further checks, e.g. rejection by an env with other options).
+    """
+    import pickle
+
+    env.reset(seed=seed)
+    for _ in range(warmup):
+        env.step(int(env.legal_actions()[-1]))
+    saved = pickle.loads(pickle.dumps(env.get_state()))
+
+    def play() -> list:
+        trace = []
+        for _ in range(steps):
+            a = int(env.legal_actions()[0])
+            trace.append((a, env.agent_selection))
+            env.step(a)
+        return trace
+
+    first = play()
+    after = env.get_state()
+    env.set_state(saved)
+    assert play() == first
+    np.testing.assert_array_equal(env.get_state()["state"], after["state"])
+    return saved

@@ -3,8 +3,6 @@ vs vector env on the same seeds, save/restore, hidden information and bad input.
 
 from __future__ import annotations
 
-import pickle
-
 import numpy as np
 import pytest
 from pettingzoo.test import api_test, render_test, seed_test
@@ -15,7 +13,7 @@ from exhaust_env.spec import CAST_OFFSET, NUM_ACTIONS, PLAY_TIME_MAGIC, Options
 from exhaust_env.state import new_state
 from tabletop_core.aec import ActionOutOfBoundsError, IllegalActionError, ResetNeededError
 from tabletop_core.rng import sample_legal, seed_word
-from tabletop_core.testing import assert_aec_matches_vector
+from tabletop_core.testing import assert_aec_matches_vector, assert_state_roundtrip
 
 OPTION_SETS = [
     {"num_players": 2},
@@ -160,24 +158,7 @@ def test_bad_options(options, message):
 
 def test_get_set_state_branches_and_pickles():
     env = exhaust_env.raw_env(num_players=3, mode="long")
-    env.reset(seed=11)
-    for _ in range(9):
-        env.step(int(env.legal_actions()[-1]))
-    saved = pickle.loads(pickle.dumps(env.get_state()))
-    first = []
-    for _ in range(15):
-        a = int(env.legal_actions()[0])
-        first.append((a, env.agent_selection))
-        env.step(a)
-    after = env.get_state()
-    env.set_state(saved)
-    replay = []
-    for _ in range(15):
-        a = int(env.legal_actions()[0])
-        replay.append((a, env.agent_selection))
-        env.step(a)
-    assert first == replay
-    np.testing.assert_array_equal(env.get_state()["state"], after["state"])
+    saved = assert_state_roundtrip(env, warmup=9, steps=15)
     with pytest.raises(ValueError, match="options"):
         exhaust_env.raw_env(num_players=3).set_state(saved)
     with pytest.raises(ValueError):

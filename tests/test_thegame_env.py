@@ -14,7 +14,7 @@ from pettingzoo.utils.wrappers import AssertOutOfBoundsWrapper, OrderEnforcingWr
 
 import thegame_env
 from tabletop_core.aec import ActionOutOfBoundsError, IllegalActionError, ResetNeededError
-from tabletop_core.testing import assert_aec_matches_vector
+from tabletop_core.testing import assert_aec_matches_vector, assert_state_roundtrip
 from thegame_env import END_TURN, NUM_ACTIONS, decode_observation
 
 OPTION_SETS = [
@@ -184,24 +184,7 @@ def test_bad_options(options, message):
 
 def test_get_set_state_branches_and_pickles():
     env = thegame_env.raw_env(num_players=3, on_fire=True)
-    env.reset(seed=11)
-    for _ in range(7):
-        env.step(int(env.legal_actions()[-1]))
-    saved = pickle.loads(pickle.dumps(env.get_state()))
-    first = []
-    for _ in range(10):
-        a = int(env.legal_actions()[0])
-        first.append((a, env.agent_selection))
-        env.step(a)
-    after_first = env.get_state()
-    env.set_state(saved)
-    replay = []
-    for _ in range(10):
-        a = int(env.legal_actions()[0])
-        replay.append((a, env.agent_selection))
-        env.step(a)
-    assert first == replay
-    np.testing.assert_array_equal(env.get_state()["state"], after_first["state"])
+    saved = assert_state_roundtrip(env)
     other = thegame_env.raw_env(num_players=2)
     with pytest.raises(ValueError, match="shape|options"):
         other.set_state(saved)
