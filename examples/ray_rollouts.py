@@ -47,19 +47,14 @@ class RolloutWorker:
 
         package = importlib.import_module(GAME_PACKAGES[game])
         self.venv = package.vector_env(num_envs, seed=seed, copy=False, **options)
-        self.policy, self.bots = policy, bots
+        from tabletop_core.policy import MLPPolicy
+
+        self.policy, self.bots = (MLPPolicy(policy) if policy is not None else None), bots
         self.obs, self.info = self.venv.reset()
         self.ep_ret = np.zeros((num_envs, self.venv.num_players))
 
     def act(self) -> np.ndarray:
-        w = self.policy
-        x = self.obs * w["scale"] if "scale" in w else self.obs
-        layers = len([k for k in w if k.startswith("W")])
-        for k in range(layers):
-            x = x @ w[f"W{k}"] + w[f"b{k}"]
-            if k < layers - 1:
-                x = np.tanh(x)
-        return np.where(self.info["action_mask"] != 0, x, -np.inf).argmax(axis=1)
+        return self.policy(self.obs, self.info["action_mask"])
 
     def run(self, steps: int, keep_obs: bool = False) -> dict:
         b, p = self.venv.num_envs, self.venv.num_players

@@ -108,6 +108,18 @@ class CurveCallback(BaseCallback):
         print(f"eval steps={self.num_timesteps} mean_return={r.mean():.2f}", flush=True)
 
 
+def export_npz(model, scale: np.ndarray, path: str) -> None:
+    """The policy's tanh MLP and the observation scale as ``W0, b0, W1, b1, ..., scale``
+    (logits = last layer; tanh between layers), the format ``tabletop_core.policy`` reads."""
+    layers = [m for m in model.policy.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)]
+    layers.append(model.policy.action_net)
+    w = {"scale": scale.astype(np.float32)}
+    for k, lin in enumerate(layers):
+        w[f"W{k}"] = lin.weight.detach().cpu().numpy().T.astype(np.float32)
+        w[f"b{k}"] = lin.bias.detach().cpu().numpy().astype(np.float32)
+    np.savez(path, **w)
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--game", default="thegame")
@@ -127,6 +139,11 @@ def main() -> None:
     p.add_argument("--curve", default=None, help="write the learning curve here (CSV)")
     p.add_argument("--eval-json", default=None, help="write the final comparison here (JSON)")
     p.add_argument("--save-model", default=None, help="save the trained model here (.zip)")
+    p.add_argument(
+        "--export-npz",
+        default=None,
+        help="export the policy as numpy weights (W0, b0, ..., scale) for `tabletop match --bots policy:FILE`",
+    )
     args = p.parse_args()
 
     torch.set_num_threads(args.threads)
@@ -171,6 +188,8 @@ def main() -> None:
 
     if args.save_model:
         model.save(args.save_model)
+    if args.export_npz:
+        export_npz(model, scale, args.export_npz)
     final = evaluate(args.final_episodes)
     line = f"mean_return={final.mean():.2f} steps={model.num_timesteps} seconds={seconds:.0f}"
     if args.eval_json:

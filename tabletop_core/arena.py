@@ -86,6 +86,9 @@ def run_match(
         raise ValueError(f"games must be a positive integer, got {games!r}")
     opts = game.make_options(**options)
     agents = list(game.agents(opts))
+    bot_list = [b.strip() for b in bots.split(",")] if isinstance(bots, str) else list(bots)
+    if any(b.startswith("policy:") for b in bot_list):
+        return _run_policy_match(game, bot_list, games, seed, chunk, progress, opts, agents, options)
     ids = game.bot_ids(bots, len(agents))
     names = [game.bot_names[k] for k in ids]
     p = len(agents)
@@ -129,6 +132,55 @@ def run_match(
         seed=int(seed),
         agents=agents,
     )
+
+
+def _run_policy_match(game, bot_list, games, seed, chunk, progress, opts, agents, options) -> MatchResult:
+    """A match in which one seat is a trained policy (``policy:FILE.npz``) and the other
+    seats are bots: the games run in a single-agent vector env (the bots inside compiled
+    code, the policy in numpy), dealt exactly as in a bot match (game g: seed + g).
+    ``steps`` counts the policy's decisions; no game figures (``stats``) are gathered."""
+    from .policy import MLPPolicy
+    from .single_agent import LearnerVectorEnv
+
+    p = len(agents)
+    if len(bot_list) == 1:
+        raise ValueError("a policy plays one seat: name a bot for every other seat")
+    if len(bot_list) != p:
+        raise ValueError(f"{game.name}: need {p} bots (one per seat), got {len(bot_list)}: {bot_list}")
+    seats = [k for k, b in enumerate(bot_list) if b.startswith("policy:")]
+    if len(seats) != 1 or game.cooperative:
+        raise ValueError("a match takes exactly one policy seat, in a competitive game")
+    seat = seats[0]
+    policy = MLPPolicy.load(bot_list[seat][len("policy:") :])
+    others = [b for k, b in enumerate(bot_list) if k != seat]
+    game.bot_ids(others, p - 1)  # validates the bot names
+    returns = np.zeros((games, p), np.float64)
+    steps = np.zeros(games, np.int64)
+    bar = _progress(progress, games, f"{game.name}: {','.join(bot_list)}")
+    seconds = 0.0
+    try:
+        for start in range(0, games, chunk):
+            n = min(chunk, games - start)
+            venv = LearnerVectorEnv(game, n, seat=seat, opponents=others, **options)
+            policy.check(
+                venv.single_observation_space.shape[0], game.num_actions, f"{game.name} {options or ''}"
+            )
+            obs, info = venv.reset(seed=[seed + start + k for k in range(n)])
+            live = np.ones(n, bool)
+            t0 = time.perf_counter()
+            while live.any():
+                obs, _, term, _, info = venv.step(policy(obs, info["action_mask"]))
+                returns[start : start + n][live] += venv._core.rewards[live]
+                steps[start : start + n][live] += 1
+                live &= ~term
+            seconds += time.perf_counter() - t0
+            if bar is not None:
+                bar[0].update(bar[1], advance=n)
+    finally:
+        if bar is not None:
+            bar[0].stop()
+    names = [b if not b.startswith("policy:") else "policy" for b in bot_list]
+    return MatchResult(game.name, names, opts, returns, steps, {}, seconds, int(seed), agents)
 
 
 def _progress(enabled: bool, total: int, label: str):

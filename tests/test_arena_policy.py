@@ -1,0 +1,77 @@
+"""Bot matches with a trained policy in one seat (``--bots policy:FILE.npz``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tabletop_core import cli
+from tabletop_core.arena import run_match, summarize
+from tabletop_core.policy import MLPPolicy
+
+koikoi_env = pytest.importorskip("koikoi_env")
+
+
+def _random_policy(path, obs_dim, num_actions, seed=0):
+    rng = np.random.default_rng(seed)
+    w = {
+        "W0": rng.standard_normal((obs_dim, 32)).astype(np.float32) / np.sqrt(obs_dim),
+        "b0": np.zeros(32, np.float32),
+        "W1": rng.standard_normal((32, num_actions)).astype(np.float32),
+        "b1": np.zeros(num_actions, np.float32),
+        "scale": np.full(obs_dim, 0.1, np.float32),
+    }
+    np.savez(path, **w)
+    return str(path)
+
+
+@pytest.fixture
+def policy_file(tmp_path):
+    layout = koikoi_env.GAME.observation_layout(koikoi_env.Options(num_players=3, rounds=1))
+    return _random_policy(tmp_path / "p.npz", layout.dim, koikoi_env.GAME.num_actions)
+
+
+def test_policy_seat_match_conserves_chips_and_is_reproducible(policy_file):
+    bots = [f"policy:{policy_file}", "greedy", "random"]
+    a = run_match(koikoi_env.GAME, bots, 60, seed=5, chunk=25, num_players=3, rounds=1)
+    b = run_match(koikoi_env.GAME, bots, 60, seed=5, chunk=25, num_players=3, rounds=1)
+    np.testing.assert_array_equal(a.returns, b.returns)
+    np.testing.assert_allclose(a.returns.sum(axis=1), 0.0)  # chips are conserved
+    assert (a.steps > 0).all() and a.bots == ["policy", "greedy", "random"]
+    s = summarize(a, ratings=False)
+    assert s["seats"][0]["bot"] == "policy" and s["stats"] == {}
+
+
+def test_policy_seat_errors(policy_file, tmp_path):
+    g = koikoi_env.GAME
+    with pytest.raises(ValueError, match="exactly one policy seat"):
+        run_match(g, [f"policy:{policy_file}"] * 2 + ["random"], 5, num_players=3, rounds=1)
+    with pytest.raises(ValueError, match="another game or other options"):
+        run_match(g, [f"policy:{policy_file}", "random", "random", "random"], 5, num_players=4, rounds=1)
+    with pytest.raises(ValueError, match="does not exist"):
+        run_match(g, ["policy:/nonexistent.npz", "random", "random"], 5, num_players=3, rounds=1)
+    with pytest.raises(ValueError, match="W0"):
+        MLPPolicy({"b0": np.zeros(3)})
+    import thegame_env
+
+    with pytest.raises(ValueError, match="competitive"):
+        run_match(thegame_env.GAME, [f"policy:{policy_file}", "random"], 5, num_players=2)
+
+
+def test_policy_seat_from_the_cli(policy_file, capsys):
+    code = cli.main(
+        [
+            "match",
+            "koikoi",
+            "--players",
+            "3",
+            "--bots",
+            f"policy:{policy_file},greedy,random",
+            "--games",
+            "30",
+            "--rounds",
+            "1",
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0 and "policy" in out and "greedy" in out
