@@ -56,6 +56,42 @@ def test_sb3_maskable_ppo(tmp_path):
     assert out.exists() and (tmp_path / "c.csv").read_text().startswith("steps,")
 
 
+def test_sb3_competitive_seat_exported_to_a_bot_match(tmp_path):
+    """MaskablePPO on one Koikoi seat against bots, exported, then played in `tabletop match`."""
+    pytest.importorskip("sb3_contrib")
+    policy = tmp_path / "policy.npz"
+    last = run_example(
+        "rl_sb3_maskable_ppo.py",
+        *("--game", "koikoi", "--players", "3", "--seat", "0", "--opponents", "greedy,random"),
+        *("--steps", "256", "--num-envs", "4", "--n-steps", "64", "--final-episodes", "4"),
+        *("--export-npz", str(policy)),
+    )
+    assert last.startswith("mean_return=") and policy.exists()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tabletop_core.cli",
+            "match",
+            "koikoi",
+            "--players",
+            "3",
+            "--games",
+            "20",
+            "--json",
+        ]
+        + ["--bots", f"policy:{policy},greedy,random"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert '"bot": "policy"' in proc.stdout
+
+
 def test_cleanrl_selfplay_ppo(tmp_path):
     pytest.importorskip("torch")
     weights = tmp_path / "actor.npz"
