@@ -26,6 +26,7 @@ def main() -> None:
     p.add_argument("--curve", action="append", default=[], help="LABEL=path.csv (repeatable)")
     p.add_argument("--eval-json", default=None)
     p.add_argument("--returns", action="store_true", help="plot returns, not 98 - return (cards left)")
+    p.add_argument("--hline", action="append", default=[], help="LABEL=VALUE reference level (repeatable)")
     p.add_argument("--title", default="The Game, 2 players: greedy policy on 100 fixed deals")
     p.add_argument("--out", required=True)
     args = p.parse_args()
@@ -50,6 +51,9 @@ def main() -> None:
         for bot, style in (("random", ":"), ("greedy", "-."), ("strong", "--")):
             if bot in ev["mean_return"]:
                 ax.axhline(y(ev["mean_return"][bot]), color="gray", linestyle=style, label=f"{bot} bot")
+    for k, spec in enumerate(args.hline):
+        label, value = spec.split("=", 1)
+        ax.axhline(float(value), color="gray", linestyle=(":", "-.", "--")[k % 3], label=label)
     ax.set_xlabel("env steps")
     ax.set_ylabel("mean return" if args.returns else "mean cards left (lower is better)")
     ax.set_title(args.title, fontsize=10)
