@@ -25,6 +25,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 
 from .game import GameDef
 from .rng import seed_word
+from .vector import first_unmasked
 
 __all__ = ["LearnerEnv", "LearnerVectorEnv"]
 
@@ -93,14 +94,14 @@ class _LearnerCore:
             raise ValueError(
                 f"actions must be {self.num_envs} integers, got shape {acts.shape} dtype {acts.dtype}"
             )
-        a = self.actions
-        if ((acts < 0) | (acts >= self.game.num_actions)).any():
-            bad = int(np.flatnonzero((acts < 0) | (acts >= self.game.num_actions))[0])
+        out_of_range = (acts < 0) | (acts >= self.game.num_actions)
+        if out_of_range.any():
+            bad = int(np.flatnonzero(out_of_range)[0])
             raise ValueError(f"env {bad}: action {acts[bad]} is out of range 0..{self.game.num_actions - 1}")
+        a = self.actions
         a[:] = acts
-        legal = self.mask[np.arange(self.num_envs), a] != 0
-        if not legal.all():
-            bad = int(np.flatnonzero(~legal)[0])
+        bad = first_unmasked(self.mask, a)
+        if bad >= 0:
             names = ", ".join(str(x) for x in np.flatnonzero(self.mask[bad])[:12])
             raise ValueError(f"env {bad}: action {a[bad]} is illegal now; legal actions: {names}")
         self.game.batch_step_learner(

@@ -28,9 +28,31 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from .game import GameDef
+from .jit import kernel
 from .rng import sample_legal_batch, seed_word
 
-__all__ = ["SelfPlayVectorEnv"]
+__all__ = ["SelfPlayVectorEnv", "first_unmasked"]
+
+
+@kernel
+def first_unmasked(masks, actions):
+    """Index of the first env whose action is out of range or not in its action mask.
+
+    Args:
+        masks: (B, A) int8 action masks (nonzero = legal), as the batch kernels wrote them.
+        actions: (B,) int64 actions.
+
+    Returns:
+        The first offending env index, or -1 when every action is legal. One read per
+        env: the masks the kernels wrote after the last reset/step are the legal actions,
+        so legality costs nothing more than a lookup (the rules are not run again).
+    """
+    n = masks.shape[1]
+    for i in range(actions.shape[0]):
+        a = actions[i]
+        if a < 0 or a >= n or masks[i, a] == 0:
+            return i
+    return -1
 
 
 class SelfPlayVectorEnv(VectorEnv):
@@ -138,7 +160,7 @@ class SelfPlayVectorEnv(VectorEnv):
             raise ValueError(f"actions must be integers, got dtype {acts.dtype}")
         a = self._actions
         a[:] = acts
-        bad = self.game.first_illegal(self.state, a)
+        bad = first_unmasked(self._mask, a)
         if bad >= 0:
             self._raise_illegal(bad, int(a[bad]))
         self.game.batch_step(

@@ -101,3 +101,33 @@ def test_game_catalog():
     assert load_game("thegame").env_id == "thegame_v0"
     with pytest.raises(ValueError, match="unknown game"):
         load_game("chess")
+
+
+def test_first_unmasked_finds_the_first_illegal_or_out_of_range_action():
+    from tabletop_core.vector import first_unmasked
+
+    masks = np.array([[1, 0, 1], [0, 1, 0], [1, 1, 1]], np.int8)
+    assert first_unmasked(masks, np.array([0, 1, 2], np.int64)) == -1
+    assert first_unmasked(masks, np.array([0, 0, 2], np.int64)) == 1
+    assert first_unmasked(masks, np.array([1, 1, 2], np.int64)) == 0
+    assert first_unmasked(masks, np.array([2, 1, 3], np.int64)) == 2
+    assert first_unmasked(masks, np.array([2, -1, 0], np.int64)) == 1
+
+
+@pytest.mark.parametrize("name", ["thegame", "exhaust", "koikoi", "exitnow"])
+def test_vector_mask_buffer_agrees_with_the_rules_legality_check(name):
+    """The vector env checks actions against its mask buffer; the rules' own check
+    (``first_illegal``) must agree with it entry by entry during random play."""
+    from tabletop_core.vector import SelfPlayVectorEnv
+
+    game = load_game(name)
+    venv = SelfPlayVectorEnv(game, 8, seed=5)
+    _, info = venv.reset()
+    for _ in range(30):
+        mask = info["action_mask"]
+        for a in range(0, game.num_actions, max(1, game.num_actions // 40)):
+            acts = np.full(8, a, np.int64)
+            legal = mask[:, a] != 0
+            first = game.first_illegal(venv.state, acts)
+            assert first == (-1 if legal.all() else int(np.flatnonzero(~legal)[0]))
+        _, _, _, _, info = venv.step(venv.sample_actions())
