@@ -131,3 +131,26 @@ def test_vector_mask_buffer_agrees_with_the_rules_legality_check(name):
             first = game.first_illegal(venv.state, acts)
             assert first == (-1 if legal.all() else int(np.flatnonzero(~legal)[0]))
         _, _, _, _, info = venv.step(venv.sample_actions())
+
+
+def test_bit_intrinsics_match_python():
+    from numba import njit
+
+    from tabletop_core.bits import bit_length, ctlz, ctz, popcount, stack_u32
+
+    @njit
+    def run(x):
+        u = np.uint64(x)
+        buf = stack_u32(4)
+        for k in range(4):
+            buf[k] = np.uint32(k + 1)
+        return popcount(u), ctz(u), ctlz(u), bit_length(u), buf.sum(), popcount(np.int64(x))
+
+    rng = np.random.default_rng(0)
+    for x in [0, 1, 2, 3, 1 << 63, (1 << 64) - 1, *rng.integers(0, 1 << 62, 50)]:
+        x = int(x)
+        pc, tz, lz, bl, total, pc_signed = run(np.uint64(x))
+        assert pc == pc_signed == bin(x).count("1")
+        assert tz == (64 if x == 0 else (x & -x).bit_length() - 1)
+        assert lz == 64 - x.bit_length() and bl == x.bit_length()
+        assert total == 10
