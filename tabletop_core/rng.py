@@ -20,7 +20,10 @@ from .jit import kernel
 __all__ = [
     "seed_word",
     "next_u64",
+    "next_word",
     "randint",
+    "randint_word",
+    "shuffle_word",
     "random01",
     "shuffle_prefix",
     "sample_legal",
@@ -60,14 +63,43 @@ def seed_word(seed: int | None) -> np.uint64:
 
 
 @kernel
-def next_u64(rng, i):
-    """Advance env ``i``'s word in ``rng`` (uint64 array) and return 64 random bits."""
-    s = rng[i] + _GOLDEN
-    rng[i] = s
-    z = s
+def next_word(w):
+    """One SplitMix64 step on a generator word held in a local (a register).
+
+    Returns ``(next word, 64 random bits)``. The word-based functions (``*_word``) are
+    for kernels working on one env's record (``e = s[i]``; then ``e.rng = ...``): they
+    draw exactly the numbers the array-based ones draw from ``rng[i]``."""
+    w = np.uint64(w) + _GOLDEN
+    z = w
     z = (z ^ (z >> _S30)) * _MIX1
     z = (z ^ (z >> _S27)) * _MIX2
-    return z ^ (z >> _S31)
+    return w, z ^ (z >> _S31)
+
+
+@kernel
+def randint_word(w, n):
+    """:func:`randint` on a word: ``(next word, uniform int64 in [0, n))``."""
+    w, z = next_word(w)
+    return w, np.int64(((z >> _S32) * np.uint64(n)) >> _S32)
+
+
+@kernel
+def shuffle_word(w, arr, n):
+    """:func:`shuffle_prefix` on a word: shuffle ``arr[:n]`` in place, return the next word."""
+    for k in range(n - 1, 0, -1):
+        w, j = randint_word(w, k + 1)
+        tmp = arr[k]
+        arr[k] = arr[j]
+        arr[j] = tmp
+    return w
+
+
+@kernel
+def next_u64(rng, i):
+    """Advance env ``i``'s word in ``rng`` (uint64 array) and return 64 random bits."""
+    w, z = next_word(rng[i])
+    rng[i] = w
+    return z
 
 
 @kernel

@@ -154,3 +154,21 @@ def test_bit_intrinsics_match_python():
         assert tz == (64 if x == 0 else (x & -x).bit_length() - 1)
         assert lz == 64 - x.bit_length() and bl == x.bit_length()
         assert total == 10
+
+
+def test_word_functions_draw_what_the_array_functions_draw():
+    from tabletop_core.rng import next_u64, next_word, randint_word, shuffle_word
+
+    rng = np.array([seed_word(7)], np.uint64)
+    w = rng[0]
+    for n in (1, 2, 7, 100):
+        w, a = randint_word(w, n)
+        assert a == randint(rng, 0, n) and w == rng[0]
+    w, z = next_word(w)
+    assert z == next_u64(rng, 0) and w == rng[0]
+    a = np.arange(40, dtype=np.int64)
+    b = a.copy()
+    w = shuffle_word(w, a, 40)
+    shuffle_prefix(rng, 0, b, 40)
+    np.testing.assert_array_equal(a, b)
+    assert w == rng[0]
