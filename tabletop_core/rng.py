@@ -86,12 +86,13 @@ def randint_word(w, n):
 @kernel
 def shuffle_word(w, arr, n):
     """:func:`shuffle_prefix` on a word: shuffle ``arr[:n]`` in place, return the next word."""
+    x = np.uint64(w)  # a new name: a loop-carried int64/uint64 mix would unify to float64
     for k in range(n - 1, 0, -1):
-        w, j = randint_word(w, k + 1)
+        x, j = randint_word(x, k + 1)
         tmp = arr[k]
         arr[k] = arr[j]
         arr[j] = tmp
-    return w
+    return x
 
 
 @kernel
