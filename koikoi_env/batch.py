@@ -3,6 +3,13 @@
 Each loop is a thin adapter over the rules kernels; all the rules live in ``rules.py``.
 The reward of a step is each seat's chip change (``State.delta``), nonzero only when a
 round is scored, so an episode's return is final chips - 25.
+
+The per-env work of a step is written out in each loop over the record ``e = s[i]``
+(``*_r`` kernels, see ``rules``) rather than in a helper taking the batch arrays: numba
+reference-counts array arguments passed on to other calls with atomic operations, which
+cost more than a whole step. So in the hot loops the arrays only go straight into leaf
+kernels, which index their row (``legal_mask_r(e, masks, i)``), and no row view
+(``masks[i]``) is made except for the evaluation bots.
 """
 
 from __future__ import annotations
@@ -11,9 +18,9 @@ import numpy as np
 
 from tabletop_core.jit import kernel
 
-from .bots import bot_action
-from .observe import observe
-from .rules import apply_action, is_legal, legal_mask, new_game
+from .bots import RANDOM_BOT, bot_action_r, random_bot_r
+from .observe import observe_r
+from .rules import apply_action_r, is_legal, legal_mask_r, new_game_r
 from .spec import NUM_ACTIONS
 
 
@@ -27,10 +34,20 @@ def first_illegal(s, actions):
 
 
 @kernel
-def _refresh(s, i, obs, masks, current):
-    current[i] = s[i].current
-    legal_mask(s, i, masks[i])
-    observe(s, i, s[i].current, obs[i])
+def _write_rewards(e, rewards, i):
+    """Row ``i`` of ``rewards`` (B, P): the chip changes of the step (0 for absent seats)."""
+    n = e.cfg_players
+    for k in range(rewards.shape[1]):
+        rewards[i, k] = e.delta[k] if k < n else 0.0
+
+
+@kernel
+def _refresh(e, i, obs, masks, current):
+    """Write env ``i``'s acting seat, mask and observation (record ``e`` = ``s[i]``); for
+    the loops that are not hot (a call passing arrays on costs reference counting)."""
+    current[i] = e.current
+    legal_mask_r(e, masks, i)
+    observe_r(e, e.current, obs, i)
 
 
 @kernel
@@ -38,25 +55,11 @@ def batch_reset(s, obs, masks, current):
     """Start a game in every env with its own generator; write obs (B, D), masks (B, A),
     current (B,)."""
     for i in range(s.shape[0]):
-        new_game(s, i)
-        _refresh(s, i, obs, masks, current)
-
-
-@kernel
-def _step_one(s, i, action, obs, masks, rewards, terminated, current, final_obs, autoreset):
-    e = s[i]
-    seat = e.current
-    apply_action(s, i, action)
-    n = e.cfg_players
-    for k in range(rewards.shape[1]):
-        rewards[i, k] = e.delta[k] if k < n else 0.0
-    done = e.status != 0
-    terminated[i] = done
-    if done:
-        observe(s, i, seat, final_obs[i])
-        if autoreset:
-            new_game(s, i)
-    _refresh(s, i, obs, masks, current)
+        e = s[i]
+        new_game_r(e)
+        current[i] = e.current
+        legal_mask_r(e, masks, i)
+        observe_r(e, e.current, obs, i)
 
 
 @kernel
@@ -69,7 +72,19 @@ def batch_step(s, actions, obs, masks, rewards, terminated, current, final_obs, 
     describe the new episode.
     """
     for i in range(s.shape[0]):
-        _step_one(s, i, actions[i], obs, masks, rewards, terminated, current, final_obs, autoreset)
+        e = s[i]
+        seat = e.current
+        apply_action_r(e, actions[i])
+        _write_rewards(e, rewards, i)
+        done = e.status != 0
+        terminated[i] = done
+        if done:
+            observe_r(e, seat, final_obs, i)
+            if autoreset:
+                new_game_r(e)
+        current[i] = e.current
+        legal_mask_r(e, masks, i)
+        observe_r(e, e.current, obs, i)
 
 
 @kernel
@@ -78,9 +93,24 @@ def batch_step_bots(s, bot_ids, bot_rng, actions, obs, masks, rewards, terminate
     the bot of its current seat (``bot_ids`` (P,) ints, ``bot_rng`` (B,) uint64); the
     chosen actions are written to ``actions`` (B,)."""
     for i in range(s.shape[0]):
-        a = bot_action(bot_ids[s[i].current], s, i, masks[i], bot_rng, i)
+        e = s[i]
+        seat = e.current
+        bot = bot_ids[seat]
+        if bot == RANDOM_BOT:
+            a = random_bot_r(e, bot_rng, i)
+        else:
+            a = bot_action_r(bot, e, masks[i], bot_rng, i)
         actions[i] = a
-        _step_one(s, i, a, obs, masks, rewards, terminated, current, final_obs, True)
+        apply_action_r(e, a)
+        _write_rewards(e, rewards, i)
+        done = e.status != 0
+        terminated[i] = done
+        if done:
+            observe_r(e, seat, final_obs, i)
+            new_game_r(e)
+        current[i] = e.current
+        legal_mask_r(e, masks, i)
+        observe_r(e, e.current, obs, i)
 
 
 @kernel
@@ -88,18 +118,22 @@ def play_games(s, bot_ids, bot_rng, returns, steps):
     """Play one full game in each env of ``s`` (generators already seeded) with the bots
     ``bot_ids`` (P,); write each seat's episode return (chip change) ``returns`` (G, P)
     float64 and the number of agent steps ``steps`` (G,). The final positions stay in
-    ``s``."""
-    mask = np.zeros(NUM_ACTIONS, np.int8)
+    ``s``. The mask is only written for bots that read it (not ``random``)."""
+    mask = np.zeros((1, NUM_ACTIONS), np.int8)
     for i in range(s.shape[0]):
-        new_game(s, i)
         e = s[i]
+        new_game_r(e)
         n = 0
         for k in range(returns.shape[1]):
             returns[i, k] = 0.0
         while e.status == 0:
-            legal_mask(s, i, mask)
-            a = bot_action(bot_ids[e.current], s, i, mask, bot_rng, i)
-            apply_action(s, i, a)
+            bot = bot_ids[e.current]
+            if bot == RANDOM_BOT:
+                a = random_bot_r(e, bot_rng, i)
+            else:
+                legal_mask_r(e, mask, 0)
+                a = bot_action_r(bot, e, mask[0], bot_rng, i)
+            apply_action_r(e, a)
             for k in range(min(returns.shape[1], e.cfg_players)):
                 returns[i, k] += e.delta[k]
             n += 1
@@ -110,32 +144,39 @@ def play_games(s, bot_ids, bot_rng, returns, steps):
 def batch_observe(s, obs, masks, current):
     """Write every env's acting-seat observation, mask and seat without changing state."""
     for i in range(s.shape[0]):
-        _refresh(s, i, obs, masks, current)
+        e = s[i]
+        current[i] = e.current
+        legal_mask_r(e, masks, i)
+        observe_r(e, e.current, obs, i)
 
 
 @kernel
-def _bots_until_learner(s, i, learner, bot_ids, bot_rng, mask, acc):
-    """Bots play the other seats of env ``i`` until ``learner`` is to act or the game
-    ends; their chip changes are added to ``acc`` (P,)."""
-    e = s[i]
+def _bots_until_learner(e, i, learner, bot_ids, bot_rng, masks, acc):
+    """Bots play the other seats of env ``i`` (record ``e``) until ``learner`` is to act
+    or the game ends; their chip changes are added to row ``i`` of ``acc`` (B, P). Row
+    ``i`` of ``masks`` is scratch space for the evaluation bots."""
     while learner >= 0 and e.status == 0 and e.current != learner:
-        legal_mask(s, i, mask)
-        a = bot_action(bot_ids[e.current], s, i, mask, bot_rng, i)
-        apply_action(s, i, a)
+        bot = bot_ids[e.current]
+        if bot == RANDOM_BOT:
+            a = random_bot_r(e, bot_rng, i)
+        else:
+            legal_mask_r(e, masks, i)
+            a = bot_action_r(bot, e, masks[i], bot_rng, i)
+        apply_action_r(e, a)
         for k in range(e.cfg_players):
-            acc[k] += e.delta[k]
+            acc[i, k] += e.delta[k]
 
 
 @kernel
-def _new_game_for_learner(s, i, learner, bot_ids, bot_rng, mask, acc):
+def _new_game_for_learner(e, i, learner, bot_ids, bot_rng, masks, acc):
     """Start a game in env ``i``; bots play up to the learner's first turn (a game that
     ends before the learner ever acts is started again)."""
-    new_game(s, i)
-    _bots_until_learner(s, i, learner, bot_ids, bot_rng, mask, acc)
-    while s[i].status != 0:
-        acc[:] = 0.0
-        new_game(s, i)
-        _bots_until_learner(s, i, learner, bot_ids, bot_rng, mask, acc)
+    new_game_r(e)
+    _bots_until_learner(e, i, learner, bot_ids, bot_rng, masks, acc)
+    while e.status != 0:
+        acc[i, :] = 0.0
+        new_game_r(e)
+        _bots_until_learner(e, i, learner, bot_ids, bot_rng, masks, acc)
 
 
 @kernel
@@ -143,9 +184,10 @@ def batch_reset_learner(s, learner, bot_ids, bot_rng, obs, masks, current, carry
     """Single-agent reset (see ``tabletop_core.single_agent``): bots play up to the
     learner's first turn; their chip changes go to ``carry`` (B, P)."""
     for i in range(s.shape[0]):
+        e = s[i]
         carry[i, :] = 0.0
-        _new_game_for_learner(s, i, learner, bot_ids, bot_rng, masks[i], carry[i])
-        _refresh(s, i, obs, masks, current)
+        _new_game_for_learner(e, i, learner, bot_ids, bot_rng, masks, carry)
+        _refresh(e, i, obs, masks, current)
 
 
 @kernel
@@ -171,14 +213,14 @@ def batch_step_learner(
         e = s[i]
         rewards[i, :] = carry[i]
         carry[i, :] = 0.0
-        apply_action(s, i, actions[i])
+        apply_action_r(e, actions[i])
         for k in range(e.cfg_players):
             rewards[i, k] += e.delta[k]
-        _bots_until_learner(s, i, learner, bot_ids, bot_rng, masks[i], rewards[i])
+        _bots_until_learner(e, i, learner, bot_ids, bot_rng, masks, rewards)
         done = e.status != 0
         terminated[i] = done
         if done:
-            observe(s, i, learner, final_obs[i])
+            observe_r(e, learner, final_obs, i)
             if autoreset:
-                _new_game_for_learner(s, i, learner, bot_ids, bot_rng, masks[i], carry[i])
-        _refresh(s, i, obs, masks, current)
+                _new_game_for_learner(e, i, learner, bot_ids, bot_rng, masks, carry)
+        _refresh(e, i, obs, masks, current)

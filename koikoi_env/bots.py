@@ -8,7 +8,9 @@ acting seat observes: its own hand and the public table (hand sizes, field, capt
 cards, chips, counts); never another hand or the stock order.
 
 Bots:
-    random  uniform over the legal actions.
+    random  uniform over the legal actions; reads them from the state, not from
+            ``mask`` (the same choice as ``sample_legal`` on the mask), so loops that
+            only run random bots may skip writing the mask (``batch.play_games``).
     greedy  plays the capture that adds the most to its own yaku potential (yaku score
             plus partial credit for progress towards Great / Triple / suit yaku); with
             nothing to capture, gives up its least useful card; takes the more valuable
@@ -20,6 +22,10 @@ Bots:
             cards of its rank). Its koi-koi rule (:func:`_koikoi_or_stop`, parameters
             ``P_KOI_*``) came out of tuning as "always stop": one koi-koi keeps the
             multiplier at x1, so the first declaration is pure risk for this bot.
+
+Every bot kernel has a record form taking ``e = s[i]`` (``random_bot_r``, ``decide_r``,
+``bot_action_r``; ``rules`` explains why); the evaluation reads the captured cards from
+``capt_bits`` and allocates nothing.
 """
 
 from __future__ import annotations
@@ -27,12 +33,12 @@ from __future__ import annotations
 import numpy as np
 
 from tabletop_core.jit import kernel
-from tabletop_core.rng import sample_legal
+from tabletop_core.rng import randint
 
+from .bits import NUMBER_BITS, longest_run, nth_bit, popcount
 from .rules import suit_yaku
 from .spec import (
     KOIKOI,
-    MAX_PLAYERS,
     NUM_CARDS,
     NUM_NUMBER_RANKS,
     NUM_SUITS,
@@ -46,6 +52,7 @@ from .state import LOC_CAPTURED, LOC_FIELD, LOC_HAND
 
 BOT_NAMES = ("random", "greedy", "strong")
 BOT_IDS = {name: k for k, name in enumerate(BOT_NAMES)}
+RANDOM_BOT = BOT_IDS["random"]
 
 _PLAY = int(Phase.PLAY)
 _DECIDE = int(Phase.DECIDE)
@@ -70,29 +77,44 @@ STRONG_PARAMS = np.array([0.817, 0.0, 1.656, 0.15, 0.5, 0.456, 0.892, 0.0, 99.0,
 
 @kernel
 def random_bot(s, i, mask, rng, r):
-    """Uniform over the legal actions in ``mask``."""
-    return sample_legal(rng, r, mask)
+    """Uniform over the legal actions, read from the state (``mask`` is not used): the
+    ``k``-th legal action in id order for ``k = randint(rng, r, count)``, i.e. the same
+    choice as ``tabletop_core.rng.sample_legal(rng, r, mask)``. -1 once the game is over."""
+    return random_bot_r(s[i], rng, r)
+
+
+@kernel
+def random_bot_r(e, rng, r):
+    """:func:`random_bot` of the record ``e`` (``rules`` explains the ``_r`` kernels)."""
+    if e.status != 0:
+        return -1
+    ph = e.phase
+    if ph == _PLAY:  # the k-th card of the hand (suit words in card order), branch-free
+        seat = e.current
+        p0 = popcount(np.int64(e.hand_bits[seat, 0]))
+        p1 = p0 + popcount(np.int64(e.hand_bits[seat, 1]))
+        p2 = p1 + popcount(np.int64(e.hand_bits[seat, 2]))
+        count = p2 + popcount(np.int64(e.hand_bits[seat, 3]))
+        k = randint(rng, r, count)
+        suit = np.int64(k >= p0) + np.int64(k >= p1) + np.int64(k >= p2)
+        before = p2 if k >= p2 else (p1 if k >= p1 else (p0 if k >= p0 else 0))
+        return PLAY_OFFSET + suit * RANKS_PER_SUIT + nth_bit(e.hand_bits[seat, suit], k - before)
+    if ph == _DECIDE:
+        return KOIKOI + randint(rng, r, 2)  # KOIKOI then STOP
+    # CHOOSE_*: the field cards of the pending card's rank, as a 4-bit word over the suits
+    rank = e.pending % RANKS_PER_SUIT
+    suits = 0
+    for suit in range(NUM_SUITS):
+        suits |= np.int64(e.loc[suit * RANKS_PER_SUIT + rank] == LOC_FIELD) << suit
+    k = randint(rng, r, popcount(suits))
+    return TAKE_OFFSET + nth_bit(suits, k) * RANKS_PER_SUIT + rank
 
 
 # --- evaluation -----------------------------------------------------------------------------
 @kernel
-def _longest_run(bits):
-    best = 0
-    run = 0
-    for r in range(NUM_NUMBER_RANKS):
-        if (bits >> r) & 1:
-            run += 1
-            if run > best:
-                best = run
-        else:
-            run = 0
-    return best
-
-
-@kernel
 def suit_value(count, nn, bits, prm):
     """Yaku score of one suit's captured cards plus partial credit for progress."""
-    longest = _longest_run(bits)
+    longest = longest_run(bits)
     v = float(suit_yaku(count, nn, longest))
     if nn < 3:
         v += prm[P_NN] * nn
@@ -106,34 +128,23 @@ def suit_value(count, nn, bits, prm):
 
 
 @kernel
-def captured_stats(s, i, cnt, nn, bits):
-    """Fill (MAX_PLAYERS, 4) int64 arrays with each seat's captured count, non-number
-    count and number bitmask per suit (public information)."""
-    e = s[i]
-    cnt[:, :] = 0
-    nn[:, :] = 0
-    bits[:, :] = 0
-    for c in range(NUM_CARDS):
-        loc = e.loc[c]
-        if loc >= LOC_CAPTURED:
-            p = loc - LOC_CAPTURED
-            suit = c // RANKS_PER_SUIT
-            r = c % RANKS_PER_SUIT
-            cnt[p, suit] += 1
-            if r >= NUM_NUMBER_RANKS:
-                nn[p, suit] += 1
-            else:
-                bits[p, suit] |= np.int64(1) << r
+def suit_stats(cap, seat, suit):
+    """``(count, non-number count, number bitmask)`` of ``seat``'s captured cards of
+    ``suit``; ``cap`` is the State's ``capt_bits`` (public information)."""
+    w = np.int64(cap[seat, suit])
+    return popcount(w), popcount(w >> NUM_NUMBER_RANKS), w & NUMBER_BITS
 
 
 @kernel
-def gain(cnt, nn, bits, seat, c0, c1, c2, c3, prm):
-    """Rise of ``seat``'s evaluation when it captures cards ``c0..c3`` (-1 = none)."""
+def gain(cap, seat, c0, c1, c2, c3, prm):
+    """Rise of ``seat``'s evaluation when it captures cards ``c0..c3`` (-1 = none);
+    ``cap`` is the State's ``capt_bits``."""
     total = 0.0
     for suit in range(NUM_SUITS):
-        k = cnt[seat, suit]
-        n = nn[seat, suit]
-        b = bits[seat, suit]
+        k0, n0, b0 = suit_stats(cap, seat, suit)
+        k = k0
+        n = n0
+        b = b0
         changed = False
         for j in range(4):
             c = (
@@ -150,28 +161,25 @@ def gain(cnt, nn, bits, seat, c0, c1, c2, c3, prm):
                 else:
                     b |= np.int64(1) << r
         if changed:
-            total += suit_value(k, n, b, prm) - suit_value(
-                cnt[seat, suit], nn[seat, suit], bits[seat, suit], prm
-            )
+            total += suit_value(k, n, b, prm) - suit_value(k0, n0, b0, prm)
     return total
 
 
 @kernel
-def best_opponent_gain(cnt, nn, bits, seat, players, c0, c1, c2, c3, prm):
+def best_opponent_gain(cap, seat, players, c0, c1, c2, c3, prm):
     """Largest :func:`gain` of the cards for any seat other than ``seat``."""
     best = 0.0
     for p in range(players):
         if p != seat:
-            g = gain(cnt, nn, bits, p, c0, c1, c2, c3, prm)
+            g = gain(cap, p, c0, c1, c2, c3, prm)
             if g > best:
                 best = g
     return best
 
 
 @kernel
-def _field_of_rank(s, i, card, which):
+def _field_of_rank(e, card, which):
     """The ``which``-th (0-based) field card with ``card``'s rank, -1 if none."""
-    e = s[i]
     r = card % RANKS_PER_SUIT
     k = 0
     for suit in range(NUM_SUITS):
@@ -184,9 +192,8 @@ def _field_of_rank(s, i, card, which):
 
 
 @kernel
-def _unseen_of_rank(s, i, seat, card):
+def _unseen_of_rank(e, seat, card):
     """Cards of ``card``'s rank that ``seat`` cannot see (stock or other hands)."""
-    e = s[i]
     r = card % RANKS_PER_SUIT
     n = 0
     for suit in range(NUM_SUITS):
@@ -198,9 +205,9 @@ def _unseen_of_rank(s, i, seat, card):
 
 
 @kernel
-def _capture_value(cnt, nn, bits, seat, players, c0, c1, c2, c3, prm):
-    return gain(cnt, nn, bits, seat, c0, c1, c2, c3, prm) + prm[P_DENY] * best_opponent_gain(
-        cnt, nn, bits, seat, players, c0, c1, c2, c3, prm
+def _capture_value(cap, seat, players, c0, c1, c2, c3, prm):
+    return gain(cap, seat, c0, c1, c2, c3, prm) + prm[P_DENY] * best_opponent_gain(
+        cap, seat, players, c0, c1, c2, c3, prm
     )
 
 
@@ -208,22 +215,24 @@ def _capture_value(cnt, nn, bits, seat, players, c0, c1, c2, c3, prm):
 def decide(s, i, mask, prm):
     """The evaluation bot's action (greedy with :data:`GREEDY_PARAMS`, strong with
     :data:`STRONG_PARAMS`); reads only the acting seat's information."""
-    e = s[i]
+    return decide_r(s[i], mask, prm)
+
+
+@kernel
+def decide_r(e, mask, prm):
+    """:func:`decide` of the record ``e``."""
     seat = np.int64(e.current)
     players = np.int64(e.cfg_players)
-    cnt = np.zeros((MAX_PLAYERS, NUM_SUITS), np.int64)
-    nn = np.zeros((MAX_PLAYERS, NUM_SUITS), np.int64)
-    bits = np.zeros((MAX_PLAYERS, NUM_SUITS), np.int64)
-    captured_stats(s, i, cnt, nn, bits)
+    cap = e.capt_bits
     if e.phase == _DECIDE:
-        return _koikoi_or_stop(s, i, cnt, nn, bits, prm)
+        return _koikoi_or_stop(e, prm)
     if e.phase != _PLAY:
         # choose one of the two field cards for the pending card
         best_a = -1
         best_v = -1.0e18
         for a in range(TAKE_OFFSET, TAKE_OFFSET + NUM_CARDS):
             if mask[a] != 0:
-                v = _capture_value(cnt, nn, bits, seat, players, a - TAKE_OFFSET, e.pending, -1, -1, prm)
+                v = _capture_value(cap, seat, players, a - TAKE_OFFSET, e.pending, -1, -1, prm)
                 if v > best_v:
                     best_v = v
                     best_a = a
@@ -239,25 +248,23 @@ def decide(s, i, mask, prm):
     for c in range(NUM_CARDS):
         if mask[PLAY_OFFSET + c] == 0:
             continue
-        f0 = _field_of_rank(s, i, c, 0)
+        f0 = _field_of_rank(e, c, 0)
         if f0 >= 0:
-            f1 = _field_of_rank(s, i, c, 1)
-            f2 = _field_of_rank(s, i, c, 2)
+            f1 = _field_of_rank(e, c, 1)
+            f2 = _field_of_rank(e, c, 2)
             if f1 >= 0 and f2 < 0:  # two matches: the better choice
-                v0 = _capture_value(cnt, nn, bits, seat, players, c, f0, -1, -1, prm)
-                v1 = _capture_value(cnt, nn, bits, seat, players, c, f1, -1, -1, prm)
+                v0 = _capture_value(cap, seat, players, c, f0, -1, -1, prm)
+                v1 = _capture_value(cap, seat, players, c, f1, -1, -1, prm)
                 v = v0 if v0 > v1 else v1
             else:
-                v = _capture_value(cnt, nn, bits, seat, players, c, f0, f1, f2, prm)
+                v = _capture_value(cap, seat, players, c, f0, f1, f2, prm)
             v += 0.01
         else:
-            v = -prm[P_KEEP] * gain(cnt, nn, bits, seat, c, -1, -1, -1, prm)
+            v = -prm[P_KEEP] * gain(cap, seat, c, -1, -1, -1, prm)
             if prm[P_FEED] != 0.0 and unseen_total > 0:
-                u = _unseen_of_rank(s, i, seat, c)
+                u = _unseen_of_rank(e, seat, c)
                 p_opp = 1.0 - (1.0 - opp_hand / unseen_total) ** u
-                v -= (
-                    prm[P_FEED] * p_opp * best_opponent_gain(cnt, nn, bits, seat, players, c, -1, -1, -1, prm)
-                )
+                v -= prm[P_FEED] * p_opp * best_opponent_gain(cap, seat, players, c, -1, -1, -1, prm)
         if v > best_v:
             best_v = v
             best_a = PLAY_OFFSET + c
@@ -265,11 +272,10 @@ def decide(s, i, mask, prm):
 
 
 @kernel
-def _koikoi_or_stop(s, i, cnt, nn, bits, prm):
+def _koikoi_or_stop(e, prm):
     """STOP unless the stake is below ``P_KOI_MAX``, the stock holds at least
     ``P_KOI_STOCK`` cards and every opponent's partial-credit potential is at least
     ``P_KOI_THREAT`` away from the 5 points of a Great/Triple yaku."""
-    e = s[i]
     seat = e.current
     stake = np.int64(e.yaku[seat]) * max(1, min(4, np.int64(e.koikoi[seat])))
     if stake >= prm[P_KOI_MAX] or NUM_CARDS - np.int64(e.deck_pos) < prm[P_KOI_STOCK]:
@@ -279,7 +285,8 @@ def _koikoi_or_stop(s, i, cnt, nn, bits, prm):
             continue
         pot = 0.0
         for suit in range(NUM_SUITS):
-            pot = max(pot, suit_value(cnt[p, suit], nn[p, suit], bits[p, suit], prm))
+            k, n, b = suit_stats(e.capt_bits, p, suit)
+            pot = max(pot, suit_value(k, n, b, prm))
         if pot + prm[P_KOI_THREAT] >= 5.0:
             return STOP
     return KOIKOI
@@ -288,20 +295,26 @@ def _koikoi_or_stop(s, i, cnt, nn, bits, prm):
 @kernel
 def greedy_bot(s, i, mask, rng, r):
     """Greedy yaku collector (see the module docstring)."""
-    return decide(s, i, mask, GREEDY_PARAMS)
+    return decide_r(s[i], mask, GREEDY_PARAMS)
 
 
 @kernel
 def strong_bot(s, i, mask, rng, r):
     """Evaluation with denial, feeding risk and a koi-koi rule (module docstring)."""
-    return decide(s, i, mask, STRONG_PARAMS)
+    return decide_r(s[i], mask, STRONG_PARAMS)
+
+
+@kernel
+def bot_action_r(bot_id, e, mask, rng, r):
+    """:func:`bot_action` of the record ``e``."""
+    if bot_id == 1:
+        return decide_r(e, mask, GREEDY_PARAMS)
+    if bot_id == 2:
+        return decide_r(e, mask, STRONG_PARAMS)
+    return random_bot_r(e, rng, r)
 
 
 @kernel
 def bot_action(bot_id, s, i, mask, rng, r):
     """Dispatch to the bot numbered ``bot_id`` (index in :data:`BOT_NAMES`)."""
-    if bot_id == 1:
-        return greedy_bot(s, i, mask, rng, r)
-    if bot_id == 2:
-        return strong_bot(s, i, mask, rng, r)
-    return random_bot(s, i, mask, rng, r)
+    return bot_action_r(bot_id, s[i], mask, rng, r)

@@ -33,7 +33,8 @@ import numpy as np
 from tabletop_core.encoders import ObservationLayout
 from tabletop_core.jit import kernel
 
-from .spec import MAX_PLAYERS, MIN_PLAYERS, NUM_CARDS, NUM_PHASES, NUM_SUITS, RANKS_PER_SUIT
+from .rules import RANK_OF
+from .spec import MAX_PLAYERS, MIN_PLAYERS, NUM_CARDS, NUM_PHASES
 from .state import LOC_CAPTURED, LOC_FIELD, LOC_HAND
 
 
@@ -76,6 +77,8 @@ O_LEFT = _L.offset["rounds_left"]
 O_CAPT = _L.offset["captured"]
 FIXED_DIM = O_CAPT  # floats before the per-seat pieces
 PER_SEAT = NUM_CARDS + 6  # floats per seat: captured row + 6 scalars
+_ONE = np.float32(1.0)  # ``_ONE if x else _ZERO`` compiles to masked vector moves
+_ZERO = np.float32(0.0)
 
 
 def observation_dim(num_players: int) -> int:
@@ -87,49 +90,64 @@ def observation_dim(num_players: int) -> int:
 def observe(s, i, seat, out):
     """Write env ``i``'s observation from ``seat``'s view into ``out`` ((dim,) float32).
 
-    Reads only what ``seat`` may know: its own hand and the public table.
+    Reads only what ``seat`` may know: its own hand and the public table. Every float is
+    written exactly once (no prior zeroing), the card planes by branch-free loops over
+    ``loc`` that LLVM vectorizes.
     """
-    e = s[i]
+    observe_r(s[i], seat, out[np.newaxis, :], 0)
+
+
+@kernel
+def observe_r(e, seat, out, row):
+    """:func:`observe` of the record ``e`` into row ``row`` of ``out`` ((B, dim) float32;
+    ``rules`` explains the ``_r`` kernels and ``rules.legal_mask_r`` the row index)."""
     n = np.int64(e.cfg_players)
-    out[:] = 0.0
-    hand_code = LOC_HAND + seat
+    seat = np.int64(seat)
+    loc = e.loc
+    playing = e.status == 0
+    hand_code = np.int8(LOC_HAND + seat)
+    field = np.int8(LOC_FIELD)
+    for c in range(NUM_CARDS):
+        out[row, O_HAND + c] = _ONE if loc[c] == hand_code else _ZERO
+    for c in range(NUM_CARDS):
+        out[row, O_FIELD + c] = _ONE if loc[c] == field else _ZERO
+    # the pending card and its choices (codes no card has switch them off)
+    pending = np.int64(e.pending) if playing else -1
+    rank = np.int8(RANK_OF[pending]) if pending >= 0 else np.int8(-1)
+    for c in range(NUM_CARDS):
+        out[row, O_PEND + c] = _ONE if c == pending else _ZERO
+    for c in range(NUM_CARDS):
+        out[row, O_MATCH + c] = _ONE if (loc[c] == field) & (RANK_OF[c] == rank) else _ZERO
+    phase = np.int64(e.phase) if playing else -1
+    for k in range(NUM_PHASES):
+        out[row, O_PHASE + k] = _ONE if k == phase else _ZERO
+    out[row, O_DECK] = NUM_CARDS - np.int64(e.deck_pos)
+    out[row, O_ROUND] = e.round
+    left = np.int64(e.cfg_rounds) - e.round
+    out[row, O_LEFT] = left if playing and left > 0 else 0
     o_cur = O_CAPT + n * NUM_CARDS
     o_dealer = o_cur + n
     o_chips = o_dealer + n
     o_hs = o_chips + n
     o_koi = o_hs + n
     o_yaku = o_koi + n
-    for c in range(NUM_CARDS):
-        loc = e.loc[c]
-        if loc == hand_code:
-            out[O_HAND + c] = 1.0
-        elif loc == LOC_FIELD:
-            out[O_FIELD + c] = 1.0
-        elif loc >= LOC_CAPTURED:
-            k = (loc - LOC_CAPTURED - seat + n) % n
-            out[O_CAPT + k * NUM_CARDS + c] = 1.0
-    playing = e.status == 0
-    if playing:
-        out[O_PHASE + e.phase] = 1.0
-        out[o_cur + (e.current - seat + n) % n] = 1.0
-        if e.pending >= 0:
-            out[O_PEND + e.pending] = 1.0
-            r = e.pending % RANKS_PER_SUIT
-            for suit in range(NUM_SUITS):
-                c = suit * RANKS_PER_SUIT + r
-                if e.loc[c] == LOC_FIELD:
-                    out[O_MATCH + c] = 1.0
-    out[O_DECK] = NUM_CARDS - np.int64(e.deck_pos)
-    out[O_ROUND] = e.round
-    left = np.int64(e.cfg_rounds) - e.round
-    out[O_LEFT] = left if playing and left > 0 else 0
-    out[o_dealer + (e.dealer - seat + n) % n] = 1.0
+    current = np.int64(e.current) if playing else -1
+    dealer = np.int64(e.dealer)
+    p = seat  # seat of index k: (seat + k) % n
     for k in range(n):
-        p = (seat + k) % n
-        out[o_chips + k] = e.chips[p]
-        out[o_hs + k] = e.hand_size[p]
-        out[o_koi + k] = e.koikoi[p]
-        out[o_yaku + k] = e.yaku[p]
+        code = np.int8(LOC_CAPTURED + p)
+        base = O_CAPT + k * NUM_CARDS
+        for c in range(NUM_CARDS):
+            out[row, base + c] = _ONE if loc[c] == code else _ZERO
+        out[row, o_cur + k] = _ONE if p == current else _ZERO
+        out[row, o_dealer + k] = _ONE if p == dealer else _ZERO
+        out[row, o_chips + k] = e.chips[p]
+        out[row, o_hs + k] = e.hand_size[p]
+        out[row, o_koi + k] = e.koikoi[p]
+        out[row, o_yaku + k] = e.yaku[p]
+        p += 1
+        if p == n:
+            p = 0
 
 
 def decode_observation(vector: np.ndarray, num_players: int | None = None) -> dict[str, np.ndarray]:

@@ -1,7 +1,12 @@
 """Koikoi's rules as numba kernels over the State record array (``state.py``).
 
-Every kernel takes the State ``s`` and the env index ``i`` and touches only that env.
-Rules implemented (``rules/koikoi.md``):
+The public kernels take the State ``s`` and the env index ``i`` and touch only that
+env. They are thin wrappers over ``*_r`` kernels that take the env's record
+``e = s[i]``: a record is a plain pointer, whereas an array argument passed down a
+chain of calls costs numba atomic reference-count updates (measured: more than the
+rules themselves). The generator word is a field of the record too (``e.rng``), so the
+deal (:func:`shuffle_deck_r`) needs no array either. Rules implemented
+(``rules/koikoi.md``):
 
 - "Round setup": shuffle 88, deal 8 to each seat (seat 0 first: seat k gets
   ``deck[8k:8k+8]``), then 8 face up to the field; the rest is the stock.
@@ -18,7 +23,9 @@ Rules implemented (``rules/koikoi.md``):
   empty ends the turn at once (no steps 3-4), which then ends the round.
 - "Game": ``cfg_rounds`` rounds, or the end of a round after which a seat has 0 chips.
 
-Every kernel that can end a round writes the step's chip changes to ``delta``.
+Every kernel that can end a round writes the step's chip changes to ``delta``. Every
+kernel that moves a card into or out of a hand or a captured pile updates ``hand_bits`` /
+``capt_bits`` with ``loc`` (:func:`sync_bits` rebuilds them from ``loc``).
 """
 
 from __future__ import annotations
@@ -26,8 +33,9 @@ from __future__ import annotations
 import numpy as np
 
 from tabletop_core.jit import kernel
-from tabletop_core.rng import shuffle_prefix
+from tabletop_core.rng import shuffle_word
 
+from .bits import NUMBER_BITS, longest_run, popcount
 from .spec import (
     DRAW_MAX,
     FIELD_DEAL,
@@ -37,6 +45,7 @@ from .spec import (
     HAND_SIZE,
     KOIKOI,
     MAX_MULTIPLIER,
+    MAX_PLAYERS,
     NUM_CARDS,
     NUM_NUMBER_RANKS,
     NUM_SUITS,
@@ -68,6 +77,11 @@ _END_STOP = int(RoundEnd.STOP)
 _END_HAND = int(RoundEnd.HAND_EMPTY)
 _END_DECK = int(RoundEnd.DECK_EMPTY)
 
+# Per-card tables (compile-time constants of the kernels).
+SUIT_OF = (np.arange(NUM_CARDS) // RANKS_PER_SUIT).astype(np.int64)  # suit of card c
+RANK_OF = (np.arange(NUM_CARDS) % RANKS_PER_SUIT).astype(np.int8)  # rank of card c
+BIT_OF = (np.int32(1) << RANK_OF.astype(np.int32)).astype(np.int32)  # its bit in a suit word
+
 
 # --- yaku ---------------------------------------------------------------------------------
 @kernel
@@ -86,33 +100,36 @@ def suit_yaku(count, non_numbers, longest_run):
 
 
 @kernel
+def suit_bits_yaku(bits):
+    """Yaku score of one suit's captured cards given as a suit word (bit r = rank r)."""
+    b = np.int64(bits)
+    # only runs of >= TRIPLE_MIN count: bit r of ``x`` is set iff ranks r..r+TRIPLE_MIN-1
+    # are all held, so x's longest run is the suit's minus TRIPLE_MIN-1 (and x is mostly
+    # 0: a cheap, predictable branch instead of a loop over every run)
+    x = b & NUMBER_BITS
+    for _ in range(TRIPLE_MIN - 1):
+        x &= x >> 1
+    run = longest_run(x) + (TRIPLE_MIN - 1) if x != 0 else 0
+    return suit_yaku(popcount(b), popcount(b >> NUM_NUMBER_RANKS), run)
+
+
+@kernel
+def yaku_score_r(e, seat):
+    """:func:`yaku_score` of the record ``e``."""
+    total = 0
+    for suit in range(NUM_SUITS):
+        total += suit_bits_yaku(e.capt_bits[seat, suit])
+    return total
+
+
+@kernel
 def yaku_score(s, i, seat):
-    """Total yaku score of ``seat``'s captured cards in env ``i`` (sum over the 4 suits).
+    """Total yaku score of ``seat``'s captured cards in env ``i`` (sum over the 4 suits),
+    read from ``capt_bits``.
 
     Decision (rules "Yaku"): for Triple X only the longest run of the suit counts.
     """
-    e = s[i]
-    code = LOC_CAPTURED + seat
-    total = 0
-    for suit in range(NUM_SUITS):
-        base = suit * RANKS_PER_SUIT
-        count = 0
-        nn = 0
-        run = 0
-        best = 0
-        for r in range(RANKS_PER_SUIT):
-            if e.loc[base + r] == code:
-                count += 1
-                if r >= NUM_NUMBER_RANKS:
-                    nn += 1
-                else:
-                    run += 1
-                    if run > best:
-                        best = run
-            else:
-                run = 0
-        total += suit_yaku(count, nn, best)
-    return total
+    return yaku_score_r(s[i], seat)
 
 
 @kernel
@@ -127,16 +144,20 @@ def koikoi_multiplier(count):
 
 # --- queries ------------------------------------------------------------------------------
 @kernel
-def match_count(s, i, card):
-    """Number of field cards with ``card``'s rank (0..3: each rank has four cards)."""
-    e = s[i]
+def match_count_r(e, card):
+    """:func:`match_count` of the record ``e``."""
     r = card % RANKS_PER_SUIT
     n = 0
     for suit in range(NUM_SUITS):
         c = suit * RANKS_PER_SUIT + r
-        if c != card and e.loc[c] == LOC_FIELD:
-            n += 1
+        n += (c != card) & (e.loc[c] == LOC_FIELD)
     return n
+
+
+@kernel
+def match_count(s, i, card):
+    """Number of field cards with ``card``'s rank (0..3: each rank has four cards)."""
+    return match_count_r(s[i], card)
 
 
 @kernel
@@ -146,37 +167,47 @@ def stock_size(s, i):
 
 
 @kernel
+def legal_mask_r(e, out, row):
+    """:func:`legal_mask` of the record ``e`` into row ``row`` of ``out`` ((B, 178) int8;
+    indexing rows here rather than passing ``out[row]`` keeps numba from reference
+    counting a view)."""
+    loc = e.loc
+    playing = e.status == _PLAYING
+    ph = e.phase
+    seat = e.current
+    # codes no card has (loc >= 0, ranks >= 0) switch a part of the mask off
+    play = playing and ph == _PLAY
+    hand_code = np.int8(LOC_HAND + seat) if play else np.int8(-1)
+    choosing = playing and _CHOOSE_PLAYED <= ph <= _CHOOSE_FLIPPED
+    rank = np.int8(RANK_OF[e.pending]) if choosing else np.int8(-1)
+    decide = np.int8(playing and ph == _DECIDE)
+    field = np.int8(LOC_FIELD)
+    for c in range(NUM_CARDS):
+        out[row, PLAY_OFFSET + c] = loc[c] == hand_code
+    for c in range(NUM_CARDS):
+        out[row, TAKE_OFFSET + c] = (loc[c] == field) & (RANK_OF[c] == rank)
+    out[row, KOIKOI] = decide
+    out[row, STOP] = decide
+    n = 2 * np.int64(decide)
+    if play:
+        for suit in range(NUM_SUITS):
+            n += popcount(np.int64(e.hand_bits[seat, suit]))
+    elif choosing:
+        for suit in range(NUM_SUITS):
+            n += loc[suit * RANKS_PER_SUIT + rank] == field
+    return n
+
+
+@kernel
 def legal_mask(s, i, out):
     """Write env ``i``'s action mask into ``out`` ((178,) int8); return the legal count.
 
     PLAY: the acting seat's hand cards; CHOOSE_*: the field cards of the pending card's
     rank (always two); DECIDE: KOIKOI and STOP. All zeros once the game is over. While the
     game runs at least one action is legal (a turn starts only when every hand holds a
-    card).
+    card). Every entry is written once, without branches (vectorized loops over ``loc``).
     """
-    e = s[i]
-    out[:] = 0
-    if e.status != _PLAYING:
-        return 0
-    n = 0
-    if e.phase == _PLAY:
-        code = LOC_HAND + e.current
-        for c in range(NUM_CARDS):
-            if e.loc[c] == code:
-                out[PLAY_OFFSET + c] = 1
-                n += 1
-    elif e.phase == _DECIDE:
-        out[KOIKOI] = 1
-        out[STOP] = 1
-        n = 2
-    else:
-        r = e.pending % RANKS_PER_SUIT
-        for suit in range(NUM_SUITS):
-            c = suit * RANKS_PER_SUIT + r
-            if e.loc[c] == LOC_FIELD:
-                out[TAKE_OFFSET + c] = 1
-                n += 1
-    return n
+    return legal_mask_r(s[i], out[np.newaxis, :], 0)
 
 
 @kernel
@@ -199,6 +230,25 @@ def is_legal(s, i, action):
 
 # --- dealing ------------------------------------------------------------------------------
 @kernel
+def shuffle_deck_r(e):
+    """Set ``e.deck`` to ``0..87`` shuffled exactly as
+    ``tabletop_core.rng.shuffle_prefix(s.rng, i, deck, 88)`` would (87 draws from the
+    env's generator, Fisher-Yates from the end, Lemire reduction of the high 32 bits),
+    with the generator word ``e.rng`` kept in a register instead of an array."""
+    deck = e.deck
+    for k in range(NUM_CARDS):
+        deck[k] = k
+    e.rng = shuffle_word(e.rng, deck, NUM_CARDS)
+
+
+@kernel
+def deal_round_r(e):
+    """:func:`deal_round` of the record ``e``."""
+    shuffle_deck_r(e)
+    _deal_shuffled_r(e)
+
+
+@kernel
 def deal_round(s, i):
     """Start a round in env ``i``: shuffle the 88 cards with the env's generator (87
     draws), deal 8 to each seat, 8 to the field; the dealer acts first.
@@ -206,16 +256,30 @@ def deal_round(s, i):
     Resets the round's yaku scores, koi-koi counts, phase and turn; keeps chips, dealer
     and round counter.
     """
-    e = s[i]
-    for k in range(NUM_CARDS):
-        e.deck[k] = k
-    shuffle_prefix(s.rng, i, e.deck, NUM_CARDS)
-    e.loc[:] = LOC_STOCK
+    deal_round_r(s[i])
+
+
+@kernel
+def _clear_bits_r(e):
+    for seat in range(MAX_PLAYERS):
+        for suit in range(NUM_SUITS):
+            e.hand_bits[seat, suit] = 0
+            e.capt_bits[seat, suit] = 0
+
+
+@kernel
+def _deal_shuffled_r(e):
+    """The deal of :func:`deal_round` once ``deck`` is shuffled."""
+    for c in range(NUM_CARDS):
+        e.loc[c] = LOC_STOCK
+    _clear_bits_r(e)
     pos = 0
     n = e.cfg_players
     for seat in range(n):
         for _ in range(HAND_SIZE):
-            e.loc[e.deck[pos]] = LOC_HAND + seat
+            c = e.deck[pos]
+            e.loc[c] = LOC_HAND + seat
+            e.hand_bits[seat, SUIT_OF[c]] |= BIT_OF[c]
             pos += 1
         e.hand_size[seat] = HAND_SIZE
     for seat in range(n, e.hand_size.shape[0]):
@@ -226,8 +290,9 @@ def deal_round(s, i):
     e.deck_pos = pos
     e.pending = -1
     e.phase = _PLAY
-    e.yaku[:] = 0
-    e.koikoi[:] = 0
+    for seat in range(MAX_PLAYERS):
+        e.yaku[seat] = 0
+        e.koikoi[seat] = 0
     e.current = e.dealer
     e.turn = 0
 
@@ -236,38 +301,63 @@ def deal_round(s, i):
 def new_game(s, i):
     """Start a new game in env ``i``: every seat at 25 chips, first dealer
     ``cfg_first_dealer``, round 0, then :func:`deal_round`."""
-    e = s[i]
+    new_game_r(s[i])
+
+
+@kernel
+def new_game_r(e):
+    """:func:`new_game` of the record ``e``."""
     n = e.cfg_players
-    for seat in range(e.chips.shape[0]):
+    for seat in range(MAX_PLAYERS):
         e.chips[seat] = START_CHIPS if seat < n else 0
-    e.delta[:] = 0
+        e.delta[seat] = 0
     e.dealer = e.cfg_first_dealer
     e.round = 0
     e.last_end = 0
     e.last_winner = -1
     e.last_points = 0
     e.status = _PLAYING
-    deal_round(s, i)
+    deal_round_r(e)
 
 
-# --- the turn -----------------------------------------------------------------------------
 @kernel
-def _capture_rank(s, i, card, seat):
+def sync_bits(s, i):
+    """Rebuild env ``i``'s ``hand_bits`` and ``capt_bits`` from ``loc`` (for states whose
+    ``loc`` was written by hand; the rules kernels keep them in step themselves)."""
+    e = s[i]
+    _clear_bits_r(e)
+    for c in range(NUM_CARDS):
+        loc = e.loc[c]
+        if LOC_HAND <= loc < LOC_HAND + MAX_PLAYERS:
+            e.hand_bits[loc - LOC_HAND, SUIT_OF[c]] |= BIT_OF[c]
+        elif LOC_CAPTURED <= loc < LOC_CAPTURED + MAX_PLAYERS:
+            e.capt_bits[loc - LOC_CAPTURED, SUIT_OF[c]] |= BIT_OF[c]
+
+
+# --- the turn (record kernels) ------------------------------------------------------------
+@kernel
+def _capture_r(e, card, seat):
+    """Move ``card`` to ``seat``'s captured cards."""
+    e.loc[card] = LOC_CAPTURED + seat
+    e.capt_bits[seat, SUIT_OF[card]] |= BIT_OF[card]
+
+
+@kernel
+def _capture_rank_r(e, card, seat):
     """Capture ``card`` and every field card of its rank for ``seat``."""
-    e = s[i]
-    code = LOC_CAPTURED + seat
+    code = np.int8(LOC_CAPTURED + seat)
     r = card % RANKS_PER_SUIT
-    for suit in range(NUM_SUITS):
+    bit = np.int32(1) << r
+    for suit in range(NUM_SUITS):  # branch-free: every suit's card and word are rewritten
         c = suit * RANKS_PER_SUIT + r
-        if e.loc[c] == LOC_FIELD:
-            e.loc[c] = code
-    e.loc[card] = code
+        take = (e.loc[c] == LOC_FIELD) | (c == card)
+        e.loc[c] = code if take else e.loc[c]
+        e.capt_bits[seat, suit] |= bit if take else np.int32(0)
 
 
 @kernel
-def _end_round(s, i, how, winner, points):
+def _end_round_r(e, how, winner, points):
     """Record how the round ended, advance the round counter, end the game or deal."""
-    e = s[i]
     e.last_end = how
     e.last_winner = winner
     e.last_points = points
@@ -283,82 +373,80 @@ def _end_round(s, i, how, winner, points):
     elif e.round >= e.cfg_rounds:
         e.status = _ROUNDS_DONE
     else:
-        deal_round(s, i)
+        deal_round_r(e)
 
 
 @kernel
-def _end_turn(s, i):
+def _end_turn_r(e):
     """End of a turn: the round ends with no score if a hand or the stock is empty
     (the dealer stays); otherwise the next seat clockwise plays."""
-    e = s[i]
     e.phase = _PLAY
     e.pending = -1
     n = e.cfg_players
     for seat in range(n):
         if e.hand_size[seat] == 0:
-            _end_round(s, i, _END_HAND, -1, 0)
+            _end_round_r(e, _END_HAND, -1, 0)
             return
     if e.deck_pos >= NUM_CARDS:
-        _end_round(s, i, _END_DECK, -1, 0)
+        _end_round_r(e, _END_DECK, -1, 0)
         return
-    e.current = (e.current + 1) % n
+    nxt = e.current + 1
+    e.current = nxt if nxt < n else 0
     e.turn += 1
 
 
 @kernel
-def _after_capture(s, i):
+def _after_capture_r(e):
     """Step 5: DECIDE if the acting seat's yaku score rose, else end the turn."""
-    e = s[i]
     seat = e.current
-    y = yaku_score(s, i, seat)
+    y = yaku_score_r(e, seat)
     if y > e.yaku[seat]:
         e.yaku[seat] = y
         e.phase = _DECIDE
         e.pending = -1
     else:
-        _end_turn(s, i)
+        _end_turn_r(e)
 
 
 @kernel
-def _draw(s, i, seat):
+def _draw_r(e, seat):
     """Step 4: draw ``min(2, 8 - hand, stock)`` cards from the stock's top."""
-    e = s[i]
     k = 0
     while k < DRAW_MAX and e.hand_size[seat] < HAND_SIZE and e.deck_pos < NUM_CARDS:
-        e.loc[e.deck[e.deck_pos]] = LOC_HAND + seat
+        c = e.deck[e.deck_pos]
+        e.loc[c] = LOC_HAND + seat
+        e.hand_bits[seat, SUIT_OF[c]] |= BIT_OF[c]
         e.deck_pos += 1
         e.hand_size[seat] += 1
         k += 1
 
 
 @kernel
-def _flip(s, i):
+def _flip_r(e):
     """Step 3: flip the stock's top and match it; no match -> step 4 and end the turn."""
-    e = s[i]
     if e.deck_pos >= NUM_CARDS:
-        _end_turn(s, i)  # nothing to flip: the turn ends (and with it the round)
+        _end_turn_r(e)  # nothing to flip: the turn ends (and with it the round)
         return
     card = e.deck[e.deck_pos]
     e.deck_pos += 1
-    m = match_count(s, i, card)
+    m = match_count_r(e, card)
     if m == 0:
         e.loc[card] = LOC_FIELD
-        _draw(s, i, e.current)
-        _end_turn(s, i)
+        _draw_r(e, e.current)
+        _end_turn_r(e)
     elif m == 2:
         e.loc[card] = LOC_PENDING
         e.pending = card
         e.phase = _CHOOSE_FLIPPED
     else:
-        _capture_rank(s, i, card, e.current)
-        _after_capture(s, i)
+        _capture_rank_r(e, card, e.current)
+        _after_capture_r(e)
 
 
 @kernel
-def _score_stop(s, i):
+def _score_stop_r(e):
     """The acting seat stops: collect yaku x multiplier from every other seat, each
     payment capped at the payer's chips; the stopper deals the next round."""
-    e = s[i]
     seat = e.current
     points = np.int64(e.yaku[seat]) * koikoi_multiplier(e.koikoi[seat])
     gained = 0
@@ -372,7 +460,43 @@ def _score_stop(s, i):
     e.chips[seat] += gained
     e.delta[seat] = gained
     e.dealer = seat
-    _end_round(s, i, _END_STOP, seat, points)
+    _end_round_r(e, _END_STOP, seat, points)
+
+
+@kernel
+def apply_action_r(e, action):
+    """:func:`apply_action` of the record ``e``."""
+    for seat in range(MAX_PLAYERS):
+        e.delta[seat] = 0
+    seat = e.current
+    ph = e.phase
+    if ph == _PLAY:
+        card = action - PLAY_OFFSET
+        e.hand_size[seat] -= 1
+        e.hand_bits[seat, SUIT_OF[card]] &= ~BIT_OF[card]
+        m = match_count_r(e, card)
+        if m == 0:
+            e.loc[card] = LOC_FIELD
+            _flip_r(e)
+        elif m == 2:
+            e.loc[card] = LOC_PENDING
+            e.pending = card
+            e.phase = _CHOOSE_PLAYED
+        else:
+            _capture_rank_r(e, card, seat)
+            _after_capture_r(e)
+    elif ph == _DECIDE:
+        if action == KOIKOI:
+            if e.koikoi[seat] < 127:
+                e.koikoi[seat] += 1
+            _end_turn_r(e)
+        else:
+            _score_stop_r(e)
+    else:
+        _capture_r(e, action - TAKE_OFFSET, seat)
+        _capture_r(e, e.pending, seat)
+        e.pending = -1
+        _after_capture_r(e)
 
 
 @kernel
@@ -383,35 +507,4 @@ def apply_action(s, i, action):
     undefined behaviour. Writes the step's chip changes (the rewards) to ``delta``;
     updates ``status`` when the game ends and deals the next round when one ends.
     """
-    e = s[i]
-    e.delta[:] = 0
-    seat = e.current
-    ph = e.phase
-    if ph == _PLAY:
-        card = action - PLAY_OFFSET
-        e.hand_size[seat] -= 1
-        m = match_count(s, i, card)
-        if m == 0:
-            e.loc[card] = LOC_FIELD
-            _flip(s, i)
-        elif m == 2:
-            e.loc[card] = LOC_PENDING
-            e.pending = card
-            e.phase = _CHOOSE_PLAYED
-        else:
-            _capture_rank(s, i, card, seat)
-            _after_capture(s, i)
-    elif ph == _DECIDE:
-        if action == KOIKOI:
-            if e.koikoi[seat] < 127:
-                e.koikoi[seat] += 1
-            _end_turn(s, i)
-        else:
-            _score_stop(s, i)
-    else:
-        c = action - TAKE_OFFSET
-        code = LOC_CAPTURED + seat
-        e.loc[c] = code
-        e.loc[e.pending] = code
-        e.pending = -1
-        _after_capture(s, i)
+    apply_action_r(s[i], action)

@@ -5,6 +5,11 @@ kernels (``rules.py``) run on both (a record array dispatches ~9x faster in numb
 a tuple of arrays). Every card's place is one entry of ``loc``; the stock's order is
 ``deck[deck_pos:]``. Options live in ``cfg_*`` fields, so one record fully describes its
 game. Picklable, ``state.copy()``-able and sliceable (``state[i:i+1]``).
+
+``hand_bits`` and ``capt_bits`` repeat what ``loc`` says about hands and captured cards
+as one word per (seat, suit), bit ``r`` = rank ``r`` (``koikoi_env.bits``): the kernels
+keep them in step with ``loc``; after writing ``loc`` by hand (tests), call
+``rules.sync_bits``.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ import numpy as np
 
 from tabletop_core.rng import seed_word
 
-from .spec import MAX_PLAYERS, NUM_CARDS, START_CHIPS, Options
+from .spec import MAX_PLAYERS, NUM_CARDS, NUM_SUITS, START_CHIPS, Options
 
 # Location codes of ``loc`` (a card is in exactly one place).
 LOC_STOCK = 0  # in the deck (face down); its position is in ``deck``
@@ -39,6 +44,8 @@ STATE_DTYPE = np.dtype(
         ("loc", np.int8, (NUM_CARDS,)),  # place of card c: LOC_* code above (seat added for hand/captured)
         ("hand_size", np.int8, (MAX_PLAYERS,)),  # cards in each seat's hand
         ("pending", np.int8),  # card id waiting for a choice (phases CHOOSE_*), -1 none
+        ("hand_bits", np.int32, (MAX_PLAYERS, NUM_SUITS)),  # [seat, suit] bit r: rank r in hand
+        ("capt_bits", np.int32, (MAX_PLAYERS, NUM_SUITS)),  # [seat, suit] bit r: rank r captured
         # round
         ("phase", np.int8),  # spec.Phase of the acting seat: 0 play, 1/2 choose (played/flipped), 3 decide
         ("yaku", np.int16, (MAX_PLAYERS,)),  # each seat's current yaku score this round (0 = no yaku)

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 from koikoi_reference import KOIKOI, STOP, KoikoiReference
 
-from koikoi_env import batch, observe, rules
+from koikoi_env import batch, bots, observe, rules
 from koikoi_env.bots import BOT_NAMES
 from koikoi_env.env import episode_stats
 from koikoi_env.spec import NUM_ACTIONS, NUM_CARDS, Options, Status
@@ -192,6 +192,6 @@ def test_bots_only_choose_legal_actions_step_by_step():
             rules.new_game(s, g)
             while s["status"][g] == 0:
                 rules.legal_mask(s, g, mask)
-                a = batch.bot_action(bot, s, g, mask, bot_rng, g)
+                a = bots.bot_action(bot, s, g, mask, bot_rng, g)
                 assert mask[a] == 1
                 rules.apply_action(s, g, a)

@@ -14,7 +14,7 @@ import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
 import koikoi_env
-from koikoi_env import batch, observe, rules
+from koikoi_env import bots, observe, rules
 from koikoi_env.spec import KOIKOI, NUM_ACTIONS, NUM_CARDS, STOP, TAKE_OFFSET, Options, parse_card
 from koikoi_env.state import LOC_CAPTURED, LOC_HAND, LOC_STOCK, new_state
 from tabletop_core.aec import ActionOutOfBoundsError, IllegalActionError
@@ -195,6 +195,7 @@ def test_other_hands_and_stock_order_never_change_a_seats_observation(num_player
             codes = [int(e["loc"][c]) for c in hidden]
             for c, code in zip(perm, codes):
                 e["loc"][c] = code
+            rules.sync_bits(t, 0)
             stock = [c for c in perm[[k for k, code in enumerate(codes) if code == LOC_STOCK]]]
             e["deck"][int(e["deck_pos"]) :] = stock
             assert np.array_equal(_observe(t, seat, num_players), before)
@@ -235,8 +236,9 @@ def test_bots_do_not_read_hidden_cards():
         codes = [int(e["loc"][c]) for c in hidden]
         for c, code in zip(perm, codes):
             e["loc"][c] = code
+        rules.sync_bits(t, 0)
         for bot in (1, 2):
-            assert batch.bot_action(bot, s, 0, mask, bot_rng, 0) == batch.bot_action(
+            assert bots.bot_action(bot, s, 0, mask, bot_rng, 0) == bots.bot_action(
                 bot, t, 0, mask, bot_rng, 0
             )
         checked += 1

@@ -189,6 +189,8 @@ def table(
     for seat, cc in enumerate(capt_c):
         for c in cc:
             e["loc"][c] = LOC_CAPTURED + seat
+    rules.sync_bits(s, 0)
+    for seat in range(n):
         e["yaku"][seat] = rules.yaku_score(s, 0, seat)
     e["current"] = current
     e["dealer"] = dealer
@@ -397,6 +399,7 @@ def test_yaku_kernel_matches_the_reference_on_random_capture_sets(seed):
         chosen = rnd.sample(range(NUM_CARDS), k)
         s["loc"][0, :] = LOC_OUT
         s["loc"][0, chosen] = LOC_CAPTURED + 1
+        rules.sync_bits(s, 0)
         assert rules.yaku_score(s, 0, 1) == yaku_of(chosen)
         assert rules.yaku_score(s, 0, 0) == 0
 

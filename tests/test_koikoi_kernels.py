@@ -1,0 +1,159 @@
+"""The fast kernels agree with their plain definitions.
+
+- ``rules.shuffle_deck_r`` (the deal's shuffle on the record's generator word) deals
+  exactly what ``tabletop_core.rng.shuffle_prefix`` deals and leaves the same word;
+- ``hand_bits`` / ``capt_bits`` stay equal to what ``loc`` says (``rules.sync_bits``)
+  through random and bot play, and the stored yaku scores equal the reference's;
+- the random bot (read from the state) picks exactly what ``sample_legal`` picks from
+  the mask with the same generator word, in every phase;
+- ``observe`` and ``legal_mask`` write every entry (they no longer zero the buffer first);
+- the bit helpers against plain Python.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numba
+import numpy as np
+import pytest
+from koikoi_reference import yaku_of
+
+from koikoi_env import batch, bits, bots, observe, rules
+from koikoi_env.spec import NUM_ACTIONS, NUM_CARDS, Options
+from koikoi_env.state import LOC_CAPTURED, new_state
+from tabletop_core.rng import sample_legal, seed_word, shuffle_prefix
+
+
+def _bits_of_loc(s, g: int) -> tuple[np.ndarray, np.ndarray]:
+    t = s[g : g + 1].copy()
+    rules.sync_bits(t, 0)
+    return t["hand_bits"][0], t["capt_bits"][0]
+
+
+def _assert_consistent(s, g: int, where: str = "") -> None:
+    hand, capt = _bits_of_loc(s, g)
+    assert np.array_equal(s["hand_bits"][g], hand), where
+    assert np.array_equal(s["capt_bits"][g], capt), where
+    n = int(s["cfg_players"][g])
+    for seat in range(n):
+        captured = np.flatnonzero(s["loc"][g] == LOC_CAPTURED + seat).tolist()
+        assert rules.yaku_score(s, g, seat) == yaku_of(captured), where
+        assert int(s["yaku"][g, seat]) == yaku_of(captured), where
+
+
+def test_the_deal_shuffles_exactly_like_tabletop_core_shuffle_prefix():
+    for seed in range(300):
+        s = new_state(1, Options(num_players=2 + seed % 3))
+        s["rng"][0] = seed_word(seed)
+        for _ in range(3):  # consecutive rounds continue the same stream
+            word = s["rng"].copy()
+            deck = np.arange(NUM_CARDS, dtype=np.int8)
+            shuffle_prefix(word, 0, deck, NUM_CARDS)
+            rules.deal_round(s, 0)
+            assert np.array_equal(s["deck"][0], deck)
+            assert s["rng"][0] == word[0]
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_bit_words_and_yaku_follow_loc_at_every_step(num_players):
+    rnd = random.Random(num_players)
+    mask = np.zeros(NUM_ACTIONS, np.int8)
+    for seed in range(12):
+        s = new_state(1, Options(num_players=num_players, rounds=3))
+        s["rng"][0] = seed_word(seed)
+        rules.new_game(s, 0)
+        steps = 0
+        while s["status"][0] == 0:
+            _assert_consistent(s, 0, f"seed {seed} step {steps}")
+            n = rules.legal_mask(s, 0, mask)
+            legal = np.flatnonzero(mask).tolist()
+            assert n == len(legal) > 0
+            rules.apply_action(s, 0, rnd.choice(legal))
+            steps += 1
+        _assert_consistent(s, 0, f"seed {seed} end")
+
+
+@pytest.mark.parametrize("bots_", ["random", "greedy,strong,random"])
+def test_bit_words_and_yaku_follow_loc_in_bot_games(bots_):
+    names = bots_.split(",")
+    n = 3
+    ids = np.array([bots.BOT_NAMES.index(b) for b in (names * n)[:n]], np.int64)
+    games = 300
+    s = new_state(games, Options(num_players=n, rounds=2))
+    s["rng"] = [seed_word(k) for k in range(games)]
+    bot_rng = np.array([seed_word(5000 + k) for k in range(games)], np.uint64)
+    batch.play_games(s, ids, bot_rng, np.zeros((games, n)), np.zeros(games, np.int64))
+    for g in range(games):
+        _assert_consistent(s, g, f"game {g}")
+
+
+def test_random_bot_picks_what_sample_legal_picks_from_the_mask():
+    rnd = random.Random(7)
+    mask = np.zeros(NUM_ACTIONS, np.int8)
+    phases = set()
+    for seed in range(40):
+        s = new_state(1, Options(num_players=2 + seed % 3, rounds=2))
+        s["rng"][0] = seed_word(seed)
+        rules.new_game(s, 0)
+        while s["status"][0] == 0:
+            rules.legal_mask(s, 0, mask)
+            phases.add(int(s["phase"][0]))
+            a = np.array([seed_word(rnd.getrandbits(64))], np.uint64)
+            b = a.copy()
+            pick = bots.random_bot(s, 0, mask, a, 0)
+            assert pick == sample_legal(b, 0, mask) and mask[pick] == 1
+            assert a[0] == b[0]  # the same draws
+            rules.apply_action(s, 0, pick)
+        assert bots.random_bot(s, 0, mask, np.ones(1, np.uint64), 0) == -1  # game over
+    assert phases == {0, 1, 2, 3}
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_observe_and_legal_mask_write_every_entry(num_players):
+    dim = observe.observation_dim(num_players)
+    rnd = random.Random(num_players)
+    for seed in range(8):
+        s = new_state(1, Options(num_players=num_players, rounds=1))
+        s["rng"][0] = seed_word(seed)
+        rules.new_game(s, 0)
+        while True:
+            for seat in range(num_players):
+                clean = np.zeros(dim, np.float32)
+                dirty = np.full(dim, np.nan, np.float32)
+                observe.observe(s, 0, seat, clean)
+                observe.observe(s, 0, seat, dirty)
+                assert np.array_equal(clean, dirty)
+            clean_mask = np.zeros(NUM_ACTIONS, np.int8)
+            dirty_mask = np.full(NUM_ACTIONS, 7, np.int8)
+            assert rules.legal_mask(s, 0, clean_mask) == rules.legal_mask(s, 0, dirty_mask)
+            assert np.array_equal(clean_mask, dirty_mask)
+            if s["status"][0] != 0:  # checked the finished game too (mask all zero)
+                assert not clean_mask.any()
+                break
+            rules.apply_action(s, 0, rnd.choice(np.flatnonzero(clean_mask).tolist()))
+
+
+@numba.njit
+def _popcount(x):  # the intrinsics only run inside compiled code
+    return bits.popcount(x)
+
+
+@numba.njit
+def _lowest_bit(x):
+    return bits.lowest_bit(x)
+
+
+def test_bit_helpers_against_plain_python():
+    rnd = random.Random(3)
+    for _ in range(2000):
+        x = rnd.getrandbits(22)
+        assert _popcount(np.int64(x)) == bin(x).count("1")
+        text = bin(x)[2:]
+        assert bits.longest_run(np.int64(x)) == max((len(r) for r in text.split("0")), default=0)
+        ones = [r for r in range(22) if x >> r & 1]
+        if ones:
+            assert _lowest_bit(np.int64(x)) == ones[0]
+            k = rnd.randrange(len(ones))
+            assert bits.nth_bit(np.int64(x), k) == ones[k]
+            assert rules.suit_bits_yaku(np.int32(x)) == yaku_of(ones)  # suit 0: card = rank
