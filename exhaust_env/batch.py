@@ -3,6 +3,16 @@
 Each loop is a thin adapter over the rules kernels; all the rules live in ``rules.py``.
 Written out per game (not generic) because numba cannot cache kernels that take other
 kernels as arguments.
+
+Speed: a kernel that calls other (not inlined) kernels increments and decrements the
+reference count of every array it receives (two atomic operations per array and call;
+numba removes the pair only in leaf kernels), and such updates per env and step cost
+more than the rules of a step. So the loops write rows of
+the batch buffers through leaf kernels taking the buffer and a row index (``*_row``)
+rather than row views, call the rules on the env's record (:func:`~exhaust_env.rules.act`)
+rather than through the State array, and spell the per-env step out instead of calling
+a helper that takes the batch arrays. The random bot samples from the legal actions as
+two 64-bit words (no mask scan).
 """
 
 from __future__ import annotations
@@ -11,9 +21,19 @@ import numpy as np
 
 from tabletop_core.jit import kernel
 
-from .bots import bot_action
-from .observe import observe
-from .rules import apply_action, deal, is_legal, legal_mask, write_rewards
+from .bots import RANDOM, bot_action, mask_words_row, random_from_words
+from .observe import observe_row
+from .rules import (
+    act,
+    add_rewards_row,
+    apply_action,
+    deal,
+    is_legal,
+    legal_words,
+    lose_round,
+    write_mask,
+    write_mask_row,
+)
 from .spec import NUM_ACTIONS
 
 
@@ -27,33 +47,18 @@ def first_illegal(s, actions):
 
 
 @kernel
-def _refresh(s, i, obs, masks, current):
-    current[i] = s[i].current
-    legal_mask(s, i, masks[i])
-    observe(s, i, s[i].current, obs[i])
-
-
-@kernel
 def batch_reset(s, obs, masks, current):
     """Deal every env with its own generator; write obs (B, D), masks (B, A), current (B,)."""
     for i in range(s.shape[0]):
         deal(s, i)
-        _refresh(s, i, obs, masks, current)
-
-
-@kernel
-def _step_one(s, i, action, obs, masks, rewards, terminated, current, final_obs, autoreset):
-    e = s[i]
-    seat = e.current
-    apply_action(s, i, action)
-    write_rewards(s, i, rewards[i])
-    done = e.status != 0
-    terminated[i] = done
-    if done:
-        observe(s, i, seat, final_obs[i])
-        if autoreset:
-            deal(s, i)
-    _refresh(s, i, obs, masks, current)
+        # the refresh (mask, observation, seat) is written out in each loop: a helper
+        # taking the batch arrays would cost numba two atomic reference-count updates
+        # per array per env
+        seat = s[i].current
+        current[i] = seat
+        w0, w1 = legal_words(s, i)
+        write_mask_row(w0, w1, masks, i)
+        observe_row(s, i, seat, obs, i)
 
 
 @kernel
@@ -65,18 +70,64 @@ def batch_step(s, actions, obs, masks, rewards, terminated, current, final_obs, 
     again at once (same-step autoreset) and obs/masks/current describe the new episode.
     """
     for i in range(s.shape[0]):
-        _step_one(s, i, actions[i], obs, masks, rewards, terminated, current, final_obs, autoreset)
+        e = s[i]
+        seat = e.current
+        # the step is written out here and in batch_step_bots (same lines after the
+        # action is chosen): a per-env helper taking the batch arrays would cost numba two
+        # atomic reference-count updates per array, and one loop shared by both kernels
+        # would compile the bots into batch_step (the AEC env's cold start).
+        # apply_action(s, i, a), spelled out for the same reason (its count of ``s``):
+        stuck = act(e, actions[i])
+        if stuck >= 0:
+            lose_round(s, i, stuck)
+        for k in range(rewards.shape[1]):
+            rewards[i, k] = 0.0
+        add_rewards_row(s, i, rewards, i)  # a leaf: no reference counting of the arrays
+        done = e.status != 0
+        terminated[i] = done
+        if done:
+            observe_row(s, i, seat, final_obs, i)
+            if autoreset:
+                deal(s, i)
+        seat = e.current
+        current[i] = seat
+        w0, w1 = legal_words(s, i)
+        write_mask_row(w0, w1, masks, i)
+        observe_row(s, i, seat, obs, i)
 
 
 @kernel
 def batch_step_bots(s, bot_ids, bot_rng, actions, obs, masks, rewards, terminated, current, final_obs):
     """Like :func:`batch_step` (autoreset on) with each env's action chosen in the kernel by
-    the bot of its current seat (``bot_ids`` (P,) ints, ``bot_rng`` (B,) uint64); the
-    chosen actions are written to ``actions`` (B,)."""
+    the bot of its current seat (``bot_ids`` (P,) ints, ``bot_rng`` (B,) uint64) from its
+    mask; the chosen actions are written to ``actions`` (B,)."""
     for i in range(s.shape[0]):
-        a = bot_action(bot_ids[s[i].current], s, i, masks[i], bot_rng, i)
+        e = s[i]
+        seat = e.current
+        bot = bot_ids[seat]
+        if bot == RANDOM:
+            w0, w1 = mask_words_row(masks, i)
+            a = random_from_words(w0, w1, bot_rng, i)
+        else:
+            a = bot_action(bot, s, i, masks[i], bot_rng, i)
         actions[i] = a
-        _step_one(s, i, a, obs, masks, rewards, terminated, current, final_obs, True)
+        # from here on the lines of batch_step (see there why they are not shared)
+        stuck = act(e, a)
+        if stuck >= 0:
+            lose_round(s, i, stuck)
+        for k in range(rewards.shape[1]):
+            rewards[i, k] = 0.0
+        add_rewards_row(s, i, rewards, i)
+        done = e.status != 0
+        terminated[i] = done
+        if done:
+            observe_row(s, i, seat, final_obs, i)
+            deal(s, i)
+        seat = e.current
+        current[i] = seat
+        w0, w1 = legal_words(s, i)
+        write_mask_row(w0, w1, masks, i)
+        observe_row(s, i, seat, obs, i)
 
 
 @kernel
@@ -85,57 +136,68 @@ def play_games(s, bot_ids, bot_rng, returns, steps):
     ``bot_ids`` (P,); write each seat's episode return ``returns`` (G, P) float64 and the
     number of agent steps ``steps`` (G,). The final positions stay in ``s``."""
     mask = np.zeros(NUM_ACTIONS, np.int8)
-    r = np.zeros(returns.shape[1], np.float32)
     for i in range(s.shape[0]):
         deal(s, i)
         n = 0
         for k in range(returns.shape[1]):
             returns[i, k] = 0.0
         while s[i].status == 0:
-            legal_mask(s, i, mask)
-            a = bot_action(bot_ids[s[i].current], s, i, mask, bot_rng, i)
-            apply_action(s, i, a)
-            write_rewards(s, i, r)
-            for k in range(returns.shape[1]):
-                returns[i, k] += r[k]
+            w0, w1 = legal_words(s, i)
+            bot = bot_ids[s[i].current]
+            if bot == RANDOM:  # straight from the words (no mask written)
+                a = random_from_words(w0, w1, bot_rng, i)
+            else:
+                write_mask(w0, w1, mask)
+                a = bot_action(bot, s, i, mask, bot_rng, i)
+            stuck = act(s[i], a)  # apply_action(s, i, a), as in batch_step
+            if stuck >= 0:
+                lose_round(s, i, stuck)
+            add_rewards_row(s, i, returns, i)
             n += 1
         steps[i] = n
 
 
 @kernel
-def _bots_until_learner(s, i, learner, bot_ids, bot_rng, mask, acc):
+def _bots_until_learner(s, i, learner, bot_ids, bot_rng, mask, acc, row):
     """Bots play the other seats of env ``i`` until ``learner`` is to act or the episode
-    ends; their rewards (per seat) are added to ``acc`` (P,)."""
-    r = np.zeros(acc.shape[0], np.float32)
+    ends; their rewards (per seat) are added to ``acc[row]`` (``mask``: (73,) scratch)."""
     while learner >= 0 and s[i].status == 0 and s[i].current != learner:
-        legal_mask(s, i, mask)
-        a = bot_action(bot_ids[s[i].current], s, i, mask, bot_rng, i)
+        w0, w1 = legal_words(s, i)
+        bot = bot_ids[s[i].current]
+        if bot == RANDOM:
+            a = random_from_words(w0, w1, bot_rng, i)
+        else:
+            write_mask(w0, w1, mask)
+            a = bot_action(bot, s, i, mask, bot_rng, i)
         apply_action(s, i, a)
-        write_rewards(s, i, r)
-        for k in range(acc.shape[0]):
-            acc[k] += r[k]
+        add_rewards_row(s, i, acc, row)
 
 
 @kernel
-def _deal_for_learner(s, i, learner, bot_ids, bot_rng, mask, acc):
+def _deal_for_learner(s, i, learner, bot_ids, bot_rng, mask, acc, row):
     """Deal env ``i`` and let bots play up to the learner's first turn (dealing again if
-    an episode ends before the learner ever acts)."""
+    an episode ends before the learner ever acts); their rewards go to ``acc[row]``."""
     deal(s, i)
-    _bots_until_learner(s, i, learner, bot_ids, bot_rng, mask, acc)
+    _bots_until_learner(s, i, learner, bot_ids, bot_rng, mask, acc, row)
     while s[i].status != 0:
-        acc[:] = 0.0
+        acc[row, :] = 0.0
         deal(s, i)
-        _bots_until_learner(s, i, learner, bot_ids, bot_rng, mask, acc)
+        _bots_until_learner(s, i, learner, bot_ids, bot_rng, mask, acc, row)
 
 
 @kernel
 def batch_reset_learner(s, learner, bot_ids, bot_rng, obs, masks, current, carry):
     """Single-agent reset: deal every env, bots play up to the learner's first turn; their
     rewards go to ``carry`` (B, P), paid with the learner's first step."""
+    mask = np.zeros(NUM_ACTIONS, np.int8)
     for i in range(s.shape[0]):
         carry[i, :] = 0.0
-        _deal_for_learner(s, i, learner, bot_ids, bot_rng, masks[i], carry[i])
-        _refresh(s, i, obs, masks, current)
+        _deal_for_learner(s, i, learner, bot_ids, bot_rng, mask, carry, i)
+        seat = s[i].current
+        current[i] = seat
+        w0, w1 = legal_words(s, i)
+        write_mask_row(w0, w1, masks, i)
+        observe_row(s, i, seat, obs, i)
 
 
 @kernel
@@ -163,27 +225,33 @@ def batch_step_learner(
     learner's first turn (their rewards go to ``carry``, paid with the next step);
     without it, an ended env stays ended.
     """
-    r = np.zeros(rewards.shape[1], np.float32)
+    mask = np.zeros(NUM_ACTIONS, np.int8)
     for i in range(s.shape[0]):
         rewards[i, :] = carry[i]
         carry[i, :] = 0.0
         mover = s[i].current
         apply_action(s, i, actions[i])
-        write_rewards(s, i, r)
-        for k in range(rewards.shape[1]):
-            rewards[i, k] += r[k]
-        _bots_until_learner(s, i, learner, bot_ids, bot_rng, masks[i], rewards[i])
+        add_rewards_row(s, i, rewards, i)
+        _bots_until_learner(s, i, learner, bot_ids, bot_rng, mask, rewards, i)
         done = s[i].status != 0
         terminated[i] = done
         if done:
-            observe(s, i, learner if learner >= 0 else mover, final_obs[i])
+            observe_row(s, i, learner if learner >= 0 else mover, final_obs, i)
             if autoreset:
-                _deal_for_learner(s, i, learner, bot_ids, bot_rng, masks[i], carry[i])
-        _refresh(s, i, obs, masks, current)
+                _deal_for_learner(s, i, learner, bot_ids, bot_rng, mask, carry, i)
+        seat = s[i].current
+        current[i] = seat
+        w0, w1 = legal_words(s, i)
+        write_mask_row(w0, w1, masks, i)
+        observe_row(s, i, seat, obs, i)
 
 
 @kernel
 def batch_observe(s, obs, masks, current):
     """Write every env's acting-seat observation, mask and seat without changing state."""
     for i in range(s.shape[0]):
-        _refresh(s, i, obs, masks, current)
+        seat = s[i].current
+        current[i] = seat
+        w0, w1 = legal_words(s, i)
+        write_mask_row(w0, w1, masks, i)
+        observe_row(s, i, seat, obs, i)

@@ -2,9 +2,10 @@
 
 Bot protocol (shared by every game): ``bot_action(bot_id, s, i, mask, rng, r) -> action``
 where ``s`` is the State record array, ``i`` the env index, ``mask`` the (73,) int8
-action mask of the acting seat, ``rng`` a uint64 array of bot generator words (never the
-env's own stream) and ``r`` the index of the word to use. A bot reads only what the
-acting seat observes: its own hand, the selection and the public table.
+action mask of the acting seat (C-contiguous, e.g. a row of the (B, 73) mask buffer),
+``rng`` a uint64 array of bot generator words (never the env's own stream) and ``r`` the
+index of the word to use. A bot reads only what the acting seat observes: its own hand,
+the selection and the public table.
 
 The deterministic bots decide a whole play from the hand and the table (which do not
 change while the selection is built), then emit it one action at a time: the missing
@@ -13,7 +14,9 @@ selection made by someone else, e.g. after ``set_state``), they finish it with t
 legal cast, else the first legal card.
 
 Bots:
-    random  uniform over the legal actions (adds, casts, Time Magic, flip).
+    random  uniform over the legal actions (adds, casts, Time Magic, flip): the pick of
+            ``tabletop_core.rng.sample_legal`` on the same mask and generator word,
+            computed on the mask as two 64-bit words (:func:`random_from_words`).
     npc     the rulebook's NPC logic (:func:`exhaust_env.rules.npc_choose`) on the own
             hand, without the NPC's drawing: a spell-card play if any, else flip a
             face-up Exhaust card, else Time Magic.
@@ -34,9 +37,10 @@ from __future__ import annotations
 import numpy as np
 
 from tabletop_core.jit import kernel
-from tabletop_core.rng import sample_legal
+from tabletop_core.rng import randint
 
-from .rules import count_needed, npc_choose, set_size, single_area_of
+from .bits import nonzero_bits, nonzero_bits_row, popcount
+from .rules import count_needed, npc_choose, nth_legal, set_size, single_area_of
 from .spec import (
     ANY,
     CAST_OFFSET,
@@ -56,6 +60,9 @@ from .spec import (
 
 BOT_NAMES = ("random", "npc", "strong")
 BOT_IDS = {name: k for k, name in enumerate(BOT_NAMES)}
+RANDOM = BOT_IDS["random"]
+NPC = BOT_IDS["npc"]
+STRONG = BOT_IDS["strong"]
 
 # Weights of the strong bot (index -> meaning).
 W_TM = 0  # value of one Time Magic card won
@@ -123,9 +130,35 @@ def _rescue(s, i, mask):
 
 
 @kernel
+def mask_words_row(masks, row):
+    """The legal actions of ``masks[row]`` (``masks`` (N, 73) C-contiguous int8) as two
+    words ``(w0, w1)``: bit a of ``w0`` = action a (0..63) is legal, bit a - 64 of ``w1``
+    = action a (64..72). Two vector compares (bytes 0..63 and 57..72)."""
+    return nonzero_bits_row(masks, row, 0, 64), nonzero_bits_row(masks, row, 57, 16) >> np.uint64(7)
+
+
+@kernel
+def mask_words(mask):
+    """:func:`mask_words_row` of a (73,) C-contiguous int8 mask."""
+    return nonzero_bits(mask, 0, 64), nonzero_bits(mask, 57, 16) >> np.uint64(7)
+
+
+@kernel
+def random_from_words(w0, w1, rng, r):
+    """Uniform over the legal actions of the words ``(w0, w1)`` (-1 if none): the k-th
+    legal action in action order for k = ``randint(rng, r, count)``, i.e. the choice of
+    ``tabletop_core.rng.sample_legal`` on the same mask and generator word."""
+    count = popcount(w0) + popcount(w1)
+    if count == 0:
+        return -1
+    return nth_legal(w0, w1, randint(rng, r, count))
+
+
+@kernel
 def random_bot(s, i, mask, rng, r):
-    """Uniform over the legal actions in ``mask``."""
-    return sample_legal(rng, r, mask)
+    """Uniform over the legal actions in ``mask`` (:func:`random_from_words`)."""
+    w0, w1 = mask_words(mask)
+    return random_from_words(w0, w1, rng, r)
 
 
 @kernel
@@ -382,9 +415,9 @@ def strong_bot(s, i, mask, rng, r):
 @kernel
 def bot_action(bot_id, s, i, mask, rng, r):
     """Dispatch to the bot numbered ``bot_id`` (index in :data:`BOT_NAMES`)."""
-    if bot_id == 1:
+    if bot_id == NPC:
         return npc_bot(s, i, mask, rng, r)
-    if bot_id == 2:
+    if bot_id == STRONG:
         return strong_bot(s, i, mask, rng, r)
     return random_bot(s, i, mask, rng, r)
 

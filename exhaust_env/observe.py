@@ -48,7 +48,6 @@ from .spec import (
 )
 
 _SOLO = int(Mode.SOLO)
-_AREA_KIND = np.array(AREA_KIND, np.int64)
 
 
 @cache
@@ -103,49 +102,103 @@ def observation_dim(seats: int) -> int:
     return observation_layout(seats).dim
 
 
+def _static_pieces() -> np.ndarray:
+    """``area_kind`` and ``area_colours`` (adjacent in the vector) for each count of Single
+    areas in use (row = ``cfg_singles``, 0..4): they depend on nothing else."""
+    table = np.zeros((MAX_SINGLES + 1, O_SEATS - O_KIND), np.float32)
+    for singles in (1, 2, 4):
+        row = table[singles]
+        for a in range(NUM_AREAS):
+            if a < MAX_SINGLES:
+                if a < singles:
+                    row[a * NUM_AREA_KINDS] = 1.0
+                    for c in range(NUM_COLOURS):
+                        if colour_accepted(singles, a, c):
+                            row[O_COLOURS - O_KIND + a * NUM_COLOURS + c] = 1.0
+            else:
+                row[a * NUM_AREA_KINDS + AREA_KIND[a]] = 1.0
+    return table
+
+
+assert O_COLOURS == O_KIND + NUM_AREAS * NUM_AREA_KINDS and O_SEATS == O_COLOURS + NUM_AREAS * NUM_COLOURS
+_STATIC = _static_pieces()
+_NUM_STATIC = _STATIC.shape[1]
+
+
 @kernel
-def observe(s, i, seat, out):
-    """Write env ``i``'s observation from ``seat``'s view into ``out`` ((dim,) float32).
+def _fit(obs, start, n):
+    """``n``, cut short where a row of ``obs`` ends. A trip count LLVM cannot fold: it
+    then vectorizes the conversion loops instead of unrolling them into scalar code."""
+    return min(n, obs.shape[1] - start)
+
+
+@kernel
+def observe_row(s, i, seat, obs, row):
+    """Write env ``i``'s observation from ``seat``'s view into ``obs[row]`` (``obs``
+    (N, dim) float32; the batch kernels pass the whole buffer and a row, which spares
+    numba's reference counting of a row view per env).
 
     Only what ``seat`` may see: its own hand, the selection when it is the acting seat,
-    and public facts (rules/exhaust.md "What the environment must make of it").
+    and public facts (rules/exhaust.md "What the environment must make of it"). Every
+    entry of the row is written once (no zeroing pass).
     """
     e = s[i]
-    out[:] = 0.0
     acting = e.status == 0 and e.current == seat
-    for k in range(NUM_KINDS):
-        out[O_HAND + k] = e.hand[seat, k]
-        if acting:
-            out[O_SEL + k] = e.sel[k]
-    singles = e.cfg_singles
-    for a in range(NUM_AREAS):
-        out[O_TOP + a] = e.area_top[a]
-        out[O_ACARDS + a] = e.area_n[a]
-        if a < MAX_SINGLES:
-            if a < singles:
-                out[O_KIND + a * NUM_AREA_KINDS] = 1.0
-                for c in range(NUM_COLOURS):
-                    if colour_accepted(singles, a, c):
-                        out[O_COLOURS + a * NUM_COLOURS + c] = 1.0
-        else:
-            out[O_KIND + a * NUM_AREA_KINDS + _AREA_KIND[a]] = 1.0
-    n = np.int64(e.cfg_seats)
+    hand = e.hand[seat]
+    for k in range(_fit(obs, O_HAND, NUM_KINDS)):
+        obs[row, O_HAND + k] = hand[k]
+    sel = e.sel
+    if acting:
+        for k in range(_fit(obs, O_SEL, NUM_KINDS)):
+            obs[row, O_SEL + k] = sel[k]
+    else:
+        for k in range(NUM_KINDS):
+            obs[row, O_SEL + k] = 0.0
+    tops = e.area_top
+    for a in range(_fit(obs, O_TOP, NUM_AREAS)):
+        obs[row, O_TOP + a] = tops[a]
+    area_n = e.area_n
+    for a in range(_fit(obs, O_ACARDS, NUM_AREAS)):
+        obs[row, O_ACARDS + a] = area_n[a]
+    static = _STATIC[e.cfg_singles]
+    for j in range(_NUM_STATIC):
+        obs[row, O_KIND + j] = static[j]
+    # zero-extended: LLVM then knows the offsets below are >= 0 and drops numba's
+    # negative-index wraparound (which turns the copies into scatters)
+    n = np.int64(np.uint8(e.cfg_seats))
+    tm = e.tm
+    hand_n = e.hand_n
+    exhaust = e.exhaust
+    exhaust_up = e.exhaust_up
     for k in range(n):
         other = (seat + k) % n
-        out[O_SEATS + k] = e.tm[other]
-        out[O_SEATS + n + k] = e.hand_n[other]
-        out[O_SEATS + 2 * n + k] = e.exhaust[other]
-        out[O_SEATS + 3 * n + k] = e.exhaust_up[other]
+        obs[row, O_SEATS + k] = tm[other]
+        obs[row, O_SEATS + n + k] = hand_n[other]
+        obs[row, O_SEATS + 2 * n + k] = exhaust[other]
+        obs[row, O_SEATS + 3 * n + k] = exhaust_up[other]
     r = O_SEATS + 4 * n
-    out[r + R_PILE] = e.tm_pile
-    out[r + R_REPL] = e.repl_n
-    for k in range(NUM_KINDS):
-        out[r + R_PLAYED + k] = e.played[k]
-        if e.cfg_mode == _SOLO:
-            out[r + R_NPC + k] = e.hand[NPC_SEAT, k]
-    out[r + R_NPC_DECK] = e.npc_n
-    out[r + R_MY_TURN] = 1.0 if acting else 0.0
-    out[r + R_ROUND] = e.round
+    obs[row, r + R_PILE] = e.tm_pile
+    obs[row, r + R_REPL] = e.repl_n
+    played = e.played
+    for k in range(_fit(obs, r + R_PLAYED, NUM_KINDS)):
+        obs[row, r + R_PLAYED + k] = played[k]
+    if e.cfg_mode == _SOLO:
+        npc = e.hand[NPC_SEAT]
+        for k in range(_fit(obs, r + R_NPC, NUM_KINDS)):
+            obs[row, r + R_NPC + k] = npc[k]
+    else:
+        for k in range(NUM_KINDS):
+            obs[row, r + R_NPC + k] = 0.0
+    obs[row, r + R_NPC_DECK] = e.npc_n
+    obs[row, r + R_MY_TURN] = 1.0 if acting else 0.0
+    obs[row, r + R_ROUND] = e.round
+
+
+@kernel
+def observe(s, i, seat, out):
+    """Write env ``i``'s observation from ``seat``'s view into ``out`` ((dim,) float32);
+    see :func:`observe_row`."""
+    observe_row(s, i, seat, out[None, :], 0)
 
 
 def decode_observation(vector: np.ndarray, seats: int | None = None) -> dict[str, np.ndarray]:

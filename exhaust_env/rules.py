@@ -1,8 +1,10 @@
 """Exhaust's rules as numba kernels over the State record array (``state.py``).
 
 Every kernel takes the State and the env index ``i`` (batch axis) and touches only that
-env, or works on plain count arrays (``hand``/``sel``: (61,) uint8 counts per card kind;
-``tops``: (10,) int8 area tops) so it can be tested on its own. Rules implemented
+env, or the env's record ``e = s[i]`` (the inner acting kernels: a record carries no
+reference count for numba to update), or works on plain count arrays (``hand``/``sel``:
+(61,) uint8 counts per card kind; ``tops``: (10,) int8 area tops) or on card sets as
+64-bit words (:mod:`exhaust_env.bits`) so it can be tested on its own. Rules implemented
 (``rules/exhaust.md``):
 
 - a turn is exactly one action: cast one or more spell cards onto one combo area
@@ -24,10 +26,12 @@ env, or works on plain count arrays (``hand``/``sel``: (61,) uint8 counts per ca
 - solo: after every player turn the NPC takes its turn inside the kernel
   (:func:`npc_turn`).
 
-The selection mask (:func:`play_mask`) admits a card only if the selection plus that
-card can still be completed into a legal play from the hand, and a cast only if the
-selection is a legal play on that area now; so no agent is ever stuck mid-selection and
-a turn takes at most ``hand size + 1`` steps.
+The selection mask (:func:`play_mask`, :func:`selection_words`) admits a card only if
+the selection plus that card can still be completed into a legal play from the hand, and
+a cast only if the selection is a legal play on that area now; so no agent is ever stuck
+mid-selection and a turn takes at most ``hand size + 1`` steps. It is decided with bit
+arithmetic on the hand and selection as card sets (one closed-form test per area kind),
+equal to the brute-force enumeration of plays (tests/test_exhaust_differential.py).
 """
 
 from __future__ import annotations
@@ -37,6 +41,16 @@ import numpy as np
 from tabletop_core.jit import kernel
 from tabletop_core.rng import shuffle_prefix
 
+from .bits import (
+    NUMBERS_MASK,
+    SPREAD,
+    bit_length,
+    colour_slice,
+    lowest_bit,
+    nonzero_bits,
+    numbers_of,
+    popcount,
+)
 from .spec import (
     ANY,
     CAST_OFFSET,
@@ -44,10 +58,10 @@ from .spec import (
     FLIP_EXHAUST,
     FLUSH,
     FOUR,
-    MAX_SINGLES,
     MIN_COUNT_PLAY,
     NPC_HAND,
     NPC_SEAT,
+    NUM_ACTIONS,
     NUM_AREAS,
     NUM_CARDS,
     NUM_COLOURS,
@@ -118,142 +132,201 @@ def count_needed(top):
     return max(MIN_COUNT_PLAY, np.int64(top) + 1)
 
 
-@kernel
-def hand_tables(hand, hn, hcol):
-    """Fill ``hn`` (16,) number-card counts per number (index 1..15) and ``hcol`` (4,) per
-    colour from ``hand`` (61,) counts; return the count of number cards."""
-    hn[:] = 0
-    hcol[:] = 0
-    total = 0
-    for k in range(NUM_NUMBER_CARDS):
-        c = hand[k]
-        if c != 0:
-            hn[k % NUM_NUMBERS + 1] += c
-            hcol[k // NUM_NUMBERS] += c
-            total += c
-    return total
-
-
 # --- the play rules -----------------------------------------------------------------------
-# A selection is summarised as (m, cc, num, col, lo, hi, dup): m number cards, cc copies,
-# num = their common number (-2 none, -1 mixed), col = common colour (-2 none, -1 mixed),
-# lo / hi = lowest / highest number, dup = two number cards share a number.
+# The selection mask works on card sets as 64-bit words (:mod:`exhaust_env.bits`): bit k
+# for number card kind k, colour c the 15-bit slice at 15 * c, a set of numbers a 15-bit
+# word (bit n - 1 for number n). Legal actions are two words: ``w0`` bit a = action a
+# (0..63), ``w1`` bit a - 64 = action a (64..72); the adds are bits 0..60 of ``w0``
+# (bit 60: a copy) and the casts the 10 bits from 61.
+
+_U0 = np.uint64(0)
+_U1 = np.uint64(1)
+_SPREAD = np.uint64(SPREAD)
+_COPY_BIT = np.uint64(1 << COPY_KIND)
+_CAST_SHIFT = np.uint64(CAST_OFFSET)
+_W1_SHIFT = np.uint64(64 - CAST_OFFSET)  # casts >> this: the casts of w1 (actions 64..70)
+_TM_BIT = np.uint64(1 << (PLAY_TIME_MAGIC - 64))
+_FLIP_BIT = np.uint64(1 << (FLIP_EXHAUST - 64))
+# numbers above a number-area top t (0..15)
+_ABOVE = np.array([NUMBERS_MASK & ~((1 << t) - 1) for t in range(NUM_NUMBERS + 1)], np.uint64)
+# the cards of one colour
+_COLOUR_CARDS = np.array([NUMBERS_MASK << (NUM_NUMBERS * c) for c in range(NUM_COLOURS)], np.uint64)
 
 
 @kernel
-def _summary_add(summ, kind, selnum):
-    """Summary of a selection plus one card of ``kind`` (``selnum`` (16,): number counts of
-    the selection before the card)."""
-    m, cc, num, col, lo, hi, dup = summ
-    if kind == COPY_KIND:
-        return (m, cc + 1, num, col, lo, hi, dup)
-    n = kind % NUM_NUMBERS + 1
-    c = kind // NUM_NUMBERS
-    if num == -2:
-        num = n
-    elif num != n:
-        num = -1
-    if col == -2:
-        col = c
-    elif col != c:
-        col = -1
-    if selnum[n] > 0:
-        dup = True
-    return (m + 1, cc, num, col, min(lo, n), max(hi, n), dup)
+def card_word(counts):
+    """The number cards of ``counts`` ((61,) C-contiguous counts per kind) as a card set
+    (uint64): bit k set where ``counts[k]`` is nonzero (each number card exists once).
+    Two 32-byte vector compares: kinds 0..31 and 28..59."""
+    return nonzero_bits(counts, 0, 32) | (nonzero_bits(counts, 28, 32) << np.uint64(28))
 
 
 @kernel
-def completable(summ, area, top, singles, hn, hcol, ch, hnum):
-    """Whether a selection (summary ``summ``, a sub-multiset of the hand) can be completed
-    from the hand into a legal play on ``area`` whose top is ``top``.
+def _above(top):
+    """Numbers (15-bit set) strictly above the number-area top ``top``."""
+    return _ABOVE[min(max(np.int64(top), 0), NUM_NUMBERS)]
 
-    ``hn`` (16,) / ``hcol`` (4,) / ``ch`` / ``hnum``: the hand's number-card counts per
-    number and per colour, its copies and its number cards (:func:`hand_tables`).
-    rules/exhaust.md "Combo areas".
+
+@kernel
+def _run_starts(nums, need):
+    """Lowest numbers (as bits) of the runs of ``need`` consecutive numbers of ``nums``."""
+    if need > NUM_NUMBERS:
+        return _U0
+    starts = nums
+    for j in range(1, need):
+        starts &= nums >> np.uint64(j)
+    return starts
+
+
+@kernel
+def _runs_at_least(nums, need):
+    """The numbers of ``nums`` (15-bit set) lying in a run of at least ``need``
+    consecutive numbers of ``nums``."""
+    starts = _run_starts(nums, need)
+    out = starts
+    for j in range(1, need):
+        out |= starts << np.uint64(j)
+    return out
+
+
+@kernel
+def _run_through(nums, n):
+    """The run of consecutive numbers of ``nums`` (15-bit set) containing number ``n``
+    (held), as a 15-bit set."""
+    b = np.uint64(n - 1)
+    end = np.int64(b) + lowest_bit(~(nums >> b))  # one past the run's highest bit
+    start = bit_length(~nums & ((_U1 << b) - _U1))  # the run's lowest bit
+    return ((_U1 << np.uint64(end)) - _U1) & ~((_U1 << np.uint64(start)) - _U1)
+
+
+@kernel
+def _set_numbers(at_least, size, copies, top):
+    """Numbers (15-bit set) above ``top`` of which the hand holds a card and, with its
+    ``copies``, ``size`` cards (``at_least[j]``: numbers held at least j times)."""
+    j = max(1, size - copies)
+    if j > NUM_COLOURS:
+        return _U0
+    return at_least[j] & _above(top)
+
+
+@kernel
+def _count_tables(cards):
+    """``(held, at_least)``: the numbers held (15-bit set) in the card set ``cards`` and a
+    5-tuple of 15-bit sets whose entry j holds the numbers held at least j times (1..4)."""
+    a = colour_slice(cards, 0)
+    b = colour_slice(cards, 1)
+    c = colour_slice(cards, 2)
+    d = colour_slice(cards, 3)
+    ab = a & b
+    cd = c & d
+    a_b = a | b
+    c_d = c | d
+    return a_b | c_d, (_U0, a_b | c_d, ab | cd | (a_b & c_d), (ab & c_d) | (cd & a_b), ab & cd)
+
+
+@kernel
+def selection_words(hand, copies, sel, sel_copies, tops, singles):
+    """The selection mask as two words ``(adds, casts)``: ``adds`` bit k (k <= 60) = one
+    more card of kind k can join the selection and the result can still be completed into
+    a legal play from the hand; ``casts`` bit a = the selection is a legal play on area a.
+
+    ``hand`` / ``sel``: number cards of the hand / selection as card sets (``sel`` within
+    ``hand``); ``copies`` / ``sel_copies``: their copy cards; ``tops`` (10,) area tops;
+    ``singles`` the Single areas in use. rules/exhaust.md "Combo areas": a completion
+    exists on some area iff
+      Single: the selection is empty and the card's number is above its area's top;
+      Pair / 3 / 4 cards (size k): all number cards share one number above the top,
+        at most k cards, and that number's cards in hand plus the copies reach k;
+      Straight: no copy, no repeated number, and the numbers span a run of held numbers
+        at least as long as the count needed;
+      Flush: all number cards share a colour whose cards plus the copies reach the count;
+      Any: the hand holds a number card and reaches the count needed.
+    A copy is never alone: a selection of copies only completes through a set or Flush
+    area that some number card of the hand fits.
     """
-    m, cc, num, col, lo, hi, dup = summ
+    rest = hand & ~sel
+    rest_copies = copies - sel_copies
+    held, at_least = _count_tables(hand)
+    hnum = popcount(hand)
+    need_any = count_needed(tops[ANY])
+    need_straight = count_needed(tops[STRAIGHT])
+    need_flush = count_needed(tops[FLUSH])
+    m = popcount(sel)
+    cc = np.int64(sel_copies)
     total = m + cc
-    if area < MAX_SINGLES:
-        return total == 1 and m == 1 and colour_accepted(singles, area, col) and num > top
-    k = set_size(area)
-    if k > 0:
-        if total > k or num == -1:
-            return False
-        if m >= 1:
-            if num <= top:
-                return False
-            return max(cc, k - hn[num]) <= min(ch, k - m)
-        for n in range(np.int64(top) + 1, NUM_NUMBERS + 1):
-            if hn[n] >= 1 and max(cc, k - hn[n]) <= min(ch, k - 1):
-                return True
-        return False
-    need = count_needed(top)
-    if area == STRAIGHT:
-        if cc > 0 or m == 0 or dup:
-            return False
-        for n in range(lo, hi + 1):
-            if hn[n] == 0:
-                return False
-        a = lo
-        while a > 1 and hn[a - 1] > 0:
-            a -= 1
-        b = hi
-        while b < NUM_NUMBERS and hn[b + 1] > 0:
-            b += 1
-        return b - a + 1 >= need
-    if area == FLUSH:
-        if col == -1:
-            return False
-        if m >= 1:
-            return hcol[col] + ch >= need
-        for c in range(NUM_COLOURS):  # noqa: SIM110 (numba: no generator in any())
-            if hcol[c] >= 1 and hcol[c] + ch >= need:
-                return True
-        return False
-    # ANY
-    return hnum >= 1 and hnum + ch >= need
-
-
-@kernel
-def castable(summ, area, top, singles):
-    """Whether a selection (summary ``summ``) is a legal play on ``area`` (top ``top``) now.
-    rules/exhaust.md "Combo areas"."""
-    m, cc, num, col, lo, hi, dup = summ
-    total = m + cc
+    ch = np.int64(copies)
+    any_ok = hnum >= 1 and hnum + ch >= need_any
+    copy_ok = any_ok
+    adds = rest if any_ok else _U0
+    casts = 0
     if m == 0:
-        return False
-    if area < MAX_SINGLES:
-        return total == 1 and colour_accepted(singles, area, col) and num > top
-    k = set_size(area)
-    if k > 0:
-        return total == k and num >= 1 and num > top
-    need = count_needed(top)
-    if total < need:
-        return False
-    if area == STRAIGHT:
-        return cc == 0 and not dup and hi - lo + 1 == m
-    if area == FLUSH:
-        return col >= 0
-    return True
-
-
-@kernel
-def _empty_summary(copies):
-    """Summary of a selection of ``copies`` copy cards (typed int64 throughout, so every
-    summary has one numba type)."""
-    return (np.int64(0), copies, np.int64(-2), np.int64(-2), np.int64(99), np.int64(-1), False)
-
-
-@kernel
-def selection_summary(sel, selnum):
-    """Summary tuple of selection ``sel`` (61,) counts; fills ``selnum`` (16,) per number."""
-    selnum[:] = 0
-    summ = _empty_summary(np.int64(sel[COPY_KIND]))
-    for k in range(NUM_NUMBER_CARDS):
-        for _ in range(sel[k]):
-            summ = _summary_add(summ, k, selnum)
-            selnum[k % NUM_NUMBERS + 1] += 1
-    return summ
+        if not any_ok:
+            if cc == 0:
+                for c in range(NUM_COLOURS):
+                    area = single_area_of(singles, c)
+                    adds |= _above(tops[area]) << np.uint64(NUM_NUMBERS * c)
+                adds |= _runs_at_least(held, need_straight) * _SPREAD
+            for area in range(PAIR, FOUR + 1):
+                size = set_size(area)
+                if cc + 1 <= size:
+                    nums = _set_numbers(at_least, size, ch, tops[area])
+                    adds |= nums * _SPREAD
+                    if cc + 2 <= size and nums != _U0:
+                        copy_ok = True
+            for c in range(NUM_COLOURS):
+                hc = popcount(hand & _COLOUR_CARDS[c])
+                if hc >= 1 and hc + ch >= need_flush:
+                    adds |= _COLOUR_CARDS[c]
+                    copy_ok = True
+            adds &= rest
+    else:
+        sel_nums = numbers_of(sel)
+        distinct = popcount(sel_nums)
+        dup = distinct < m
+        lo = lowest_bit(sel_nums) + 1
+        hi = bit_length(sel_nums)
+        num = lo if distinct == 1 else -1
+        col = -2
+        for c in range(NUM_COLOURS):
+            if sel & _COLOUR_CARDS[c] != _U0:
+                col = c if col == -2 else -1
+        # casts
+        if total == 1:
+            for area in range(singles):
+                if colour_accepted(singles, area, col) and num > tops[area]:
+                    casts |= 1 << area
+        if num > 0:
+            for area in range(PAIR, FOUR + 1):
+                if total == set_size(area) and num > tops[area]:
+                    casts |= 1 << area
+        if total >= need_straight and cc == 0 and not dup and hi - lo + 1 == m:
+            casts |= 1 << STRAIGHT
+        if total >= need_flush and col >= 0:
+            casts |= 1 << FLUSH
+        if total >= need_any:
+            casts |= 1 << ANY
+        # adds
+        if not any_ok:
+            if num > 0:
+                nbit = _U1 << np.uint64(num - 1)
+                for area in range(PAIR, FOUR + 1):
+                    size = set_size(area)
+                    if total + 1 <= size and _set_numbers(at_least, size, ch, tops[area]) & nbit != _U0:
+                        adds |= nbit * _SPREAD
+                        copy_ok = True
+            if cc == 0 and not dup:
+                span = ((_U1 << np.uint64(hi - lo + 1)) - _U1) << np.uint64(lo - 1)
+                if span & ~held == _U0:
+                    run = _run_through(held, lo)
+                    if popcount(run) >= need_straight:
+                        adds |= (run & ~sel_nums) * _SPREAD
+            if col >= 0 and popcount(hand & _COLOUR_CARDS[col]) + ch >= need_flush:
+                adds |= _COLOUR_CARDS[col]
+                copy_ok = True
+            adds &= rest
+    if copy_ok and rest_copies > 0:
+        adds |= _COPY_BIT
+    return adds, casts
 
 
 @kernel
@@ -264,60 +337,114 @@ def play_mask(hand, sel, tops, singles, out):
     int8 of length >= 71; the entries written are set to 0 or 1. Returns the count of ones.
 
     ``hand`` / ``sel`` (61,) uint8 counts (``sel`` <= ``hand``), ``tops`` (10,) area tops,
-    ``singles`` the Single areas in use.
+    ``singles`` the Single areas in use (:func:`selection_words`).
     """
-    hn = np.zeros(NUM_NUMBERS + 2, np.int64)
-    hcol = np.zeros(NUM_COLOURS, np.int64)
-    selnum = np.zeros(NUM_NUMBERS + 2, np.int64)
-    hnum = hand_tables(hand, hn, hcol)
-    ch = np.int64(hand[COPY_KIND])
-    summ = selection_summary(sel, selnum)
-    count = 0
+    adds, casts = selection_words(
+        card_word(hand), np.int64(hand[COPY_KIND]), card_word(sel), np.int64(sel[COPY_KIND]), tops, singles
+    )
     for k in range(NUM_KINDS):
-        out[k] = 0
-        if hand[k] <= sel[k]:
-            continue
-        s2 = _summary_add(summ, k, selnum)
-        for a in range(NUM_AREAS):
-            if completable(s2, a, tops[a], singles, hn, hcol, ch, hnum):
-                out[k] = 1
-                count += 1
-                break
+        out[k] = (adds >> np.uint64(k)) & _U1
     for a in range(NUM_AREAS):
-        out[CAST_OFFSET + a] = 0
-        if castable(summ, a, tops[a], singles):
-            out[CAST_OFFSET + a] = 1
-            count += 1
-    return count
+        out[CAST_OFFSET + a] = (casts >> a) & 1
+    return popcount(adds) + popcount(np.uint64(casts))
+
+
+@kernel
+def has_play_word(hand, copies, tops, singles):
+    """Whether the hand (number cards ``hand`` as a card set, ``copies`` copy cards)
+    holds at least one legal play on some area (the adds of :func:`selection_words` from
+    an empty selection are not all zero)."""
+    hnum = popcount(hand)
+    if hnum == 0:
+        return False
+    ch = np.int64(copies)
+    if hnum + ch >= count_needed(tops[ANY]):
+        return True
+    for c in range(NUM_COLOURS):
+        if colour_slice(hand, c) & _above(tops[single_area_of(singles, c)]) != _U0:
+            return True
+    held, at_least = _count_tables(hand)
+    for area in range(PAIR, FOUR + 1):
+        if _set_numbers(at_least, set_size(area), ch, tops[area]) != _U0:
+            return True
+    if _runs_at_least(held, count_needed(tops[STRAIGHT])) != _U0:
+        return True
+    need = count_needed(tops[FLUSH])
+    for c in range(NUM_COLOURS):
+        hc = popcount(hand & _COLOUR_CARDS[c])
+        if hc >= 1 and hc + ch >= need:
+            return True
+    return False
 
 
 @kernel
 def has_play(hand, tops, singles):
     """Whether ``hand`` (61,) holds at least one legal play on some area."""
-    hn = np.zeros(NUM_NUMBERS + 2, np.int64)
-    hcol = np.zeros(NUM_COLOURS, np.int64)
-    selnum = np.zeros(NUM_NUMBERS + 2, np.int64)
-    hnum = hand_tables(hand, hn, hcol)
-    ch = np.int64(hand[COPY_KIND])
-    empty = _empty_summary(np.int64(0))
-    for k in range(NUM_KINDS):
-        if hand[k] == 0:
-            continue
-        s2 = _summary_add(empty, k, selnum)
-        for a in range(NUM_AREAS):
-            if completable(s2, a, tops[a], singles, hn, hcol, ch, hnum):
-                return True
-    return False
+    return has_play_word(card_word(hand), np.int64(hand[COPY_KIND]), tops, singles)
+
+
+@kernel
+def _can_act(e, seat):
+    """:func:`can_act` on the env record ``e``."""
+    if e.tm[seat] > 0 or e.exhaust_up[seat] != 0:
+        return True
+    hand = e.hand[seat]
+    return has_play_word(card_word(hand), np.int64(hand[COPY_KIND]), e.area_top, e.cfg_singles)
 
 
 @kernel
 def can_act(s, i, seat):
     """Whether ``seat`` can take an action at the start of its turn: a spell-card play, a
     Time Magic card, or (long game) a face-up Exhaust card to flip. rules/exhaust.md "A turn"."""
+    return _can_act(s[i], seat)
+
+
+@kernel
+def legal_words(s, i):
+    """The legal actions of env ``i`` as two words ``(w0, w1)``: bit a of ``w0`` = action
+    a (0..63) is legal, bit a - 64 of ``w1`` = action a (64..72). Both 0 once the episode
+    is over; otherwise at least one bit is set. Time Magic and the Exhaust flip are
+    offered only with an empty selection."""
     e = s[i]
-    if e.tm[seat] > 0 or e.exhaust_up[seat] != 0:
-        return True
-    return has_play(e.hand[seat], e.area_top, e.cfg_singles)
+    if e.status != _PLAYING:
+        return _U0, _U0
+    seat = e.current
+    hand = e.hand[seat]
+    sel_cards = _U0
+    sel_copies = np.int64(0)
+    if e.sel_n != 0:
+        sel_cards = card_word(e.sel)
+        sel_copies = np.int64(e.sel[COPY_KIND])
+    adds, casts = selection_words(
+        card_word(hand), np.int64(hand[COPY_KIND]), sel_cards, sel_copies, e.area_top, e.cfg_singles
+    )
+    c = np.uint64(casts)
+    w0 = adds | (c << _CAST_SHIFT)
+    w1 = c >> _W1_SHIFT
+    if e.sel_n == 0:
+        if e.tm[seat] > 0:
+            w1 |= _TM_BIT
+        if e.exhaust_up[seat] != 0:
+            w1 |= _FLIP_BIT
+    return w0, w1
+
+
+@kernel
+def write_mask_row(w0, w1, masks, row):
+    """Write the legal-action words ``(w0, w1)`` (:func:`legal_words`) into ``masks[row]``
+    (``masks`` (N, 73) int8, 0 or 1); return the count of legal actions."""
+    for a in range(64):
+        masks[row, a] = (w0 >> np.uint64(a)) & _U1
+    for a in range(64, NUM_ACTIONS):
+        masks[row, a] = (w1 >> np.uint64(a - 64)) & _U1
+    return popcount(w0) + popcount(w1)
+
+
+@kernel
+def write_mask(w0, w1, out):
+    """Write the legal-action words ``(w0, w1)`` into ``out`` ((73,) int8, 0 or 1);
+    return the count of legal actions."""
+    return write_mask_row(w0, w1, out[None, :], 0)
 
 
 @kernel
@@ -325,40 +452,44 @@ def legal_mask(s, i, out):
     """Write the action mask of env ``i`` into ``out`` ((73,) int8); return the count.
 
     All zeros once the episode is over; otherwise at least one entry is set. Time Magic
-    and the Exhaust flip are offered only with an empty selection.
+    and the Exhaust flip are offered only with an empty selection (:func:`legal_words`).
     """
-    e = s[i]
-    if e.status != _PLAYING:
-        out[:] = 0
-        return 0
-    seat = e.current
-    n = play_mask(e.hand[seat], e.sel, e.area_top, e.cfg_singles, out)
-    out[PLAY_TIME_MAGIC] = 0
-    out[FLIP_EXHAUST] = 0
-    if e.sel_n == 0:
-        if e.tm[seat] > 0:
-            out[PLAY_TIME_MAGIC] = 1
-            n += 1
-        if e.exhaust_up[seat] != 0:
-            out[FLIP_EXHAUST] = 1
-            n += 1
-    return n
+    w0, w1 = legal_words(s, i)
+    return write_mask(w0, w1, out)
+
+
+@kernel
+def nth_legal(w0, w1, k):
+    """The ``k``-th legal action (0-based, in action order) of the words ``(w0, w1)``."""
+    n0 = popcount(w0)
+    w = w0
+    base = 0
+    if k >= n0:
+        w = w1
+        k -= n0
+        base = 64
+    for _ in range(k):
+        w &= w - _U1
+    return base + lowest_bit(w)
 
 
 @kernel
 def is_legal(s, i, action):
     """Whether ``action`` (any int) is legal for the seat to act in env ``i``."""
-    if action < 0 or action > FLIP_EXHAUST:
+    if action < 0 or action >= NUM_ACTIONS:
         return False
-    mask = np.zeros(FLIP_EXHAUST + 1, np.int8)
-    legal_mask(s, i, mask)
-    return mask[action] != 0
+    w0, w1 = legal_words(s, i)
+    if action < 64:
+        return (w0 >> np.uint64(action)) & _U1 != _U0
+    return (w1 >> np.uint64(action - 64)) & _U1 != _U0
 
 
 # --- dealing ------------------------------------------------------------------------------
+# The kernels below the public (s, i) ones take the env's record ``e = s[i]``: a record
+# carries no reference count, while every call of a kernel taking the State array with
+# further calls inside costs numba two atomic reference-count updates.
 @kernel
-def _give(s, i, seat, card):
-    e = s[i]
+def _give(e, seat, card):
     e.hand[seat, card_kind(card)] += 1
     e.hand_n[seat] += 1
 
@@ -389,7 +520,7 @@ def deal_round(s, i, starter):
     dealt_seats = 1 if e.cfg_mode == _SOLO else e.cfg_seats
     for seat in range(dealt_seats):
         for _ in range(e.cfg_hand_size):
-            _give(s, i, seat, e.deck[pos])
+            _give(e, seat, e.deck[pos])
             pos += 1
     e.npc_deck[:] = 0
     e.npc_n = 0
@@ -424,32 +555,42 @@ def deal(s, i):
 
 # --- acting -------------------------------------------------------------------------------
 @kernel
-def cast(s, i, seat, area, play):
-    """Move the cards ``play`` (61,) counts from ``seat``'s hand onto ``area`` and take the
-    area's reward (rules/exhaust.md "Combo areas"): Pair 1 spell card from the
-    replenishment deck (to the hand; the NPC's goes face down on top of its deck),
-    3 cards 1 Time Magic, 4 cards 2, Straight / Flush / Any 1, as far as the piles go.
-    The play must be legal (unchecked)."""
-    e = s[i]
+def cast(e, seat, area, play):
+    """Move the cards ``play`` (61,) counts from ``seat``'s hand onto ``area`` of the env
+    record ``e`` and take the area's reward (rules/exhaust.md "Combo areas"): Pair 1 spell
+    card from the replenishment deck (to the hand; the NPC's goes face down on top of its
+    deck), 3 cards 1 Time Magic, 4 cards 2, Straight / Flush / Any 1, as far as the piles
+    go. The play must be legal (unchecked). The area lists the cards in number order
+    (then colour order, copies last), so it reads as played."""
     total = 0
-    number = 0
     first = np.int64(e.area_n[area])
-    for j in range(NUM_KINDS):
-        # number order (then colour order, copies last) so an area reads as played
-        k = j
-        if j < COPY_KIND:
-            k = (j % NUM_COLOURS) * NUM_NUMBERS + j // NUM_COLOURS
-        c = np.int64(play[k])
-        if c == 0:
-            continue
-        if k < COPY_KIND:
-            number = max(number, k % NUM_NUMBERS + 1)
-        e.hand[seat, k] -= c
-        e.played[k] += c
+    n_area = first
+    cards = card_word(play)
+    nums = numbers_of(cards)
+    number = bit_length(nums)  # the highest number played (0: none)
+    while nums != _U0:
+        n0 = lowest_bit(nums)  # number - 1
+        nums &= nums - _U1
+        for col in range(NUM_COLOURS):
+            k = col * NUM_NUMBERS + n0
+            c = np.int64(play[k])
+            if c == 0:
+                continue
+            e.hand[seat, k] -= c
+            e.played[k] += c
+            for _ in range(c):
+                e.area_cards[area, n_area] = k
+                n_area += 1
+            total += c
+    c = np.int64(play[COPY_KIND])
+    if c > 0:
+        e.hand[seat, COPY_KIND] -= c
+        e.played[COPY_KIND] += c
         for _ in range(c):
-            e.area_cards[area, e.area_n[area]] = k
-            e.area_n[area] += 1
+            e.area_cards[area, n_area] = COPY_KIND
+            n_area += 1
         total += c
+    e.area_n[area] = n_area
     e.area_start[area, first] = 1
     e.hand_n[seat] -= total
     if area <= FOUR:
@@ -464,7 +605,7 @@ def cast(s, i, seat, area, play):
                 e.npc_deck[e.npc_n] = card
                 e.npc_n += 1
             else:
-                _give(s, i, seat, card)
+                _give(e, seat, card)
         return
     gain = 0
     if area == FOUR:
@@ -477,10 +618,9 @@ def cast(s, i, seat, area, play):
 
 
 @kernel
-def _npc_draw(s, i):
-    e = s[i]
+def _npc_draw(e):
     e.npc_n -= 1
-    _give(s, i, np.int64(NPC_SEAT), e.npc_deck[e.npc_n])
+    _give(e, np.int64(NPC_SEAT), e.npc_deck[e.npc_n])
     e.npc_deck[e.npc_n] = 0
 
 
@@ -496,93 +636,89 @@ def npc_choose(hand, tops, singles, play):
     lexicographically lowest numbers; Any the lowest-numbered cards, copies last.
     """
     play[:] = 0
-    hn = np.zeros(NUM_NUMBERS + 2, np.int64)
-    hcol = np.zeros(NUM_COLOURS, np.int64)
-    hnum = hand_tables(hand, hn, hcol)
+    cards = card_word(hand)
+    held, at_least = _count_tables(cards)
+    hnum = popcount(cards)
     ch = np.int64(hand[COPY_KIND])
     # Single: lowest number, colour order
-    for n in range(1, NUM_NUMBERS + 1):
+    fits = _U0  # numbers some held card can play on its Single area
+    for c in range(NUM_COLOURS):
+        fits |= colour_slice(cards, c) & _above(tops[single_area_of(singles, c)])
+    if fits != _U0:
+        n0 = lowest_bit(fits)  # number - 1
         for c in range(NUM_COLOURS):
-            k = c * NUM_NUMBERS + n - 1
-            if hand[k] != 0:
-                a = single_area_of(singles, c)
-                if n > tops[a]:
-                    play[k] = 1
-                    return a
-    # sets, 4 > 3 > Pair
+            k = c * NUM_NUMBERS + n0
+            a = single_area_of(singles, c)
+            if hand[k] != 0 and n0 + 1 > tops[a]:
+                play[k] = 1
+                return a
+    # sets, 4 > 3 > Pair: the lowest number held with enough copies to fill
     for area in (FOUR, THREE, PAIR):
         size = set_size(area)
-        for n in range(np.int64(tops[area]) + 1, NUM_NUMBERS + 1):
-            if hn[n] >= 1 and hn[n] + ch >= size:
-                left = size
-                for c in range(NUM_COLOURS):
-                    k = c * NUM_NUMBERS + n - 1
-                    if hand[k] != 0 and left > 0:
-                        play[k] = 1
-                        left -= 1
-                play[COPY_KIND] = left
-                return area
+        nums = _set_numbers(at_least, size, ch, tops[area])
+        if nums != _U0:
+            n0 = lowest_bit(nums)
+            left = size
+            for c in range(NUM_COLOURS):
+                k = c * NUM_NUMBERS + n0
+                if hand[k] != 0 and left > 0:
+                    play[k] = 1
+                    left -= 1
+            play[COPY_KIND] = left
+            return area
     # Straight: lowest run of the smallest legal length
     need = count_needed(tops[STRAIGHT])
-    for lo in range(1, NUM_NUMBERS - need + 2):
-        ok = True
-        for n in range(lo, lo + need):
-            if hn[n] == 0:
-                ok = False
-                break
-        if ok:
-            for n in range(lo, lo + need):
-                for c in range(NUM_COLOURS):
-                    k = c * NUM_NUMBERS + n - 1
-                    if hand[k] != 0:
-                        play[k] = 1
-                        break
-            return STRAIGHT
+    starts = _run_starts(held, need)
+    if starts != _U0:
+        lo = lowest_bit(starts)
+        for n0 in range(lo, lo + need):
+            for c in range(NUM_COLOURS):
+                k = c * NUM_NUMBERS + n0
+                if hand[k] != 0:
+                    play[k] = 1
+                    break
+        return STRAIGHT
     # Flush
     need = count_needed(tops[FLUSH])
     best = -1
     best_copies = 99
     for c in range(NUM_COLOURS):
-        if hcol[c] == 0 or hcol[c] + ch < need:
+        mine = colour_slice(cards, c)
+        hc = popcount(mine)
+        if hc == 0 or hc + ch < need:
             continue
-        copies = max(0, need - hcol[c])
+        copies = max(0, need - hc)
         better = False
         if copies < best_copies:
             better = True
         elif copies == best_copies:
             # lexicographic comparison of the ascending numbers used
-            cnt = need - copies
-            na = 1
-            nb = 1
-            for _ in range(cnt):
-                while hand[c * NUM_NUMBERS + na - 1] == 0:
-                    na += 1
-                while hand[best * NUM_NUMBERS + nb - 1] == 0:
-                    nb += 1
+            theirs = colour_slice(cards, best)
+            for _ in range(need - copies):
+                na = lowest_bit(mine)
+                nb = lowest_bit(theirs)
                 if na != nb:
                     better = na < nb
                     break
-                na += 1
-                nb += 1
+                mine &= mine - _U1
+                theirs &= theirs - _U1
         if better:
             best = c
             best_copies = copies
     if best >= 0:
-        left = need - best_copies
-        for n in range(1, NUM_NUMBERS + 1):
-            k = best * NUM_NUMBERS + n - 1
-            if hand[k] != 0 and left > 0:
-                play[k] = 1
-                left -= 1
+        mine = colour_slice(cards, best)
+        for _ in range(need - best_copies):
+            play[best * NUM_NUMBERS + lowest_bit(mine)] = 1
+            mine &= mine - _U1
         play[COPY_KIND] = best_copies
         return FLUSH
-    # Any
+    # Any: the lowest numbers, colour order, copies last
     need = count_needed(tops[ANY])
     if hnum >= 1 and hnum + ch >= need:
         left = need
-        for n in range(1, NUM_NUMBERS + 1):
+        for n0 in range(NUM_NUMBERS):
             for c in range(NUM_COLOURS):
-                k = c * NUM_NUMBERS + n - 1
+                k = c * NUM_NUMBERS + n0
                 if hand[k] != 0 and left > 0:
                     play[k] = 1
                     left -= 1
@@ -592,23 +728,22 @@ def npc_choose(hand, tops, singles, play):
 
 
 @kernel
-def npc_turn(s, i):
-    """The NPC's turn in solo mode (rules/exhaust.md "Solo rules"): draw the open hand up
-    to 5, play by :func:`npc_choose`, else draw one card at a time until a play fits or the
-    deck is empty, else play a Time Magic card; with nothing to do the NPC loses
-    (``status`` over, ``loser`` = 1)."""
-    e = s[i]
+def npc_turn(e):
+    """The NPC's turn in solo mode on the env record ``e`` (rules/exhaust.md "Solo
+    rules"): draw the open hand up to 5, play by :func:`npc_choose`, else draw one card at
+    a time until a play fits or the deck is empty, else play a Time Magic card; with
+    nothing to do the NPC loses (``status`` over, ``loser`` = 1)."""
     while e.hand_n[NPC_SEAT] < NPC_HAND and e.npc_n > 0:
-        _npc_draw(s, i)
+        _npc_draw(e)
     play = np.zeros(NUM_KINDS, np.uint8)
     while True:
         area = npc_choose(e.hand[NPC_SEAT], e.area_top, e.cfg_singles, play)
         if area >= 0:
-            cast(s, i, np.int64(NPC_SEAT), area, play)
+            cast(e, np.int64(NPC_SEAT), area, play)
             return
         if e.npc_n == 0:
             break
-        _npc_draw(s, i)
+        _npc_draw(e)
     if e.tm[NPC_SEAT] > 0:
         e.tm[NPC_SEAT] -= 1
         e.tm_pile += 1
@@ -635,37 +770,46 @@ def lose_round(s, i, seat):
 
 
 @kernel
-def end_turn(s, i):
-    """Pass the turn (solo: the NPC plays first, then the player) and check that the next
-    seat can act; if it cannot, it loses (:func:`lose_round`)."""
-    e = s[i]
+def _end_turn(e):
+    """Pass the turn on the env record ``e`` (solo: the NPC plays first, then the player).
+    Returns the seat now to act if it cannot act (it loses: :func:`lose_round`), else -1."""
     e.turn += 1
     if e.cfg_mode == _SOLO:
-        npc_turn(s, i)
+        npc_turn(e)
         if e.status != _PLAYING:
-            return
+            return -1
         e.turn += 1
         nxt = 0
     else:
         nxt = (e.current + 1) % e.cfg_seats
     e.current = nxt
-    if not can_act(s, i, nxt):
-        lose_round(s, i, nxt)
+    if _can_act(e, nxt):
+        return -1
+    return nxt
 
 
 @kernel
-def apply_action(s, i, action):
-    """Apply a LEGAL ``action`` for the seat to act in env ``i`` (check with
-    :func:`is_legal` or the mask first: an illegal action is undefined behaviour).
-    Returns 1 if the action ended the turn, 0 for an add to the selection."""
-    e = s[i]
+def end_turn(s, i):
+    """Pass the turn (solo: the NPC plays first, then the player) and check that the next
+    seat can act; if it cannot, it loses (:func:`lose_round`)."""
+    stuck = _end_turn(s[i])
+    if stuck >= 0:
+        lose_round(s, i, stuck)
+
+
+@kernel
+def act(e, action):
+    """Apply a legal ``action`` on the env record ``e`` (:func:`apply_action` without the
+    redeal): -2 for an add to the selection (the turn goes on); else the turn ended and
+    the result is the seat now to act if it cannot act (the caller then runs
+    :func:`lose_round`), or -1."""
     seat = e.current
     if action < CAST_OFFSET:
         e.sel[action] += 1
         e.sel_n += 1
-        return 0
+        return -2
     if action < PLAY_TIME_MAGIC:
-        cast(s, i, np.int64(seat), np.int64(action - CAST_OFFSET), e.sel)
+        cast(e, np.int64(seat), np.int64(action - CAST_OFFSET), e.sel)
         e.sel[:] = 0
         e.sel_n = 0
     elif action == PLAY_TIME_MAGIC:
@@ -673,29 +817,56 @@ def apply_action(s, i, action):
         e.tm_pile += 1
     else:
         e.exhaust_up[seat] = 0
-    end_turn(s, i)
+    return _end_turn(e)
+
+
+@kernel
+def apply_action(s, i, action):
+    """Apply a LEGAL ``action`` for the seat to act in env ``i`` (check with
+    :func:`is_legal` or the mask first: an illegal action is undefined behaviour).
+    Returns 1 if the action ended the turn, 0 for an add to the selection."""
+    stuck = act(s[i], action)
+    if stuck == -2:
+        return 0
+    if stuck >= 0:
+        lose_round(s, i, stuck)
     return 1
 
 
 @kernel
-def write_rewards(s, i, out):
-    """Per-agent rewards of the step that just happened into ``out`` (row of (B, P)).
+def add_rewards_row(s, i, rewards, row):
+    """Add the per-agent rewards of the step that just happened to ``rewards[row]``
+    (``rewards`` (N, P) float)."""
+    e = s[i]
+    if e.status == _PLAYING:
+        return
+    if e.cfg_mode == _SOLO:
+        rewards[row, 0] += 1.0 if e.loser == NPC_SEAT else -1.0
+        return
+    n = e.cfg_agents
+    win = np.float32(1.0)
+    if e.cfg_zero_sum != 0:
+        win = np.float32(1.0 / (n - 1))  # a float32 reward, whatever the buffer's dtype
+    for k in range(n):
+        rewards[row, k] += np.float32(-1.0) if k == e.loser else win
+
+
+@kernel
+def write_rewards_row(s, i, rewards, row):
+    """Per-agent rewards of the step that just happened into ``rewards[row]`` (``rewards``
+    (N, P) float32).
 
     0 while the episode runs (a long game's rounds pay nothing: the final outcome counts).
     At the end: the loser -1 and every other seat +1, or +1/(N-1) with ``cfg_zero_sum``;
     solo: +1 if the NPC lost, -1 if the player did.
     """
-    e = s[i]
-    for k in range(out.shape[0]):
-        out[k] = 0.0
-    if e.status == _PLAYING:
-        return
-    if e.cfg_mode == _SOLO:
-        out[0] = 1.0 if e.loser == NPC_SEAT else -1.0
-        return
-    n = e.cfg_agents
-    win = 1.0
-    if e.cfg_zero_sum != 0:
-        win = 1.0 / (n - 1)
-    for k in range(n):
-        out[k] = -1.0 if k == e.loser else win
+    for k in range(rewards.shape[1]):
+        rewards[row, k] = 0.0
+    add_rewards_row(s, i, rewards, row)
+
+
+@kernel
+def write_rewards(s, i, out):
+    """Per-agent rewards of the step that just happened into ``out`` ((P,) float32); see
+    :func:`write_rewards_row`."""
+    write_rewards_row(s, i, out[None, :], 0)

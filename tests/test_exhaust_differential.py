@@ -10,6 +10,7 @@
    enumerated as a subset of the hand; the kernel's selection mask must admit exactly
    the cards that extend the selection towards one of those plays, and the casts that
    are plays themselves.
+3. The NPC's choice on random hands and boards against the reference's.
 """
 
 from __future__ import annotations
@@ -193,3 +194,24 @@ def test_selection_mask_matches_brute_force_enumeration():
         # has_play agrees with "some play exists"
         assert bool(rules.has_play(hand_c, tops_a, singles)) == bool(plays)
     assert checked > 2000
+
+
+def test_npc_choice_matches_the_reference_on_random_hands():
+    rnd = random.Random(2024)
+    play = np.zeros(61, np.uint8)
+    for _ in range(3000):
+        singles = rnd.choice([1, 2, 4])
+        hand = _random_hand(rnd, rnd.randint(0, 16))
+        tops = _random_board(rnd)
+        for a in range(4):  # Single areas reach 15 too
+            tops[a] = rnd.choice([0, rnd.randint(1, 15), 15])
+        hand_c = np.zeros(61, np.uint8)
+        for k in hand:
+            hand_c[k] += 1
+        area = rules.npc_choose(hand_c, np.array(tops, np.int8), singles, play)
+        want = npc_choice(hand, tops, singles)
+        if want is None:
+            assert area == -1, (hand, tops, singles)
+            continue
+        got = [k for k in range(61) for _ in range(int(play[k]))]
+        assert (area, got) == (want[0], sorted(want[1])), (hand, tops, singles)

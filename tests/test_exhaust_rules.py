@@ -547,3 +547,93 @@ def test_a_turn_takes_at_most_hand_size_plus_one_steps():
     assert t.legal() == {CAST_OFFSET + ANY}  # nothing left to add
     t.act(CAST_OFFSET + ANY)
     assert int(t.e["area_top"][ANY]) == 7 and int(t.e["hand_n"][0]) == 0
+
+
+# --- building blocks of the fast kernels ----------------------------------------------------
+def test_bit_helpers_match_python():
+    from exhaust_env import bits
+
+    rnd = np.random.default_rng(7)
+    words = [0, 1, 2**63, 2**64 - 1, 0x7FFF, 1 << 45] + [int(x) for x in rnd.integers(0, 2**63, 200)]
+    for x in words:
+        w = np.uint64(x)
+        assert bits.popcount(w) == bin(x).count("1")
+        assert bits.lowest_bit(w) == (64 if x == 0 else (x & -x).bit_length() - 1)
+        assert bits.bit_length(w) == x.bit_length()
+        slices = [(x >> (15 * c)) & 0x7FFF for c in range(4)]
+        assert bits.numbers_of(w) == slices[0] | slices[1] | slices[2] | slices[3]
+        for c in range(4):
+            assert bits.colour_slice(w, c) == slices[c]
+
+
+def test_nonzero_byte_masks_match_numpy():
+    import numba
+
+    from exhaust_env import bits
+
+    @numba.njit
+    def masks_1d(a, start):
+        return (
+            bits.nonzero_bits(a, start, 8),
+            bits.nonzero_bits(a, start, 16),
+            bits.nonzero_bits(a, start, 32),
+            bits.nonzero_bits(a, start, 64),
+        )
+
+    @numba.njit
+    def mask_row(a, row, start):
+        return bits.nonzero_bits_row(a, row, start, 64)
+
+    def want(row, start, width):
+        return sum(1 << j for j in range(width) if row[start + j] != 0)
+
+    rnd = np.random.default_rng(5)
+    for _ in range(50):
+        a = (rnd.integers(0, 3, (3, 80)) * (rnd.random((3, 80)) < 0.4)).astype(np.int8)
+        for start in (0, 1, 9, 16):
+            got = masks_1d(a[1], start)
+            assert [int(x) for x in got] == [want(a[1], start, w) for w in (8, 16, 32, 64)]
+            assert int(mask_row(a, 2, start)) == want(a[2], start, 64)
+
+
+def test_card_word_and_legal_words_agree_with_the_mask():
+    """The word forms of the hand and of the legal actions are the count / mask arrays."""
+    from exhaust_env.bots import mask_words_row
+
+    s = new_state(64, Options(num_players=3))
+    rnd = np.random.default_rng(3)
+    mask = np.zeros(NUM_ACTIONS, np.int8)
+    for i in range(64):
+        s["rng"][i] = seed_word(i)
+        rules.deal(s, i)
+        for _ in range(int(rnd.integers(0, 40))):
+            if s["status"][i] != 0:
+                break
+            rules.legal_mask(s, i, mask)
+            rules.apply_action(s, i, int(rnd.choice(np.flatnonzero(mask))))
+        hand = s["hand"][i, s["current"][i]]
+        assert int(rules.card_word(hand)) == sum(1 << k for k in range(60) if hand[k])
+        count = rules.legal_mask(s, i, mask)
+        w0, w1 = rules.legal_words(s, i)
+        assert mask_words_row(mask[None, :], 0) == (w0, w1)
+        legal = np.flatnonzero(mask).tolist()
+        assert [int(rules.nth_legal(w0, w1, k)) for k in range(count)] == legal
+        assert [a for a in range(-2, NUM_ACTIONS + 2) if rules.is_legal(s, i, a)] == legal
+
+
+def test_random_bot_chooses_like_sample_legal():
+    """Same mask, same generator word: the random bot picks what ``sample_legal`` picks
+    (uniform over the legal actions), so seeded random games replay as before."""
+    from exhaust_env.bots import random_bot
+    from tabletop_core.rng import sample_legal
+
+    rnd = np.random.default_rng(11)
+    masks = (rnd.random((300, NUM_ACTIONS)) < rnd.random((300, 1))).astype(np.int8)
+    masks[0] = 0
+    masks[1, 72] = 1
+    r1 = np.array([seed_word(k) for k in range(300)], np.uint64)
+    r2 = r1.copy()
+    for i in range(300):
+        for _ in range(3):
+            assert random_bot(None, i, masks[i], r2, i) == sample_legal(r1, i, masks[i])
+    assert np.array_equal(r1, r2)
