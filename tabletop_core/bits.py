@@ -8,6 +8,9 @@ single instructions instead of loops:
 * ``ctz(x)``: index of the lowest set bit (LLVM ``cttz``); the bit width for ``x == 0``;
 * ``ctlz(x)``: number of leading zero bits (LLVM ``ctlz``); the bit width for ``x == 0``;
 * ``bit_length(x)``: index of the highest set bit plus one (0 for ``x == 0``), as int64;
+* ``nonzero_bits(arr, start, width)`` / ``nonzero_bits_row(arr, row, start, width)``: the
+  bytes ``start .. start + width - 1`` of a 1-D (or of row ``row`` of a 2-D) int8 / uint8 /
+  bool array (an action mask) as a uint64 bit set, in one vector compare;
 * ``stack_u32(n)``: an uninitialised ``(n,)`` uint32 scratch array in the calling kernel's
   stack frame. A per-step kernel must not allocate (``np.empty`` in a kernel costs tens of
   nanoseconds, a stack array nothing). ``n`` must be a compile-time constant (a literal or
@@ -20,13 +23,14 @@ All take any numba integer type (signed ones are counted on their two's-compleme
 from __future__ import annotations
 
 import numpy as np
+from llvmlite import ir
 from numba import carray, types
 from numba.core import cgutils, errors
 from numba.extending import intrinsic
 
 from .jit import kernel
 
-__all__ = ["popcount", "ctz", "ctlz", "bit_length", "stack_u32"]
+__all__ = ["popcount", "ctz", "ctlz", "bit_length", "stack_u32", "nonzero_bits", "nonzero_bits_row"]
 
 
 @intrinsic
@@ -87,3 +91,65 @@ def _stack_ptr_u32(typingctx, n):
 def stack_u32(n):
     """An uninitialised ``(n,)`` uint32 array on the caller's stack (``n`` a constant)."""
     return carray(_stack_ptr_u32(n), n)
+
+
+_BYTE_WIDTHS = (8, 16, 32, 64)
+
+
+def _nonzero_codegen(context, builder, arr_type, arr, row, start, width):
+    """LLVM IR: load ``width`` bytes at byte ``row * strides[0] + start`` of ``arr``,
+    compare them with 0 and pack the result as an integer (bit j = byte ``start + j``)."""
+    ary = context.make_array(arr_type)(context, builder, arr)
+    pos = start
+    if row is not None:
+        stride = cgutils.unpack_tuple(builder, ary.strides, arr_type.ndim)[0]
+        pos = builder.add(builder.mul(row, stride), start)
+    vec = ir.VectorType(ir.IntType(8), width)
+    ptr = builder.bitcast(builder.gep(ary.data, [pos]), vec.as_pointer())
+    nonzero = builder.icmp_unsigned("!=", builder.load(ptr, align=1), ir.Constant(vec, None))
+    bits = builder.bitcast(nonzero, ir.IntType(width))
+    return builder.zext(bits, ir.IntType(64)) if width < 64 else bits
+
+
+def _byte_array(arr, ndim) -> bool:
+    return (
+        isinstance(arr, types.Array)
+        and arr.ndim == ndim
+        and arr.layout == "C"
+        and arr.dtype in (types.int8, types.uint8, types.boolean)
+    )
+
+
+@intrinsic
+def nonzero_bits(typingctx, arr, start, width):
+    """``nonzero_bits(arr, start, width)``: uint64 with bit j set where ``arr[start + j]``
+    is nonzero, j < ``width`` (a literal 8, 16, 32 or 64). ``arr``: 1-D C-contiguous
+    int8 / uint8 / bool; the bytes read must lie inside it (unchecked)."""
+    if not _byte_array(arr, 1) or not isinstance(start, types.Integer):
+        return None
+    if not isinstance(width, types.IntegerLiteral) or width.literal_value not in _BYTE_WIDTHS:
+        return None
+    w = width.literal_value
+
+    def codegen(context, builder, sig, args):
+        first = context.cast(builder, args[1], sig.args[1], types.intp)
+        return _nonzero_codegen(context, builder, sig.args[0], args[0], None, first, w)
+
+    return types.uint64(arr, start, width), codegen
+
+
+@intrinsic
+def nonzero_bits_row(typingctx, arr, row, start, width):
+    """:func:`nonzero_bits` of row ``row`` of a 2-D C-contiguous byte array."""
+    if not _byte_array(arr, 2) or not isinstance(row, types.Integer) or not isinstance(start, types.Integer):
+        return None
+    if not isinstance(width, types.IntegerLiteral) or width.literal_value not in _BYTE_WIDTHS:
+        return None
+    w = width.literal_value
+
+    def codegen(context, builder, sig, args):
+        r = context.cast(builder, args[1], sig.args[1], types.intp)
+        first = context.cast(builder, args[2], sig.args[2], types.intp)
+        return _nonzero_codegen(context, builder, sig.args[0], args[0], r, first, w)
+
+    return types.uint64(arr, row, start, width), codegen
