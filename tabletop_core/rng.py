@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .bits import ctz, nonzero_bits, popcount
 from .jit import kernel
 
 __all__ = [
@@ -131,34 +132,36 @@ def shuffle_prefix(rng, i, arr, n):
 
 @kernel
 def sample_legal(rng, i, mask):
-    """Uniformly sample the index of a nonzero entry of ``mask`` (1-D) with stream ``i``.
+    """Uniformly sample the index of a nonzero entry of ``mask`` (1-D, C-contiguous int8 /
+    uint8 / bool) with stream ``i``: the ``k``-th nonzero entry for ``k = randint(count)``.
 
-    Returns -1 when ``mask`` has no nonzero entry. Both passes count nonzero entries in
-    branch-free blocks of 16 (vectorized by LLVM); only the block holding the chosen
-    entry is scanned one by one.
+    Returns -1 when ``mask`` has no nonzero entry. Both passes read 64 entries at a time
+    as a bit set (:func:`tabletop_core.bits.nonzero_bits`, one vector compare) and count
+    them with ``popcount``; only the tail (``len % 64`` entries) is read one by one.
     """
     n = mask.shape[0]
+    full = n - n % 64
     count = 0
-    for a in range(n):
+    for a in range(0, full, 64):
+        count += popcount(nonzero_bits(mask, a, 64))
+    for a in range(full, n):
         count += mask[a] != 0
     if count == 0:
         return -1
     k = randint(rng, i, count)
-    a = 0
-    while a + 16 <= n:
-        c = 0
-        for t in range(16):
-            c += mask[a + t] != 0
-        if c > k:
-            break
+    for a in range(0, full, 64):
+        w = nonzero_bits(mask, a, 64)
+        c = np.int64(popcount(w))
+        if k < c:
+            for _ in range(k):
+                w &= w - np.uint64(1)  # drop the lowest set bit k times
+            return a + np.int64(ctz(w))
         k -= c
-        a += 16
-    while a < n:
+    for a in range(full, n):
         if mask[a] != 0:
             if k == 0:
                 return a
             k -= 1
-        a += 1
     return -1
 
 

@@ -172,3 +172,18 @@ def test_word_functions_draw_what_the_array_functions_draw():
     shuffle_prefix(rng, 0, b, 40)
     np.testing.assert_array_equal(a, b)
     assert w == rng[0]
+
+
+def test_sample_legal_picks_the_kth_nonzero_entry_for_every_length():
+    """The 64-at-a-time bit scan picks exactly what a plain scan picks (the k-th nonzero
+    entry for k = randint(count)), across block boundaries and tails."""
+    rs = np.random.default_rng(1)
+    for t in range(1500):
+        n = int(rs.integers(1, 300))
+        mask = (rs.random(n) < rs.random() * 0.4).astype(np.int8)
+        rng = np.array([seed_word(t)], np.uint64)
+        twin = rng.copy()
+        got = sample_legal(rng, 0, mask)
+        legal = np.flatnonzero(mask)
+        expected = -1 if len(legal) == 0 else legal[randint(twin, 0, len(legal))]
+        assert got == expected and rng[0] == twin[0]
