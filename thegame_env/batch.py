@@ -1,6 +1,13 @@
 """Batch kernels: the loops the vector env, the AEC env (batch of one) and the arena run.
 
 Each loop is a thin adapter over the rules kernels; all the rules live in ``rules.py``.
+
+The per-env work of a step is written out in each loop over the record ``e = s[i]``
+(``*_r`` kernels, see ``rules``) rather than in a helper taking the batch arrays: numba
+reference-counts array arguments passed on to other calls with atomic operations, which
+cost more than a whole step. So in the hot loops the arrays only go straight into leaf
+kernels, which index their row (``legal_mask_r(e, masks, i)``), and no row view
+(``masks[i]``) is made.
 """
 
 from __future__ import annotations
@@ -9,9 +16,9 @@ import numpy as np
 
 from tabletop_core.jit import kernel
 
-from .bots import bot_action
-from .observe import observe
-from .rules import apply_action, deal, is_legal, legal_mask, step_reward
+from .bots import RANDOM_BOT, bot_action_r, random_bot_r, random_bot_w
+from .observe import observe_r
+from .rules import apply_action_r, deal_r, is_legal_r, legal_mask_r, step_reward_r
 from .spec import NUM_ACTIONS
 
 
@@ -19,42 +26,29 @@ from .spec import NUM_ACTIONS
 def first_illegal(s, actions):
     """Index of the first env whose action is illegal, or -1 if all are legal."""
     for i in range(s.shape[0]):
-        if not is_legal(s, i, actions[i]):
+        if not is_legal_r(s[i], actions[i]):
             return i
     return -1
 
 
 @kernel
-def _refresh(s, i, obs, masks, current):
-    current[i] = s[i].current
-    legal_mask(s, i, masks[i])
-    observe(s, i, s[i].current, obs[i])
+def _refresh(e, i, obs, masks, current):
+    """Write env ``i``'s acting seat, mask and observation (record ``e`` = ``s[i]``); for
+    the loops that are not hot (a call passing arrays on costs reference counting)."""
+    current[i] = e.current
+    legal_mask_r(e, masks, i)
+    observe_r(e, e.current, obs, i)
 
 
 @kernel
 def batch_reset(s, obs, masks, current):
     """Deal every env with its own generator; write obs (B, D), masks (B, A), current (B,)."""
     for i in range(s.shape[0]):
-        deal(s, i)
-        _refresh(s, i, obs, masks, current)
-
-
-@kernel
-def _step_one(s, i, action, obs, masks, rewards, terminated, current, final_obs, autoreset):
-    e = s[i]
-    seat = e.current
-    placed = apply_action(s, i, action)
-    r = step_reward(s, i, placed)
-    n = e.cfg_players
-    for k in range(rewards.shape[1]):
-        rewards[i, k] = r if k < n else 0.0
-    done = e.status != 0
-    terminated[i] = done
-    if done:
-        observe(s, i, seat, final_obs[i])
-        if autoreset:
-            deal(s, i)
-    _refresh(s, i, obs, masks, current)
+        e = s[i]
+        deal_r(e)
+        current[i] = e.current
+        legal_mask_r(e, masks, i)
+        observe_r(e, e.current, obs, i)
 
 
 @kernel
@@ -66,35 +60,78 @@ def batch_step(s, actions, obs, masks, rewards, terminated, current, final_obs, 
     (same-step autoreset) and obs/masks/current describe the new episode.
     """
     for i in range(s.shape[0]):
-        _step_one(s, i, actions[i], obs, masks, rewards, terminated, current, final_obs, autoreset)
+        e = s[i]
+        seat = e.current
+        r = step_reward_r(e, apply_action_r(e, actions[i]))
+        n = e.cfg_players
+        for k in range(rewards.shape[1]):
+            rewards[i, k] = r if k < n else 0.0
+        done = e.status != 0
+        terminated[i] = done
+        if done:
+            observe_r(e, seat, final_obs, i)
+            if autoreset:
+                deal_r(e)
+        current[i] = e.current
+        legal_mask_r(e, masks, i)
+        observe_r(e, e.current, obs, i)
 
 
 @kernel
 def batch_step_bots(s, bot_ids, bot_rng, actions, obs, masks, rewards, terminated, current, final_obs):
     """Like :func:`batch_step` (autoreset on) with each env's action chosen in the kernel by
     the bot of its current seat (``bot_ids`` (P,) ints, ``bot_rng`` (B,) uint64); the
-    chosen actions are written to ``actions`` (B,)."""
+    chosen actions are written to ``actions`` (B,). The bots that read the mask read row
+    ``i`` of ``masks``, which describes the current position."""
     for i in range(s.shape[0]):
-        a = bot_action(bot_ids[s[i].current], s, i, masks[i], bot_rng, i)
+        e = s[i]
+        seat = e.current
+        bot = bot_ids[seat]
+        if bot == RANDOM_BOT:
+            a, w = random_bot_w(e, bot_rng[i])
+            bot_rng[i] = w
+        else:
+            a = bot_action_r(bot, e, masks, i, bot_rng, i)
         actions[i] = a
-        _step_one(s, i, a, obs, masks, rewards, terminated, current, final_obs, True)
+        r = step_reward_r(e, apply_action_r(e, a))
+        n = e.cfg_players
+        for k in range(rewards.shape[1]):
+            rewards[i, k] = r if k < n else 0.0
+        done = e.status != 0
+        terminated[i] = done
+        if done:
+            observe_r(e, seat, final_obs, i)
+            deal_r(e)
+        current[i] = e.current
+        legal_mask_r(e, masks, i)
+        observe_r(e, e.current, obs, i)
 
 
 @kernel
 def play_games(s, bot_ids, bot_rng, returns, steps):
     """Play one full episode in each env of ``s`` (generators already seeded) with the bots
     ``bot_ids`` (P,); write each seat's episode return ``returns`` (G, P) float64 and the
-    number of agent steps ``steps`` (G,). The final positions stay in ``s``."""
-    mask = np.zeros(NUM_ACTIONS, np.int8)
+    number of agent steps ``steps`` (G,). The final positions stay in ``s``. The mask is
+    only written for bots that read it (not ``random``)."""
+    mask = np.zeros((1, NUM_ACTIONS), np.int8)
     for i in range(s.shape[0]):
-        deal(s, i)
+        e = s[i]
+        deal_r(e)
         n = 0
         total = 0.0
-        while s[i].status == 0:
-            legal_mask(s, i, mask)
-            a = bot_action(bot_ids[s[i].current], s, i, mask, bot_rng, i)
-            total += step_reward(s, i, apply_action(s, i, a))
+        w = bot_rng[i]
+        while e.status == 0:
+            bot = bot_ids[e.current]
+            if bot == RANDOM_BOT:
+                a, w = random_bot_w(e, w)
+            else:
+                bot_rng[i] = w
+                legal_mask_r(e, mask, 0)
+                a = bot_action_r(bot, e, mask, 0, bot_rng, i)
+                w = bot_rng[i]
+            total += step_reward_r(e, apply_action_r(e, a))
             n += 1
+        bot_rng[i] = w
         for k in range(returns.shape[1]):
             returns[i, k] = total
         steps[i] = n
@@ -104,32 +141,42 @@ def play_games(s, bot_ids, bot_rng, returns, steps):
 def batch_observe(s, obs, masks, current):
     """Write every env's acting-seat observation, mask and seat without changing state."""
     for i in range(s.shape[0]):
-        _refresh(s, i, obs, masks, current)
+        e = s[i]
+        current[i] = e.current
+        legal_mask_r(e, masks, i)
+        observe_r(e, e.current, obs, i)
 
 
 @kernel
-def _bots_until_learner(s, i, learner, bot_ids, bot_rng, mask, acc):
-    """Bots play the other seats of env ``i`` until ``learner`` is to act or the episode
-    ends; their rewards are added to ``acc`` (P,)."""
-    n = s[i].cfg_players
-    while learner >= 0 and s[i].status == 0 and s[i].current != learner:
-        legal_mask(s, i, mask)
-        a = bot_action(bot_ids[s[i].current], s, i, mask, bot_rng, i)
-        r = step_reward(s, i, apply_action(s, i, a))
+def _bots_until_learner(e, i, learner, bot_ids, bot_rng, masks, acc):
+    """Bots play the other seats of env ``i`` (record ``e``) until ``learner`` is to act
+    or the episode ends; their rewards are added to row ``i`` of ``acc`` (B, P). Row ``i``
+    of ``masks`` is scratch space for the bots that read the mask."""
+    n = e.cfg_players
+    while learner >= 0 and e.status == 0 and e.current != learner:
+        bot = bot_ids[e.current]
+        if bot == RANDOM_BOT:
+            a = random_bot_r(e, bot_rng, i)
+        else:
+            legal_mask_r(e, masks, i)
+            a = bot_action_r(bot, e, masks, i, bot_rng, i)
+        r = step_reward_r(e, apply_action_r(e, a))
         for k in range(n):
-            acc[k] += r
+            acc[i, k] += r
 
 
 @kernel
-def _deal_for_learner(s, i, learner, bot_ids, bot_rng, mask, acc):
+def _deal_for_learner(e, i, learner, bot_ids, bot_rng, masks, acc):
     """Deal env ``i`` and let bots play up to the learner's first turn (dealing again if
-    an episode ends before the learner ever acts)."""
-    deal(s, i)
-    _bots_until_learner(s, i, learner, bot_ids, bot_rng, mask, acc)
-    while s[i].status != 0:
-        acc[:] = 0.0
-        deal(s, i)
-        _bots_until_learner(s, i, learner, bot_ids, bot_rng, mask, acc)
+    an episode ends before the learner ever acts); row ``i`` of ``acc`` (B, P) gets the
+    bots' rewards of the episode that is kept."""
+    deal_r(e)
+    _bots_until_learner(e, i, learner, bot_ids, bot_rng, masks, acc)
+    while e.status != 0:
+        for k in range(acc.shape[1]):
+            acc[i, k] = 0.0
+        deal_r(e)
+        _bots_until_learner(e, i, learner, bot_ids, bot_rng, masks, acc)
 
 
 @kernel
@@ -137,9 +184,11 @@ def batch_reset_learner(s, learner, bot_ids, bot_rng, obs, masks, current, carry
     """Single-agent reset: deal every env, bots play up to the learner's first turn; their
     rewards go to ``carry`` (B, P), paid with the learner's first step."""
     for i in range(s.shape[0]):
-        carry[i, :] = 0.0
-        _deal_for_learner(s, i, learner, bot_ids, bot_rng, masks[i], carry[i])
-        _refresh(s, i, obs, masks, current)
+        e = s[i]
+        for k in range(carry.shape[1]):
+            carry[i, k] = 0.0
+        _deal_for_learner(e, i, learner, bot_ids, bot_rng, masks, carry)
+        _refresh(e, i, obs, masks, current)
 
 
 @kernel
@@ -168,17 +217,25 @@ def batch_step_learner(
     without it, an ended env stays ended.
     """
     for i in range(s.shape[0]):
-        rewards[i, :] = carry[i]
-        carry[i, :] = 0.0
-        mover = s[i].current
-        r = step_reward(s, i, apply_action(s, i, actions[i]))
-        for k in range(s[i].cfg_players):
+        e = s[i]
+        for k in range(rewards.shape[1]):
+            rewards[i, k] = carry[i, k]
+            carry[i, k] = 0.0
+        mover = e.current
+        r = step_reward_r(e, apply_action_r(e, actions[i]))
+        for k in range(e.cfg_players):
             rewards[i, k] += r
-        _bots_until_learner(s, i, learner, bot_ids, bot_rng, masks[i], rewards[i])
-        done = s[i].status != 0
+        if learner >= 0:
+            _bots_until_learner(e, i, learner, bot_ids, bot_rng, masks, rewards)
+        done = e.status != 0
         terminated[i] = done
         if done:
-            observe(s, i, learner if learner >= 0 else mover, final_obs[i])
+            observe_r(e, learner if learner >= 0 else mover, final_obs, i)
             if autoreset:
-                _deal_for_learner(s, i, learner, bot_ids, bot_rng, masks[i], carry[i])
-        _refresh(s, i, obs, masks, current)
+                if learner >= 0:
+                    _deal_for_learner(e, i, learner, bot_ids, bot_rng, masks, carry)
+                else:
+                    deal_r(e)
+        current[i] = e.current
+        legal_mask_r(e, masks, i)
+        observe_r(e, e.current, obs, i)

@@ -7,23 +7,32 @@ the index of the word to use. A bot reads only what the acting seat observes: it
 hand and the public table (tested by the hidden-information tests).
 
 Bots:
-    random  uniform over legal actions.
+    random  uniform over legal actions; reads them from the state, not from ``mask`` (the
+            same choice as ``tabletop_core.rng.sample_legal`` on the mask with the same
+            generator word), so loops that only run random bots may skip the mask.
     strong  see :func:`strong_bot`.
     greedy  smallest numeric jump, stop at the minimum (the first simple baseline).
+
+Every bot kernel has a record form taking ``e = s[i]`` (``random_bot_r``,
+``bot_action_r``, ...; ``rules`` explains why); those that read the mask take the whole
+``(B, 393)`` mask buffer and a row index instead of a row view. ``random_bot_w`` takes
+and returns the generator word by value, for the hot loops.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from tabletop_core.bits import ctz, popcount
 from tabletop_core.jit import kernel
-from tabletop_core.rng import randint
+from tabletop_core.rng import randint_word
 
-from .rules import can_place, min_plays_now
-from .spec import END_TURN, MIN_CARD, NUM_CARDS, NUM_PILES
+from .rules import can_place, hand_bits_r, min_plays_now_r, pile_accepts
+from .spec import END_TURN, MAX_HAND, MIN_CARD, NUM_CARDS, NUM_PILES
 
 BOT_NAMES = ("random", "strong", "greedy")
 BOT_IDS = {name: k for k, name in enumerate(BOT_NAMES)}
+RANDOM_BOT = BOT_IDS["random"]
 
 # Parameter vector of the strong bot (index -> meaning).
 P_DEPTH = 0  # plays looked ahead (1..8)
@@ -40,43 +49,90 @@ P_TWO = 10  # weight multiplier of a skipped card left with two piles
 NUM_PARAMS = 11
 
 
+@kernel(inline="always")
+def _nth_bit8(x, k):
+    """Index of the ``k``-th (0-based, from the lowest) set bit of the uint64 ``x``, for
+    ``k`` <= 7 (``x`` has more than ``k`` set bits): clear the ``k`` lowest set bits in
+    7 masked steps, without a data-dependent loop."""
+    for j in range(MAX_HAND - 1):
+        x = x & (x - np.uint64(1)) if j < k else x
+    return np.int64(ctz(x))
+
+
+@kernel
+def random_bot_w(e, w):
+    """:func:`random_bot` of the record ``e`` with the bot's generator word ``w`` passed by
+    value: returns ``(action, advanced word)`` (no array argument, so no reference
+    counting in the hot loops). ``(-1, w)`` once the game is over.
+
+    The legal plays on each pile are the hand's card set ANDed with the pile's accepted
+    set (``rules.pile_accepts``); the ``k``-th legal action in id order (pile, then card;
+    ``k`` drawn as ``randint`` draws it, ``k`` = number of plays: END_TURN) is picked by
+    prefix popcounts and selects, without data-dependent branches."""
+    if e.status != 0:
+        return -1, w
+    hlo, hhi = hand_bits_r(e, e.current)
+    a0, b0 = pile_accepts(e.piles[0], 0)
+    a1, b1 = pile_accepts(e.piles[1], 1)
+    a2, b2 = pile_accepts(e.piles[2], 2)
+    a3, b3 = pile_accepts(e.piles[3], 3)
+    a0 &= hlo
+    b0 &= hhi
+    a1 &= hlo
+    b1 &= hhi
+    a2 &= hlo
+    b2 &= hhi
+    a3 &= hlo
+    b3 &= hhi
+    c0 = np.int64(popcount(a0)) + np.int64(popcount(b0))  # plays on piles 0..p, cumulated
+    c1 = c0 + np.int64(popcount(a1)) + np.int64(popcount(b1))
+    c2 = c1 + np.int64(popcount(a2)) + np.int64(popcount(b2))
+    n = c2 + np.int64(popcount(a3)) + np.int64(popcount(b3))
+    total = n + np.int64(e.plays_this_turn >= min_plays_now_r(e))
+    if total == 0:
+        return -1, w
+    w, k = randint_word(w, total)
+    end = k >= n
+    ge0 = k >= c0
+    ge1 = k >= c1
+    ge2 = k >= c2
+    pile = np.int64(ge0) + np.int64(ge1) + np.int64(ge2)
+    k -= c2 if ge2 else (c1 if ge1 else (c0 if ge0 else 0))
+    lo = a3 if ge2 else (a2 if ge1 else (a1 if ge0 else a0))
+    hi = b3 if ge2 else (b2 if ge1 else (b1 if ge0 else b0))
+    nlo = np.int64(popcount(lo))
+    up = k >= nlo  # in the high word
+    card = _nth_bit8(hi if up else lo, k - nlo if up else k) + (64 if up else 0)
+    return (END_TURN if end else pile * NUM_CARDS + card - MIN_CARD), w
+
+
+@kernel
+def random_bot_r(e, rng, r):
+    """:func:`random_bot` of the record ``e`` (advances ``rng[r]``)."""
+    a, w = random_bot_w(e, rng[r])
+    rng[r] = w
+    return a
+
+
 @kernel
 def random_bot(s, i, mask, rng, r):
-    """Uniform over the legal actions: the placeable (card, pile) pairs of the acting
-    seat's hand, plus END_TURN when ``mask`` allows it.
-
-    Enumerates at most 8 x 4 pairs instead of scanning the 393-entry mask (~10x faster
-    than :func:`tabletop_core.rng.sample_legal`, same distribution).
-    """
-    e = s[i]
-    seat = e.current
-    n = 0
-    for k in range(e.hand_size[seat]):
-        card = e.hand[seat, k]
-        for pile in range(NUM_PILES):
-            if can_place(e.piles[pile], pile, card):
-                n += 1
-    total = n + (1 if mask[END_TURN] != 0 else 0)
-    if total == 0:
-        return -1
-    j = randint(rng, r, total)
-    if j == n:
-        return END_TURN
-    for k in range(e.hand_size[seat]):
-        card = np.int64(e.hand[seat, k])
-        for pile in range(NUM_PILES):
-            if can_place(e.piles[pile], pile, card):
-                if j == 0:
-                    return pile * NUM_CARDS + card - MIN_CARD
-                j -= 1
-    return -1
+    """Uniform over the legal actions, read from the state (``mask`` is not used): the
+    ``k``-th legal action in id order for ``k = randint(rng, r, count)``, i.e. the same
+    choice as ``tabletop_core.rng.sample_legal(rng, r, mask)`` with the same generator
+    word. -1 once the game is over."""
+    return random_bot_r(s[i], rng, r)
 
 
 @kernel
 def greedy_bot(s, i, mask, rng, r):
     """Greedy by gap: play the card/pile with the smallest jump, then stop at the minimum
     unless a backwards trick or a gap of at most 2 is available."""
-    e = s[i]
+    return greedy_bot_r(s[i], mask[np.newaxis, :], 0)
+
+
+@kernel
+def greedy_bot_r(e, masks, row):
+    """:func:`greedy_bot` of the record ``e``; ``masks[row]`` is the acting seat's mask."""
     seat = e.current
     best = -1
     best_cost = 1 << 30
@@ -90,21 +146,27 @@ def greedy_bot(s, i, mask, rng, r):
             if cost < best_cost:
                 best_cost = cost
                 best = pile * NUM_CARDS + card - MIN_CARD
-    owed = e.plays_this_turn < min_plays_now(s, i)
+    owed = e.plays_this_turn < min_plays_now_r(e)
     if best >= 0 and (owed or best_cost <= 2):
         return best
-    if mask[END_TURN] != 0:
+    if masks[row, END_TURN] != 0:
         return END_TURN
     return best
 
 
 @kernel
-def sample_legal_first(mask):
-    """First legal action of ``mask`` (fallback)."""
-    for a in range(mask.shape[0]):
-        if mask[a] != 0:
+def first_legal_r(masks, row):
+    """First legal action of ``masks[row]`` (fallback), -1 if none."""
+    for a in range(masks.shape[1]):
+        if masks[row, a] != 0:
             return a
     return -1
+
+
+@kernel
+def sample_legal_first(mask):
+    """First legal action of ``mask`` (fallback), -1 if none."""
+    return first_legal_r(mask[np.newaxis, :], 0)
 
 
 _SCALE = 16  # costs are integers in 1/16 of a skipped card
@@ -153,7 +215,12 @@ def _held(hm0, hm1, x):
 @kernel
 def strong_decide(s, i, mask, prm):
     """The strong bot's decision with parameter vector ``prm`` (see :func:`strong_bot`)."""
-    e = s[i]
+    return strong_decide_r(s[i], mask[np.newaxis, :], 0, prm)
+
+
+@kernel
+def strong_decide_r(e, masks, row, prm):
+    """:func:`strong_decide` of the record ``e``; ``masks[row]`` is the acting seat's mask."""
     seat = e.current
     nh = np.int64(e.hand_size[seat])
     w = np.empty(_SCRATCH, np.int64)
@@ -201,7 +268,7 @@ def strong_decide(s, i, mask, prm):
     for x in range(NUM_CARDS + MIN_CARD, _LP - _CP):
         w[_CP + x] = acc
         w[_LP + x] = live
-    owed0 = min_plays_now(s, i) - np.int64(e.plays_this_turn)
+    owed0 = min_plays_now_r(e) - np.int64(e.plays_this_turn)
     deck = NUM_CARDS - np.int64(e.deck_pos)
     bonus = np.int64((prm[P_EXTRA] if deck > 0 else prm[P_EXTRA_EMPTY]) * _SCALE + 0.5)
     wtrick = np.int64(prm[P_W_TRICK] * _SCALE + 0.5)
@@ -288,7 +355,7 @@ def strong_decide(s, i, mask, prm):
         w[_OSTART + pile] = p2
     best_a = -1
     best_v = _INF
-    if mask[END_TURN] != 0:
+    if masks[row, END_TURN] != 0:
         best_a = END_TURN
         best_v = 0
     b = _ST
@@ -416,8 +483,8 @@ def strong_decide(s, i, mask, prm):
             w[nb + _F_CARD] = card
             w[nb + _F_CHILD] = 0
             lvl += 1
-    if best_a < 0 or mask[best_a] == 0:
-        return sample_legal_first(mask)
+    if best_a < 0 or masks[row, best_a] == 0:
+        return first_legal_r(masks, row)
     return best_a
 
 
@@ -459,14 +526,21 @@ def strong_bot(s, i, mask, rng, r):
     minimum is 1 and the same planner plays the rest. No communication: other seats are
     only present through the cards still in game and the dead-card weights.
     """
-    return strong_decide(s, i, mask, STRONG_PARAMS[s[i].cfg_players])
+    return strong_decide_r(s[i], mask[np.newaxis, :], 0, STRONG_PARAMS[s[i].cfg_players])
+
+
+@kernel
+def bot_action_r(bot_id, e, masks, row, rng, r):
+    """:func:`bot_action` of the record ``e``; ``masks[row]`` is the acting seat's mask
+    (read by ``strong`` and ``greedy`` only)."""
+    if bot_id == 1:
+        return strong_decide_r(e, masks, row, STRONG_PARAMS[e.cfg_players])
+    if bot_id == 2:
+        return greedy_bot_r(e, masks, row)
+    return random_bot_r(e, rng, r)
 
 
 @kernel
 def bot_action(bot_id, s, i, mask, rng, r):
     """Dispatch to the bot numbered ``bot_id`` (index in :data:`BOT_NAMES`)."""
-    if bot_id == 1:
-        return strong_bot(s, i, mask, rng, r)
-    if bot_id == 2:
-        return greedy_bot(s, i, mask, rng, r)
-    return random_bot(s, i, mask, rng, r)
+    return bot_action_r(bot_id, s[i], mask[np.newaxis, :], 0, rng, r)

@@ -26,7 +26,7 @@ import numpy as np
 from tabletop_core.encoders import ObservationLayout
 from tabletop_core.jit import kernel
 
-from .rules import draw_pile_size, min_plays_now
+from .rules import min_plays_now_r
 from .spec import MIN_CARD, NUM_CARDS, NUM_PILES
 
 FIXED_PIECES = [
@@ -65,30 +65,57 @@ def observation_dim(num_players: int) -> int:
     return observation_layout(num_players).dim
 
 
+_ONE = np.float32(1.0)
+_ZERO = np.float32(0.0)
+
+
 @kernel
 def observe(s, i, seat, out):
-    """Write env ``i``'s observation from ``seat``'s view into ``out`` ((dim,) float32)."""
-    e = s[i]
-    out[:] = 0.0
-    for k in range(e.hand_size[seat]):
-        out[O_HAND + e.hand[seat, k] - MIN_CARD] = 1.0
+    """Write env ``i``'s observation from ``seat``'s view into ``out`` ((dim,) float32).
+
+    Reads only what ``seat`` may know: its own hand and the public table. Every float of
+    ``out`` is written (no prior zeroing is needed).
+    """
+    observe_r(s[i], seat, out[np.newaxis, :], 0)
+
+
+@kernel
+def observe_r(e, seat, out, row):
+    """:func:`observe` of the record ``e`` into row ``row`` of ``out`` ((B, dim) float32;
+    ``rules`` explains the ``_r`` kernels and ``rules.legal_mask_r`` the row index).
+
+    ``played_cards`` is converted by one vectorized loop; ``hand`` is cleared and then
+    gets a 1 per held card (at an unsigned column index: no negative-index code).
+    Allocates nothing."""
+    seat = np.int64(seat)
     for c in range(NUM_CARDS):
-        if e.played[c] != 0:
-            out[O_PLAYED + c] = 1.0
+        out[row, O_HAND + c] = _ZERO
+    for k in range(e.hand_size[seat]):
+        out[row, np.uint32(np.int32(e.hand[seat, k]) + np.int32(O_HAND - MIN_CARD))] = _ONE
+    played = e.played
+    for c in range(NUM_CARDS):
+        out[row, O_PLAYED + c] = played[c]
+    turn = np.int64(e.turn)
     for p in range(NUM_PILES):
-        out[O_PILES + p] = e.piles[p]
-        ft = e.fire_turn[p]
-        if ft >= 0:
-            out[O_FIRE + p] = 1.0
-            out[O_DEADLINE + p] = ft + 2 - e.turn
-    out[O_DRAW] = draw_pile_size(s, i)
-    out[O_PLAYS] = e.plays_this_turn
-    owed = min_plays_now(s, i) - e.plays_this_turn
-    out[O_OWED] = owed if owed > 0 and e.status == 0 else 0
-    out[O_MY_TURN] = 1.0 if e.current == seat and e.status == 0 else 0.0
-    n = e.cfg_players
+        out[row, O_PILES + p] = e.piles[p]
+        ft = np.int64(e.fire_turn[p])
+        on = ft >= 0
+        out[row, O_FIRE + p] = _ONE if on else _ZERO
+        out[row, O_DEADLINE + p] = ft + 2 - turn if on else 0
+    out[row, O_DRAW] = NUM_CARDS - np.int64(e.deck_pos)
+    plays = np.int64(e.plays_this_turn)
+    out[row, O_PLAYS] = plays
+    playing = e.status == 0
+    owed = min_plays_now_r(e) - plays
+    out[row, O_OWED] = owed if owed > 0 and playing else 0
+    out[row, O_MY_TURN] = _ONE if e.current == seat and playing else _ZERO
+    n = np.int64(e.cfg_players)
+    p = seat  # seat of index k: (seat + k) % n
     for k in range(n):
-        out[O_HAND_SIZES + k] = e.hand_size[(seat + k) % n]
+        out[row, O_HAND_SIZES + k] = e.hand_size[p]
+        p += 1
+        if p == n:
+            p = 0
 
 
 def decode_observation(vector: np.ndarray, num_players: int | None = None) -> dict[str, np.ndarray]:
