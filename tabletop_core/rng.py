@@ -63,7 +63,7 @@ def seed_word(seed: int | None) -> np.uint64:
     return np.uint64(z ^ (z >> 31))
 
 
-@kernel
+@kernel(inline="always")
 def next_word(w):
     """One SplitMix64 step on a generator word held in a local (a register).
 
@@ -77,7 +77,7 @@ def next_word(w):
     return w, z ^ (z >> _S31)
 
 
-@kernel
+@kernel(inline="always")
 def randint_word(w, n):
     """:func:`randint` on a word: ``(next word, uniform int64 in [0, n))``."""
     w, z = next_word(w)
