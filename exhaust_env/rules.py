@@ -624,6 +624,18 @@ def _npc_draw(e):
     e.npc_deck[e.npc_n] = 0
 
 
+@kernel(inline="always")
+def _take_number(hand, play, n0, left):
+    """Add up to ``left`` held cards of number ``n0 + 1`` to ``play``, in colour order;
+    return how many are still missing (filled with copy cards by the NPC)."""
+    for c in range(NUM_COLOURS):
+        k = c * NUM_NUMBERS + n0
+        if hand[k] != 0 and left > 0:
+            play[k] = 1
+            left -= 1
+    return left
+
+
 @kernel
 def npc_choose(hand, tops, singles, play):
     """The NPC's play from ``hand`` (61,) counts (rules/exhaust.md "Solo rules"): write the
@@ -658,13 +670,7 @@ def npc_choose(hand, tops, singles, play):
         nums = _set_numbers(at_least, size, ch, tops[area])
         if nums != _U0:
             n0 = lowest_bit(nums)
-            left = size
-            for c in range(NUM_COLOURS):
-                k = c * NUM_NUMBERS + n0
-                if hand[k] != 0 and left > 0:
-                    play[k] = 1
-                    left -= 1
-            play[COPY_KIND] = left
+            play[COPY_KIND] = _take_number(hand, play, n0, size)
             return area
     # Straight: lowest run of the smallest legal length
     need = count_needed(tops[STRAIGHT])
@@ -717,11 +723,7 @@ def npc_choose(hand, tops, singles, play):
     if hnum >= 1 and hnum + ch >= need:
         left = need
         for n0 in range(NUM_NUMBERS):
-            for c in range(NUM_COLOURS):
-                k = c * NUM_NUMBERS + n0
-                if hand[k] != 0 and left > 0:
-                    play[k] = 1
-                    left -= 1
+            left = _take_number(hand, play, n0, left)
         play[COPY_KIND] = left
         return ANY
     return -1
