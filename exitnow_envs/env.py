@@ -249,7 +249,9 @@ def vector_env(
     """``num_envs`` games of Exit Now stepped together (see :mod:`tabletop_core.vector`).
 
     ``options`` are those of :class:`raw_env` (without ``render_mode``). Rewards are
-    (B, num_humans + 1) float32, the ghost player last.
+    (B, num_humans + 1) float32, the ghost player last. With ``copy=False`` the returned
+    observations are the env's own buffer, which each step patches in place (only what
+    changed is rewritten): read them, never modify them.
     """
     return SelfPlayVectorEnv(GAME, num_envs, seed=seed, copy=copy, **options)
 

@@ -146,6 +146,9 @@ _C_GSTART = O_PLANES + CH["ghost_start"] * _SQ
 _C_OWN = O_PLANES + CH["own_piece"] * _SQ
 _C_OTHERS = O_PLANES + CH["other_humans"] * _SQ
 _C_GHOST = O_PLANES + CH["ghost_1"] * _SQ
+# observe() writes the map planes one by one, then zeroes everything from own_piece on
+assert PLANE_NAMES[CH["own_piece"] :] == ("own_piece", "other_humans", "ghost_1", "ghost_2", "ghost_3")
+assert O_PLANES == 0 and LAYOUT.offset["seat"] == O_PLANES + NUM_PLANES * _SQ
 
 
 def observation_layout(options=None) -> ObservationLayout:
@@ -154,40 +157,47 @@ def observation_layout(options=None) -> ObservationLayout:
 
 
 @kernel
-def observe(s, i, seat, out):
-    """Write env ``i``'s observation from ``seat``'s view into ``out`` ((OBS_DIM,) float32).
-
-    ``seat`` 0..num_humans-1 is a human, ``num_humans`` the ghost player."""
+def _map_planes(s, i, out):
+    """The planes wall .. ghost_start (everything drawn from cell, chip and place), each by
+    a branch-free loop over the squares."""
     e = s[i]
-    out[:] = 0.0
+    cell = e.cell.reshape(_SQ)
+    chip = e.chip.reshape(_SQ)
+    place = e.place.reshape(_SQ)
+    for q in range(_SQ):
+        out[_C_WALL + q] = cell[q] == WALL
+    for q in range(_SQ):
+        out[_C_WATER + q] = cell[q] == WATER
+    for q in range(_SQ):
+        out[_C_EXIT + q] = cell[q] == EXIT
+    for q in range(_SQ):
+        out[_C_DOOR_A + q] = (cell[q] == DOOR_A) | (cell[q] == SEALED_A)
+    for q in range(_SQ):
+        out[_C_DOOR_A + _SQ + q] = (cell[q] == DOOR_B) | (cell[q] == SEALED_B)
+    for q in range(_SQ):
+        out[_C_DOOR_A + 2 * _SQ + q] = (cell[q] == DOOR_C) | (cell[q] == SEALED_C)
+    for q in range(_SQ):
+        out[_C_SEALED + q] = (cell[q] >= SEALED_A) & (cell[q] <= SEALED_C)
+    for q in range(_SQ):
+        out[_C_PLACE + q] = place[q] >= 0
+    for q in range(_SQ):
+        out[_C_EVENT + q] = chip[q] == EVENT_CHIP
+    for q in range(_SQ):
+        out[_C_ITEMCHIP + q] = chip[q] == ITEM_CHIP
+    for q in range(_SQ):
+        out[_C_START + q] = cell[q] == START
+    for q in range(_SQ):
+        out[_C_RESTART + q] = cell[q] == RESTART
+    for q in range(_SQ):
+        out[_C_GSTART + q] = cell[q] == GHOST_START
+
+
+@kernel
+def _pieces_and_scalars(s, i, seat, out):
+    """The piece planes (own_piece ... ghost_3; their entries must be 0 where a piece
+    stands) and every piece after the planes (their range must be 0)."""
+    e = s[i]
     n = e.cfg_humans
-    for r in range(MAP):
-        for c in range(MAP):
-            q = r * MAP + c
-            k = e.cell[r, c]
-            if k == WALL:
-                out[_C_WALL + q] = 1.0
-            elif k == WATER:
-                out[_C_WATER + q] = 1.0
-            elif k == EXIT:
-                out[_C_EXIT + q] = 1.0
-            elif k in (DOOR_A, DOOR_B, DOOR_C):
-                out[_C_DOOR_A + (k - DOOR_A) * _SQ + q] = 1.0
-            elif k in (SEALED_A, SEALED_B, SEALED_C):
-                out[_C_DOOR_A + (k - SEALED_A) * _SQ + q] = 1.0
-                out[_C_SEALED + q] = 1.0
-            elif k == START:
-                out[_C_START + q] = 1.0
-            elif k == RESTART:
-                out[_C_RESTART + q] = 1.0
-            elif k == GHOST_START:
-                out[_C_GSTART + q] = 1.0
-            if e.place[r, c] >= 0:
-                out[_C_PLACE + q] = 1.0
-            if e.chip[r, c] == EVENT_CHIP:
-                out[_C_EVENT + q] = 1.0
-            elif e.chip[r, c] == ITEM_CHIP:
-                out[_C_ITEMCHIP + q] = 1.0
     for h in range(n):
         if e.hpos[h, 0] >= 0:
             q = e.hpos[h, 0] * MAP + e.hpos[h, 1]
@@ -229,6 +239,111 @@ def observe(s, i, seat, out):
             out[O_LASTDIR + e.last_dir] = 1.0
         out[O_ROLLED] = e.ghost_rolled
     out[O_TEAM] = e.cfg_team
+
+
+@kernel
+def observe(s, i, seat, out):
+    """Write env ``i``'s observation from ``seat``'s view into ``out`` ((OBS_DIM,) float32).
+
+    ``seat`` 0..num_humans-1 is a human, ``num_humans`` the ghost player. Every entry is
+    written once (no zeroing pass before): the map planes, then zeros from own_piece to
+    the end, then the pieces and the scalars. Changes nothing in the State."""
+    _map_planes(s, i, out)
+    for q in range(_C_OWN, OBS_DIM):
+        out[q] = 0.0
+    _pieces_and_scalars(s, i, seat, out)
+
+
+@kernel
+def _square_code(cell, chip, place):
+    """What the map planes show of one square, in one byte: kind | chip << 4 | place << 6."""
+    return np.uint8(cell | (chip << 4) | (np.uint8(place >= 0) << 6))
+
+
+@kernel
+def _note_written(s, i, out, full):
+    """Remember in env ``i``'s State what :func:`refresh_observation` left in ``out``
+    (``full``: the map planes were all written)."""
+    e = s[i]
+    e.ob_addr = out.ctypes.data
+    e.ob_mapv = e.mapv
+    e.ob_chipv = e.chipv
+    for h in range(MAX_HUMANS):
+        e.ob_hpos[h, 0] = e.hpos[h, 0] if h < e.cfg_humans else -1
+        e.ob_hpos[h, 1] = e.hpos[h, 1]
+    for g in range(MAX_GHOSTS):
+        e.ob_gpos[g, 0] = e.gpos[g, 0] if e.gon[g] != 0 else -1
+        e.ob_gpos[g, 1] = e.gpos[g, 1]
+    if full:
+        cell = e.cell.reshape(_SQ)
+        chip = e.chip.reshape(_SQ)
+        place = e.place.reshape(_SQ)
+        sq = e.ob_sq.reshape(_SQ)
+        for q in range(_SQ):
+            sq[q] = _square_code(cell[q], chip[q], place[q])
+
+
+@kernel
+def _patch_map_planes(s, i, out):
+    """Rewrite the map-plane entries of the squares whose cell, chip or place changed
+    since the State's note ``ob_sq``."""
+    e = s[i]
+    cell = e.cell.reshape(_SQ)
+    chip = e.chip.reshape(_SQ)
+    place = e.place.reshape(_SQ)
+    sq = e.ob_sq.reshape(_SQ)
+    for q in range(_SQ):
+        code = _square_code(cell[q], chip[q], place[q])
+        if code != sq[q]:
+            sq[q] = code
+            k = cell[q]
+            ch = chip[q]
+            out[_C_WALL + q] = k == WALL
+            out[_C_WATER + q] = k == WATER
+            out[_C_EXIT + q] = k == EXIT
+            out[_C_DOOR_A + q] = (k == DOOR_A) | (k == SEALED_A)
+            out[_C_DOOR_A + _SQ + q] = (k == DOOR_B) | (k == SEALED_B)
+            out[_C_DOOR_A + 2 * _SQ + q] = (k == DOOR_C) | (k == SEALED_C)
+            out[_C_SEALED + q] = (k >= SEALED_A) & (k <= SEALED_C)
+            out[_C_PLACE + q] = place[q] >= 0
+            out[_C_EVENT + q] = ch == EVENT_CHIP
+            out[_C_ITEMCHIP + q] = ch == ITEM_CHIP
+            out[_C_START + q] = k == START
+            out[_C_RESTART + q] = k == RESTART
+            out[_C_GSTART + q] = k == GHOST_START
+
+
+@kernel
+def refresh_observation(s, i, seat, out, full):
+    """Make ``out`` (OBS_DIM,) env ``i``'s observation from ``seat``'s view, as
+    :func:`observe` writes it, touching only what changed when it can.
+
+    The State notes (``ob_*`` fields) the buffer this function last wrote for env ``i``
+    and what it wrote there. When ``out`` is that buffer (same address) and ``full`` is
+    False, only the map-plane entries of the squares whose cell, chip or place changed
+    (looked for when the map or chip version moved), the squares the pieces left and
+    reached and the scalar pieces are rewritten: ``out`` must hold exactly what the
+    previous call wrote (the env's own buffer, never modified by its users). Otherwise
+    (or with ``full``) the whole vector is written."""
+    e = s[i]
+    if full or e.ob_addr != out.ctypes.data:
+        observe(s, i, seat, out)
+        _note_written(s, i, out, True)
+        return
+    if e.ob_mapv != e.mapv or e.ob_chipv != e.chipv:
+        _patch_map_planes(s, i, out)
+    for h in range(MAX_HUMANS):
+        if e.ob_hpos[h, 0] >= 0:
+            q = e.ob_hpos[h, 0] * MAP + e.ob_hpos[h, 1]
+            out[_C_OWN + q] = 0.0
+            out[_C_OTHERS + q] = 0.0
+    for g in range(MAX_GHOSTS):
+        if e.ob_gpos[g, 0] >= 0:
+            out[_C_GHOST + g * _SQ + e.ob_gpos[g, 0] * MAP + e.ob_gpos[g, 1]] = 0.0
+    for q in range(O_SEAT, OBS_DIM):
+        out[q] = 0.0
+    _pieces_and_scalars(s, i, seat, out)
+    _note_written(s, i, out, False)
 
 
 def decode_observation(vector: np.ndarray) -> dict[str, np.ndarray]:

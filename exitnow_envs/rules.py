@@ -34,11 +34,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from tabletop_core.bits import ctz, popcount, stack_u64
 from tabletop_core.jit import kernel
 from tabletop_core.rng import randint, shuffle_prefix
 
 from .spec import (
     ADD_GHOST,
+    BIT_ROWS,
     BOARD,
     CENTRE_ROTATION,
     CHIP_OFFSET,
@@ -67,8 +69,9 @@ from .spec import (
     MAX_GHOSTS,
     NUM_ACTIONS,
     NUM_ITEM_KINDS,
+    NUM_KINDS,
     NUM_LAYOUTS,
-    NUM_SQUARES,
+    NUM_PLACES,
     PASS_OFFSET,
     PLACE,
     RESTART,
@@ -107,12 +110,6 @@ _P_GHOST = int(Phase.GHOST)
 _P_CHIP = int(Phase.CHIP)
 _P_OVER = int(Phase.OVER)
 
-# square classes for a human's walk
-C_BLOCKED = 0
-C_NORMAL = 1
-C_STOP = 2  # may stop here early (event chip, item chip)
-C_END = 3  # entering ends the walk (ghost, exit with a key, sealed door with a pickaxe)
-
 
 # --- small helpers ------------------------------------------------------------------------
 @kernel
@@ -139,13 +136,10 @@ def rot_local(r, c, k):
 
 @kernel
 def find_kind(s, i, kind):
-    """First square (reading order) of square kind ``kind``, or (-1, -1)."""
+    """First square (reading order) of the landmark square kind ``kind`` (EXIT or any kind
+    after PLACE: doors, start squares, sealed doors), or (-1, -1) (``State.kpos``)."""
     e = s[i]
-    for r in range(MAP):
-        for c in range(MAP):
-            if e.cell[r, c] == kind:
-                return r, c
-    return -1, -1
+    return np.int64(e.kpos[kind, 0]), np.int64(e.kpos[kind, 1])
 
 
 @kernel
@@ -197,29 +191,111 @@ def _on_top(s, i, h):
 
 # --- map --------------------------------------------------------------------------------------
 @kernel
-def _perm(idx, out):
-    """Permutation number ``idx`` (0..23) of 0..3 in lexicographic order into ``out``."""
-    avail = np.arange(4)
-    n = 4
+def sync_map(s, i):
+    """Recompute env ``i``'s fields derived from ``cell``, ``chip`` and ``place``: the bit
+    boards ``wbits`` (human-walkable squares), ``xbits`` (exit), ``sbits`` (sealed doors),
+    ``cbits`` (chips), the first square of each landmark kind ``kpos`` (exit, doors, start
+    squares, sealed doors) and the place squares ``ppos``; count a new map version
+    ``mapv`` and chip version ``chipv``. The rules kernels call it whenever cells or
+    places change (and keep ``cbits`` / ``chipv`` in step themselves when a chip is taken
+    or put: :func:`_set_chip`); call it after editing the map by hand."""
+    e = s[i]
+    e.mapv += 1
+    e.chipv += 1
+    e.kpos[:, :] = -1
+    e.ppos[:, :] = -1
+    for j in range(BIT_ROWS):
+        e.wbits[j] = 0
+        e.xbits[j] = 0
+        e.sbits[j] = 0
+        e.cbits[j] = 0
+    for r in range(MAP):
+        w = np.uint32(0)
+        x = np.uint32(0)
+        sl = np.uint32(0)
+        ch = np.uint32(0)
+        lm = np.uint32(0)
+        pl = np.uint32(0)
+        for c in range(MAP):
+            k = e.cell[r, c]
+            b = np.uint32(c)
+            ex = k == EXIT
+            se = is_sealed(k)
+            x |= np.uint32(ex) << b
+            sl |= np.uint32(se) << b
+            w |= np.uint32(not (ex or se or k in (WALL, WATER))) << b
+            ch |= np.uint32(e.chip[r, c] != 0) << b
+            lm |= np.uint32(k >= EXIT and k != PLACE) << b
+            pl |= np.uint32(e.place[r, c] >= 0) << b
+        e.wbits[r + 1] = w
+        e.xbits[r + 1] = x
+        e.sbits[r + 1] = sl
+        e.cbits[r + 1] = ch
+        while lm != 0:  # landmark squares of this row, left to right
+            c = np.int64(ctz(lm))
+            lm &= lm - np.uint32(1)
+            k = e.cell[r, c]
+            if k < NUM_KINDS and e.kpos[k, 0] < 0:
+                e.kpos[k, 0] = r
+                e.kpos[k, 1] = c
+        while pl != 0:
+            c = np.int64(ctz(pl))
+            pl &= pl - np.uint32(1)
+            p = e.place[r, c]
+            if p < NUM_PLACES and e.ppos[p, 0] < 0:
+                e.ppos[p, 0] = r
+                e.ppos[p, 1] = c
+
+
+@kernel
+def _set_chip(s, i, r, c, chip):
+    """Put ``chip`` (0: none) on (r, c), keeping ``cbits`` and ``chipv`` in step."""
+    e = s[i]
+    e.chip[r, c] = chip
+    e.chipv += 1
+    b = np.uint32(1) << np.uint32(c)
+    if chip != 0:
+        e.cbits[r + 1] |= b
+    else:
+        e.cbits[r + 1] &= ~b
+
+
+@kernel
+def _perm(idx):
+    """Permutation number ``idx`` (0..23) of 0..3 in lexicographic order, packed: entry k
+    in bits 4k..4k+3."""
+    avail = 0x3210  # the values not used yet, as nibbles in increasing order
+    out = 0
     f = 6
     for k in range(4):
         q = idx // f
         idx = idx % f
-        out[k] = avail[q]
-        for j in range(q, n - 1):
-            avail[j] = avail[j + 1]
-        n -= 1
+        out |= ((avail >> (4 * q)) & 15) << (4 * k)
+        low = avail & ((1 << (4 * q)) - 1)
+        avail = low | ((avail >> (4 * q + 4)) << (4 * q))  # drop nibble q
         if k < 3:
             f = f // (3 - k)
+    return out
 
 
 @kernel
 def _put(s, i, src, br, bc, k):
+    """Copy board ``src`` (7, 7) into block (br, bc) turned ``k`` quarter turns clockwise
+    (:func:`rot_local`, written out per turn)."""
     e = s[i]
+    r0 = br * BOARD
+    c0 = bc * BOARD
+    k = k % 4
     for r in range(BOARD):
         for c in range(BOARD):
-            rr, cc = rot_local(r, c, k)
-            e.cell[br * BOARD + rr, bc * BOARD + cc] = src[r, c]
+            if k == 0:
+                e.cell[r0 + r, c0 + c] = src[r, c]
+            elif k == 1:
+                e.cell[r0 + c, c0 + BOARD - 1 - r] = src[r, c]
+            elif k == 2:
+                e.cell[r0 + BOARD - 1 - r, c0 + BOARD - 1 - c] = src[r, c]
+            else:
+                e.cell[r0 + BOARD - 1 - c, c0 + r] = src[r, c]
 
 
 @kernel
@@ -238,16 +314,16 @@ def build_map(s, i):
     if rot < 0:
         rot = randint(s.rng, i, 4)
     e.layout = lay
-    cp = np.zeros(4, np.int64)
-    ep = np.zeros(4, np.int64)
-    _perm(lay // 24, cp)
-    _perm(lay % 24, ep)
+    cp = _perm(lay // 24)
+    ep = _perm(lay % 24)
     for j in range(4):
-        _put(s, i, e.cfg_corner[cp[j]], _CORNER_BR[j], _CORNER_BC[j], j)
-        e.slot_board[3 * _CORNER_BR[j] + _CORNER_BC[j]] = cp[j]
+        corner = (cp >> (4 * j)) & 15
+        edge = (ep >> (4 * j)) & 15
+        _put(s, i, e.cfg_corner[corner], _CORNER_BR[j], _CORNER_BC[j], j)
+        e.slot_board[3 * _CORNER_BR[j] + _CORNER_BC[j]] = corner
         e.slot_rot[3 * _CORNER_BR[j] + _CORNER_BC[j]] = j
-        _put(s, i, e.cfg_edge[ep[j]], _EDGE_BR[j], _EDGE_BC[j], j)
-        e.slot_board[3 * _EDGE_BR[j] + _EDGE_BC[j]] = ep[j]
+        _put(s, i, e.cfg_edge[edge], _EDGE_BR[j], _EDGE_BC[j], j)
+        e.slot_board[3 * _EDGE_BR[j] + _EDGE_BC[j]] = edge
         e.slot_rot[3 * _EDGE_BR[j] + _EDGE_BC[j]] = j
     _put(s, i, e.cfg_centre[side], 1, 1, rot)
     e.slot_board[4] = side
@@ -262,6 +338,7 @@ def build_map(s, i):
             else:
                 e.chip[r, c] = 0
                 e.place[r, c] = -1
+    sync_map(s, i)
 
 
 @kernel
@@ -317,6 +394,7 @@ def move_block(s, i, bra, bca, brb, bcb, k):
         moved = e.gon[g] != 0 and _move_piece_block(e.gpos[g], k, bra, bca, k, brb, bcb)
         if e.gon[g] != 0 and not moved and not same:
             _move_piece_block(e.gpos[g], kb, brb, bcb, kb, bra, bca)
+    sync_map(s, i)
 
 
 @kernel
@@ -345,23 +423,103 @@ def centre_rotation(s, i):
 
 
 # --- human walks ------------------------------------------------------------------------------
+_R = BIT_ROWS
+_RF = 4 * BIT_ROWS + 2  # four frontier boards, one guard word before and after
+_ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
+_ONE = np.uint64(1)
+
+
 @kernel
-def classify(s, i, r, c, key, pick, ghosts):
-    """Class of square (r, c) for a walking human holding a key / a pickaxe (``C_*``);
-    ``ghosts`` (21, 21) uint8 marks ghost squares. Rules "A human's turn" 3-5."""
+def _walk_step(f, g, pas, end, stop, acc):
+    """One step of every walk: ``f`` (_RF,) holds the squares reached by the walks of t
+    steps, by their last direction (board d = direction d, words 1 + d * BIT_ROWS ...);
+    write those of t + 1 steps into ``g``, add the squares entered that end a walk and
+    the early stops met to ``acc``. Returns (any walk goes on, any walk ended)."""
+    any_n = np.uint64(0)
+    any_e = np.uint64(0)
+    for j in range(_R):  # all words, padding included (its masks are 0): no loop remainder
+        # entering row j: moving up from row j + 1 (not after a down step), down from
+        # row j - 1 (not after an up step), right / left within the row
+        up = f[2 + j] | f[2 + _R + j] | f[2 + 3 * _R + j]
+        dn = f[_R + j] | f[2 * _R + j] | f[3 * _R + j]
+        rt = (f[1 + j] | f[1 + _R + j] | f[1 + 2 * _R + j]) << _ONE
+        lf = (f[1 + j] | f[1 + 2 * _R + j] | f[1 + 3 * _R + j]) >> _ONE
+        p = pas[j]
+        ended = (up | dn | rt | lf) & end[j]
+        nu = up & p
+        nr = rt & p
+        nd = dn & p
+        nl = lf & p
+        g[1 + j] = nu
+        g[1 + _R + j] = nr
+        g[1 + 2 * _R + j] = nd
+        g[1 + 3 * _R + j] = nl
+        on = nu | nr | nd | nl
+        acc[j] |= ended | (on & stop[j])
+        any_n |= on
+        any_e |= ended
+    return any_n != 0, any_e != 0
+
+
+@kernel
+def walk_bits(s, i, h, length, acc):
+    """The legal destinations of human ``h`` moving ``length`` squares as a bit board
+    (``acc`` (BIT_ROWS,) uint64, layout of ``spec.BIT_ROWS``); returns their number.
+
+    Same walks as :func:`reachable` describes, all at once: the walks of t steps are
+    kept as four bit boards (one per last direction), and a step shifts each board
+    into the three directions that do not turn straight back and masks it with the
+    passable squares. Allocates nothing (stack scratch)."""
     e = s[i]
-    k = e.cell[r, c]
-    if k in (WALL, WATER):
-        return C_BLOCKED
-    if k == EXIT:
-        return C_END if key else C_BLOCKED
-    if is_sealed(k):
-        return C_END if pick else C_BLOCKED
-    if ghosts[r, c] != 0:
-        return C_END
-    if e.chip[r, c] != 0:
-        return C_STOP
-    return C_NORMAL
+    xm = _ALL if e.items[h, I_KEY] > 0 else np.uint64(0)
+    sm = _ALL if e.items[h, I_PICKAXE] > 0 else np.uint64(0)
+    pas = stack_u64(_R)  # walked through (walkable, no ghost)
+    end = stack_u64(_R)  # entering ends the walk (a ghost; the exit with a key; a sealed door with a pickaxe)
+    stop = stack_u64(_R)  # may stop early (a chip)
+    f = stack_u64(_RF)
+    g = stack_u64(_RF)
+    for j in range(_R):
+        pas[j] = np.uint64(e.wbits[j])
+        end[j] = (np.uint64(e.xbits[j]) & xm) | (np.uint64(e.sbits[j]) & sm)
+        acc[j] = 0
+    for q in range(_RF):
+        f[q] = 0
+        g[q] = 0
+    for gh in range(MAX_GHOSTS):
+        if e.gon[gh] != 0:
+            j = np.int64(e.gpos[gh, 0]) + 1
+            b = _ONE << np.uint64(e.gpos[gh, 1])
+            end[j] |= np.uint64(e.wbits[j]) & b
+            pas[j] &= ~b
+    for j in range(_R):
+        stop[j] = pas[j] & np.uint64(e.cbits[j])
+    j0 = np.int64(e.hpos[h, 0]) + 1
+    b0 = _ONE << np.uint64(e.hpos[h, 1])
+    for d in range(4):
+        f[1 + d * _R + j0] = b0  # the start: every direction is open
+    longest = 0
+    t_last = 0
+    for t in range(1, length + 1):
+        if t % 2 == 1:
+            going, ended = _walk_step(f, g, pas, end, stop, acc)
+        else:
+            going, ended = _walk_step(g, f, pas, end, stop, acc)
+        if ended:
+            longest = t
+        if not going:
+            break
+        t_last = t
+        longest = t
+    if t_last >= 1 and t_last >= longest:
+        last = g if t_last % 2 == 1 else f
+        for j in range(_R):
+            acc[j] |= last[1 + j] | last[1 + _R + j] | last[1 + 2 * _R + j] | last[1 + 3 * _R + j]
+    elif longest == 0:
+        acc[j0] |= b0
+    n = 0
+    for j in range(_R):
+        n += popcount(acc[j])
+    return n
 
 
 @kernel
@@ -375,69 +533,33 @@ def reachable(s, i, h, length, out, offset):
     pickaxe), and may stop early on an event chip or the item chip. Destinations: the ends
     of the walks of exactly ``length`` steps, every early stop and walk end met on the way;
     if no walk reaches ``length``, the ends of the longest walks instead; if the human
-    cannot move at all, its own square. Rules "A human's turn" 3-6.
+    cannot move at all, its own square. Rules "A human's turn" 3-6. (Computed by
+    :func:`walk_bits`.)
     """
-    e = s[i]
-    key = e.items[h, I_KEY] > 0
-    pick = e.items[h, I_PICKAXE] > 0
-    ghosts = np.zeros((MAP, MAP), np.uint8)
-    for g in range(MAX_GHOSTS):
-        if e.gon[g] != 0:
-            ghosts[e.gpos[g, 0], e.gpos[g, 1]] = 1
-    cur = np.zeros((MAP, MAP, 5), np.uint8)
-    nxt = np.zeros((MAP, MAP, 5), np.uint8)
-    r0 = np.int64(e.hpos[h, 0])
-    c0 = np.int64(e.hpos[h, 1])
-    cur[r0, c0, 4] = 1
-    longest = 0
-    t_last = 0
-    for t in range(1, length + 1):
-        nxt[:, :, :] = 0
-        any_next = False
-        for r in range(MAP):
-            for c in range(MAP):
-                for d in range(5):
-                    if cur[r, c, d] == 0:
-                        continue
-                    for nd in range(4):
-                        if d < 4 and nd == (d + 2) % 4:
-                            continue
-                        r1 = r + _DR[nd]
-                        c1 = c + _DC[nd]
-                        if not in_map(r1, c1):
-                            continue
-                        cls = classify(s, i, r1, c1, key, pick, ghosts)
-                        if cls == C_BLOCKED:
-                            continue
-                        if cls == C_END:
-                            out[offset + r1 * MAP + c1] = 1
-                            if t > longest:
-                                longest = t
-                            continue
-                        nxt[r1, c1, nd] = 1
-                        any_next = True
-                        if cls == C_STOP:
-                            out[offset + r1 * MAP + c1] = 1
-        if not any_next:
-            break
-        tmp = cur
-        cur = nxt
-        nxt = tmp
-        t_last = t
-        if t > longest:
-            longest = t
-    if t_last >= 1 and t_last >= longest:
-        for r in range(MAP):
-            for c in range(MAP):
-                for d in range(4):
-                    if cur[r, c, d] != 0:
-                        out[offset + r * MAP + c] = 1
-    elif longest == 0:
-        out[offset + r0 * MAP + c0] = 1
-    n = 0
-    for q in range(NUM_SQUARES):
-        n += out[offset + q]
+    acc = stack_u64(_R)
+    n = walk_bits(s, i, h, length, acc)
+    for j in range(1, MAP + 1):
+        w = acc[j]
+        base = offset + (j - 1) * MAP
+        while w != 0:
+            out[base + ctz(w)] = 1
+            w &= w - _ONE
     return n
+
+
+@kernel
+def nth_bit(bits, k):
+    """Square index ``row * 21 + col`` of the ``k``-th set bit (reading order, from 0) of
+    the bit board ``bits``, or -1."""
+    for j in range(1, MAP + 1):
+        w = bits[j]
+        pc = np.int64(popcount(w))
+        if k < pc:
+            for _ in range(k):
+                w &= w - _ONE
+            return (j - 1) * MAP + np.int64(ctz(w))
+        k -= pc
+    return -1
 
 
 # --- ghost moves ------------------------------------------------------------------------------
@@ -523,6 +645,18 @@ def chip_place_ok(s, i, r, c):
 
 
 @kernel
+def chip_places(s, i):
+    """Bitmask of the places p (bit p) where the item chip may go now (:func:`chip_place_ok`)."""
+    e = s[i]
+    m = 0
+    for p in range(NUM_PLACES):
+        r = np.int64(e.ppos[p, 0])
+        if r >= 0 and chip_place_ok(s, i, r, e.ppos[p, 1]):
+            m |= 1 << p
+    return m
+
+
+@kernel
 def can_place_item_chip(s, i):
     """Whether the ghost player gets to place the item chip now (see module docstring)."""
     e = s[i]
@@ -531,14 +665,10 @@ def can_place_item_chip(s, i):
         total += e.confiscated[k]
     if total == 0:
         return False
-    found = False
-    for r in range(MAP):
-        for c in range(MAP):
-            if e.chip[r, c] == ITEM_CHIP:
-                return False
-            if not found and chip_place_ok(s, i, r, c):
-                found = True
-    return found
+    for p in range(NUM_PLACES):  # the item chip only ever lies on a place
+        if e.ppos[p, 0] >= 0 and e.chip[e.ppos[p, 0], e.ppos[p, 1]] == ITEM_CHIP:
+            return False
+    return chip_places(s, i) != 0
 
 
 @kernel
@@ -568,6 +698,7 @@ def seal_door(s, i, letter):
     if r < 0:
         return
     e.cell[r, c] = SEALED_A + letter
+    sync_map(s, i)
     capture_square(s, i, r, c)
     gr, gc = find_kind(s, i, GHOST_START)
     moved = False
@@ -856,24 +987,96 @@ def legal_mask(s, i, out):
                 n += 1
         return n
     if ph == _P_CHIP:
+        m = chip_places(s, i)
         n = 0
-        for r in range(MAP):
-            for c in range(MAP):
-                if chip_place_ok(s, i, r, c):
-                    out[CHIP_OFFSET + e.place[r, c]] = 1
-                    n += 1
+        for p in range(NUM_PLACES):
+            if m & (1 << p):
+                out[CHIP_OFFSET + p] = 1
+                n += 1
         return n
     return 0
 
 
 @kernel
 def is_legal(s, i, action):
-    """Whether ``action`` (any int) is legal for the acting seat of env ``i``."""
+    """Whether ``action`` (any int) is legal for the acting seat of env ``i`` (the entry
+    of :func:`legal_mask`, without building the mask)."""
     if action < 0 or action >= NUM_ACTIONS:
         return False
-    mask = np.zeros(NUM_ACTIONS, np.int8)
-    legal_mask(s, i, mask)
-    return mask[action] != 0
+    e = s[i]
+    if e.status != _PLAYING:
+        return False
+    ph = e.phase
+    h = e.current
+    if ph == _P_ITEM:
+        return (
+            action == ITEM_NONE
+            or (action == ITEM_DOUBLE and e.items[h, I_DOUBLE] > 0)
+            or (action == ITEM_MOVE7 and e.items[h, I_MOVE7] > 0)
+        )
+    if ph == _P_MOVE:
+        if action < DEST_OFFSET or action >= CROSS_NO:
+            return False
+        acc = stack_u64(_R)
+        walk_bits(s, i, h, e.roll, acc)
+        q = action - DEST_OFFSET
+        return (acc[q // MAP + 1] >> np.uint64(q % MAP)) & _ONE != 0
+    if ph == _P_CROSS:
+        return action in (CROSS_NO, CROSS_YES)
+    if ph == _P_GHOST:
+        if action < SLIDE_OFFSET or action >= CHIP_OFFSET:
+            return False
+        return ghost_moves(s, i) & (1 << (action - SLIDE_OFFSET)) != 0
+    if ph == _P_CHIP:
+        if action < CHIP_OFFSET:
+            return False
+        return chip_places(s, i) & (1 << (action - CHIP_OFFSET)) != 0
+    return False
+
+
+@kernel
+def random_legal(s, i, rng, r):
+    """A uniformly random legal action of env ``i`` drawn with stream ``r`` of ``rng``
+    without building the mask: exactly what ``tabletop_core.rng.sample_legal`` draws from
+    the :func:`legal_mask` (one ``randint(rng, r, count)``, then the k-th legal action in
+    increasing order); -1 once the game is over (no draw)."""
+    e = s[i]
+    if e.status != _PLAYING:
+        return -1
+    ph = e.phase
+    h = e.current
+    if ph == _P_MOVE:
+        acc = stack_u64(_R)
+        n = walk_bits(s, i, h, e.roll, acc)
+        return DEST_OFFSET + nth_bit(acc, randint(rng, r, n))
+    if ph == _P_GHOST:
+        m = np.uint64(ghost_moves(s, i))  # bit b: action SLIDE_OFFSET + b
+    elif ph == _P_ITEM:
+        m = np.uint64(1)  # bit b: action ITEM_NONE + b
+        if e.items[h, I_DOUBLE] > 0:
+            m |= np.uint64(1 << (ITEM_DOUBLE - ITEM_NONE))
+        if e.items[h, I_MOVE7] > 0:
+            m |= np.uint64(1 << (ITEM_MOVE7 - ITEM_NONE))
+    elif ph == _P_CROSS:
+        m = np.uint64(3)  # CROSS_NO, CROSS_YES
+    elif ph == _P_CHIP:
+        m = np.uint64(chip_places(s, i))
+    else:
+        return -1
+    n = np.int64(popcount(m))
+    if n == 0:
+        return -1
+    k = randint(rng, r, n)
+    for _ in range(k):
+        m &= m - _ONE
+    b = np.int64(ctz(m))
+    if ph == _P_GHOST:
+        return SLIDE_OFFSET + b
+    if ph == _P_ITEM:
+        return ITEM_NONE + b
+    if ph == _P_CROSS:
+        return CROSS_NO + b
+    return CHIP_OFFSET + b
 
 
 @kernel
@@ -901,6 +1104,7 @@ def move_human(s, i, h, r, c):
         e.items[h, I_PICKAXE] -= 1
         e.used[I_PICKAXE] += 1
         e.cell[r, c] = FLOOR
+        sync_map(s, i)
     g = ghost_at(s, i, r, c)
     _on_top(s, i, h)
     if g >= 0:
@@ -921,10 +1125,10 @@ def move_human(s, i, h, r, c):
                     x -= e.items[b, q]
             e.skip[b] = 1
     if e.chip[r, c] == EVENT_CHIP:
-        e.chip[r, c] = 0
+        _set_chip(s, i, r, c, 0)
         draw_event(s, i, h)
     elif e.chip[r, c] == ITEM_CHIP:
-        e.chip[r, c] = 0
+        _set_chip(s, i, r, c, 0)
         for q in range(NUM_ITEM_KINDS):
             e.items[h, q] += e.confiscated[q]
             e.confiscated[q] = 0
@@ -1010,10 +1214,7 @@ def apply_action(s, i, action):
         move_ghost(s, i, action)
     elif ph == _P_CHIP:
         p = action - CHIP_OFFSET
-        for r in range(MAP):
-            for c in range(MAP):
-                if e.place[r, c] == p:
-                    e.chip[r, c] = ITEM_CHIP
+        _set_chip(s, i, e.ppos[p, 0], e.ppos[p, 1], ITEM_CHIP)
     proceed(s, i)
 
 

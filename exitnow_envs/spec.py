@@ -34,6 +34,9 @@ NUM_PLACES = 17  # event-chip places (one per event card)
 NUM_CORNERS = 4
 NUM_EDGES = 4
 NUM_LAYOUTS = 576  # 4! corner orders x 4! edge orders
+# Bit boards (State.wbits ...): map row r is the uint32 word r + 1 (bit c = column c); the
+# words 0, 22 and 23 stay 0, so a step up or down never leaves the array.
+BIT_ROWS = MAP + 3
 
 # --- Square kinds (State.cell) -------------------------------------------------------------
 FLOOR = 0

@@ -4,6 +4,13 @@ The AEC env holds a batch of one, the vector env a batch of ``num_envs``; the sa
 (``rules.py``) run on both. Options and the board data live in the record (``cfg_*``), so
 one record fully describes its game (and a random layout can be built from the episode's
 own generator at reset). Squares are ``(row, col)`` on the 21x21 map, row 0 at the top.
+
+The fields after ``place`` up to ``chipv`` are derived from ``cell``, ``chip`` and
+``place`` (bit boards and positions the per-step kernels read instead of scanning the map,
+and version counters of the map and the chips). Every rules kernel keeps them up to date;
+after editing ``cell``, ``chip`` or ``place`` by hand, call
+:func:`exitnow_envs.rules.sync_map`. The ``ob_*`` fields at the end are no game state:
+they note what :func:`exitnow_envs.observe.refresh_observation` last wrote for the env.
 """
 
 from __future__ import annotations
@@ -14,12 +21,15 @@ from tabletop_core.rng import seed_word
 
 from .maps import default_boards
 from .spec import (
+    BIT_ROWS,
     BOARD,
     DECK_SIZE,
     MAP,
     MAX_GHOSTS,
     MAX_HUMANS,
     NUM_ITEM_KINDS,
+    NUM_KINDS,
+    NUM_PLACES,
     Options,
 )
 
@@ -46,6 +56,19 @@ STATE_DTYPE = np.dtype(
         ("cell", np.uint8, (MAP, MAP)),  # square kind (spec.FLOOR ... spec.SEALED_C)
         ("chip", np.uint8, (MAP, MAP)),  # 0 none, 1 event chip, 2 item chip
         ("place", np.int8, (MAP, MAP)),  # event-chip place number 0..16, -1 elsewhere (moves with its square)
+        # derived from cell / chip / place (rules.sync_map); bit boards (spec.BIT_ROWS) of:
+        # wbits squares a walking human may enter (not wall, water, exit, sealed door),
+        # xbits the exit door, sbits sealed doors, cbits squares holding a chip
+        ("wbits", np.uint32, (BIT_ROWS,)),
+        ("xbits", np.uint32, (BIT_ROWS,)),
+        ("sbits", np.uint32, (BIT_ROWS,)),
+        ("cbits", np.uint32, (BIT_ROWS,)),
+        # first square (reading order) of each landmark kind (EXIT, DOOR_A ... SEALED_C),
+        # (-1, -1) when absent and for FLOOR, WALL, WATER, PLACE
+        ("kpos", np.int8, (NUM_KINDS, 2)),
+        ("ppos", np.int8, (NUM_PLACES, 2)),  # square of event-chip place p, (-1, -1) none
+        ("mapv", np.uint32),  # map version: + 1 whenever cell or place change (rules.sync_map)
+        ("chipv", np.uint32),  # chip version: + 1 whenever a chip is taken or put (and with mapv)
         # humans (seat h = human_h)
         ("hpos", np.int8, (MAX_HUMANS, 2)),  # (row, col) on the map, (-1, -1) off the map
         ("hheight", np.int16, (MAX_HUMANS,)),  # stacking order: larger = higher on a shared square
@@ -82,6 +105,13 @@ STATE_DTYPE = np.dtype(
         ("current", np.int8),  # seat to act
         ("status", np.int8),  # spec.Status: 0 playing, 1 a human escaped, 2 the ghost won
         ("rng", np.uint64),  # SplitMix64 word (tabletop_core.rng)
+        # what observe.refresh_observation last wrote for this env (see there); not game state
+        ("ob_addr", np.uint64),  # address of that observation buffer, 0 none
+        ("ob_mapv", np.uint32),  # mapv / chipv it showed
+        ("ob_chipv", np.uint32),
+        ("ob_hpos", np.int8, (MAX_HUMANS, 2)),  # human squares it showed, (-1, -1) none
+        ("ob_gpos", np.int8, (MAX_GHOSTS, 2)),  # ghost squares it showed, (-1, -1) none
+        ("ob_sq", np.uint8, (MAP, MAP)),  # per square: cell | chip << 4 | (place >= 0) << 6 it showed
     ]
 )
 
@@ -114,6 +144,8 @@ def new_state(batch: int, options: Options) -> np.ndarray:
     s["cfg_centre"] = centre
     s["hpos"] = -1
     s["gpos"] = -1
+    s["kpos"] = -1
+    s["ppos"] = -1
     s["winner"] = -1
     s["contact_ghost"] = -1
     s["last_dir"] = -1

@@ -11,11 +11,13 @@ single instructions instead of loops:
 * ``nonzero_bits(arr, start, width)`` / ``nonzero_bits_row(arr, row, start, width)``: the
   bytes ``start .. start + width - 1`` of a 1-D (or of row ``row`` of a 2-D) int8 / uint8 /
   bool array (an action mask) as a uint64 bit set, in one vector compare;
-* ``stack_u32(n)``: an uninitialised ``(n,)`` uint32 scratch array in the calling kernel's
-  stack frame. A per-step kernel must not allocate (``np.empty`` in a kernel costs tens of
+* ``stack_u32(n)`` / ``stack_u64(n)``: an uninitialised ``(n,)`` uint32 / uint64 scratch
+  array in the calling kernel's stack frame. A per-step kernel must not allocate (``np.empty`` in a kernel costs tens of
   nanoseconds, a stack array nothing). ``n`` must be a compile-time constant (a literal or
   a module-level int, not an expression such as ``4 * N``); the array lives until the
-  calling function returns, so never return it or keep it.
+  calling function returns, so never return it or keep it;
+* ``prefetch(arr, offset)``: a cache hint for the line at byte ``offset`` of ``arr``'s data
+  (batch loops fetch the next env's rows while stepping this one).
 
 All take any numba integer type (signed ones are counted on their two's-complement bits).
 """
@@ -30,7 +32,17 @@ from numba.extending import intrinsic
 
 from .jit import kernel
 
-__all__ = ["popcount", "ctz", "ctlz", "bit_length", "stack_u32", "nonzero_bits", "nonzero_bits_row"]
+__all__ = [
+    "popcount",
+    "ctz",
+    "ctlz",
+    "bit_length",
+    "stack_u32",
+    "stack_u64",
+    "prefetch",
+    "nonzero_bits",
+    "nonzero_bits_row",
+]
 
 
 @intrinsic
@@ -75,22 +87,59 @@ def bit_length(x):
     return 64 - np.int64(ctlz(np.uint64(x)))
 
 
-@intrinsic
-def _stack_ptr_u32(typingctx, n):
-    if not isinstance(n, types.IntegerLiteral):
-        raise errors.RequireLiteralValue(n)
-    size = n.literal_value
+def _stack_ptr(dtype):
+    """An intrinsic ``n -> dtype*``: ``n`` (a literal) elements in the caller's entry block
+    (``alloca_once``, so a numba-inlined caller gets one fixed slot, not one per loop)."""
 
-    def codegen(context, builder, sig, args):
-        return cgutils.alloca_once(builder, context.get_data_type(types.uint32), size=size)
+    @intrinsic
+    def stack_ptr(typingctx, n):
+        if not isinstance(n, types.IntegerLiteral):
+            raise errors.RequireLiteralValue(n)
+        size = n.literal_value
 
-    return types.CPointer(types.uint32)(n), codegen
+        def codegen(context, builder, sig, args):
+            return cgutils.alloca_once(builder, context.get_data_type(dtype), size=size)
+
+        return types.CPointer(dtype)(n), codegen
+
+    return stack_ptr
+
+
+_stack_ptr_u32 = _stack_ptr(types.uint32)
+_stack_ptr_u64 = _stack_ptr(types.uint64)
 
 
 @kernel(inline="always")
 def stack_u32(n):
     """An uninitialised ``(n,)`` uint32 array on the caller's stack (``n`` a constant)."""
     return carray(_stack_ptr_u32(n), n)
+
+
+@kernel(inline="always")
+def stack_u64(n):
+    """An uninitialised ``(n,)`` uint64 array on the caller's stack (``n`` a constant)."""
+    return carray(_stack_ptr_u64(n), n)
+
+
+@intrinsic
+def prefetch(typingctx, arr, offset):
+    """``prefetch(arr, offset)``: hint the CPU to fetch the cache line at byte ``offset`` of
+    ``arr``'s data (for reading, into every cache level). LLVM's ``prefetch``: a hint that
+    never changes a result and never faults, even past the array's end."""
+    if not isinstance(arr, types.Array) or not isinstance(offset, types.Integer):
+        return None
+
+    def codegen(context, builder, sig, args):
+        ary = context.make_array(sig.args[0])(context, builder, args[0])
+        i8p = ir.IntType(8).as_pointer()
+        ptr = builder.gep(builder.bitcast(ary.data, i8p), [args[1]])
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0i8")
+        builder.call(fn, [ptr, i32(0), i32(3), i32(1)])
+        return context.get_dummy_value()
+
+    return types.none(arr, offset), codegen
 
 
 _BYTE_WIDTHS = (8, 16, 32, 64)

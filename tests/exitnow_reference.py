@@ -55,6 +55,43 @@ class Rng:
         return self.randint(6) + 1
 
 
+def derived_map_fields(cell, chip, place) -> dict:
+    """The State fields derived from the map (``wbits`` ... ``ppos``, see
+    ``exitnow_envs/state.py``), recomputed here square by square."""
+    rows = MAP + 3
+    out = {
+        "wbits": np.zeros(rows, np.uint32),
+        "xbits": np.zeros(rows, np.uint32),
+        "sbits": np.zeros(rows, np.uint32),
+        "cbits": np.zeros(rows, np.uint32),
+        "kpos": np.full((14, 2), -1, np.int8),
+        "ppos": np.full((17, 2), -1, np.int8),
+    }
+    for r in range(MAP):
+        for c in range(MAP):
+            k = int(cell[r, c])
+            name = (
+                "xbits" if k == EXIT else "sbits" if k in SEALED else None if k in (WALL, WATER) else "wbits"
+            )
+            if name:
+                out[name][r + 1] |= 1 << c
+            if chip[r, c]:
+                out["cbits"][r + 1] |= 1 << c
+            if out["kpos"][k, 0] < 0 and k not in (FLOOR, WALL, WATER, PLACE):
+                out["kpos"][k] = (r, c)
+            if place[r, c] >= 0 and out["ppos"][place[r, c], 0] < 0:
+                out["ppos"][place[r, c]] = (r, c)
+    return out
+
+
+def assert_derived_fields(state, where="") -> None:
+    """Every env of a State keeps its map-derived fields equal to a fresh recomputation."""
+    for i in range(state.shape[0]):
+        e = state[i]
+        for name, value in derived_map_fields(e["cell"], e["chip"], e["place"]).items():
+            assert np.array_equal(e[name], value), (where, i, name)
+
+
 class Reference:
     def __init__(self, boards, num_humans, team, max_rounds, layout, side, rot, rng_word):
         self.rng = Rng(rng_word)

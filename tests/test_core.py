@@ -156,6 +156,33 @@ def test_bit_intrinsics_match_python():
         assert total == 10
 
 
+def test_narrow_words_stack_u64_and_prefetch():
+    from numba import njit
+
+    from tabletop_core.bits import ctz, popcount, prefetch, stack_u64
+
+    @njit
+    def run(x32, x64, arr):
+        a = stack_u64(5)
+        for j in range(5):
+            a[j] = x64 >> np.uint64(j + 20)
+        t = 0
+        for j in range(5):
+            t += popcount(a[j])
+        prefetch(arr, 0)
+        prefetch(arr, 4096)  # a hint: past the end is harmless
+        return popcount(x32), popcount(x64), ctz(x32), ctz(x64), t
+
+    arr = np.arange(4, dtype=np.int64)
+    for x in (1, 6, 0x80000000, 0xFFFFFFFF, 0x12345678):
+        got = run(np.uint32(x), np.uint64(x) << np.uint64(20), arr)
+        low = (x & -x).bit_length() - 1
+        assert got[:4] == (bin(x).count("1"), bin(x).count("1"), low, low + 20)
+        assert got[4] == sum(bin(x >> j).count("1") for j in range(5))
+    assert run(np.uint32(0), np.uint64(0), arr)[2:4] == (32, 64)
+    assert arr.tolist() == [0, 1, 2, 3]
+
+
 def test_word_functions_draw_what_the_array_functions_draw():
     from tabletop_core.rng import next_u64, next_word, randint_word, shuffle_word
 

@@ -13,7 +13,7 @@ import random
 
 import numpy as np
 import pytest
-from exitnow_reference import GHOST, Reference
+from exitnow_reference import GHOST, Reference, assert_derived_fields
 
 from exitnow_envs import rules
 from exitnow_envs.maps import default_boards
@@ -114,6 +114,7 @@ def compare_state(s, ref: Reference, where: str):
         assert int(e["phase"]) == ref.phase and int(e["current"]) == ref.current, where
         assert int(e["roll"]) == ref.roll, where
     assert int(e["rng"]) == ref.rng.state, where
+    assert_derived_fields(s, where)
 
 
 def compare_observation(s, ref, seat, where):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from exitnow_reference import assert_derived_fields
 
 from exitnow_envs import rules
 from exitnow_envs.spec import (
@@ -84,6 +85,12 @@ class Scene:
         e["items"][:, :] = 0
         e["round"] = 0
         self.s = s
+        self.sync()
+
+    def sync(self):
+        """After editing the map by hand: recompute the State's map-derived fields."""
+        rules.sync_map(self.s, 0)
+        return self
 
     @property
     def e(self):
@@ -183,6 +190,7 @@ class Scene:
         assert a in self.legal(), (a, sorted(self.legal()))
         assert rules.is_legal(self.s, 0, a)
         rules.apply_action(self.s, 0, a)
+        assert_derived_fields(self.s, a)
         return self
 
     def go(self, r, c):
@@ -375,6 +383,7 @@ def test_add_ghost_appears_on_the_ghost_start():
     assert sc.gpos(1) == (1, 1) and sc.e["last_card"] == ADD_GHOST
     for _ in range(2):
         sc.e["chip"][1, 4] = 1
+        sc.sync()
         sc.e["hpos"][0] = (2, 4)
         sc.move_turn(0, 1).go(1, 4)
     assert sc.gpos(2) == (1, 1)
@@ -394,6 +403,7 @@ def test_seal_door_kills_the_human_on_it_and_sends_a_ghost_home():
     assert e["cell"][1, 8] == SEALED_A and e["captured"][1] == 1 and e["confiscated"][I_KEY] == 1
     sc.ghost(0, 4, 3)
     e["chip"][1, 4] = 1
+    sc.sync()
     e["hpos"][0] = (2, 4)
     sc.move_turn(0, 1).go(1, 4)
     assert e["cell"][4, 3] == SEALED_A + 1 and sc.gpos(0) == (1, 1)
@@ -430,6 +440,7 @@ def test_map_swap_and_centre_rotation_events():
     e["gpos"][1] = (8, 7)
     e["deck"][e["deck_n"] - 1] = CENTRE_ROTATION
     e["chip"][cr, cc] = 0
+    rules.sync_map(s, 0)
     rules.draw_event(s, 0, 0)
     assert tuple(e["hpos"][1]) == (10, 13)  # (0, 3) -> (3, 6) in the centre piece
     assert tuple(e["gpos"][1]) == (7, 12)  # (1, 0) -> (0, 5)

@@ -136,6 +136,7 @@ def _random_case(rnd: random.Random, synthetic: bool):
     e["hpos"][1] = rnd.choice(free)  # another human: passable, no effect on the walk
     e["items"][0, I_KEY] = rnd.random() < 0.5
     e["items"][0, I_PICKAXE] = rnd.random() < 0.5
+    rules.sync_map(s, 0)
     return s, start, ghosts
 
 
@@ -164,6 +165,7 @@ def test_corridor_dead_end_uses_the_longest_walk():
     e = s[0]
     e["cell"][:, :] = WALL
     e["cell"][5, 3:8] = FLOOR  # a corridor of five squares
+    rules.sync_map(s, 0)
     e["hpos"][0] = (5, 3)
     for roll in range(5, 13):
         assert kernel_destinations(s, 0, roll) == {(5, 7)}  # cannot turn back: walks only 4
@@ -173,4 +175,5 @@ def test_corridor_dead_end_uses_the_longest_walk():
     assert kernel_destinations(s, 0, 6) == {(5, 3), (5, 7)}  # longest walks: 2 steps either way
     e["cell"][5, 4] = WALL
     e["cell"][5, 6] = WALL
+    rules.sync_map(s, 0)
     assert kernel_destinations(s, 0, 3) == {(5, 5)}  # cannot move at all: stays

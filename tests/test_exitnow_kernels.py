@@ -1,0 +1,201 @@
+"""The fast paths of Exit Now's kernels against their plain definitions.
+
+* ``rules.is_legal`` (no mask) agrees with ``rules.legal_mask`` on every action;
+* ``rules.random_legal`` (no mask) draws exactly what ``sample_legal`` draws on the mask;
+* ``observe.refresh_observation`` (patches the env's own buffer) leaves exactly what a
+  full ``observe`` writes, through every event, seat change and autoreset;
+* ``batch.play_games`` (the random bot without a mask) plays what the masked bots play.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from exitnow_reference import assert_derived_fields
+
+import exitnow_envs
+from exitnow_envs import batch, rules
+from exitnow_envs.bots import BOT_IDS, bot_action
+from exitnow_envs.observe import OBS_DIM, observe, refresh_observation
+from exitnow_envs.spec import NUM_ACTIONS, Options, Phase
+from exitnow_envs.state import new_state
+from tabletop_core.jit import kernel
+from tabletop_core.rng import sample_legal, seed_word
+
+OPTIONS = [
+    {},
+    {"num_humans": 5, "team": True},
+    {"num_humans": 1, "layout": "random", "centre_side": "random", "centre_rotation": "random"},
+    {
+        "num_humans": 2,
+        "layout": "random",
+        "centre_side": "random",
+        "centre_rotation": "random",
+        "max_rounds": 40,
+    },
+]
+
+
+@kernel(cache=False)  # (tests are outside the project cache stamp)
+def _collect(s, snaps, bot_ids, bot_rng):
+    """Play games in env 0 of ``s`` with the bots, copying every decision's State into
+    ``snaps`` (dealing again when a game ends)."""
+    mask = np.zeros(NUM_ACTIONS, np.int8)
+    k = 0
+    while k < snaps.shape[0]:
+        rules.deal(s, 0)
+        while s[0].status == 0 and k < snaps.shape[0]:
+            snaps[k] = s[0]
+            k += 1
+            rules.legal_mask(s, 0, mask)
+            rules.apply_action(s, 0, bot_action(bot_ids[s[0].current], s, 0, mask, bot_rng, 0))
+
+
+def decision_snapshots(options: dict, n: int, seed: int) -> np.ndarray:
+    """``n`` decision States of random and smart games with these options."""
+    o = Options(**options)
+    s = new_state(1, o)
+    s["rng"][0] = seed_word(seed)
+    snaps = new_state(n, o)
+    seats = o.num_humans + 1
+    half = n // 2
+    rng = np.array([seed_word(seed + 1)], np.uint64)
+    _collect(s, snaps[:half], np.zeros(seats, np.int64), rng)
+    _collect(s, snaps[half:], np.full(seats, BOT_IDS["smart"], np.int64), rng)
+    return snaps
+
+
+@kernel(cache=False)  # (tests are outside the project cache stamp)
+def _legality_mismatches(snaps):
+    mask = np.zeros(NUM_ACTIONS, np.int8)
+    bad = 0
+    for i in range(snaps.shape[0]):
+        rules.legal_mask(snaps, i, mask)
+        for a in range(-2, NUM_ACTIONS + 2):
+            want = a >= 0 and a < NUM_ACTIONS and mask[a] != 0
+            if rules.is_legal(snaps, i, a) != want:
+                bad += 1
+    return bad
+
+
+@kernel(cache=False)  # (tests are outside the project cache stamp)
+def _draw_mismatches(snaps, words):
+    mask = np.zeros(NUM_ACTIONS, np.int8)
+    r1 = np.zeros(1, np.uint64)
+    r2 = np.zeros(1, np.uint64)
+    bad = 0
+    for i in range(snaps.shape[0]):
+        r1[0] = words[i]
+        r2[0] = words[i]
+        rules.legal_mask(snaps, i, mask)
+        if rules.random_legal(snaps, i, r1, 0) != sample_legal(r2, 0, mask) or r1[0] != r2[0]:
+            bad += 1
+    return bad
+
+
+@pytest.mark.parametrize("options", OPTIONS)
+def test_is_legal_and_random_legal_match_the_mask(options):
+    snaps = decision_snapshots(options, 3000, 5)
+    phases = set(np.unique(snaps["phase"]).tolist())
+    assert {int(Phase.MOVE), int(Phase.GHOST), int(Phase.ITEM)} <= phases
+    assert _legality_mismatches(snaps) == 0
+    words = np.array([seed_word(k) for k in range(snaps.shape[0])], np.uint64)
+    assert _draw_mismatches(snaps, words) == 0
+    assert_derived_fields(snaps)
+
+
+def test_random_legal_covers_the_rare_phases():
+    """Cross questions and item-chip placements (rare in random play) on built states."""
+    snaps = decision_snapshots({"num_humans": 5}, 4000, 9)
+    want = {int(Phase.CROSS), int(Phase.CHIP)}
+    assert want <= set(np.unique(snaps["phase"]).tolist())
+    rare = snaps[np.isin(snaps["phase"], list(want))]
+    words = np.array([seed_word(k) for k in range(rare.shape[0])], np.uint64)
+    assert _legality_mismatches(rare) == 0 and _draw_mismatches(rare, words) == 0
+    over = snaps[:1].copy()
+    over["status"] = 2
+    assert rules.random_legal(over, 0, np.zeros(1, np.uint64), 0) == -1
+
+
+@pytest.mark.parametrize("options", OPTIONS)
+def test_patched_observations_equal_full_ones(options):
+    """The vector env's buffer (patched in place, copy=False) against full observations
+    of every env at every step, through chips taken and put, map swaps, centre
+    rotations, sealed doors and autoresets, with every seat acting."""
+    venv = exitnow_envs.vector_env(48, seed=11, copy=False, **options)
+    obs, info = venv.reset(seed=11)
+    full = np.empty(OBS_DIM, np.float32)
+    events = {"chip": 0, "map": 0, "reset": 0}
+    for t in range(500):
+        for i in range(venv.num_envs):
+            observe(venv.state, i, int(info["current_player"][i]), full)
+            assert np.array_equal(obs[i], full), (t, i)
+        chipv = venv.state["chipv"].copy()
+        mapv = venv.state["mapv"].copy()
+        if t % 3 == 0:
+            obs, _, term, _, info = venv.step_bots("smart")
+        else:
+            obs, _, term, _, info = venv.step(venv.sample_actions())
+        events["reset"] += int(term.sum())
+        events["map"] += int(((venv.state["mapv"] != mapv) & ~term).sum())
+        events["chip"] += int(((venv.state["chipv"] != chipv) & ~term).sum())
+    assert events["chip"] > 20 and events["map"] > 0 and events["reset"] > 0, events
+
+
+def test_a_foreign_or_restored_buffer_is_written_in_full():
+    s = new_state(1, Options())
+    s["rng"][0] = seed_word(3)
+    rules.deal(s, 0)
+    mine = np.full(OBS_DIM, 7.0, np.float32)
+    refresh_observation(s, 0, 0, mine, False)  # first write: in full
+    want = np.empty(OBS_DIM, np.float32)
+    observe(s, 0, 0, want)
+    assert np.array_equal(mine, want)
+    other = np.full(OBS_DIM, 7.0, np.float32)
+    refresh_observation(s, 0, 0, other, False)  # another buffer: in full again
+    assert np.array_equal(other, want)
+    other[:] = 3.0
+    refresh_observation(s, 0, 0, other, True)  # full=True after the buffer was overwritten
+    assert np.array_equal(other, want)
+    # the AEC env and the vector env rewrite their buffer after set_state
+    venv = exitnow_envs.vector_env(4, seed=1, copy=False)
+    venv.reset(seed=1)
+    saved = venv.get_state()
+    for _ in range(20):
+        venv.step(venv.sample_actions())
+    venv.set_state(saved)
+    obs, *_ = venv.step(venv.sample_actions())
+    for i in range(4):
+        observe(venv.state, i, int(venv.state["current"][i]), want)
+        assert np.array_equal(obs[i], want)
+
+
+@kernel(cache=False)  # (tests are outside the project cache stamp)
+def _play_with_masks(s, bot_ids, bot_rng, steps):
+    """``batch.play_games`` as written with a mask for every bot (the plain definition)."""
+    mask = np.zeros(NUM_ACTIONS, np.int8)
+    for i in range(s.shape[0]):
+        rules.deal(s, i)
+        n = 0
+        while s[i].status == 0:
+            rules.legal_mask(s, i, mask)
+            rules.apply_action(s, i, bot_action(bot_ids[s[i].current], s, i, mask, bot_rng, i))
+            n += 1
+        steps[i] = n
+
+
+@pytest.mark.parametrize("bots", ["random", "random,smart,random,smart"])
+def test_play_games_plays_what_the_masked_bots_play(bots):
+    o = Options()
+    names = bots.split(",") * (4 // len(bots.split(",")))
+    ids = np.array([BOT_IDS[b] for b in names], np.int64)
+    games = 60
+    fast, plain = new_state(games, o), new_state(games, o)
+    fast["rng"] = plain["rng"] = [seed_word(k) for k in range(games)]
+    rng_fast = np.array([seed_word(~k) for k in range(games)], np.uint64)
+    rng_plain = rng_fast.copy()
+    steps_fast, steps_plain = np.zeros(games, np.int64), np.zeros(games, np.int64)
+    batch.play_games(fast, ids, rng_fast, np.zeros((games, 4)), steps_fast)
+    _play_with_masks(plain, ids, rng_plain, steps_plain)
+    assert np.array_equal(steps_fast, steps_plain) and np.array_equal(rng_fast, rng_plain)
+    assert np.array_equal(fast, plain)
