@@ -104,7 +104,7 @@ def evaluate(agent, scale, game, args, options):
     total, done = np.zeros(n), np.zeros(n, bool)
     while not done.all():
         mask = torch.as_tensor(info["action_mask"].astype(bool))
-        logits = agent.actor(torch.as_tensor(obs) * scale).masked_fill(~mask, -1e9)
+        logits = agent.actor(torch.tensor(obs) * scale).masked_fill(~mask, -1e9)
         obs, r, term, trunc, info = venv.step(logits.argmax(-1).numpy())
         total += np.where(done, 0.0, r)
         done |= term | trunc
@@ -180,7 +180,7 @@ def main() -> None:
             rows.append((steps, time.time() - t0, evaluate(agent, scale, game, args, options)))
             print(f"eval steps={steps} mean_return={rows[-1][2]:.2f}", flush=True)
         for t in range(t_len):
-            x = torch.as_tensor(obs) * scale
+            x = torch.tensor(obs) * scale
             m = torch.as_tensor(info["action_mask"].astype(bool))
             with torch.no_grad():
                 dist = agent.dist(x, m)
@@ -195,7 +195,7 @@ def main() -> None:
             ep_ret[done_buf[t]] = 0.0
         steps += b * t_len
         with torch.no_grad():
-            last_value = agent.value(torch.as_tensor(obs) * scale).numpy()
+            last_value = agent.value(torch.tensor(obs) * scale).numpy()
         adv, valid = seat_advantages(
             rew_buf,
             val_buf,

@@ -7,7 +7,7 @@ Observation buffers: :func:`batch_reset` and :func:`batch_observe` write ``obs``
 :func:`batch_step`, :func:`batch_step_bots` and :func:`batch_step_learner` patch each
 env's row (:func:`observe.refresh_observation`): only what changed since the previous
 write is rewritten, so between calls ``obs`` must keep what the kernels wrote there (the
-vector env's ``copy=False`` buffers are read-only for their users). A row that another
+vector env hands its buffers out as read-only views). A row that another
 call wrote (another buffer, a restored State) is recognised and written in full.
 """
 

@@ -250,8 +250,8 @@ def vector_env(
 
     ``options`` are those of :class:`raw_env` (without ``render_mode``). Rewards are
     (B, num_humans + 1) float32, the ghost player last. With ``copy=False`` the returned
-    observations are the env's own buffer, which each step patches in place (only what
-    changed is rewritten): read them, never modify them.
+    observations are a read-only view of the env's own buffer, which each step patches in
+    place (only what changed is rewritten).
     """
     return SelfPlayVectorEnv(GAME, num_envs, seed=seed, copy=copy, **options)
 

@@ -55,6 +55,13 @@ def first_unmasked(masks, actions):
     return -1
 
 
+def _read_only(x: np.ndarray) -> np.ndarray:
+    """A view of ``x`` that cannot be written through (``x`` itself stays writable)."""
+    v = x.view()
+    v.flags.writeable = False
+    return v
+
+
 class SelfPlayVectorEnv(VectorEnv):
     """``num_envs`` copies of a game, stepped together in compiled code.
 
@@ -63,7 +70,11 @@ class SelfPlayVectorEnv(VectorEnv):
         num_envs: batch size ``B`` (>= 1).
         seed: seed for the first reset (``reset(seed=...)`` overrides it).
         copy: return fresh arrays from ``reset``/``step`` (default). ``False`` returns
-            the env's internal buffers, which the next call overwrites (faster).
+            read-only views of the env's internal buffers, which the next call
+            overwrites (faster). Read-only because the env relies on them: the step
+            checks actions against the mask buffer, and a game may patch the
+            observation buffer in place (Exit Now); writing to one raises NumPy's
+            ``ValueError: assignment destination is read-only``. Copy what you keep.
         **options: the game's options (validated; ValueError on a bad one).
     """
 
@@ -101,6 +112,7 @@ class SelfPlayVectorEnv(VectorEnv):
         self._sample_rng = np.zeros(b, np.uint64)
         self._bot_rng = np.zeros(b, np.uint64)
         self._has_reset = False
+        self._views = {id(x): _read_only(x) for x in self._buffers()}
 
     # --- core API --------------------------------------------------------------------------
     def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None):
@@ -209,8 +221,11 @@ class SelfPlayVectorEnv(VectorEnv):
         return self._out(self._mask)
 
     # --- helpers ---------------------------------------------------------------------------
+    def _buffers(self) -> tuple[np.ndarray, ...]:
+        return (self._obs, self._mask, self._rewards, self._term, self._trunc, self._cur, self._final, self._actions)
+
     def _out(self, x: np.ndarray) -> np.ndarray:
-        return x.copy() if self.copy else x
+        return x.copy() if self.copy else self._views[id(x)]
 
     def _info(self, with_final: bool) -> dict:
         info = {"action_mask": self._out(self._mask), "current_player": self._out(self._cur)}

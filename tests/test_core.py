@@ -133,6 +133,33 @@ def test_vector_mask_buffer_agrees_with_the_rules_legality_check(name):
         _, _, _, _, info = venv.step(venv.sample_actions())
 
 
+@pytest.mark.parametrize("name", ["thegame", "exitnow"])
+def test_copy_false_buffers_are_read_only_views_the_next_step_overwrites(name):
+    """``copy=False`` hands out the env's own buffers read-only: the step trusts the mask
+    buffer and Exit Now patches the observation buffer, so a user's write must fail loudly
+    (and leave the env stepping exactly as an env nobody touched)."""
+    from tabletop_core.vector import SelfPlayVectorEnv
+
+    game = load_game(name)
+    shared, fresh = SelfPlayVectorEnv(game, 6, seed=3, copy=False), SelfPlayVectorEnv(game, 6, seed=3)
+    obs, info = shared.reset()
+    want, _ = fresh.reset()
+    for _ in range(25):
+        for arr in (obs, info["action_mask"], info["current_player"]):
+            assert not arr.flags.writeable
+            with pytest.raises(ValueError, match="read-only"):
+                arr[0] = 1
+        assert np.array_equal(obs, want)
+        acts = shared.sample_actions()
+        obs2, rew, term, trunc, info = shared.step(acts)
+        want, *_ = fresh.step(acts)
+        assert obs2 is obs  # the same view, overwritten by the step
+        assert not rew.flags.writeable and not term.flags.writeable and not info["final_obs"].flags.writeable
+    for f in fresh.state.dtype.names:
+        if not f.startswith("ob_"):  # ob_*: notes on the buffer last written (its address)
+            assert np.array_equal(fresh.state[f], shared.state[f]), f
+
+
 def test_bit_intrinsics_match_python():
     from numba import njit
 
