@@ -222,7 +222,16 @@ class SelfPlayVectorEnv(VectorEnv):
 
     # --- helpers ---------------------------------------------------------------------------
     def _buffers(self) -> tuple[np.ndarray, ...]:
-        return (self._obs, self._mask, self._rewards, self._term, self._trunc, self._cur, self._final, self._actions)
+        return (
+            self._obs,
+            self._mask,
+            self._rewards,
+            self._term,
+            self._trunc,
+            self._cur,
+            self._final,
+            self._actions,
+        )
 
     def _out(self, x: np.ndarray) -> np.ndarray:
         return x.copy() if self.copy else self._views[id(x)]
