@@ -14,13 +14,26 @@ call wrote (another buffer, a restored State) is recognised and written in full.
 from __future__ import annotations
 
 import numpy as np
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
-from tabletop_core.bits import prefetch
+from tabletop_core.bits import prefetch, stack_u64
 from tabletop_core.jit import kernel
 
-from .bots import BOT_IDS, bot_action
-from .observe import _C_GHOST, _C_OTHERS, _C_OWN, _SQ, O_SEAT, OBS_DIM, observe, refresh_observation
-from .rules import apply_action, deal, is_legal, legal_mask, random_legal, seat_reward
+from .bots import BOT_IDS, bot_action_r, random_bot_row
+from .observe import _C_GHOST, _C_OTHERS, _C_OWN, _SQ, O_SEAT, OBS_DIM, observe_r, refresh_observation_r
+from .rules import (
+    MASK_WORDS,
+    apply_action_r,
+    deal_r,
+    is_legal_r,
+    legal_bits_r,
+    legal_mask_r,
+    sample_bits,
+    seat_reward_r,
+    write_mask_row,
+)
 from .spec import MAP, MAX_GHOSTS, MAX_HUMANS, NUM_ACTIONS
 from .state import STATE_DTYPE
 
@@ -29,71 +42,90 @@ _ITEM = STATE_DTYPE.itemsize
 # a step reads the record's first line and the fields from wbits up to ob_sq (excluded)
 _HOT0 = STATE_DTYPE.fields["wbits"][1]
 _HOT1 = STATE_DTYPE.fields["ob_sq"][1]
+_CELL0 = STATE_DTYPE.fields["cell"][1]
 _OBS_TAIL = O_SEAT * 4  # bytes of the planes: the scalar pieces follow
 
 
+@intrinsic
+def _unowned(typingctx, arr):
+    """``_unowned(arr)``: the same array (same data, shape and strides) without its owner
+    reference, so that numba counts no references on it (no atomic operations when it is
+    passed to a kernel). The hot loops take such views of their buffers once per call:
+    the caller's arrays outlive the call, and the views never leave it."""
+    if not isinstance(arr, types.Array):
+        return None
+
+    def codegen(context, builder, sig, args):
+        src = context.make_array(sig.args[0])(context, builder, args[0])
+        view = context.make_array(sig.return_type)(context, builder)
+        for name in ("nitems", "itemsize", "data", "shape", "strides"):
+            setattr(view, name, getattr(src, name))
+        view.meminfo = cgutils.get_null_value(view.meminfo.type)
+        view.parent = cgutils.get_null_value(view.parent.type)
+        return view._getvalue()
+
+    return arr(arr), codegen
+
+
 @kernel
-def bot_move(s, i, bot_ids, bot_rng, mask):
-    """The action of the bot of env ``i``'s acting seat (``mask`` (A,) int8 is scratch);
-    the random bot draws without a mask (:func:`rules.random_legal`, the same draw as
-    :func:`bots.random_bot` on the mask), the others get the mask."""
-    bot = bot_ids[s[i].current]
+def _bot_move(e, bits, bot_ids, bot_rng, r, masks, row):
+    """The action of the bot of the acting seat of the record ``e`` with stream ``r`` of
+    ``bot_rng``, for the loops that are not hot (it passes arrays on). ``bits``
+    ((MASK_WORDS,) uint64) and row ``row`` of ``masks`` are scratch: the random bot draws
+    from the legal bit set (:func:`rules.sample_bits`, the draw :func:`bots.random_bot`
+    makes on the mask), the others get the mask."""
+    bot = bot_ids[e.current]
     if bot == _RANDOM:
-        return random_legal(s, i, bot_rng, i)
-    legal_mask(s, i, mask)
-    return bot_action(bot, s, i, mask, bot_rng, i)
+        return sample_bits(bits, legal_bits_r(e, bits), bot_rng, r)
+    legal_mask_r(e, masks, row)
+    return bot_action_r(bot, e, masks[row], bot_rng, r)
 
 
 @kernel
 def first_illegal(s, actions):
     """Index of the first env whose action is illegal, or -1 if all are legal."""
     for i in range(s.shape[0]):
-        if not is_legal(s, i, actions[i]):
+        if not is_legal_r(s[i], actions[i]):
             return i
     return -1
 
 
 @kernel
-def _refresh(s, i, obs, masks, current, full=False):
-    current[i] = s[i].current
-    legal_mask(s, i, masks[i])
-    refresh_observation(s, i, s[i].current, obs[i], full)
+def _refresh(e, i, obs, masks, current, full):
+    """Write env ``i``'s acting seat, mask and observation (record ``e`` = ``s[i]``); for
+    the loops that are not hot (a call passing arrays on costs reference counting)."""
+    current[i] = e.current
+    legal_mask_r(e, masks, i)
+    refresh_observation_r(e, e.current, obs, i, full)
+
+
+@kernel
+def _write_rewards(e, rewards, i):
+    """Row ``i`` of ``rewards`` (B, P): every seat's reward of the step (0 for absent seats)."""
+    n = e.cfg_humans + 1
+    for k in range(rewards.shape[1]):
+        rewards[i, k] = seat_reward_r(e, k) if k < n else 0.0
 
 
 @kernel
 def batch_reset(s, obs, masks, current):
     """Deal every env with its own generator; write obs (B, D), masks (B, A), current (B,)."""
     for i in range(s.shape[0]):
-        deal(s, i)
-        _refresh(s, i, obs, masks, current, True)
-
-
-@kernel
-def _step_one(s, i, action, obs, masks, rewards, terminated, current, final_obs, autoreset):
-    e = s[i]
-    seat = e.current
-    apply_action(s, i, action)
-    n = e.cfg_humans + 1
-    for k in range(rewards.shape[1]):
-        rewards[i, k] = seat_reward(s, i, k) if k < n else 0.0
-    done = e.status != 0
-    terminated[i] = done
-    if done:
-        observe(s, i, seat, final_obs[i])
-        if autoreset:
-            deal(s, i)
-    _refresh(s, i, obs, masks, current)
+        e = s[i]
+        deal_r(e)
+        _refresh(e, i, obs, masks, current, True)
 
 
 @kernel
 def _prefetch(s, obs, masks, i):
     """Ask the CPU for the memory the step of the next envs will touch (State fields of env
     i + 2; observation scalars, piece squares and mask of env i + 1): a hint that hides
-    memory latency at large batches, with no effect on results."""
+    memory latency at large batches, with no effect on results. A leaf kernel (it calls
+    nothing), so numba keeps no reference count on the arrays."""
     if i + 2 < s.shape[0]:
         base = (i + 2) * _ITEM
         prefetch(s, base)
-        for off in range(_HOT0, _HOT1, 64):
+        for off in range(_CELL0, _ITEM + 64, 64):
             prefetch(s, base + off)
     if i + 1 < s.shape[0]:
         j = i + 1
@@ -123,39 +155,88 @@ def batch_step(s, actions, obs, masks, rewards, terminated, current, final_obs, 
     again at once (same-step autoreset) and obs/masks/current describe the new episode.
     ``obs`` rows are patched (see the module docstring), ``final_obs`` rows written in full.
     """
+    obs = _unowned(obs)
+    masks = _unowned(masks)
+    rewards = _unowned(rewards)
+    final_obs = _unowned(final_obs)
+    bits = stack_u64(MASK_WORDS)
     for i in range(s.shape[0]):
         _prefetch(s, obs, masks, i)
-        _step_one(s, i, actions[i], obs, masks, rewards, terminated, current, final_obs, autoreset)
+        e = s[i]
+        seat = e.current
+        apply_action_r(e, actions[i])
+        _write_rewards(e, rewards, i)
+        done = e.status != 0
+        terminated[i] = done
+        if done:
+            observe_r(e, seat, final_obs, i)
+            if autoreset:
+                deal_r(e)
+        current[i] = e.current
+        legal_bits_r(e, bits)
+        write_mask_row(bits, masks, i)
+        refresh_observation_r(e, e.current, obs, i, False)
 
 
 @kernel
 def batch_step_bots(s, bot_ids, bot_rng, actions, obs, masks, rewards, terminated, current, final_obs):
     """Like :func:`batch_step` (autoreset on) with each env's action chosen in the kernel by
     the bot of its current seat (``bot_ids`` (P,) ints, ``bot_rng`` (B,) uint64); the
-    chosen actions are written to ``actions`` (B,)."""
+    chosen actions are written to ``actions`` (B,). The bots read row ``i`` of ``masks``
+    (the mask of the acting seat, written by the previous call)."""
+    obs = _unowned(obs)
+    masks = _unowned(masks)
+    rewards = _unowned(rewards)
+    final_obs = _unowned(final_obs)
+    bot_rng = _unowned(bot_rng)
+    bits = stack_u64(MASK_WORDS)
     for i in range(s.shape[0]):
         _prefetch(s, obs, masks, i)
-        a = bot_action(bot_ids[s[i].current], s, i, masks[i], bot_rng, i)
+        e = s[i]
+        seat = e.current
+        bot = bot_ids[seat]
+        if bot == _RANDOM:
+            a = random_bot_row(masks, i, bot_rng, i)
+        else:
+            a = bot_action_r(bot, e, masks[i], bot_rng, i)
         actions[i] = a
-        _step_one(s, i, a, obs, masks, rewards, terminated, current, final_obs, True)
+        apply_action_r(e, a)
+        _write_rewards(e, rewards, i)
+        done = e.status != 0
+        terminated[i] = done
+        if done:
+            observe_r(e, seat, final_obs, i)
+            deal_r(e)
+        current[i] = e.current
+        legal_bits_r(e, bits)
+        write_mask_row(bits, masks, i)
+        refresh_observation_r(e, e.current, obs, i, False)
 
 
 @kernel
 def play_games(s, bot_ids, bot_rng, returns, steps):
     """Play one full episode in each env of ``s`` (generators already seeded) with the bots
     ``bot_ids`` (P,); write each seat's episode return ``returns`` (G, P) float64 and the
-    number of agent steps ``steps`` (G,). The final positions stay in ``s``."""
-    mask = np.zeros(NUM_ACTIONS, np.int8)
+    number of agent steps ``steps`` (G,). The final positions stay in ``s``. The mask is
+    only written for bots that read it (not ``random``)."""
+    mask = np.zeros((1, NUM_ACTIONS), np.int8)
+    bits = stack_u64(MASK_WORDS)
     for i in range(s.shape[0]):
-        deal(s, i)
+        e = s[i]
+        deal_r(e)
         n = 0
-        while s[i].status == 0:
-            a = bot_move(s, i, bot_ids, bot_rng, mask)
-            apply_action(s, i, a)
+        while e.status == 0:
+            bot = bot_ids[e.current]
+            if bot == _RANDOM:  # a draw on the legal bit set, as random_bot on the mask
+                a = sample_bits(bits, legal_bits_r(e, bits), bot_rng, i)
+            else:
+                legal_mask_r(e, mask, 0)
+                a = bot_action_r(bot, e, mask[0], bot_rng, i)
+            apply_action_r(e, a)
             n += 1
-        p = s[i].cfg_humans + 1
+        p = e.cfg_humans + 1
         for k in range(returns.shape[1]):
-            returns[i, k] = seat_reward(s, i, k) if k < p else 0.0
+            returns[i, k] = seat_reward_r(e, k) if k < p else 0.0
         steps[i] = n
 
 
@@ -164,32 +245,35 @@ def batch_observe(s, obs, masks, current):
     """Write every env's acting-seat observation (in full), mask and seat without changing
     the game (only the State's note of what was written to ``obs``)."""
     for i in range(s.shape[0]):
-        _refresh(s, i, obs, masks, current, True)
+        _refresh(s[i], i, obs, masks, current, True)
 
 
 # --- single-agent views (tabletop_core.single_agent): the learner plays one seat --------------
 @kernel
-def _bots_until_learner(s, i, learner, bot_ids, bot_rng, mask, acc):
-    """Bots play the other seats of env ``i`` until ``learner`` is to act or the episode
-    ends; their steps' rewards are added to ``acc`` (P,)."""
-    n = s[i].cfg_humans + 1
-    while learner >= 0 and s[i].status == 0 and s[i].current != learner:
-        a = bot_move(s, i, bot_ids, bot_rng, mask)
-        apply_action(s, i, a)
+def _bots_until_learner(e, i, learner, bot_ids, bot_rng, masks, acc):
+    """Bots play the other seats of env ``i`` (record ``e``) until ``learner`` is to act
+    or the episode ends; their steps' rewards are added to row ``i`` of ``acc`` (B, P).
+    Row ``i`` of ``masks`` is scratch for the bots that read a mask."""
+    n = e.cfg_humans + 1
+    bits = stack_u64(MASK_WORDS)
+    while learner >= 0 and e.status == 0 and e.current != learner:
+        a = _bot_move(e, bits, bot_ids, bot_rng, i, masks, i)
+        apply_action_r(e, a)
         for k in range(n):
-            acc[k] += seat_reward(s, i, k)
+            acc[i, k] += seat_reward_r(e, k)
 
 
 @kernel
-def _deal_for_learner(s, i, learner, bot_ids, bot_rng, mask, acc):
+def _deal_for_learner(e, i, learner, bot_ids, bot_rng, masks, acc):
     """Deal env ``i`` and let bots play up to the learner's first decision (dealing again
     if an episode ends before the learner ever acts)."""
-    deal(s, i)
-    _bots_until_learner(s, i, learner, bot_ids, bot_rng, mask, acc)
-    while s[i].status != 0:
-        acc[:] = 0.0
-        deal(s, i)
-        _bots_until_learner(s, i, learner, bot_ids, bot_rng, mask, acc)
+    deal_r(e)
+    _bots_until_learner(e, i, learner, bot_ids, bot_rng, masks, acc)
+    while e.status != 0:
+        for k in range(acc.shape[1]):
+            acc[i, k] = 0.0
+        deal_r(e)
+        _bots_until_learner(e, i, learner, bot_ids, bot_rng, masks, acc)
 
 
 @kernel
@@ -197,9 +281,11 @@ def batch_reset_learner(s, learner, bot_ids, bot_rng, obs, masks, current, carry
     """Single-agent reset: deal every env, bots play up to the learner's first decision;
     their rewards go to ``carry`` (B, P), paid with the learner's first step."""
     for i in range(s.shape[0]):
-        carry[i, :] = 0.0
-        _deal_for_learner(s, i, learner, bot_ids, bot_rng, masks[i], carry[i])
-        _refresh(s, i, obs, masks, current, True)
+        e = s[i]
+        for k in range(carry.shape[1]):
+            carry[i, k] = 0.0
+        _deal_for_learner(e, i, learner, bot_ids, bot_rng, masks, carry)
+        _refresh(e, i, obs, masks, current, True)
 
 
 @kernel
@@ -228,18 +314,20 @@ def batch_step_learner(
     stays ended.
     """
     for i in range(s.shape[0]):
-        rewards[i, :] = carry[i]
-        carry[i, :] = 0.0
-        mover = s[i].current
-        apply_action(s, i, actions[i])
-        n = s[i].cfg_humans + 1
+        e = s[i]
+        for k in range(rewards.shape[1]):
+            rewards[i, k] = carry[i, k]
+            carry[i, k] = 0.0
+        mover = e.current
+        apply_action_r(e, actions[i])
+        n = e.cfg_humans + 1
         for k in range(n):
-            rewards[i, k] += seat_reward(s, i, k)
-        _bots_until_learner(s, i, learner, bot_ids, bot_rng, masks[i], rewards[i])
-        done = s[i].status != 0
+            rewards[i, k] += seat_reward_r(e, k)
+        _bots_until_learner(e, i, learner, bot_ids, bot_rng, masks, rewards)
+        done = e.status != 0
         terminated[i] = done
         if done:
-            observe(s, i, learner if learner >= 0 else mover, final_obs[i])
+            observe_r(e, learner if learner >= 0 else mover, final_obs, i)
             if autoreset:
-                _deal_for_learner(s, i, learner, bot_ids, bot_rng, masks[i], carry[i])
-        _refresh(s, i, obs, masks, current)
+                _deal_for_learner(e, i, learner, bot_ids, bot_rng, masks, carry)
+        _refresh(e, i, obs, masks, current, False)

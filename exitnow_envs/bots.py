@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from tabletop_core.bits import stack_u64
 from tabletop_core.jit import kernel
 from tabletop_core.rng import random01, sample_legal
 
-from .rules import ghost_free, in_map, is_sealed
+from .rules import MASK_WORDS, ghost_free_r, in_map, is_sealed, mask_row_bits, sample_bits
 from .spec import (
     CHIP_OFFSET,
     CROSS_NO,
@@ -65,13 +66,32 @@ _REACH_P = np.array([0.0, 1.0, 4.0 / 6.0, 2.0 / 6.0], np.float64)
 
 
 @kernel
-def random_bot(s, i, mask, rng, r):
-    """Uniform over the legal actions in ``mask``."""
+def random_bot_r(e, mask, rng, r):
+    """Uniform over the legal actions in ``mask`` (A,) int8."""
     return sample_legal(rng, r, mask)
 
 
 @kernel
-def ghost_sweep(s, i, r0, c0, max_moves, out):
+def random_bot(s, i, mask, rng, r):
+    """:func:`random_bot_r` of env ``i``."""
+    return random_bot_r(s[i], mask, rng, r)
+
+
+@kernel
+def random_bot_row(masks, row, rng, r):
+    """:func:`random_bot` on row ``row`` of ``masks`` ((B, 471) int8, C-contiguous), without
+    the row view (which numba would reference-count): the draw of
+    ``tabletop_core.rng.sample_legal(rng, r, masks[row])`` (the count, one ``randint``,
+    the k-th legal action); -1 when no action is legal (no draw)."""
+    bits = stack_u64(MASK_WORDS)
+    n = mask_row_bits(masks, row, bits)
+    if n == 0:
+        return -1
+    return sample_bits(bits, n, rng, r)
+
+
+@kernel
+def ghost_sweep_r(e, r0, c0, max_moves, out):
     """Fewest ghost moves (<= ``max_moves``) after which a ghost starting on (r0, c0)
     passes over each square (slides and wall passes; humans and the no-reversal rule
     ignored); ``out`` (21, 21) int64 gets ``_FAR`` where it cannot."""
@@ -87,7 +107,7 @@ def ghost_sweep(s, i, r0, c0, max_moves, out):
                 for d in range(4):
                     rr = r
                     cc = c
-                    while ghost_free(s, i, rr + _DR[d], cc + _DC[d]):
+                    while ghost_free_r(e, rr + _DR[d], cc + _DC[d]):
                         rr += _DR[d]
                         cc += _DC[d]
                         if out[rr, cc] > m + 1:
@@ -98,10 +118,10 @@ def ghost_sweep(s, i, r0, c0, max_moves, out):
                         r1 = r + _DR[d]
                         c1 = c + _DC[d]
                         if in_map(r1, c1):
-                            k = s[i].cell[r1, c1]
+                            k = e.cell[r1, c1]
                             r2 = r1 + _DR[d]
                             c2 = c1 + _DC[d]
-                            if (k == WALL or is_sealed(k)) and ghost_free(s, i, r2, c2):
+                            if (k == WALL or is_sealed(k)) and ghost_free_r(e, r2, c2):
                                 if out[r2, c2] > m + 2:
                                     out[r2, c2] = m + 2
                                 if front[r2, c2] > m + 2:
@@ -109,10 +129,15 @@ def ghost_sweep(s, i, r0, c0, max_moves, out):
 
 
 @kernel
-def human_distance(s, i, targets, out):
+def ghost_sweep(s, i, r0, c0, max_moves, out):
+    """:func:`ghost_sweep_r` of env ``i``."""
+    ghost_sweep_r(s[i], r0, c0, max_moves, out)
+
+
+@kernel
+def human_distance_r(e, targets, out):
     """Walking distance (BFS steps over human-passable squares) from every square to the
     nearest square marked in ``targets`` (21, 21); ``out`` int64, ``_FAR`` if none."""
-    e = s[i]
     out[:, :] = _FAR
     qr = np.empty(MAP * MAP, np.int64)
     qc = np.empty(MAP * MAP, np.int64)
@@ -144,15 +169,20 @@ def human_distance(s, i, targets, out):
 
 
 @kernel
-def _danger(s, i, out):
+def human_distance(s, i, targets, out):
+    """:func:`human_distance_r` of env ``i``."""
+    human_distance_r(s[i], targets, out)
+
+
+@kernel
+def _danger_r(e, out):
     """Probability-weighted chance that some ghost sweeps each square next turn."""
-    e = s[i]
     out[:, :] = 0.0
     sweep = np.zeros((MAP, MAP), np.int64)
     for g in range(MAX_GHOSTS):
         if e.gon[g] == 0:
             continue
-        ghost_sweep(s, i, e.gpos[g, 0], e.gpos[g, 1], 3, sweep)
+        ghost_sweep_r(e, e.gpos[g, 0], e.gpos[g, 1], 3, sweep)
         for r in range(MAP):
             for c in range(MAP):
                 m = sweep[r, c]
@@ -161,8 +191,8 @@ def _danger(s, i, out):
 
 
 @kernel
-def _exit_square(s, i):
-    e = s[i]
+def _exit_square_r(e):
+    """First exit square in reading order, or (-1, -1)."""
     for r in range(MAP):
         for c in range(MAP):
             if e.cell[r, c] == EXIT:
@@ -171,18 +201,17 @@ def _exit_square(s, i):
 
 
 @kernel
-def human_bot(s, i, mask, rng, r):
+def human_bot_r(e, mask, rng, r):
     """The smart human (see the module docstring)."""
-    e = s[i]
     h = e.current
     ph = e.phase
     if ph == _P_CROSS:
         return CROSS_YES if mask[CROSS_YES] else CROSS_NO
     key = e.items[h, I_KEY] > 0
     danger = np.zeros((MAP, MAP), np.float64)
-    _danger(s, i, danger)
+    _danger_r(e, danger)
     targets = np.zeros((MAP, MAP), np.uint8)
-    er, ec = _exit_square(s, i)
+    er, ec = _exit_square_r(e)
     conf = 0
     for k in range(NUM_ITEM_KINDS):
         conf += e.confiscated[k]
@@ -195,7 +224,7 @@ def human_bot(s, i, mask, rng, r):
                     targets[rr, cc] = 1
     dist = np.zeros((MAP, MAP), np.int64)
     # the exit itself is not walkable for the BFS: seed from its inner neighbour instead
-    human_distance(s, i, targets, dist)
+    human_distance_r(e, targets, dist)
     if key and er >= 0:
         for d in range(4):
             r1 = er + _DR[d]
@@ -205,7 +234,7 @@ def human_bot(s, i, mask, rng, r):
                 if k != WALL and k != WATER:
                     t2 = np.zeros((MAP, MAP), np.uint8)
                     t2[r1, c1] = 1
-                    human_distance(s, i, t2, dist)
+                    human_distance_r(e, t2, dist)
                     break
     hr = e.hpos[h, 0]
     hc = e.hpos[h, 1]
@@ -264,14 +293,19 @@ def human_bot(s, i, mask, rng, r):
 
 
 @kernel
-def _ghost_land(s, i, g, action):
+def human_bot(s, i, mask, rng, r):
+    """:func:`human_bot_r` of env ``i``."""
+    return human_bot_r(s[i], mask, rng, r)
+
+
+@kernel
+def _ghost_land_r(e, g, action):
     """Where ghost ``g`` lands with ``action`` and whether it hits a human."""
-    e = s[i]
     r = np.int64(e.gpos[g, 0])
     c = np.int64(e.gpos[g, 1])
     if action < PASS_OFFSET:
         d = action - SLIDE_OFFSET
-        while ghost_free(s, i, r + _DR[d], c + _DC[d]):
+        while ghost_free_r(e, r + _DR[d], c + _DC[d]):
             r += _DR[d]
             c += _DC[d]
             for h in range(e.cfg_humans):
@@ -288,8 +322,8 @@ def _ghost_land(s, i, g, action):
 
 
 @kernel
-def _human_weight(s, i, h, er, ec):
-    e = s[i]
+def _human_weight_r(e, h, er, ec):
+    """How much the ghost wants human ``h``: items held, nearness to the exit (er, ec)."""
     held = 0
     for k in range(NUM_ITEM_KINDS):
         held += e.items[h, k]
@@ -298,10 +332,9 @@ def _human_weight(s, i, h, er, ec):
 
 
 @kernel
-def ghost_bot(s, i, mask, rng, r):
+def ghost_bot_r(e, mask, rng, r):
     """The smart ghost player (see the module docstring)."""
-    e = s[i]
-    er, ec = _exit_square(s, i)
+    er, ec = _exit_square_r(e)
     if e.phase == _P_CHIP:
         best = -1
         best_v = -1.0e18
@@ -336,20 +369,20 @@ def ghost_bot(s, i, mask, rng, r):
         if mask[a] == 0:
             continue
         cost = 1 if a < PASS_OFFSET else 2
-        lr, lc, hit = _ghost_land(s, i, g, a)
+        lr, lc, hit = _ghost_land_r(e, g, a)
         v = 0.0
         if hit:
             for h in range(e.cfg_humans):
                 if e.hpos[h, 0] == lr and e.hpos[h, 1] == lc:
-                    v += 1000.0 + 100.0 * _human_weight(s, i, h, er, ec)
+                    v += 1000.0 + 100.0 * _human_weight_r(e, h, er, ec)
         else:
             left = e.moves_left - cost
-            ghost_sweep(s, i, lr, lc, 6, sweep)
+            ghost_sweep_r(e, lr, lc, 6, sweep)
             for h in range(e.cfg_humans):
                 if e.hpos[h, 0] < 0:
                     continue
                 m = sweep[e.hpos[h, 0], e.hpos[h, 1]]
-                w = _human_weight(s, i, h, er, ec)
+                w = _human_weight_r(e, h, er, ec)
                 if m <= left:
                     val = 300.0 * w
                 elif m < _FAR:
@@ -377,16 +410,35 @@ def ghost_bot(s, i, mask, rng, r):
 
 
 @kernel
+def ghost_bot(s, i, mask, rng, r):
+    """:func:`ghost_bot_r` of env ``i``."""
+    return ghost_bot_r(s[i], mask, rng, r)
+
+
+@kernel
+def smart_bot_r(e, mask, rng, r):
+    """Role-aware: :func:`human_bot_r` on human seats, :func:`ghost_bot_r` for the ghost."""
+    if e.current == e.cfg_humans:
+        return ghost_bot_r(e, mask, rng, r)
+    return human_bot_r(e, mask, rng, r)
+
+
+@kernel
 def smart_bot(s, i, mask, rng, r):
-    """Role-aware: :func:`human_bot` on human seats, :func:`ghost_bot` for the ghost."""
-    if s[i].current == s[i].cfg_humans:
-        return ghost_bot(s, i, mask, rng, r)
-    return human_bot(s, i, mask, rng, r)
+    """:func:`smart_bot_r` of env ``i``."""
+    return smart_bot_r(s[i], mask, rng, r)
+
+
+@kernel
+def bot_action_r(bot_id, e, mask, rng, r):
+    """Dispatch to the bot ``bot_id`` (index in :data:`BOT_NAMES`) for the acting seat of
+    the record ``e`` (``mask`` (A,) int8 its action mask)."""
+    if bot_id >= 1:  # smart, or its role names "human" and "ghost"
+        return smart_bot_r(e, mask, rng, r)
+    return random_bot_r(e, mask, rng, r)
 
 
 @kernel
 def bot_action(bot_id, s, i, mask, rng, r):
-    """Dispatch to the bot ``bot_id`` (index in :data:`BOT_NAMES`)."""
-    if bot_id >= 1:  # smart, or its role names "human" and "ghost"
-        return smart_bot(s, i, mask, rng, r)
-    return random_bot(s, i, mask, rng, r)
+    """:func:`bot_action_r` of env ``i`` (the bot protocol of the module docstring)."""
+    return bot_action_r(bot_id, s[i], mask, rng, r)

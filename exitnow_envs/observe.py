@@ -157,101 +157,107 @@ def observation_layout(options=None) -> ObservationLayout:
 
 
 @kernel
-def _map_planes(s, i, out):
-    """The planes wall .. ghost_start (everything drawn from cell, chip and place), each by
-    a branch-free loop over the squares."""
-    e = s[i]
+def _map_planes_r(e, out, row):
+    """The planes wall .. ghost_start (everything drawn from cell, chip and place) into row
+    ``row`` of ``out``, each by a branch-free loop over the squares."""
     cell = e.cell.reshape(_SQ)
     chip = e.chip.reshape(_SQ)
     place = e.place.reshape(_SQ)
     for q in range(_SQ):
-        out[_C_WALL + q] = cell[q] == WALL
+        out[row, _C_WALL + q] = cell[q] == WALL
     for q in range(_SQ):
-        out[_C_WATER + q] = cell[q] == WATER
+        out[row, _C_WATER + q] = cell[q] == WATER
     for q in range(_SQ):
-        out[_C_EXIT + q] = cell[q] == EXIT
+        out[row, _C_EXIT + q] = cell[q] == EXIT
     for q in range(_SQ):
-        out[_C_DOOR_A + q] = (cell[q] == DOOR_A) | (cell[q] == SEALED_A)
+        out[row, _C_DOOR_A + q] = (cell[q] == DOOR_A) | (cell[q] == SEALED_A)
     for q in range(_SQ):
-        out[_C_DOOR_A + _SQ + q] = (cell[q] == DOOR_B) | (cell[q] == SEALED_B)
+        out[row, _C_DOOR_A + _SQ + q] = (cell[q] == DOOR_B) | (cell[q] == SEALED_B)
     for q in range(_SQ):
-        out[_C_DOOR_A + 2 * _SQ + q] = (cell[q] == DOOR_C) | (cell[q] == SEALED_C)
+        out[row, _C_DOOR_A + 2 * _SQ + q] = (cell[q] == DOOR_C) | (cell[q] == SEALED_C)
     for q in range(_SQ):
-        out[_C_SEALED + q] = (cell[q] >= SEALED_A) & (cell[q] <= SEALED_C)
+        out[row, _C_SEALED + q] = (cell[q] >= SEALED_A) & (cell[q] <= SEALED_C)
     for q in range(_SQ):
-        out[_C_PLACE + q] = place[q] >= 0
+        out[row, _C_PLACE + q] = place[q] >= 0
     for q in range(_SQ):
-        out[_C_EVENT + q] = chip[q] == EVENT_CHIP
+        out[row, _C_EVENT + q] = chip[q] == EVENT_CHIP
     for q in range(_SQ):
-        out[_C_ITEMCHIP + q] = chip[q] == ITEM_CHIP
+        out[row, _C_ITEMCHIP + q] = chip[q] == ITEM_CHIP
     for q in range(_SQ):
-        out[_C_START + q] = cell[q] == START
+        out[row, _C_START + q] = cell[q] == START
     for q in range(_SQ):
-        out[_C_RESTART + q] = cell[q] == RESTART
+        out[row, _C_RESTART + q] = cell[q] == RESTART
     for q in range(_SQ):
-        out[_C_GSTART + q] = cell[q] == GHOST_START
+        out[row, _C_GSTART + q] = cell[q] == GHOST_START
 
 
 @kernel
-def _pieces_and_scalars(s, i, seat, out):
+def _pieces_and_scalars_r(e, seat, out, row):
     """The piece planes (own_piece ... ghost_3; their entries must be 0 where a piece
-    stands) and every piece after the planes (their range must be 0)."""
-    e = s[i]
+    stands) and every piece after the planes (their range must be 0), into row ``row``."""
     n = e.cfg_humans
     for h in range(n):
         if e.hpos[h, 0] >= 0:
             q = e.hpos[h, 0] * MAP + e.hpos[h, 1]
             if h == seat:
-                out[_C_OWN + q] = 1.0
+                out[row, _C_OWN + q] = 1.0
             else:
-                out[_C_OTHERS + q] += 1.0
+                out[row, _C_OTHERS + q] += 1.0
         total = 0
         for k in range(NUM_ITEM_KINDS):
             total += e.items[h, k]
-        out[O_COUNTS + h] = total
-        out[O_CAPT + h] = e.captured[h]
-        out[O_SKIP + h] = e.skip[h]
-        out[O_ENTERED + h] = e.entered[h]
+        out[row, O_COUNTS + h] = total
+        out[row, O_CAPT + h] = e.captured[h]
+        out[row, O_SKIP + h] = e.skip[h]
+        out[row, O_ENTERED + h] = e.entered[h]
     for g in range(MAX_GHOSTS):
         if e.gon[g] != 0:
-            out[_C_GHOST + g * _SQ + e.gpos[g, 0] * MAP + e.gpos[g, 1]] = 1.0
-    out[O_SEAT + (seat if seat < n else MAX_SEATS - 1)] = 1.0
+            out[row, _C_GHOST + g * _SQ + e.gpos[g, 0] * MAP + e.gpos[g, 1]] = 1.0
+    out[row, O_SEAT + (seat if seat < n else MAX_SEATS - 1)] = 1.0
     if e.status == 0:
         cur = e.current
-        out[O_CURRENT + (cur if cur < n else MAX_SEATS - 1)] = 1.0
+        out[row, O_CURRENT + (cur if cur < n else MAX_SEATS - 1)] = 1.0
     if seat < n:
         for k in range(NUM_ITEM_KINDS):
-            out[O_ITEMS + k] = e.items[seat, k]
-    out[O_ROLL] = e.roll
-    out[O_PHASE + e.phase] = 1.0
-    out[O_ROUND] = e.round
-    out[O_LEFT] = e.cfg_max_rounds - e.round
-    out[O_DECK] = e.deck_n
+            out[row, O_ITEMS + k] = e.items[seat, k]
+    out[row, O_ROLL] = e.roll
+    out[row, O_PHASE + e.phase] = 1.0
+    out[row, O_ROUND] = e.round
+    out[row, O_LEFT] = e.cfg_max_rounds - e.round
+    out[row, O_DECK] = e.deck_n
     conf = 0
     for k in range(NUM_ITEM_KINDS):
-        out[O_USED + k] = e.used[k]
+        out[row, O_USED + k] = e.used[k]
         conf += e.confiscated[k]
-    out[O_CONF] = conf
+    out[row, O_CONF] = conf
     if e.status == 0 and e.phase == 3:
-        out[O_MOVES] = e.moves_left
-        out[O_AGHOST + e.ghost_idx] = 1.0
+        out[row, O_MOVES] = e.moves_left
+        out[row, O_AGHOST + e.ghost_idx] = 1.0
         if e.last_dir >= 0:
-            out[O_LASTDIR + e.last_dir] = 1.0
-        out[O_ROLLED] = e.ghost_rolled
-    out[O_TEAM] = e.cfg_team
+            out[row, O_LASTDIR + e.last_dir] = 1.0
+        out[row, O_ROLLED] = e.ghost_rolled
+    out[row, O_TEAM] = e.cfg_team
 
 
 @kernel
-def observe(s, i, seat, out):
-    """Write env ``i``'s observation from ``seat``'s view into ``out`` ((OBS_DIM,) float32).
+def observe_r(e, seat, out, row):
+    """Write the env's observation from ``seat``'s view into row ``row`` of ``out``
+    ((B, OBS_DIM) float32; the row index rather than a row view, which numba would
+    reference-count).
 
     ``seat`` 0..num_humans-1 is a human, ``num_humans`` the ghost player. Every entry is
     written once (no zeroing pass before): the map planes, then zeros from own_piece to
     the end, then the pieces and the scalars. Changes nothing in the State."""
-    _map_planes(s, i, out)
+    _map_planes_r(e, out, row)
     for q in range(_C_OWN, OBS_DIM):
-        out[q] = 0.0
-    _pieces_and_scalars(s, i, seat, out)
+        out[row, q] = 0.0
+    _pieces_and_scalars_r(e, seat, out, row)
+
+
+@kernel
+def observe(s, i, seat, out):
+    """:func:`observe_r` of env ``i`` into ``out`` ((OBS_DIM,) float32)."""
+    observe_r(s[i], seat, out[np.newaxis, :], 0)
 
 
 @kernel
@@ -261,11 +267,16 @@ def _square_code(cell, chip, place):
 
 
 @kernel
-def _note_written(s, i, out, full):
-    """Remember in env ``i``'s State what :func:`refresh_observation` left in ``out``
-    (``full``: the map planes were all written)."""
-    e = s[i]
-    e.ob_addr = out.ctypes.data
+def _row_address(out, row):
+    """Address of row ``row`` of ``out`` (B, D) (uint64; the State's note ``ob_addr``)."""
+    return np.uint64(out.ctypes.data) + np.uint64(row * out.strides[0])
+
+
+@kernel
+def _note_written_r(e, addr, full):
+    """Remember in the State what :func:`refresh_observation_r` left in the observation
+    at address ``addr`` (``full``: the map planes were all written)."""
+    e.ob_addr = addr
     e.ob_mapv = e.mapv
     e.ob_chipv = e.chipv
     for h in range(MAX_HUMANS):
@@ -284,66 +295,78 @@ def _note_written(s, i, out, full):
 
 
 @kernel
-def _patch_map_planes(s, i, out):
-    """Rewrite the map-plane entries of the squares whose cell, chip or place changed
-    since the State's note ``ob_sq``."""
-    e = s[i]
-    cell = e.cell.reshape(_SQ)
-    chip = e.chip.reshape(_SQ)
-    place = e.place.reshape(_SQ)
-    sq = e.ob_sq.reshape(_SQ)
-    for q in range(_SQ):
-        code = _square_code(cell[q], chip[q], place[q])
-        if code != sq[q]:
-            sq[q] = code
-            k = cell[q]
-            ch = chip[q]
-            out[_C_WALL + q] = k == WALL
-            out[_C_WATER + q] = k == WATER
-            out[_C_EXIT + q] = k == EXIT
-            out[_C_DOOR_A + q] = (k == DOOR_A) | (k == SEALED_A)
-            out[_C_DOOR_A + _SQ + q] = (k == DOOR_B) | (k == SEALED_B)
-            out[_C_DOOR_A + 2 * _SQ + q] = (k == DOOR_C) | (k == SEALED_C)
-            out[_C_SEALED + q] = (k >= SEALED_A) & (k <= SEALED_C)
-            out[_C_PLACE + q] = place[q] >= 0
-            out[_C_EVENT + q] = ch == EVENT_CHIP
-            out[_C_ITEMCHIP + q] = ch == ITEM_CHIP
-            out[_C_START + q] = k == START
-            out[_C_RESTART + q] = k == RESTART
-            out[_C_GSTART + q] = k == GHOST_START
+def _patch_map_planes_r(e, out, row):
+    """Rewrite the map-plane entries (row ``row`` of ``out``) of the squares whose cell,
+    chip or place changed since the State's note ``ob_sq``: a branch-free pass per map
+    row finds the rows with a change (usually one square of one row: a chip taken)."""
+    for r in range(MAP):
+        diff = np.uint8(0)
+        for c in range(MAP):
+            diff |= _square_code(e.cell[r, c], e.chip[r, c], e.place[r, c]) ^ e.ob_sq[r, c]
+        if diff == 0:
+            continue
+        for c in range(MAP):
+            code = _square_code(e.cell[r, c], e.chip[r, c], e.place[r, c])
+            if code == e.ob_sq[r, c]:
+                continue
+            e.ob_sq[r, c] = code
+            q = r * MAP + c
+            k = e.cell[r, c]
+            ch = e.chip[r, c]
+            out[row, _C_WALL + q] = k == WALL
+            out[row, _C_WATER + q] = k == WATER
+            out[row, _C_EXIT + q] = k == EXIT
+            out[row, _C_DOOR_A + q] = (k == DOOR_A) | (k == SEALED_A)
+            out[row, _C_DOOR_A + _SQ + q] = (k == DOOR_B) | (k == SEALED_B)
+            out[row, _C_DOOR_A + 2 * _SQ + q] = (k == DOOR_C) | (k == SEALED_C)
+            out[row, _C_SEALED + q] = (k >= SEALED_A) & (k <= SEALED_C)
+            out[row, _C_PLACE + q] = e.place[r, c] >= 0
+            out[row, _C_EVENT + q] = ch == EVENT_CHIP
+            out[row, _C_ITEMCHIP + q] = ch == ITEM_CHIP
+            out[row, _C_START + q] = k == START
+            out[row, _C_RESTART + q] = k == RESTART
+            out[row, _C_GSTART + q] = k == GHOST_START
+
+
+@kernel
+def refresh_observation_r(e, seat, out, row, full):
+    """Make row ``row`` of ``out`` ((B, OBS_DIM) float32) the env's observation from
+    ``seat``'s view, as :func:`observe_r` writes it, touching only what changed when it
+    can.
+
+    The State notes (``ob_*`` fields) the address of the observation this function last
+    wrote for the env and what it wrote there. When that is row ``row`` of ``out`` (same
+    address) and ``full`` is False, only the map-plane entries of the squares whose cell,
+    chip or place changed (looked for when the map or chip version moved), the squares
+    the pieces left and reached and the scalar pieces are rewritten: the row must hold
+    exactly what the previous call wrote (the env's own buffer, never modified by its
+    users). Otherwise (or with ``full``) the whole row is written."""
+    addr = _row_address(out, row)
+    if full or e.ob_addr != addr:
+        observe_r(e, seat, out, row)
+        _note_written_r(e, addr, True)
+        return
+    if e.ob_mapv != e.mapv or e.ob_chipv != e.chipv:
+        _patch_map_planes_r(e, out, row)
+    for h in range(MAX_HUMANS):
+        if e.ob_hpos[h, 0] >= 0:
+            q = e.ob_hpos[h, 0] * MAP + e.ob_hpos[h, 1]
+            out[row, _C_OWN + q] = 0.0
+            out[row, _C_OTHERS + q] = 0.0
+    for g in range(MAX_GHOSTS):
+        if e.ob_gpos[g, 0] >= 0:
+            out[row, _C_GHOST + g * _SQ + e.ob_gpos[g, 0] * MAP + e.ob_gpos[g, 1]] = 0.0
+    for q in range(O_SEAT, OBS_DIM):
+        out[row, q] = 0.0
+    _pieces_and_scalars_r(e, seat, out, row)
+    _note_written_r(e, addr, False)
 
 
 @kernel
 def refresh_observation(s, i, seat, out, full):
-    """Make ``out`` (OBS_DIM,) env ``i``'s observation from ``seat``'s view, as
-    :func:`observe` writes it, touching only what changed when it can.
-
-    The State notes (``ob_*`` fields) the buffer this function last wrote for env ``i``
-    and what it wrote there. When ``out`` is that buffer (same address) and ``full`` is
-    False, only the map-plane entries of the squares whose cell, chip or place changed
-    (looked for when the map or chip version moved), the squares the pieces left and
-    reached and the scalar pieces are rewritten: ``out`` must hold exactly what the
-    previous call wrote (the env's own buffer, never modified by its users). Otherwise
-    (or with ``full``) the whole vector is written."""
-    e = s[i]
-    if full or e.ob_addr != out.ctypes.data:
-        observe(s, i, seat, out)
-        _note_written(s, i, out, True)
-        return
-    if e.ob_mapv != e.mapv or e.ob_chipv != e.chipv:
-        _patch_map_planes(s, i, out)
-    for h in range(MAX_HUMANS):
-        if e.ob_hpos[h, 0] >= 0:
-            q = e.ob_hpos[h, 0] * MAP + e.ob_hpos[h, 1]
-            out[_C_OWN + q] = 0.0
-            out[_C_OTHERS + q] = 0.0
-    for g in range(MAX_GHOSTS):
-        if e.ob_gpos[g, 0] >= 0:
-            out[_C_GHOST + g * _SQ + e.ob_gpos[g, 0] * MAP + e.ob_gpos[g, 1]] = 0.0
-    for q in range(O_SEAT, OBS_DIM):
-        out[q] = 0.0
-    _pieces_and_scalars(s, i, seat, out)
-    _note_written(s, i, out, False)
+    """:func:`refresh_observation_r` of env ``i`` into ``out`` ((OBS_DIM,) float32; noted
+    by its address, as row 0 of ``out`` seen as (1, OBS_DIM))."""
+    refresh_observation_r(s[i], seat, out[np.newaxis, :], 0, full)
 
 
 def decode_observation(vector: np.ndarray) -> dict[str, np.ndarray]:
