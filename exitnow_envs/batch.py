@@ -9,11 +9,23 @@ env's row (:func:`observe.refresh_observation`): only what changed since the pre
 write is rewritten, so between calls ``obs`` must keep what the kernels wrote there (the
 vector env hands its buffers out as read-only views). A row that another
 call wrote (another buffer, a restored State) is recognised and written in full.
+
+Speed (see ``tabletop_core/game.py``): the per-env step is written out in each loop over
+the env's record ``e = s[i]`` and the ``*_r`` rules kernels, which take the record, and
+the buffers go to the kernels whole with the row index (``write_mask_row(bits, masks,
+i)``), never as row views. numba reference-counts arrays passed to a kernel with atomic
+operations unless it can prove them unneeded, which it often cannot in the larger
+kernels; so the two vector-env loops first take views of their buffers that own no
+reference (:func:`_unowned`). The mask goes through an action bit set on the stack
+(:func:`rules.legal_bits_r`), written to the row in vector stores; the random bot draws
+from the mask row the previous call wrote (:func:`bots.random_bot_row`); in large
+batches final observations are streamed to memory past the cache (:func:`_stream_row`).
 """
 
 from __future__ import annotations
 
 import numpy as np
+from llvmlite import ir
 from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
@@ -39,11 +51,15 @@ from .state import STATE_DTYPE
 
 _RANDOM = BOT_IDS["random"]
 _ITEM = STATE_DTYPE.itemsize
-# a step reads the record's first line and the fields from wbits up to ob_sq (excluded)
+# a step reads the record's first line (options), ``cell`` and ``chip`` around the moving
+# piece and the fields from ``wbits`` up to ``ob_sq`` (excluded; ``place`` and ``ob_sq`` are
+# read when the map or a chip changes: prefetching them too costs more than it saves)
+_CELL0 = STATE_DTYPE.fields["cell"][1]
+_PLACE0 = STATE_DTYPE.fields["place"][1]
 _HOT0 = STATE_DTYPE.fields["wbits"][1]
 _HOT1 = STATE_DTYPE.fields["ob_sq"][1]
-_CELL0 = STATE_DTYPE.fields["cell"][1]
 _OBS_TAIL = O_SEAT * 4  # bytes of the planes: the scalar pieces follow
+_STREAM_MIN = 256  # batches from this size stream final observations past the cache
 
 
 @intrinsic
@@ -65,6 +81,71 @@ def _unowned(typingctx, arr):
         return view._getvalue()
 
     return arr(arr), codegen
+
+
+@intrinsic
+def _stream_row(typingctx, dst, row, src):
+    """``_stream_row(dst, row, src)``: copy ``src`` ((1, D) float32) to row ``row`` of
+    ``dst`` ((B, D) float32), both C-contiguous, with non-temporal stores for the aligned
+    64-byte blocks: they go to memory without first reading the lines into the cache
+    (half the memory traffic of ordinary stores to lines not in the cache), and a fence
+    orders them before any later store."""
+    if not (
+        isinstance(dst, types.Array)
+        and isinstance(src, types.Array)
+        and dst.ndim == 2
+        and src.ndim == 2
+        and dst.layout == "C"
+        and src.layout == "C"
+        and dst.dtype == types.float32
+        and src.dtype == types.float32
+        and isinstance(row, types.Integer)
+    ):
+        return None
+
+    def codegen(context, builder, sig, args):
+        d = context.make_array(sig.args[0])(context, builder, args[0])
+        s = context.make_array(sig.args[2])(context, builder, args[2])
+        i8p = ir.IntType(8).as_pointer()
+        i64 = ir.IntType(64)
+        stride = cgutils.unpack_tuple(builder, d.strides, 2)[0]
+        nbytes = builder.mul(cgutils.unpack_tuple(builder, d.shape, 2)[1], i64(4))
+        r = context.cast(builder, args[1], sig.args[1], types.intp)
+        dp = builder.gep(builder.bitcast(d.data, i8p), [builder.mul(r, stride)])
+        sp = builder.bitcast(s.data, i8p)
+        # head: the bytes up to the first 64-byte boundary; blocks; tail: the rest
+        head = builder.and_(builder.sub(i64(0), builder.ptrtoint(dp, i64)), i64(63))
+        head = builder.select(builder.icmp_unsigned(">", head, nbytes), nbytes, head)
+        nblocks = builder.udiv(builder.sub(nbytes, head), i64(64))
+        tail = builder.add(head, builder.mul(nblocks, i64(64)))
+        cgutils.raw_memcpy(builder, dp, sp, head, 1)
+        vec = ir.VectorType(ir.FloatType(), 16)
+        nontemporal = builder.module.add_metadata([ir.Constant(ir.IntType(32), 1)])
+        with cgutils.for_range(builder, nblocks) as loop:
+            off = builder.add(head, builder.mul(loop.index, i64(64)))
+            v = builder.load(builder.bitcast(builder.gep(sp, [off]), vec.as_pointer()), align=4)
+            st = builder.store(v, builder.bitcast(builder.gep(dp, [off]), vec.as_pointer()), align=64)
+            st.set_metadata("nontemporal", nontemporal)
+        cgutils.raw_memcpy(
+            builder, builder.gep(dp, [tail]), builder.gep(sp, [tail]), builder.sub(nbytes, tail), 1
+        )
+        builder.fence("seq_cst")
+        return context.get_dummy_value()
+
+    return types.none(dst, row, src), codegen
+
+
+@kernel
+def _final_observation(e, seat, final_obs, i, scratch):
+    """Write env ``i``'s observation from ``seat`` (record ``e``) to row ``i`` of
+    ``final_obs``. With a scratch row (``scratch`` (1, D), in large batches, whose final
+    rows are not in the cache) it is written there and streamed to ``final_obs``
+    (:func:`_stream_row`); else written in place."""
+    if scratch.shape[0] == 0:
+        observe_r(e, seat, final_obs, i)
+    else:
+        observe_r(e, seat, scratch, 0)
+        _stream_row(final_obs, i, scratch)
 
 
 @kernel
@@ -101,8 +182,9 @@ def _refresh(e, i, obs, masks, current, full):
 
 @kernel
 def _write_rewards(e, rewards, i):
-    """Row ``i`` of ``rewards`` (B, P): every seat's reward of the step (0 for absent seats)."""
-    n = e.cfg_humans + 1
+    """Row ``i`` of ``rewards`` (B, P): every seat's reward of the step (0 for absent seats,
+    and for every seat while the episode runs)."""
+    n = e.cfg_humans + 1 if e.status != 0 else 0
     for k in range(rewards.shape[1]):
         rewards[i, k] = seat_reward_r(e, k) if k < n else 0.0
 
@@ -120,12 +202,13 @@ def batch_reset(s, obs, masks, current):
 def _prefetch(s, obs, masks, i):
     """Ask the CPU for the memory the step of the next envs will touch (State fields of env
     i + 2; observation scalars, piece squares and mask of env i + 1): a hint that hides
-    memory latency at large batches, with no effect on results. A leaf kernel (it calls
-    nothing), so numba keeps no reference count on the arrays."""
+    memory latency at large batches, with no effect on results."""
     if i + 2 < s.shape[0]:
         base = (i + 2) * _ITEM
         prefetch(s, base)
-        for off in range(_CELL0, _ITEM + 64, 64):
+        for off in range(_CELL0, _PLACE0, 64):
+            prefetch(s, base + off)
+        for off in range(_HOT0, _HOT1 + 64, 64):
             prefetch(s, base + off)
     if i + 1 < s.shape[0]:
         j = i + 1
@@ -160,6 +243,7 @@ def batch_step(s, actions, obs, masks, rewards, terminated, current, final_obs, 
     rewards = _unowned(rewards)
     final_obs = _unowned(final_obs)
     bits = stack_u64(MASK_WORDS)
+    scratch = np.empty((1 if s.shape[0] >= _STREAM_MIN else 0, OBS_DIM), np.float32)
     for i in range(s.shape[0]):
         _prefetch(s, obs, masks, i)
         e = s[i]
@@ -169,7 +253,7 @@ def batch_step(s, actions, obs, masks, rewards, terminated, current, final_obs, 
         done = e.status != 0
         terminated[i] = done
         if done:
-            observe_r(e, seat, final_obs, i)
+            _final_observation(e, seat, final_obs, i, scratch)
             if autoreset:
                 deal_r(e)
         current[i] = e.current
@@ -190,6 +274,7 @@ def batch_step_bots(s, bot_ids, bot_rng, actions, obs, masks, rewards, terminate
     final_obs = _unowned(final_obs)
     bot_rng = _unowned(bot_rng)
     bits = stack_u64(MASK_WORDS)
+    scratch = np.empty((1 if s.shape[0] >= _STREAM_MIN else 0, OBS_DIM), np.float32)
     for i in range(s.shape[0]):
         _prefetch(s, obs, masks, i)
         e = s[i]
@@ -205,7 +290,7 @@ def batch_step_bots(s, bot_ids, bot_rng, actions, obs, masks, rewards, terminate
         done = e.status != 0
         terminated[i] = done
         if done:
-            observe_r(e, seat, final_obs, i)
+            _final_observation(e, seat, final_obs, i, scratch)
             deal_r(e)
         current[i] = e.current
         legal_bits_r(e, bits)

@@ -4,7 +4,10 @@ Bot protocol (shared by every game): ``bot_action(bot_id, s, i, mask, rng, r) ->
 where ``s`` is the State record array, ``i`` the env index, ``mask`` the (471,) int8 action
 mask of the acting seat, ``rng`` a uint64 array of bot generator words (never the env's
 own stream) and ``r`` the index of the word to use. A bot reads only what its seat
-observes: the map, the pieces, public counts and its own items.
+observes: the map, the pieces, public counts and its own items. As in ``rules``, the bots
+are ``*_r`` kernels taking the env's record ``e = s[i]`` (``bot_action_r(bot_id, e, mask,
+rng, r)``), with the ``(s, i, ...)`` names as thin wrappers; the batch loops draw the
+random bot's action from the mask row itself (:func:`random_bot_row`).
 
 Bots:
     random  uniform over the legal actions (both roles).

@@ -32,6 +32,11 @@ ghost_1, ghost_2, ghost_3.
 
 Never another human's item kinds, the event deck's order or the confiscated pile's
 contents (tested).
+
+The writers are ``*_r`` kernels taking the env's record ``e = s[i]`` and the whole
+``(B, D)`` buffer with the row index (see ``rules``: neither the State nor a row view is
+passed down, which numba would reference-count); :func:`observe` and
+:func:`refresh_observation` keep their ``(s, i, seat, out (D,))`` form as thin wrappers.
 """
 
 from __future__ import annotations

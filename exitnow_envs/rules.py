@@ -507,15 +507,17 @@ _ONE32 = np.uint32(1)
 
 
 @kernel
-def _walk_step(f, g, pas, end, stop, acc):
+def _walk_step(f, g, pas, end, stop, dest, lo, rows):
     """One step of every walk: ``f`` (_RF,) uint32 holds the squares reached by the walks
     of t steps, by their last direction (board d = direction d, words 1 + d * BIT_ROWS
     ...); write those of t + 1 steps into ``g``, add the squares entered that end a walk
-    and the early stops met to ``acc``. Returns (any walk goes on, any walk ended). (32-bit
-    words: a map row has 21 squares, and a vector holds twice as many rows as in 64 bits.)"""
+    and the early stops met to ``dest``. Visits the rows ``lo .. lo + rows - 1`` (the
+    walks never leave them; the other rows stay 0). Returns (any walk goes on, any walk
+    ended)."""
     any_n = np.uint32(0)
     any_e = np.uint32(0)
-    for j in range(_R):  # all words, padding included (its masks are 0): no loop remainder
+    for k in range(rows):
+        j = lo + k
         # entering row j: moving up from row j + 1 (not after a down step), down from
         # row j - 1 (not after an up step), right / left within the row
         up = f[2 + j] | f[2 + _R + j] | f[2 + 3 * _R + j]
@@ -533,7 +535,7 @@ def _walk_step(f, g, pas, end, stop, acc):
         g[1 + 2 * _R + j] = nd
         g[1 + 3 * _R + j] = nl
         on = nu | nr | nd | nl
-        acc[j] |= ended | (on & stop[j])
+        dest[j] |= ended | (on & stop[j])
         any_n |= on
         any_e |= ended
     return any_n != 0, any_e != 0
@@ -547,23 +549,24 @@ def walk_bits_r(e, h, length, acc):
     Same walks as :func:`reachable_r` describes, all at once: the walks of t steps are
     kept as four bit boards (one per last direction), and a step shifts each board
     into the three directions that do not turn straight back and masks it with the
-    passable squares. Allocates nothing (stack scratch)."""
+    passable squares. A step only visits a window of 8, 16 or 24 rows around the start
+    (those ``length`` steps can reach): a fixed row count per window, so that each step
+    compiles to straight-line code. Allocates nothing (stack scratch, 32-bit rows)."""
     xm = _ALL if e.items[h, I_KEY] > 0 else np.uint32(0)
     sm = _ALL if e.items[h, I_PICKAXE] > 0 else np.uint32(0)
     pas = stack_u32(_R)  # walked through (walkable, no ghost)
     end = stack_u32(_R)  # entering ends the walk (a ghost; the exit with a key; a sealed door with a pickaxe)
     stop = stack_u32(_R)  # may stop early (a chip)
-    dst = stack_u32(_R)  # the destinations
-    f = stack_u32(_RF)
-    g = stack_u32(_RF)
+    dest = stack_u32(_R)  # the destinations found
+    f = stack_u32(_RF)  # the walks of an even number of steps (start: 0 steps)
+    g = stack_u32(_RF)  # ... of an odd number
     for j in range(_R):
         pas[j] = e.wbits[j]
         end[j] = (e.xbits[j] & xm) | (e.sbits[j] & sm)
-        dst[j] = 0
+        dest[j] = 0
     for q in range(_RF):
         f[q] = 0
-    g[0] = 0  # a step writes every word of g but the two guards
-    g[_RF - 1] = 0
+        g[q] = 0
     for gh in range(MAX_GHOSTS):
         if e.gon[gh] != 0:
             j = np.int64(e.gpos[gh, 0]) + 1
@@ -576,27 +579,33 @@ def walk_bits_r(e, h, length, acc):
     b0 = _ONE32 << np.uint32(e.hpos[h, 1])
     for d in range(4):
         f[1 + d * _R + j0] = b0  # the start: every direction is open
+    rows = 8 if length <= 3 else (16 if length <= 7 else _R)  # >= 2 * length + 1, or all
+    lo = min(max(j0 - length, 0), _R - rows)  # the window holds rows j0 - length .. j0 + length
     longest = 0  # the last step that moved or ended a walk
-    t_last = 0  # the last step that moved (its walks are in g for odd t, else in f)
+    t_last = 0  # the last step that moved
     for t in range(1, length + 1):
-        if t % 2 == 1:
-            going, ended = _walk_step(f, g, pas, end, stop, dst)
+        cur = f if t % 2 == 1 else g
+        nxt = g if t % 2 == 1 else f
+        if rows == 8:
+            going, ended = _walk_step(cur, nxt, pas, end, stop, dest, lo, 8)
+        elif rows == 16:
+            going, ended = _walk_step(cur, nxt, pas, end, stop, dest, lo, 16)
         else:
-            going, ended = _walk_step(g, f, pas, end, stop, dst)
+            going, ended = _walk_step(cur, nxt, pas, end, stop, dest, lo, _R)
         longest = t if going or ended else longest
         if not going:
             break
         t_last = t
-    if t_last >= 1 and t_last >= longest:
+    if t_last >= 1 and t_last >= longest:  # the ends of the walks of t_last steps
         last = g if t_last % 2 == 1 else f
         for j in range(_R):
-            dst[j] |= last[1 + j] | last[1 + _R + j] | last[1 + 2 * _R + j] | last[1 + 3 * _R + j]
-    elif longest == 0:
-        dst[j0] |= b0
+            dest[j] |= last[1 + j] | last[1 + _R + j] | last[1 + 2 * _R + j] | last[1 + 3 * _R + j]
+    elif longest == 0:  # no move at all: stay
+        dest[j0] |= b0
     n = 0
     for j in range(_R):
-        acc[j] = dst[j]
-        n += popcount(np.uint64(dst[j]))
+        acc[j] = dest[j]
+        n += popcount(np.uint64(dest[j]))
     return n
 
 

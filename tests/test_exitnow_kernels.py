@@ -4,7 +4,10 @@
 * ``rules.random_legal`` (no mask) draws exactly what ``sample_legal`` draws on the mask;
 * ``observe.refresh_observation`` (patches the env's own buffer) leaves exactly what a
   full ``observe`` writes, through every event, seat change and autoreset;
-* ``batch.play_games`` (the random bot without a mask) plays what the masked bots play.
+* ``batch.play_games`` (the random bot without a mask) plays what the masked bots play;
+* the action bit sets (``rules.legal_bits_r``, ``write_mask_row``, ``mask_row_bits``) and
+  ``bots.random_bot_row`` agree with the masks and ``sample_legal``;
+* large batches (final observations streamed past the cache) step exactly as small ones.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from exitnow_reference import assert_derived_fields
 
 import exitnow_envs
 from exitnow_envs import batch, rules
-from exitnow_envs.bots import BOT_IDS, bot_action
+from exitnow_envs.bots import BOT_IDS, bot_action, random_bot_row
 from exitnow_envs.observe import OBS_DIM, observe, refresh_observation
 from exitnow_envs.spec import NUM_ACTIONS, Options, Phase
 from exitnow_envs.state import new_state
@@ -199,3 +202,67 @@ def test_play_games_plays_what_the_masked_bots_play(bots):
     _play_with_masks(plain, ids, rng_plain, steps_plain)
     assert np.array_equal(steps_fast, steps_plain) and np.array_equal(rng_fast, rng_plain)
     assert np.array_equal(fast, plain)
+
+
+@kernel(cache=False)  # (tests are outside the project cache stamp)
+def _bit_set_mismatches(snaps, words):
+    """Per snapshot: the mask from the bit set (written and read back) against
+    ``rules.legal_mask``, and ``random_bot_row`` against ``sample_legal`` on the mask."""
+    masks = np.full((snaps.shape[0], NUM_ACTIONS), 7, np.int8)
+    mask = np.zeros(NUM_ACTIONS, np.int8)
+    bits = np.zeros(rules.MASK_WORDS, np.uint64)
+    back = np.zeros(rules.MASK_WORDS, np.uint64)
+    r1 = np.zeros(snaps.shape[0], np.uint64)
+    r2 = np.zeros(1, np.uint64)
+    bad = 0
+    for i in range(snaps.shape[0]):
+        n = rules.legal_bits_r(snaps[i], bits)
+        rules.write_mask_row(bits, masks, i)
+        want = rules.legal_mask(snaps, i, mask)
+        for a in range(NUM_ACTIONS):
+            bad += masks[i, a] != mask[a]
+        bad += n != want
+        bad += rules.mask_row_bits(masks, i, back) != n
+        for k in range(rules.MASK_WORDS):
+            bad += back[k] != bits[k]
+        r1[i] = words[i]
+        r2[0] = words[i]
+        bad += random_bot_row(masks, i, r1, i) != sample_legal(r2, 0, mask)
+        bad += r1[i] != r2[0]
+    return bad
+
+
+@pytest.mark.parametrize("options", OPTIONS[:2])
+def test_bit_sets_and_the_row_random_bot_match_the_mask(options):
+    snaps = decision_snapshots(options, 2000, 7)
+    words = np.array([seed_word(100 + k) for k in range(snaps.shape[0])], np.uint64)
+    assert _bit_set_mismatches(snaps, words) == 0
+
+
+def test_large_batches_step_as_small_ones():
+    """A batch of 300 envs (final observations streamed to memory) against the same envs
+    in two batches of 150 (final observations written in place): every output equal."""
+    big = exitnow_envs.vector_env(300, seed=21, copy=True)
+    small = [exitnow_envs.vector_env(150, seed=21 + 150 * k, copy=True) for k in range(2)]
+    big.reset(seed=21)
+    for k, v in enumerate(small):
+        v.reset(seed=21 + 150 * k)
+    ended = 0
+    for t in range(400):
+        if t % 2 == 0:
+            a = big.sample_actions()
+            out = big.step(a)
+            parts = [v.step(a[150 * k : 150 * (k + 1)]) for k, v in enumerate(small)]
+        else:
+            out = big.step_bots("random")
+            parts = [v.step_bots("random") for v in small]
+        for j in range(4):
+            assert np.array_equal(out[j], np.concatenate([p[j] for p in parts])), (t, j)
+        term = out[2]
+        final = np.concatenate([p[4]["final_obs"] for p in parts])
+        assert np.array_equal(out[4]["final_obs"][term], final[term]), t
+        ended += int(term.sum())
+    assert ended > 100
+    for name in big.state.dtype.names:
+        if name != "ob_addr":  # (the address of each env's observation row)
+            assert np.array_equal(big.state[name], np.concatenate([v.state[name] for v in small])), name
