@@ -5,9 +5,11 @@ Rewards are the episode's +1 / -1 per seat on the step that ends it, 0 otherwise
 
 Observation buffers: :func:`batch_reset` and :func:`batch_observe` write ``obs`` in full;
 :func:`batch_step`, :func:`batch_step_bots` and :func:`batch_step_learner` patch each
-env's row (:func:`observe.refresh_observation`): only what changed since the previous
-write is rewritten, so between calls ``obs`` must keep what the kernels wrote there (the
-vector env hands its buffers out as read-only views). A row that another
+env's row (:func:`observe.refresh_observation`), and :func:`batch_step` and
+:func:`batch_step_bots` the rows of ``final_obs`` of the envs whose episode ended: only
+what changed since the previous write is rewritten, so between calls ``obs`` and
+``final_obs`` must keep what the kernels wrote there (the vector env hands its buffers
+out as read-only views). A row that another
 call wrote (another buffer, a restored State) is recognised and written in full.
 
 Speed (see ``tabletop_core/game.py``): the per-env step is written out in each loop over
@@ -18,14 +20,16 @@ operations unless it can prove them unneeded, which it often cannot in the large
 kernels; so the two vector-env loops first take views of their buffers that own no
 reference (:func:`_unowned`). The mask goes through an action bit set on the stack
 (:func:`rules.legal_bits_r`), written to the row in vector stores; the random bot draws
-from the mask row the previous call wrote (:func:`bots.random_bot_row`); in large
-batches final observations are streamed to memory past the cache (:func:`_stream_row`).
+from the mask row the previous call wrote (:func:`bots.random_bot_row`). Final
+observations are patched too: each env's row of ``final_obs`` keeps the previous
+episode's final observation, and the State's second note (``ob_*[1]``) says what it
+holds, so an ended episode rewrites only what differs (32 KB a row written in full
+would cost more than the step).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from llvmlite import ir
 from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
@@ -59,7 +63,6 @@ _PLACE0 = STATE_DTYPE.fields["place"][1]
 _HOT0 = STATE_DTYPE.fields["wbits"][1]
 _HOT1 = STATE_DTYPE.fields["ob_sq"][1]
 _OBS_TAIL = O_SEAT * 4  # bytes of the planes: the scalar pieces follow
-_STREAM_MIN = 256  # batches from this size stream final observations past the cache
 
 
 @intrinsic
@@ -81,71 +84,6 @@ def _unowned(typingctx, arr):
         return view._getvalue()
 
     return arr(arr), codegen
-
-
-@intrinsic
-def _stream_row(typingctx, dst, row, src):
-    """``_stream_row(dst, row, src)``: copy ``src`` ((1, D) float32) to row ``row`` of
-    ``dst`` ((B, D) float32), both C-contiguous, with non-temporal stores for the aligned
-    64-byte blocks: they go to memory without first reading the lines into the cache
-    (half the memory traffic of ordinary stores to lines not in the cache), and a fence
-    orders them before any later store."""
-    if not (
-        isinstance(dst, types.Array)
-        and isinstance(src, types.Array)
-        and dst.ndim == 2
-        and src.ndim == 2
-        and dst.layout == "C"
-        and src.layout == "C"
-        and dst.dtype == types.float32
-        and src.dtype == types.float32
-        and isinstance(row, types.Integer)
-    ):
-        return None
-
-    def codegen(context, builder, sig, args):
-        d = context.make_array(sig.args[0])(context, builder, args[0])
-        s = context.make_array(sig.args[2])(context, builder, args[2])
-        i8p = ir.IntType(8).as_pointer()
-        i64 = ir.IntType(64)
-        stride = cgutils.unpack_tuple(builder, d.strides, 2)[0]
-        nbytes = builder.mul(cgutils.unpack_tuple(builder, d.shape, 2)[1], i64(4))
-        r = context.cast(builder, args[1], sig.args[1], types.intp)
-        dp = builder.gep(builder.bitcast(d.data, i8p), [builder.mul(r, stride)])
-        sp = builder.bitcast(s.data, i8p)
-        # head: the bytes up to the first 64-byte boundary; blocks; tail: the rest
-        head = builder.and_(builder.sub(i64(0), builder.ptrtoint(dp, i64)), i64(63))
-        head = builder.select(builder.icmp_unsigned(">", head, nbytes), nbytes, head)
-        nblocks = builder.udiv(builder.sub(nbytes, head), i64(64))
-        tail = builder.add(head, builder.mul(nblocks, i64(64)))
-        cgutils.raw_memcpy(builder, dp, sp, head, 1)
-        vec = ir.VectorType(ir.FloatType(), 16)
-        nontemporal = builder.module.add_metadata([ir.Constant(ir.IntType(32), 1)])
-        with cgutils.for_range(builder, nblocks) as loop:
-            off = builder.add(head, builder.mul(loop.index, i64(64)))
-            v = builder.load(builder.bitcast(builder.gep(sp, [off]), vec.as_pointer()), align=4)
-            st = builder.store(v, builder.bitcast(builder.gep(dp, [off]), vec.as_pointer()), align=64)
-            st.set_metadata("nontemporal", nontemporal)
-        cgutils.raw_memcpy(
-            builder, builder.gep(dp, [tail]), builder.gep(sp, [tail]), builder.sub(nbytes, tail), 1
-        )
-        builder.fence("seq_cst")
-        return context.get_dummy_value()
-
-    return types.none(dst, row, src), codegen
-
-
-@kernel
-def _final_observation(e, seat, final_obs, i, scratch):
-    """Write env ``i``'s observation from ``seat`` (record ``e``) to row ``i`` of
-    ``final_obs``. With a scratch row (``scratch`` (1, D), in large batches, whose final
-    rows are not in the cache) it is written there and streamed to ``final_obs``
-    (:func:`_stream_row`); else written in place."""
-    if scratch.shape[0] == 0:
-        observe_r(e, seat, final_obs, i)
-    else:
-        observe_r(e, seat, scratch, 0)
-        _stream_row(final_obs, i, scratch)
 
 
 @kernel
@@ -177,7 +115,7 @@ def _refresh(e, i, obs, masks, current, full):
     the loops that are not hot (a call passing arrays on costs reference counting)."""
     current[i] = e.current
     legal_mask_r(e, masks, i)
-    refresh_observation_r(e, e.current, obs, i, full)
+    refresh_observation_r(e, e.current, obs, i, full, 0)
 
 
 @kernel
@@ -220,13 +158,13 @@ def _prefetch(s, obs, masks, i):
             prefetch(masks, mb + off)
         e = s[j]
         for h in range(MAX_HUMANS):
-            if e.ob_hpos[h, 0] >= 0:
-                q = e.ob_hpos[h, 0] * MAP + e.ob_hpos[h, 1]
+            if e.ob_hpos[0, h, 0] >= 0:
+                q = e.ob_hpos[0, h, 0] * MAP + e.ob_hpos[0, h, 1]
                 prefetch(obs, ob + (_C_OWN + q) * 4)
                 prefetch(obs, ob + (_C_OTHERS + q) * 4)
         for g in range(MAX_GHOSTS):
-            if e.ob_gpos[g, 0] >= 0:
-                prefetch(obs, ob + (_C_GHOST + g * _SQ + e.ob_gpos[g, 0] * MAP + e.ob_gpos[g, 1]) * 4)
+            if e.ob_gpos[0, g, 0] >= 0:
+                prefetch(obs, ob + (_C_GHOST + g * _SQ + e.ob_gpos[0, g, 0] * MAP + e.ob_gpos[0, g, 1]) * 4)
 
 
 @kernel
@@ -243,7 +181,6 @@ def batch_step(s, actions, obs, masks, rewards, terminated, current, final_obs, 
     rewards = _unowned(rewards)
     final_obs = _unowned(final_obs)
     bits = stack_u64(MASK_WORDS)
-    scratch = np.empty((1 if s.shape[0] >= _STREAM_MIN else 0, OBS_DIM), np.float32)
     for i in range(s.shape[0]):
         _prefetch(s, obs, masks, i)
         e = s[i]
@@ -253,13 +190,13 @@ def batch_step(s, actions, obs, masks, rewards, terminated, current, final_obs, 
         done = e.status != 0
         terminated[i] = done
         if done:
-            _final_observation(e, seat, final_obs, i, scratch)
+            refresh_observation_r(e, seat, final_obs, i, False, 1)
             if autoreset:
                 deal_r(e)
         current[i] = e.current
         legal_bits_r(e, bits)
         write_mask_row(bits, masks, i)
-        refresh_observation_r(e, e.current, obs, i, False)
+        refresh_observation_r(e, e.current, obs, i, False, 0)
 
 
 @kernel
@@ -274,7 +211,6 @@ def batch_step_bots(s, bot_ids, bot_rng, actions, obs, masks, rewards, terminate
     final_obs = _unowned(final_obs)
     bot_rng = _unowned(bot_rng)
     bits = stack_u64(MASK_WORDS)
-    scratch = np.empty((1 if s.shape[0] >= _STREAM_MIN else 0, OBS_DIM), np.float32)
     for i in range(s.shape[0]):
         _prefetch(s, obs, masks, i)
         e = s[i]
@@ -290,12 +226,12 @@ def batch_step_bots(s, bot_ids, bot_rng, actions, obs, masks, rewards, terminate
         done = e.status != 0
         terminated[i] = done
         if done:
-            _final_observation(e, seat, final_obs, i, scratch)
+            refresh_observation_r(e, seat, final_obs, i, False, 1)
             deal_r(e)
         current[i] = e.current
         legal_bits_r(e, bits)
         write_mask_row(bits, masks, i)
-        refresh_observation_r(e, e.current, obs, i, False)
+        refresh_observation_r(e, e.current, obs, i, False, 0)
 
 
 @kernel
@@ -328,9 +264,12 @@ def play_games(s, bot_ids, bot_rng, returns, steps):
 @kernel
 def batch_observe(s, obs, masks, current):
     """Write every env's acting-seat observation (in full), mask and seat without changing
-    the game (only the State's note of what was written to ``obs``)."""
+    the game (only the State's notes: what was written to ``obs``, and the note of the
+    final-observation buffer is dropped, as this State may come from elsewhere)."""
     for i in range(s.shape[0]):
-        _refresh(s[i], i, obs, masks, current, True)
+        e = s[i]
+        e.ob_addr[1] = 0
+        _refresh(e, i, obs, masks, current, True)
 
 
 # --- single-agent views (tabletop_core.single_agent): the learner plays one seat --------------

@@ -278,43 +278,42 @@ def _row_address(out, row):
 
 
 @kernel
-def _note_written_r(e, addr, full):
-    """Remember in the State what :func:`refresh_observation_r` left in the observation
-    at address ``addr`` (``full``: the map planes were all written)."""
-    e.ob_addr = addr
-    e.ob_mapv = e.mapv
-    e.ob_chipv = e.chipv
+def _note_written_r(e, note, addr, full):
+    """Remember in the State's note ``note`` (0: the observation buffer, 1: the
+    final-observation buffer) what :func:`refresh_observation_r` left in the observation
+    row at address ``addr`` (``full``: the map planes were all written)."""
+    e.ob_addr[note] = addr
+    e.ob_mapv[note] = e.mapv
+    e.ob_chipv[note] = e.chipv
     for h in range(MAX_HUMANS):
-        e.ob_hpos[h, 0] = e.hpos[h, 0] if h < e.cfg_humans else -1
-        e.ob_hpos[h, 1] = e.hpos[h, 1]
+        e.ob_hpos[note, h, 0] = e.hpos[h, 0] if h < e.cfg_humans else -1
+        e.ob_hpos[note, h, 1] = e.hpos[h, 1]
     for g in range(MAX_GHOSTS):
-        e.ob_gpos[g, 0] = e.gpos[g, 0] if e.gon[g] != 0 else -1
-        e.ob_gpos[g, 1] = e.gpos[g, 1]
+        e.ob_gpos[note, g, 0] = e.gpos[g, 0] if e.gon[g] != 0 else -1
+        e.ob_gpos[note, g, 1] = e.gpos[g, 1]
     if full:
-        cell = e.cell.reshape(_SQ)
-        chip = e.chip.reshape(_SQ)
-        place = e.place.reshape(_SQ)
-        sq = e.ob_sq.reshape(_SQ)
-        for q in range(_SQ):
-            sq[q] = _square_code(cell[q], chip[q], place[q])
+        for r in range(MAP):
+            for c in range(MAP):
+                e.ob_sq[note, r, c] = _square_code(e.cell[r, c], e.chip[r, c], e.place[r, c])
 
 
 @kernel
-def _patch_map_planes_r(e, out, row):
+def _patch_map_planes_r(e, note, out, row):
     """Rewrite the map-plane entries (row ``row`` of ``out``) of the squares whose cell,
-    chip or place changed since the State's note ``ob_sq``: a branch-free pass per map
-    row finds the rows with a change (usually one square of one row: a chip taken)."""
+    chip or place changed since the State's note ``note`` (``ob_sq``): a branch-free pass
+    per map row finds the rows with a change (usually one square of one row: a chip
+    taken)."""
     for r in range(MAP):
         diff = np.uint8(0)
         for c in range(MAP):
-            diff |= _square_code(e.cell[r, c], e.chip[r, c], e.place[r, c]) ^ e.ob_sq[r, c]
+            diff |= _square_code(e.cell[r, c], e.chip[r, c], e.place[r, c]) ^ e.ob_sq[note, r, c]
         if diff == 0:
             continue
         for c in range(MAP):
             code = _square_code(e.cell[r, c], e.chip[r, c], e.place[r, c])
-            if code == e.ob_sq[r, c]:
+            if code == e.ob_sq[note, r, c]:
                 continue
-            e.ob_sq[r, c] = code
+            e.ob_sq[note, r, c] = code
             q = r * MAP + c
             k = e.cell[r, c]
             ch = e.chip[r, c]
@@ -334,44 +333,46 @@ def _patch_map_planes_r(e, out, row):
 
 
 @kernel
-def refresh_observation_r(e, seat, out, row, full):
+def refresh_observation_r(e, seat, out, row, full, note):
     """Make row ``row`` of ``out`` ((B, OBS_DIM) float32) the env's observation from
     ``seat``'s view, as :func:`observe_r` writes it, touching only what changed when it
     can.
 
-    The State notes (``ob_*`` fields) the address of the observation this function last
-    wrote for the env and what it wrote there. When that is row ``row`` of ``out`` (same
-    address) and ``full`` is False, only the map-plane entries of the squares whose cell,
-    chip or place changed (looked for when the map or chip version moved), the squares
-    the pieces left and reached and the scalar pieces are rewritten: the row must hold
-    exactly what the previous call wrote (the env's own buffer, never modified by its
-    users). Otherwise (or with ``full``) the whole row is written."""
+    The State's note ``note`` (``ob_*`` fields; note 0 is kept for the observation
+    buffer, note 1 for the final-observation buffer) holds the address of the
+    observation row this function last wrote with that note and what it wrote there.
+    When that is row ``row`` of ``out`` (same address) and ``full`` is False, only the
+    map-plane entries of the squares whose cell, chip or place changed (looked for when
+    the map or chip version moved), the squares the pieces left and reached and the
+    scalar pieces are rewritten: the row must hold exactly what the previous call wrote
+    (the env's own buffer, never modified by its users). Otherwise (or with ``full``) the
+    whole row is written."""
     addr = _row_address(out, row)
-    if full or e.ob_addr != addr:
+    if full or e.ob_addr[note] != addr:
         observe_r(e, seat, out, row)
-        _note_written_r(e, addr, True)
+        _note_written_r(e, note, addr, True)
         return
-    if e.ob_mapv != e.mapv or e.ob_chipv != e.chipv:
-        _patch_map_planes_r(e, out, row)
+    if e.ob_mapv[note] != e.mapv or e.ob_chipv[note] != e.chipv:
+        _patch_map_planes_r(e, note, out, row)
     for h in range(MAX_HUMANS):
-        if e.ob_hpos[h, 0] >= 0:
-            q = e.ob_hpos[h, 0] * MAP + e.ob_hpos[h, 1]
+        if e.ob_hpos[note, h, 0] >= 0:
+            q = e.ob_hpos[note, h, 0] * MAP + e.ob_hpos[note, h, 1]
             out[row, _C_OWN + q] = 0.0
             out[row, _C_OTHERS + q] = 0.0
     for g in range(MAX_GHOSTS):
-        if e.ob_gpos[g, 0] >= 0:
-            out[row, _C_GHOST + g * _SQ + e.ob_gpos[g, 0] * MAP + e.ob_gpos[g, 1]] = 0.0
+        if e.ob_gpos[note, g, 0] >= 0:
+            out[row, _C_GHOST + g * _SQ + e.ob_gpos[note, g, 0] * MAP + e.ob_gpos[note, g, 1]] = 0.0
     for q in range(O_SEAT, OBS_DIM):
         out[row, q] = 0.0
     _pieces_and_scalars_r(e, seat, out, row)
-    _note_written_r(e, addr, False)
+    _note_written_r(e, note, addr, False)
 
 
 @kernel
 def refresh_observation(s, i, seat, out, full):
     """:func:`refresh_observation_r` of env ``i`` into ``out`` ((OBS_DIM,) float32; noted
-    by its address, as row 0 of ``out`` seen as (1, OBS_DIM))."""
-    refresh_observation_r(s[i], seat, out[np.newaxis, :], 0, full)
+    in note 0 by its address, as row 0 of ``out`` seen as (1, OBS_DIM))."""
+    refresh_observation_r(s[i], seat, out[np.newaxis, :], 0, full, 0)
 
 
 def decode_observation(vector: np.ndarray) -> dict[str, np.ndarray]:

@@ -105,13 +105,15 @@ STATE_DTYPE = np.dtype(
         ("current", np.int8),  # seat to act
         ("status", np.int8),  # spec.Status: 0 playing, 1 a human escaped, 2 the ghost won
         ("rng", np.uint64),  # SplitMix64 word (tabletop_core.rng)
-        # what observe.refresh_observation last wrote for this env (see there); not game state
-        ("ob_addr", np.uint64),  # address of that observation buffer, 0 none
-        ("ob_mapv", np.uint32),  # mapv / chipv it showed
-        ("ob_chipv", np.uint32),
-        ("ob_hpos", np.int8, (MAX_HUMANS, 2)),  # human squares it showed, (-1, -1) none
-        ("ob_gpos", np.int8, (MAX_GHOSTS, 2)),  # ghost squares it showed, (-1, -1) none
-        ("ob_sq", np.uint8, (MAP, MAP)),  # per square: cell | chip << 4 | (place >= 0) << 6 it showed
+        # what observe.refresh_observation last wrote for this env (see there); not game state.
+        # Two notes: [0] the observation buffer (obs), [1] the final-observation buffer
+        # (final_obs, written when an episode ends)
+        ("ob_addr", np.uint64, (2,)),  # address of that observation row, 0 none
+        ("ob_mapv", np.uint32, (2,)),  # mapv / chipv it showed
+        ("ob_chipv", np.uint32, (2,)),
+        ("ob_hpos", np.int8, (2, MAX_HUMANS, 2)),  # human squares it showed, (-1, -1) none
+        ("ob_gpos", np.int8, (2, MAX_GHOSTS, 2)),  # ghost squares it showed, (-1, -1) none
+        ("ob_sq", np.uint8, (2, MAP, MAP)),  # per square: cell | chip << 4 | (place >= 0) << 6 it showed
     ]
 )
 

@@ -7,7 +7,8 @@
 * ``batch.play_games`` (the random bot without a mask) plays what the masked bots play;
 * the action bit sets (``rules.legal_bits_r``, ``write_mask_row``, ``mask_row_bits``) and
   ``bots.random_bot_row`` agree with the masks and ``sample_legal``;
-* large batches (final observations streamed past the cache) step exactly as small ones.
+* large batches step exactly as small ones, and patched final observations are the ended
+  episodes' observations written in full (also across set_state).
 """
 
 from __future__ import annotations
@@ -240,8 +241,8 @@ def test_bit_sets_and_the_row_random_bot_match_the_mask(options):
 
 
 def test_large_batches_step_as_small_ones():
-    """A batch of 300 envs (final observations streamed to memory) against the same envs
-    in two batches of 150 (final observations written in place): every output equal."""
+    """A batch of 300 envs against the same envs
+    in two batches of 150: every output equal."""
     big = exitnow_envs.vector_env(300, seed=21, copy=True)
     small = [exitnow_envs.vector_env(150, seed=21 + 150 * k, copy=True) for k in range(2)]
     big.reset(seed=21)
@@ -266,3 +267,36 @@ def test_large_batches_step_as_small_ones():
     for name in big.state.dtype.names:
         if name != "ob_addr":  # (the address of each env's observation row)
             assert np.array_equal(big.state[name], np.concatenate([v.state[name] for v in small])), name
+
+
+def test_patched_final_observations_are_the_ended_episodes_full_observations():
+    """The vector env patches each env's ``final_obs`` row from the previous episode's
+    final observation (the State's note 1). Every final observation must equal the
+    observation of the ended state written in full from the seat that moved, through many
+    episodes per env, and after a ``set_state`` to an earlier point (the note is dropped
+    then, as the buffer no longer holds what the restored note says)."""
+    venv = exitnow_envs.vector_env(48, seed=7)
+    venv.reset(seed=7)
+    full = np.zeros(OBS_DIM, np.float32)
+    checked, saved = 0, None
+    for t in range(1400):
+        if t == 500:
+            saved = venv.get_state()
+        if t == 900:
+            venv.set_state(saved)
+        before = venv.state.copy()
+        if t % 2:
+            a = venv.sample_actions()
+            out = venv.step(a)
+        else:
+            out = venv.step_bots("random")
+            a = out[4]["actions"]
+        for i in np.flatnonzero(out[2]):
+            s = before[i : i + 1].copy()
+            seat = int(s["current"][0])
+            rules.apply_action(s, 0, int(a[i]))
+            assert s["status"][0] != 0
+            observe(s, 0, seat, full)
+            assert np.array_equal(out[4]["final_obs"][i], full), (t, i)
+            checked += 1
+    assert checked > 48 * 8  # several patched final observations per env
