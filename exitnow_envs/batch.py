@@ -18,8 +18,9 @@ the buffers go to the kernels whole with the row index (``write_mask_row(bits, m
 i)``), never as row views. numba reference-counts arrays passed to a kernel with atomic
 operations unless it can prove them unneeded, which it often cannot in the larger
 kernels; so the two vector-env loops first take views of their buffers that own no
-reference (:func:`_unowned`). The mask goes through an action bit set on the stack
-(:func:`rules.legal_bits_r`), written to the row in vector stores; the random bot draws
+reference (:func:`tabletop_core.bits.unowned`). The mask goes through an action bit set
+on the stack (:func:`rules.legal_bits_r`), written to the row in vector stores; the
+random bot draws
 from the mask row the previous call wrote (:func:`bots.random_bot_row`). Final
 observations are patched too: each env's row of ``final_obs`` keeps the previous
 episode's final observation, and the State's second note (``ob_*[1]``) says what it
@@ -30,11 +31,8 @@ would cost more than the step).
 from __future__ import annotations
 
 import numpy as np
-from numba import types
-from numba.core import cgutils
-from numba.extending import intrinsic
 
-from tabletop_core.bits import prefetch, stack_u64
+from tabletop_core.bits import prefetch, stack_u64, unowned
 from tabletop_core.jit import kernel
 
 from .bots import BOT_IDS, bot_action_r, random_bot_row
@@ -63,27 +61,6 @@ _PLACE0 = STATE_DTYPE.fields["place"][1]
 _HOT0 = STATE_DTYPE.fields["wbits"][1]
 _HOT1 = STATE_DTYPE.fields["ob_sq"][1]
 _OBS_TAIL = O_SEAT * 4  # bytes of the planes: the scalar pieces follow
-
-
-@intrinsic
-def _unowned(typingctx, arr):
-    """``_unowned(arr)``: the same array (same data, shape and strides) without its owner
-    reference, so that numba counts no references on it (no atomic operations when it is
-    passed to a kernel). The hot loops take such views of their buffers once per call:
-    the caller's arrays outlive the call, and the views never leave it."""
-    if not isinstance(arr, types.Array):
-        return None
-
-    def codegen(context, builder, sig, args):
-        src = context.make_array(sig.args[0])(context, builder, args[0])
-        view = context.make_array(sig.return_type)(context, builder)
-        for name in ("nitems", "itemsize", "data", "shape", "strides"):
-            setattr(view, name, getattr(src, name))
-        view.meminfo = cgutils.get_null_value(view.meminfo.type)
-        view.parent = cgutils.get_null_value(view.parent.type)
-        return view._getvalue()
-
-    return arr(arr), codegen
 
 
 @kernel
@@ -176,10 +153,10 @@ def batch_step(s, actions, obs, masks, rewards, terminated, current, final_obs, 
     again at once (same-step autoreset) and obs/masks/current describe the new episode.
     ``obs`` rows are patched (see the module docstring), ``final_obs`` rows written in full.
     """
-    obs = _unowned(obs)
-    masks = _unowned(masks)
-    rewards = _unowned(rewards)
-    final_obs = _unowned(final_obs)
+    obs = unowned(obs)
+    masks = unowned(masks)
+    rewards = unowned(rewards)
+    final_obs = unowned(final_obs)
     bits = stack_u64(MASK_WORDS)
     for i in range(s.shape[0]):
         _prefetch(s, obs, masks, i)
@@ -205,11 +182,11 @@ def batch_step_bots(s, bot_ids, bot_rng, actions, obs, masks, rewards, terminate
     the bot of its current seat (``bot_ids`` (P,) ints, ``bot_rng`` (B,) uint64); the
     chosen actions are written to ``actions`` (B,). The bots read row ``i`` of ``masks``
     (the mask of the acting seat, written by the previous call)."""
-    obs = _unowned(obs)
-    masks = _unowned(masks)
-    rewards = _unowned(rewards)
-    final_obs = _unowned(final_obs)
-    bot_rng = _unowned(bot_rng)
+    obs = unowned(obs)
+    masks = unowned(masks)
+    rewards = unowned(rewards)
+    final_obs = unowned(final_obs)
+    bot_rng = unowned(bot_rng)
     bits = stack_u64(MASK_WORDS)
     for i in range(s.shape[0]):
         _prefetch(s, obs, masks, i)

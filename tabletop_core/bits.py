@@ -17,7 +17,9 @@ single instructions instead of loops:
   a module-level int, not an expression such as ``4 * N``); the array lives until the
   calling function returns, so never return it or keep it;
 * ``prefetch(arr, offset)``: a cache hint for the line at byte ``offset`` of ``arr``'s data
-  (batch loops fetch the next env's rows while stepping this one).
+  (batch loops fetch the next env's rows while stepping this one);
+* ``unowned(arr)``: a view of ``arr`` that numba does not reference-count (no atomic
+  operations each time a hot loop passes it down), for arrays that outlive the call.
 
 All take any numba integer type (signed ones are counted on their two's-complement bits).
 """
@@ -40,6 +42,7 @@ __all__ = [
     "stack_u32",
     "stack_u64",
     "prefetch",
+    "unowned",
     "nonzero_bits",
     "nonzero_bits_row",
 ]
@@ -140,6 +143,28 @@ def prefetch(typingctx, arr, offset):
         return context.get_dummy_value()
 
     return types.none(arr, offset), codegen
+
+
+@intrinsic
+def unowned(typingctx, arr):
+    """``unowned(arr)``: the same array (same data, shape and strides) without its owner
+    reference, so that numba counts no references on it (no atomic operations when it is
+    passed to a non-inlined kernel). For hot batch loops that pass their buffers down
+    once per env step: take such views once per call. Only for arrays that outlive the
+    call (the caller's), and the views must never leave it (never returned or stored)."""
+    if not isinstance(arr, types.Array):
+        return None
+
+    def codegen(context, builder, sig, args):
+        src = context.make_array(sig.args[0])(context, builder, args[0])
+        view = context.make_array(sig.return_type)(context, builder)
+        for name in ("nitems", "itemsize", "data", "shape", "strides"):
+            setattr(view, name, getattr(src, name))
+        view.meminfo = cgutils.get_null_value(view.meminfo.type)
+        view.parent = cgutils.get_null_value(view.parent.type)
+        return view._getvalue()
+
+    return arr(arr), codegen
 
 
 _BYTE_WIDTHS = (8, 16, 32, 64)

@@ -210,6 +210,31 @@ def test_narrow_words_stack_u64_and_prefetch():
     assert arr.tolist() == [0, 1, 2, 3]
 
 
+def test_unowned_views_read_and_write_the_callers_array():
+    """``unowned(arr)`` is the same memory, shape and strides without an owner reference:
+    writes through it land in the caller's array, rows and slices of it read right."""
+    from numba import njit
+
+    from tabletop_core.bits import unowned
+
+    @njit
+    def fill(a, b):
+        v = unowned(a)
+        w = unowned(b)
+        for i in range(v.shape[0]):
+            for j in range(v.shape[1]):
+                v[i, j] = i * 10 + j
+        w[1:3] = v[2, 1:3]
+        return v.shape[0] * 1000 + v.strides[0] + v[3].sum()
+
+    a = np.zeros((4, 3), np.float32)
+    b = np.zeros(5, np.int64)
+    got = fill(a, b)
+    assert a.tolist() == [[10 * i + j for j in range(3)] for i in range(4)]
+    assert b.tolist() == [0, 21, 22, 0, 0]
+    assert got == 4000 + 12 + 93
+
+
 def test_word_functions_draw_what_the_array_functions_draw():
     from tabletop_core.rng import next_u64, next_word, randint_word, shuffle_word
 
