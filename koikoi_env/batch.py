@@ -15,6 +15,7 @@ kernels, which index their row (``legal_mask_r(e, masks, i)``), and no row view
 from __future__ import annotations
 
 import numpy as np
+from numba import prange
 
 from tabletop_core.jit import kernel
 
@@ -111,6 +112,51 @@ def batch_step_bots(s, bot_ids, bot_rng, actions, obs, masks, rewards, terminate
         current[i] = e.current
         legal_mask_r(e, masks, i)
         observe_r(e, e.current, obs, i)
+
+
+# --- threads: the two step loops over shards of the batch at once (tabletop_core.vector) ---
+@kernel(parallel=True)
+def batch_step_threads(bounds, s, actions, obs, masks, rewards, terminated, current, final_obs, autoreset):
+    """:func:`batch_step` on the shards of envs ``bounds[k]:bounds[k + 1]`` (``bounds``
+    (T + 1,) int64, rising from 0 to B) at once, one shard per thread of numba's threading
+    layer. Every env owns its rows and generator: the same results as one call."""
+    for k in prange(bounds.shape[0] - 1):
+        lo = bounds[k]
+        hi = bounds[k + 1]
+        batch_step(
+            s[lo:hi],
+            actions[lo:hi],
+            obs[lo:hi],
+            masks[lo:hi],
+            rewards[lo:hi],
+            terminated[lo:hi],
+            current[lo:hi],
+            final_obs[lo:hi],
+            autoreset,
+        )
+
+
+@kernel(parallel=True)
+def batch_step_bots_threads(
+    bounds, s, bot_ids, bot_rng, actions, obs, masks, rewards, terminated, current, final_obs
+):
+    """:func:`batch_step_bots` on the shards of envs ``bounds[k]:bounds[k + 1]`` at once,
+    one shard per thread (see :func:`batch_step_threads`)."""
+    for k in prange(bounds.shape[0] - 1):
+        lo = bounds[k]
+        hi = bounds[k + 1]
+        batch_step_bots(
+            s[lo:hi],
+            bot_ids,
+            bot_rng[lo:hi],
+            actions[lo:hi],
+            obs[lo:hi],
+            masks[lo:hi],
+            rewards[lo:hi],
+            terminated[lo:hi],
+            current[lo:hi],
+            final_obs[lo:hi],
+        )
 
 
 @kernel

@@ -152,6 +152,8 @@ GAME = GameDef(
     batch_observe=batch.batch_observe,
     batch_step=batch.batch_step,
     batch_step_bots=batch.batch_step_bots,
+    batch_step_threads=batch.batch_step_threads,
+    batch_step_bots_threads=batch.batch_step_bots_threads,
     first_illegal=batch.first_illegal,
     observe=observe,
     play_games=batch.play_games,
@@ -216,14 +218,16 @@ def env(**kwargs: Any) -> LeanChecks:
 
 
 def vector_env(
-    num_envs: int, seed: int | None = None, copy: bool = True, **options: Any
+    num_envs: int, seed: int | None = None, copy: bool = True, num_threads: int | None = None, **options: Any
 ) -> SelfPlayVectorEnv:
     """``num_envs`` Koikoi games stepped together (see :mod:`tabletop_core.vector`).
 
+    ``copy`` and ``num_threads`` (threads that step the batch; results do not depend
+    on it) are those of :class:`~tabletop_core.vector.SelfPlayVectorEnv`.
     ``options`` are those of :class:`raw_env` (without ``render_mode``). Rewards are
     (B, num_players) float32 chip changes; observations are the acting seat's.
     """
-    return SelfPlayVectorEnv(GAME, num_envs, seed=seed, copy=copy, **options)
+    return SelfPlayVectorEnv(GAME, num_envs, seed=seed, copy=copy, num_threads=num_threads, **options)
 
 
 __all__ = ["GAME", "raw_env", "env", "vector_env", "decode_observation", "episode_stats"]

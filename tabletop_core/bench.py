@@ -6,11 +6,15 @@ Each measurement is one dict (printed as one JSON line by ``tabletop bench --jso
     ``action_space(agent).sample(mask)``, ``env.step``), wrapped (``env()``) and raw;
 (b) ``vector``: vector env steps/s (env steps, summed over the batch) at batch 1, 64,
     1024, 4096, with actions chosen in Python from the masks (the compiled sampler, then
-    ``step``) and inside the kernel (``step_bots("random")``);
+    ``step``) and inside the kernel (``step_bots("random")``), with the default
+    ``num_threads`` (``threads``; one per 256 envs, at most the cores) and, at the largest
+    batch, with one thread too; ``cores_used`` is process CPU time over wall time;
 (c) ``bots``: full bot games/s on one core for each bot;
 (d) ``peer``: the same AEC loop on PettingZoo's ``tictactoe_v3`` and ``connect_four_v3``
     and, with the ``bench`` extra installed, Pgx ``connect_four`` on CPU at batch 4096 (the
-    jitted step with actions from a jitted masked sampler, as a Python loop);
+    jitted step with actions from a jitted masked sampler, as a Python loop; XLA uses
+    several cores too: its ``cores_used`` is reported), with the ratios for the default
+    threads and for one thread;
 (e) ``state``: bytes of state per env;
 (f) ``start``: cold (empty numba cache) and warm (cached) start to the first AEC step,
     each in a fresh interpreter.
@@ -80,10 +84,20 @@ def aec_steps_per_second(make_env: Callable[[], Any], seconds: float = 2.0, seed
     return _timed(episode, seconds)
 
 
-def _vector_rates(game: GameDef, batch: int, seconds: float, options: dict) -> dict:
+def _cores_used(fn: Callable[[], float]) -> tuple[float, float]:
+    """``fn()`` (a rate) and the CPU cores it kept busy on average (process CPU time over
+    wall time, every thread counted)."""
+    c0, w0 = time.process_time(), time.perf_counter()
+    rate = fn()
+    return rate, (time.process_time() - c0) / (time.perf_counter() - w0)
+
+
+def _vector_rates(
+    game: GameDef, batch: int, seconds: float, options: dict, num_threads: int | None = None
+) -> dict:
     from .vector import SelfPlayVectorEnv
 
-    venv = SelfPlayVectorEnv(game, batch, seed=0, copy=False, **options)
+    venv = SelfPlayVectorEnv(game, batch, seed=0, copy=False, num_threads=num_threads, **options)
     venv.reset(seed=0)
     venv.step(venv.sample_actions())  # compile
     venv.step_bots("random")
@@ -96,7 +110,14 @@ def _vector_rates(game: GameDef, batch: int, seconds: float, options: dict) -> d
         venv.step_bots("random")
         return batch
 
-    return {"python_actions": _timed(python_side, seconds), "kernel_actions": _timed(in_kernel, seconds)}
+    py, py_cores = _cores_used(lambda: _timed(python_side, seconds))
+    kn, kn_cores = _cores_used(lambda: _timed(in_kernel, seconds))
+    return {
+        "threads": venv.num_threads,
+        "python_actions": py,
+        "kernel_actions": kn,
+        "cores_used": round(max(py_cores, kn_cores), 2),
+    }
 
 
 def _bot_games_per_second(game: GameDef, bot: str, games: int, options: dict) -> float:
@@ -117,7 +138,8 @@ def _pettingzoo_peer(name: str) -> tuple[Callable, Callable] | None:
     return mod.env, mod.raw_env
 
 
-def _pgx_connect_four(batch: int, seconds: float) -> float | None:
+def _pgx_connect_four(batch: int, seconds: float) -> tuple[float, float] | None:
+    """Pgx ``connect_four`` steps/s at ``batch`` on CPU, and the cores XLA kept busy."""
     try:
         os.environ.setdefault("JAX_PLATFORMS", "cpu")
         import jax
@@ -151,7 +173,7 @@ def _pgx_connect_four(batch: int, seconds: float) -> float | None:
         box["state"], box["key"] = s, key
         return batch
 
-    return _timed(one, seconds)
+    return _cores_used(lambda: _timed(one, seconds))
 
 
 def _start_times(game: GameDef, package: str) -> dict:
@@ -223,34 +245,54 @@ def run_benchmarks(
                 ratio_wrapped=wrapped / w,
                 ratio_raw=raw / r,
             )
-    # (b) vector env
-    vec = {}
-    for b in batches:
-        rates = _vector_rates(game, b, seconds, options)
-        vec[b] = rates
-        yield rec(
+
+    # (b) vector env: default threads at every batch, and one thread at the largest
+    def vector_rec(b: int, rates: dict) -> dict:
+        return rec(
             "vector",
             batch=b,
+            threads=rates["threads"],
             python_actions_steps_per_s=rates["python_actions"],
             kernel_actions_steps_per_s=rates["kernel_actions"],
+            cores_used=rates["cores_used"],
         )
+
+    vec: dict[int, dict] = {}
+    for b in batches:
+        vec[b] = _vector_rates(game, b, seconds, options)
+        yield vector_rec(b, vec[b])
+    big = max(batches)
+    one = None
+    if vec[big]["threads"] > 1:
+        one = _vector_rates(game, big, seconds, options, num_threads=1)
+        yield vector_rec(big, one)
     if peers:
-        big = max(batches)
-        pgx_rate = _pgx_connect_four(big, seconds)
-        if pgx_rate is None:
+        pgx = _pgx_connect_four(big, seconds)
+        if pgx is None:
             yield rec(
                 "peer",
                 peer="pgx connect_four",
                 error="pgx/jax not installed (pip install tabletop-rl[bench])",
             )
         else:
+            pgx_rate, pgx_cores = pgx
             yield rec(
                 "peer",
                 peer="pgx connect_four",
                 batch=big,
                 steps_per_s=pgx_rate,
+                cores_used=round(pgx_cores, 2),
+                threads=vec[big]["threads"],
                 ratio_python_actions=vec[big]["python_actions"] / pgx_rate,
                 ratio_kernel_actions=vec[big]["kernel_actions"] / pgx_rate,
+                **(
+                    {
+                        "ratio_python_actions_one_thread": one["python_actions"] / pgx_rate,
+                        "ratio_kernel_actions_one_thread": one["kernel_actions"] / pgx_rate,
+                    }
+                    if one is not None
+                    else {}
+                ),
             )
     # (c) bot games
     for bot in game.bot_names:

@@ -229,14 +229,22 @@ def _bench_line(r: dict) -> str:
             f"raw {r['raw_steps_per_s']:,.0f} (ours ×{r['ratio_raw']:.2f}) steps/s"
         )
     if kind == "peer":
+        one = ""
+        if "ratio_kernel_actions_one_thread" in r:
+            one = (
+                f"; one thread ×{r['ratio_python_actions_one_thread']:.2f}, "
+                f"×{r['ratio_kernel_actions_one_thread']:.2f}"
+            )
         return (
-            f"peer {r['peer']} batch {r['batch']}: {r['steps_per_s']:,.0f} steps/s · ours ×{r['ratio_python_actions']:.2f} "
-            f"(Python actions), ×{r['ratio_kernel_actions']:.2f} (in-kernel actions)"
+            f"peer {r['peer']} batch {r['batch']}: {r['steps_per_s']:,.0f} steps/s on {r['cores_used']:.1f} cores · "
+            f"ours ({r['threads']} threads) ×{r['ratio_python_actions']:.2f} (Python actions), "
+            f"×{r['ratio_kernel_actions']:.2f} (in-kernel actions){one}"
         )
     if kind == "vector":
         return (
-            f"vector batch {r['batch']:>5}: {r['python_actions_steps_per_s']:>12,.0f} steps/s (Python actions) · "
-            f"{r['kernel_actions_steps_per_s']:>12,.0f} steps/s (in-kernel actions)"
+            f"vector batch {r['batch']:>5}, {r['threads']} thread{'s' if r['threads'] > 1 else ' '}: "
+            f"{r['python_actions_steps_per_s']:>12,.0f} steps/s (Python actions) · "
+            f"{r['kernel_actions_steps_per_s']:>12,.0f} steps/s (in-kernel actions) · {r['cores_used']:.1f} cores"
         )
     if kind == "bots":
         return f"bot match '{r['bot']}': {r['games_per_s']:,.0f} games/s (one core)"

@@ -45,6 +45,12 @@ Kernel signatures (``s`` the State, arrays batch-first, ``B`` envs, ``P`` seats,
                     rewards, terminated, current, final_obs)
         the same (autoreset on) with each action chosen in the kernel by the bot of the
         acting seat; the chosen actions are written to ``actions``.
+    batch_step_threads(bounds (T+1,) i64, <batch_step's arguments>)
+    batch_step_bots_threads(bounds, <batch_step_bots' arguments>)
+        the two steps on the shards of envs bounds[k]:bounds[k+1] at once, a ``prange``
+        over the shards (``parallel=True``) calling the serial loop on row slices; used
+        by the vector env with ``num_threads`` > 1 (optional: without them it runs on one
+        thread).
     first_illegal(s, actions) -> int   index of the first illegal action, or -1.
     observe(s, i, seat, out (D,) f32)  env i from any seat's point of view.
     play_games(s, bot_ids (P,) i64, bot_rng (G,) u64, returns (G,P) f64, steps (G,) i64)
@@ -90,6 +96,8 @@ class GameDef:
         cooperative: every seat shares one reward (The Game).
         bot_action: kernel ``(bot_id, s, i, mask (A,) i8, rng (R,) u64, r) -> action``,
             one bot decision for the acting seat of env i (used by ``tabletop play``).
+        batch_step_threads / batch_step_bots_threads: the threaded step kernels (module
+            docstring), or None.
         batch_reset_learner / batch_step_learner: single-agent kernels (the learner plays
             one seat, bots the others, inside compiled code); see
             :mod:`tabletop_core.single_agent` and ``thegame_env/batch.py``.
@@ -122,6 +130,8 @@ class GameDef:
     bot_action: Callable | None = None
     batch_reset_learner: Callable | None = None
     batch_step_learner: Callable | None = None
+    batch_step_threads: Callable | None = None
+    batch_step_bots_threads: Callable | None = None
     render_view: Callable | None = None
     players_option: str = "num_players"
     description: str = ""

@@ -14,6 +14,7 @@ seed ``s + i``, so it replays exactly the episode of an AEC env seeded with ``s 
 from __future__ import annotations
 
 import numpy as np
+from numba import prange
 
 from .bits import ctz, nonzero_bits, popcount
 from .jit import kernel
@@ -29,6 +30,7 @@ __all__ = [
     "shuffle_prefix",
     "sample_legal",
     "sample_legal_batch",
+    "sample_legal_batch_threads",
 ]
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -176,3 +178,14 @@ def sample_legal_batch(rng, masks, out):
     for i in range(masks.shape[0]):
         out[i] = sample_legal(rng, i, masks[i])
     return out
+
+
+@kernel(parallel=True)
+def sample_legal_batch_threads(bounds, rng, masks, out):
+    """:func:`sample_legal_batch` on the shards of rows ``bounds[k]:bounds[k + 1]``
+    (``bounds`` (T + 1,) int64, rising from 0 to B) at once, one shard per thread of
+    numba's threading layer. The same draws as one call over the whole batch."""
+    for k in prange(bounds.shape[0] - 1):
+        lo = bounds[k]
+        hi = bounds[k + 1]
+        sample_legal_batch(rng[lo:hi], masks[lo:hi], out[lo:hi])

@@ -160,6 +160,59 @@ def test_copy_false_buffers_are_read_only_views_the_next_step_overwrites(name):
             assert np.array_equal(fresh.state[f], shared.state[f]), f
 
 
+@pytest.mark.parametrize("name", available_games())
+def test_threaded_vector_env_plays_exactly_as_one_thread(name):
+    """``num_threads`` > 1 steps shards of the batch on numba's threads; every env owns its
+    rows and generators, so every output (observations, rewards, masks, final
+    observations, sampled and bot actions) and the final states must equal one thread's,
+    also with more shards than threads and uneven shards (37 envs in 3)."""
+    from tabletop_core.vector import SelfPlayVectorEnv
+
+    game = load_game(name)
+    one, three = (SelfPlayVectorEnv(game, 37, seed=4, num_threads=t) for t in (1, 3))
+    assert (one.num_threads, three.num_threads) == (1, 3)
+    outs = [v.reset(seed=4) for v in (one, three)]
+    assert np.array_equal(outs[0][0], outs[1][0])
+    ended = 0
+    for k in range(240):
+        if k % 2:
+            a = [v.sample_actions() for v in (one, three)]
+            assert np.array_equal(a[0], a[1]), k
+            r = [v.step(x) for v, x in zip((one, three), a)]
+        else:
+            r = [v.step_bots("random") for v in (one, three)]
+            assert np.array_equal(r[0][4]["actions"], r[1][4]["actions"]), k
+        for x, y in zip(r[0][:4], r[1][:4]):
+            assert np.array_equal(x, y), k
+        term = r[0][2]
+        assert np.array_equal(r[0][4]["final_obs"][term], r[1][4]["final_obs"][term]), k
+        assert np.array_equal(r[0][4]["action_mask"], r[1][4]["action_mask"]), k
+        ended += int(term.sum())
+    assert ended > 0
+    for f in one.state.dtype.names:
+        if not f.startswith("ob_"):  # ob_*: notes on the buffer last written (its address)
+            assert np.array_equal(one.state[f], three.state[f]), f
+
+
+def test_num_threads_is_validated_and_defaults_by_batch_size():
+    from tabletop_core.vector import MIN_ENVS_PER_THREAD, SelfPlayVectorEnv, available_cores
+
+    game = load_game("thegame")
+    for bad in (0, -1, 2.0, True, "2", 9):
+        with pytest.raises(ValueError, match="num_threads"):
+            SelfPlayVectorEnv(game, 8, num_threads=bad)
+    assert SelfPlayVectorEnv(game, MIN_ENVS_PER_THREAD - 1).num_threads == 1
+    big = SelfPlayVectorEnv(game, 2 * MIN_ENVS_PER_THREAD)
+    assert big.num_threads == min(2, available_cores(), numba_threads())
+    assert SelfPlayVectorEnv(game, 8, num_threads=8).num_threads == 8
+
+
+def numba_threads() -> int:
+    import numba
+
+    return numba.config.NUMBA_NUM_THREADS
+
+
 def test_bit_intrinsics_match_python():
     from numba import njit
 

@@ -74,6 +74,8 @@ GAME = GameDef(
     batch_observe=batch.batch_observe,
     batch_step=batch.batch_step,
     batch_step_bots=batch.batch_step_bots,
+    batch_step_threads=batch.batch_step_threads,
+    batch_step_bots_threads=batch.batch_step_bots_threads,
     first_illegal=batch.first_illegal,
     observe=observe,
     play_games=batch.play_games,
@@ -136,14 +138,16 @@ def env(**kwargs: Any) -> LeanChecks:
 
 
 def vector_env(
-    num_envs: int, seed: int | None = None, copy: bool = True, **options: Any
+    num_envs: int, seed: int | None = None, copy: bool = True, num_threads: int | None = None, **options: Any
 ) -> SelfPlayVectorEnv:
     """``num_envs`` games of The Game stepped together (see :mod:`tabletop_core.vector`).
 
+    ``copy`` and ``num_threads`` (threads that step the batch; results do not depend
+    on it) are those of :class:`~tabletop_core.vector.SelfPlayVectorEnv`.
     ``options`` are those of :class:`raw_env` (without ``render_mode``). Rewards are
     (B, num_players) float32 with the same value in every column.
     """
-    return SelfPlayVectorEnv(GAME, num_envs, seed=seed, copy=copy, **options)
+    return SelfPlayVectorEnv(GAME, num_envs, seed=seed, copy=copy, num_threads=num_threads, **options)
 
 
 __all__ = ["GAME", "raw_env", "env", "vector_env", "decode_observation"]
