@@ -28,7 +28,7 @@ from tabletop_core.jit import kernel
 from tabletop_core.rng import randint_word
 
 from .rules import can_place, hand_bits_r, min_plays_now_r, pile_accepts
-from .spec import END_TURN, MAX_HAND, MIN_CARD, NUM_CARDS, NUM_PILES
+from .spec import BACKWARDS_STEP, END_TURN, MAX_HAND, MIN_CARD, NUM_CARDS, NUM_PILES
 
 BOT_NAMES = ("random", "strong", "greedy")
 BOT_IDS = {name: k for k, name in enumerate(BOT_NAMES)}
@@ -295,7 +295,7 @@ def strong_decide_r(e, masks, row, prm):
                     lo = top
                     hi = card
                     c = w[_CP + hi] - w[_CP + lo + 1]
-                elif card == top - 10:
+                elif card == top - BACKWARDS_STEP:
                     lo = card
                     hi = top
                     c = -(wtrick * (w[_LP + hi] - w[_LP + lo + 1]) + btrick)
@@ -308,7 +308,7 @@ def strong_decide_r(e, masks, row, prm):
                     lo = card
                     hi = top
                     c = w[_CP + hi] - w[_CP + lo + 1]
-                elif card == top + 10:
+                elif card == top + BACKWARDS_STEP:
                     lo = top
                     hi = card
                     c = -(wtrick * (w[_LP + hi] - w[_LP + lo + 1]) + btrick)
@@ -329,7 +329,7 @@ def strong_decide_r(e, masks, row, prm):
         cb = _CAND + j * _NC
         pile = w[cb + _C_PILE]
         card = w[cb + _C_CARD]
-        nxt = card - 10 if pile < 2 else card + 10
+        nxt = card - BACKWARDS_STEP if pile < 2 else card + BACKWARDS_STEP
         if w[cb + _C_COST] < bonus or (nxt >= MIN_CARD and nxt <= NUM_CARDS + 1 and _held(hm0, hm1, nxt)):
             w[_OPT + no] = j
             no += 1
@@ -341,10 +341,10 @@ def strong_decide_r(e, masks, row, prm):
             gain1 = g
     for k in range(nh):
         card = w[_HAND + k]
-        if (card + 10 <= NUM_CARDS + 1 and _held(hm0, hm1, card + 10)) or (
-            card - 10 >= MIN_CARD and _held(hm0, hm1, card - 10)
+        if (card + BACKWARDS_STEP <= NUM_CARDS + 1 and _held(hm0, hm1, card + BACKWARDS_STEP)) or (
+            card - BACKWARDS_STEP >= MIN_CARD and _held(hm0, hm1, card - BACKWARDS_STEP)
         ):
-            g = bonus + 9 * wtrick + btrick
+            g = bonus + (BACKWARDS_STEP - 1) * wtrick + btrick
             if g > gain1:
                 gain1 = g
             break
@@ -408,7 +408,7 @@ def strong_decide_r(e, masks, row, prm):
                         continue
                     lo = top
                     hi = card
-                elif card == top - 10:
+                elif card == top - BACKWARDS_STEP:
                     trick = True
                     lo = card
                     hi = top
@@ -421,7 +421,7 @@ def strong_decide_r(e, masks, row, prm):
                         continue
                     lo = card
                     hi = top
-                elif card == top + 10:
+                elif card == top + BACKWARDS_STEP:
                     trick = True
                     lo = top
                     hi = card
@@ -459,7 +459,7 @@ def strong_decide_r(e, masks, row, prm):
             c -= bonus
             if c >= 0:
                 # an optional play that costs is searched only if it sets up a trick
-                nxt = card - 10 if pile < 2 else card + 10
+                nxt = card - BACKWARDS_STEP if pile < 2 else card + BACKWARDS_STEP
                 if nxt < MIN_CARD or nxt > NUM_CARDS + 1 or _held(hm0, hm1, nxt) == 0:
                     continue
         total = w[b + _F_ACC] + c
