@@ -36,7 +36,7 @@ from tabletop_core.jit import kernel
 from tabletop_core.rng import randint
 
 from .bits import NUMBER_BITS, longest_run, nth_bit, popcount
-from .rules import suit_yaku
+from .rules import koikoi_multiplier, stock_size_r, suit_yaku
 from .spec import (
     KOIKOI,
     NUM_CARDS,
@@ -242,7 +242,7 @@ def decide_r(e, mask, prm):
     for p in range(players):
         if p != seat:
             opp_hand += e.hand_size[p]
-    unseen_total = opp_hand + (NUM_CARDS - np.int64(e.deck_pos))
+    unseen_total = opp_hand + stock_size_r(e)
     best_a = -1
     best_v = -1.0e18
     for c in range(NUM_CARDS):
@@ -277,8 +277,8 @@ def _koikoi_or_stop(e, prm):
     ``P_KOI_STOCK`` cards and every opponent's partial-credit potential is at least
     ``P_KOI_THREAT`` away from the 5 points of a Great/Triple yaku."""
     seat = e.current
-    stake = np.int64(e.yaku[seat]) * max(1, min(4, np.int64(e.koikoi[seat])))
-    if stake >= prm[P_KOI_MAX] or NUM_CARDS - np.int64(e.deck_pos) < prm[P_KOI_STOCK]:
+    stake = np.int64(e.yaku[seat]) * koikoi_multiplier(e.koikoi[seat])
+    if stake >= prm[P_KOI_MAX] or stock_size_r(e) < prm[P_KOI_STOCK]:
         return STOP
     for p in range(e.cfg_players):
         if p == seat:

@@ -161,9 +161,15 @@ def match_count(s, i, card):
 
 
 @kernel
+def stock_size_r(e):
+    """Cards left in the stock of the record ``e``."""
+    return NUM_CARDS - np.int64(e.deck_pos)
+
+
+@kernel
 def stock_size(s, i):
     """Cards left in the stock."""
-    return NUM_CARDS - np.int64(s[i].deck_pos)
+    return stock_size_r(s[i])
 
 
 @kernel
