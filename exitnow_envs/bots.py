@@ -28,7 +28,16 @@ from tabletop_core.bits import stack_u64
 from tabletop_core.jit import kernel
 from tabletop_core.rng import random01, sample_legal
 
-from .rules import MASK_WORDS, ghost_free_r, in_map, is_sealed, mask_row_bits, sample_bits
+from .rules import (
+    MASK_WORDS,
+    ghost_free_r,
+    human_never_walks,
+    human_walkable,
+    in_map,
+    is_sealed,
+    mask_row_bits,
+    sample_bits,
+)
 from .spec import (
     CHIP_OFFSET,
     CROSS_NO,
@@ -48,7 +57,6 @@ from .spec import (
     PASS_OFFSET,
     SLIDE_OFFSET,
     WALL,
-    WATER,
     Phase,
 )
 
@@ -162,8 +170,7 @@ def human_distance_r(e, targets, out):
             c1 = c + _DC[d]
             if not in_map(r1, c1) or out[r1, c1] != _FAR:
                 continue
-            k = e.cell[r1, c1]
-            if k in (WALL, WATER, EXIT) or is_sealed(k):
+            if not human_walkable(e.cell[r1, c1]):
                 continue
             out[r1, c1] = out[r, c] + 1
             qr[tail] = r1
@@ -232,13 +239,11 @@ def human_bot_r(e, mask, rng, r):
         for d in range(4):
             r1 = er + _DR[d]
             c1 = ec + _DC[d]
-            if in_map(r1, c1) and dist[r1, c1] == _FAR:
-                k = e.cell[r1, c1]
-                if k != WALL and k != WATER:
-                    t2 = np.zeros((MAP, MAP), np.uint8)
-                    t2[r1, c1] = 1
-                    human_distance_r(e, t2, dist)
-                    break
+            if in_map(r1, c1) and dist[r1, c1] == _FAR and not human_never_walks(e.cell[r1, c1]):
+                t2 = np.zeros((MAP, MAP), np.uint8)
+                t2[r1, c1] = 1
+                human_distance_r(e, t2, dist)
+                break
     hr = e.hpos[h, 0]
     hc = e.hpos[h, 1]
     if ph == _P_ITEM:

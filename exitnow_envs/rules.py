@@ -215,6 +215,22 @@ def is_sealed(kind):
 
 
 @kernel
+def human_never_walks(kind):
+    """Whether no human may ever enter a square of this kind: walls and water (rules "A
+    human's turn" 3; water is for ghosts only)."""
+    return kind in (WALL, WATER)
+
+
+@kernel
+def human_walkable(kind):
+    """Whether a human may walk over a square of this kind holding no item (rules "A
+    human's turn" 3): floor, start and restart squares, open door places, event-chip
+    places. Not walls, water, sealed doors (a Pickaxe ends a move there) nor the exit door
+    (an Exit Key ends a move there)."""
+    return not (human_never_walks(kind) or kind == EXIT or is_sealed(kind))
+
+
+@kernel
 def ghost_free_r(e, r, c):
     """Whether a ghost may move onto (r, c): on the map and not a wall, sealed door, exit
     door, event chip or item chip (water, open door places, other ghosts are free)."""
@@ -272,7 +288,7 @@ def sync_map_r(e):
             se = is_sealed(k)
             x |= np.uint32(ex) << b
             sl |= np.uint32(se) << b
-            w |= np.uint32(not (ex or se or k in (WALL, WATER))) << b
+            w |= np.uint32(human_walkable(k)) << b
             ch |= np.uint32(e.chip[r, c] != 0) << b
             lm |= np.uint32(k >= EXIT and k != PLACE) << b
             pl |= np.uint32(e.place[r, c] >= 0) << b
