@@ -34,6 +34,8 @@ from enum import IntEnum
 
 import numpy as np
 
+from tabletop_core.options import option
+
 # --- Cards (rules/exhaust.md "Components") ----------------------------------------------
 NUM_COLOURS = 4
 NUM_NUMBERS = 15
@@ -205,11 +207,17 @@ class Options:
         ValueError: for any value outside the ranges above (naming the option).
     """
 
-    num_players: int | None = None
-    mode: str = "standard"
-    npc_deck_size: int = 15
-    zero_sum: bool = False
-    start_player: int = 0
+    num_players: int | None = option(
+        None, "number of players (default 4; solo: 1)", low=1, high=MAX_PLAYERS, flag="--players"
+    )
+    mode: str = option(
+        "standard",
+        "'standard' (one round), 'long' (Exhaust cards) or 'solo' (vs the NPC)",
+        choices=tuple(MODE_NAMES),
+    )
+    npc_deck_size: int = option(15, "cards in the NPC deck (solo)", low=MIN_NPC_DECK, high=MAX_NPC_DECK)
+    zero_sum: bool = option(False, "rewards sum to zero (loser -1, others +1/(N-1))")
+    start_player: int = option(0, "seat of the first turn (solo: 0)", low=0, high=MAX_PLAYERS - 1)
 
     def __post_init__(self):
         if self.mode not in MODE_NAMES:

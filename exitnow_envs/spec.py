@@ -26,6 +26,8 @@ from enum import IntEnum
 
 import numpy as np
 
+from tabletop_core.options import option
+
 # --- Map geometry -----------------------------------------------------------------------
 BOARD = 7  # squares per board side
 MAP = 3 * BOARD  # 21 squares per map side
@@ -244,13 +246,31 @@ class Options:
         ValueError: for any value outside the ranges above (naming the option).
     """
 
-    num_humans: int = 3
-    layout: object = "default"
-    centre_side: object = 0
-    centre_rotation: object = 0
-    team: bool = False
-    max_rounds: int = DEFAULT_MAX_ROUNDS
-    boards: object = None
+    num_humans: int = option(
+        3,
+        "number of human players (plus the ghost player)",
+        low=MIN_HUMANS,
+        high=MAX_HUMANS,
+        flag="--humans",
+        aliases=("--players",),
+    )
+    layout: object = option(
+        "default",
+        "map layout: an index, 'default' or 'random' (drawn at every reset)",
+        type=int,
+        low=0,
+        high=NUM_LAYOUTS - 1,
+        words=("default", "random"),
+    )
+    centre_side: object = option(0, "side of the centre piece", type=int, choices=(0, 1), words=("random",))
+    centre_rotation: object = option(
+        0, "quarter turns clockwise of the centre piece", type=int, low=0, high=3, words=("random",)
+    )
+    team: bool = option(False, "every human wins when one escapes")
+    max_rounds: int = option(
+        DEFAULT_MAX_ROUNDS, "rounds after which the ghost wins", low=1, high=MAX_MAX_ROUNDS
+    )
+    boards: object = option(None, "a exitnow_envs.maps.BoardSet (Python only)", type=object, cli=False)
 
     def __post_init__(self):
         if not _is_int(self.num_humans) or not MIN_HUMANS <= self.num_humans <= MAX_HUMANS:

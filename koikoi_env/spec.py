@@ -20,6 +20,8 @@ from enum import IntEnum
 
 import numpy as np
 
+from tabletop_core.options import option
+
 # --- Cards (rules "Components") ---------------------------------------------------------
 NUM_SUITS = 4
 RANKS_PER_SUIT = 22
@@ -172,9 +174,11 @@ class Options:
         ValueError: for any value outside the ranges above, naming the option.
     """
 
-    num_players: int = 4
-    rounds: int = DEFAULT_ROUNDS
-    first_dealer: int = 0
+    num_players: int = option(4, "number of players", low=MIN_PLAYERS, high=MAX_PLAYERS, flag="--players")
+    rounds: int = option(
+        DEFAULT_ROUNDS, "rounds in a game (1: single-round episodes)", low=1, high=MAX_ROUNDS
+    )
+    first_dealer: int = option(0, "seat of the first dealer", low=0, high=MAX_PLAYERS - 1)
 
     def __post_init__(self):
         if not _is_int(self.num_players) or not MIN_PLAYERS <= self.num_players <= MAX_PLAYERS:

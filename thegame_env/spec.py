@@ -15,6 +15,8 @@ from enum import IntEnum
 
 import numpy as np
 
+from tabletop_core.options import option
+
 # --- Cards and piles (rulebook "Components") -------------------------------------------
 MIN_CARD = 2
 MAX_CARD = 99
@@ -111,11 +113,15 @@ class Options:
         ValueError: for any value outside the ranges above.
     """
 
-    num_players: int = 2
-    on_fire: bool = False
-    level: int = 0
-    reward: str = "cards"
-    start_player: int = 0
+    num_players: int = option(2, "number of players", low=MIN_PLAYERS, high=MAX_PLAYERS, flag="--players")
+    on_fire: bool = option(False, "play with the six On Fire cards 22..77")
+    level: int = option(
+        0, "advanced level: 1 = three plays a turn, 2 = also one card fewer", choices=(0, 1, 2)
+    )
+    reward: str = option(
+        "cards", "'cards': +1 per card placed; 'win': +1/-1 at the end", choices=tuple(REWARD_NAMES)
+    )
+    start_player: int = option(0, "seat of the first turn", low=0, high=MAX_PLAYERS - 1)
 
     def __post_init__(self):
         if isinstance(self.num_players, bool) or not isinstance(self.num_players, (int, np.integer)):
