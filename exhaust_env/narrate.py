@@ -45,11 +45,11 @@ def QUIET(action: int) -> bool:  # noqa: N802
 
 
 def selection_line(state: np.ndarray, seat: int) -> str | None:
-    """``"selection: R7 R8 (undo takes the last card back)"`` while ``seat`` has one."""
+    """How to take the selection back, while ``seat`` has one (the table shows it)."""
     e = state[0]
     if int(e["status"]) != Status.PLAYING or int(e["current"]) != seat or not int(e["sel_n"]):
         return None
-    return f"selection: {_cards(e['sel'])}  ('undo' takes the last card back, 'undo all' clears it)"
+    return "('undo' takes the last card back into the hand, 'undo all' the whole selection)"
 
 
 def describe(before: np.ndarray, after: np.ndarray, action: int, actor: int, viewer: int) -> list[str]:

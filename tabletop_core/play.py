@@ -79,13 +79,8 @@ def bot_list_for_others(game: GameDef, bots: str | None, num_seats: int, seat: i
 
 
 def _group(name: str) -> str:
-    """The kind of an action for grouping: its name up to the first number or card."""
-    words = []
-    for w in name.split():
-        if any(ch.isdigit() for ch in w) or w[0] in "♠♥♦♣(":
-            break
-        words.append(w)
-    return " ".join(words) or name
+    """The kind of an action for grouping: the first word of its name (its verb)."""
+    return name.split(" ", 1)[0]
 
 
 class TerminalPlay:

@@ -69,3 +69,76 @@ def test_full_game_with_defaults_shows_the_environments_moves(game, env_moves):
         assert re.search(pattern, out), (pattern, out[-4000:])
     assert "game over — episode returns:" in out
     assert "Traceback" not in out
+
+
+def session(game: str, lines: list[str], *argv: str) -> str:
+    """Run ``tabletop play GAME`` in-process with scripted input lines; the output."""
+    import io
+
+    from tabletop_core import cli
+
+    args = cli.build_parser().parse_args(["play", game, "--seed", "0", *argv])
+    args.options = cli.options_from_args(args, args.game_def.make_options)
+    args.input = io.StringIO("".join(x + "\n" for x in lines))
+    args.output = io.StringIO()
+    assert cli.cmd_play(args) == 0
+    return args.output.getvalue()
+
+
+def test_help_and_specific_errors_in_the_game():
+    out = session("thegame", ["?", "help", "fly away", "end", "play", "392", "9999", "q"])
+    assert out.count("commands:") == 2 and "undo" in out and "q, quit" in out
+    assert "unknown command 'fly away'" in out
+    assert "not legal now: end turn — two plays owed before ending the turn" in out
+    assert re.search(r"ambiguous: 'play' matches \d+: play \d+ on ↑1, .* and \d+ more", out)
+    assert "not legal now: 392 (end turn) — two plays owed" in out
+    assert "no action 9999: action numbers are 0..392" in out
+
+
+def test_the_game_says_why_a_card_does_not_go():
+    out = session("thegame", ["play 99 on ↓1", "43 ↑1", "play 32 on ↑1", "q"])
+    # seed 0 deals player_0 30 32 43 66 69 74 78
+    assert "not legal now: play 99 on ↓1 — you do not hold 99" in out
+    assert "you: play 43 on ↑1" in out
+    assert "not legal now: play 32 on ↑1 — 32 does not go on ↑1, whose top card is 43" in out
+
+
+def test_exhaust_selection_apart_from_the_hand_and_undo():
+    out = session("exhaust", ["cast on Pair", "add R6", "add R7", "undo", "play Time Magic", "undo all", "q"])
+    assert "not legal now: cast on Pair — the selection is empty" in out
+    assert "selection (2 of the hand's cards): R6 R7" in out
+    assert "▶ player_0 (15 cards, 0 Time Magic): R15 B3" in out  # R6 R7 out of the hand line
+    assert out.count("undone") == 2
+    assert "not legal now: play Time Magic — you hold no Time Magic card" in out
+
+
+def test_koikoi_and_exit_now_errors_name_the_decision():
+    out = session("koikoi", ["koi-koi", "take", "q"])
+    assert "not legal now: koi-koi — koi-koi and stop come only after your yaku score rises" in out
+    assert "not legal now: take" in out and "play a card from your hand" in out
+    out = session("exitnow", ["ghost slide up", "q"])
+    assert "not legal now: ghost slide up — now you" in out
+
+
+def test_bots_name_the_other_seats_only():
+    out = session("koikoi", ["q"], "--players", "3", "--seat", "1", "--bots", "greedy,random")
+    assert "you are player_1; bots: player_0 greedy, player_2 random" in out
+    from tabletop_core import cli
+
+    assert cli.main(["play", "koikoi", "--players", "3", "--bots", "a,b,c"]) == 2
+    assert cli.main(["play", "thegame", "--seat", "4"]) == 2
+
+
+def test_view_svg_is_a_clear_error_without_the_svg_mode(tmp_path, capsys):
+    import importlib
+
+    from tabletop_core import cli
+    from tabletop_core.games import GAME_PACKAGES
+
+    target = tmp_path / "table.svg"
+    code = cli.main(["play", "koikoi", "--view", "svg", str(target)])
+    modes = importlib.import_module(GAME_PACKAGES["koikoi"]).raw_env.metadata["render_modes"]
+    if "svg" in modes:  # once the SVG renderer is there, the picture is written
+        assert target.read_text().lstrip().startswith("<")
+    else:
+        assert code == 2 and "has no SVG picture yet" in capsys.readouterr().err
