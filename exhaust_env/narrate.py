@@ -19,6 +19,7 @@ from .spec import (
     PLAY_TIME_MAGIC,
     Mode,
     Status,
+    action_name,
     area_label,
     card_name,
 )
@@ -52,18 +53,22 @@ def selection_line(state: np.ndarray, seat: int) -> str | None:
     return "('undo' takes the last card back into the hand, 'undo all' the whole selection)"
 
 
+def action_text(state: np.ndarray, action: int) -> str:
+    """The action as the table sees it: a cast names its cards (``"cast R7 R8 on Pair"``)."""
+    e = state[0]
+    if CAST_OFFSET <= action < PLAY_TIME_MAGIC:
+        return f"cast {_cards(e['sel'])} on {area_label(action - CAST_OFFSET, int(e['cfg_singles']))}"
+    return action_name(action, int(e["cfg_singles"]))
+
+
 def describe(before: np.ndarray, after: np.ndarray, action: int, actor: int, viewer: int) -> list[str]:
     """Lines telling ``viewer`` what the step did: the cards cast and the reward taken,
     a Time Magic card played, the NPC's turn (solo), a lost round or game."""
     b, a = before[0], after[0]
     out = []
-    singles = int(b["cfg_singles"])
-    same_round = int(a["round"]) == int(b["round"]) and int(a["status"]) == int(b["status"]) == Status.PLAYING
     who = _name(b, actor, viewer)
     if CAST_OFFSET <= action < PLAY_TIME_MAGIC:
-        area = action - CAST_OFFSET
-        out.append(f"{who} cast {_cards(b['sel'])} on {area_label(area, singles)}")
-        if same_round or int(a["round"]) == int(b["round"]):
+        if int(a["round"]) == int(b["round"]):
             tm = int(a["tm"][actor]) - int(b["tm"][actor])
             got = int(a["hand_n"][actor]) - (int(b["hand_n"][actor]) - int(b["sel_n"]))
             if tm > 0:
@@ -73,7 +78,7 @@ def describe(before: np.ndarray, after: np.ndarray, action: int, actor: int, vie
                 what = _cards(np.maximum(new, 0)) if actor == viewer else "a card"
                 out.append(f"{who} took {what} from the replenishment deck")
     elif action == PLAY_TIME_MAGIC:
-        out.append(f"{who} played a Time Magic card (back to the pile: {int(a['tm_pile'])})")
+        out.append(f"the Time Magic card goes back to the pile ({int(a['tm_pile'])} there)")
     elif action == FLIP_EXHAUST:
         out.append(f"{who} flipped the Exhaust card face down")
     if (

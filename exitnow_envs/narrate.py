@@ -77,6 +77,8 @@ def describe(before: np.ndarray, after: np.ndarray, action: int, actor: int, vie
             out.append(f"{_seat(a, h, viewer)} captured: off the map, items confiscated")
         elif b["captured"][h] and not a["captured"][h]:
             out.append(f"{_seat(a, h, viewer)} rolled a 6: back at the restart square {_sq(a['hpos'][h])}")
+        elif int(b["hpos"][h, 0]) < 0 and int(a["hpos"][h, 0]) >= 0 and not b["captured"][h]:
+            out.append(f"{_seat(a, h, viewer)} entered at the start square {_sq(a['hpos'][h])}")
         elif h != actor and int(a["hpos"][h, 0]) >= 0 and tuple(a["hpos"][h]) != tuple(b["hpos"][h]):
             out.append(f"{_seat(a, h, viewer)} now at {_sq(a['hpos'][h])} (the map moved)")
     # ghosts

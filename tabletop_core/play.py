@@ -4,7 +4,7 @@ The person plays one seat (``seat``); bots play the others. After every step the
 terminal shows the action and what the environment did besides it (cards drawn and
 flipped, dice, steals, the NPC's turn, round ends), from the game's ``narrate`` module
 (``<package>/narrate.py``: ``describe``, ``illegal_reason`` and, optionally,
-``selection_line``, ``UNDOABLE``, ``QUIET``), which reads the State and the rules'
+``action_text``, ``selection_line``, ``UNDOABLE``, ``QUIET``), which reads the State and the rules'
 helpers. On the person's turn it prints the table from that seat's view and the legal
 actions grouped by kind, in columns that fit the terminal.
 
@@ -185,7 +185,7 @@ class TerminalPlay:
         """Apply ``action`` of seat ``actor`` and print what happened."""
         env = self.env
         before = env._state.copy()
-        name = self.game.action_name(action, before)
+        name = self._action_text(action)
         env.step(action)
         quiet = getattr(self.narrate, "QUIET", None)
         if actor != self.seat and not (quiet is not None and quiet(action)):
@@ -232,7 +232,7 @@ class TerminalPlay:
                         self.undo_stack.append(env.get_state())
                     else:
                         self.undo_stack.clear()
-                    self.say(f"you: {names[result]}")
+                    self.say(f"you: {self._action_text(result)}")
                     self.step(result, self.seat)
                     break
         self.say("")
@@ -296,6 +296,12 @@ class TerminalPlay:
             f"unknown command '{text}': no legal action's name contains it; type 'help' for the commands"
         )
         return None
+
+    def _action_text(self, action: int) -> str:
+        text = getattr(self.narrate, "action_text", None)
+        if text is not None:
+            return text(self.env._state, action)
+        return self.game.action_name(action, self.env._state)
 
     def _reason(self, action: int) -> str:
         if self.narrate is None:
