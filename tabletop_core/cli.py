@@ -145,7 +145,9 @@ def cmd_list(args: argparse.Namespace) -> int:
     for col in ("game", "bots", "options (defaults)", "about"):
         table.add_column(col, overflow="fold")
     for r in rows:
-        opts = ", ".join(f"{flag} {value}" for flag, value in r["options"].items())
+        opts = ", ".join(
+            f"{flag} {'(see --help)' if value is None else value}" for flag, value in r["options"].items()
+        )
         table.add_row(r["game"], ", ".join(r["bots"]), opts, r["about"])
     _console().print(table)
     return 0

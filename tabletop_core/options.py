@@ -23,7 +23,16 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["OptionInfo", "option", "option_infos", "add_option_arguments", "options_from_args"]
+import numpy as np
+
+__all__ = [
+    "OptionInfo",
+    "option",
+    "option_infos",
+    "check_options",
+    "add_option_arguments",
+    "options_from_args",
+]
 
 _KEY = "tabletop_option"
 
@@ -118,6 +127,24 @@ class OptionInfo:
             raise argparse.ArgumentTypeError(f"{text!r} is not allowed: use {self.allowed}")
         return value
 
+    def accepts(self, value: Any) -> bool:
+        """Whether a Python value is allowed by this declaration (ints may be NumPy ints;
+        a bool is not an int; ``None`` only where the default is ``None``)."""
+        if value is None:
+            return self.default is None
+        if isinstance(value, str) and value in self.words:
+            return True
+        if self.type is bool:
+            return isinstance(value, (bool, np.bool_))
+        if self.type is int:
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+                return False
+            if self.low is not None and value < self.low or self.high is not None and value > self.high:
+                return False
+        elif self.type is str and not isinstance(value, str):
+            return False
+        return not self.choices or value in self.choices
+
     def describe(self) -> str:
         """The help line: ``"difficulty (0, 1 or 2; default 0)"``."""
         if self.type is bool:
@@ -181,6 +208,22 @@ def option_infos(options_cls: Any) -> tuple[OptionInfo, ...]:
         flag = meta.pop("flag", "") or "--" + f.name.replace("_", "-")
         out.append(OptionInfo(name=f.name, flag=flag, **meta))
     return tuple(out)
+
+
+def check_options(options: Any) -> None:
+    """Check every declared option of an ``Options`` instance against its declaration
+    (call it first in ``__post_init__``; checks between options stay in the game).
+
+    Raises:
+        ValueError: ``"<name> must be <allowed>, got <value>"`` for the first bad option.
+    """
+    for info in option_infos(options):
+        if info.type not in (int, bool, str):
+            continue  # an object option (Exit Now's boards) is checked by its game
+        value = getattr(options, info.name)
+        if not info.accepts(value):
+            kind = "an int in " if info.type is int and not info.choices and info.low is not None else ""
+            raise ValueError(f"{info.name} must be {kind}{info.allowed}, got {value!r}")
 
 
 def add_option_arguments(
