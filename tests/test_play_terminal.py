@@ -54,7 +54,14 @@ def play_full_game(child) -> str:
             "thegame",
             [r"player_1 drew \d cards?", r"game over: .*Score \d+ \(cards left in hands and draw pile\)"],
         ),
-        ("exhaust", [r"player_\d cast \S+", r"game over: .* could not act and lost"]),
+        (
+            "exhaust",
+            [
+                r"player_\d \(strong\): cast [RBYGC]\d* .*on ",
+                r"took \d Time Magic card|from the replenishment deck",
+                r"game over: .* could not act and lost",
+            ],
+        ),
         ("koikoi", [r"flipped \S+ from the stock", r"drew \S+", r"round 1 over: ", r"game over \("]),
         (
             "exitnow",
@@ -142,3 +149,14 @@ def test_view_svg_is_a_clear_error_without_the_svg_mode(tmp_path, capsys):
         assert target.read_text().lstrip().startswith("<")
     else:
         assert code == 2 and "has no SVG picture yet" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("width", [40, 80, 133])
+def test_columns_fit_the_width_and_never_split_an_entry(width):
+    from tabletop_core.play import columns
+
+    entries = [f"{k}: play {k % 98 + 2} on ↑{k % 2 + 1}" for k in range(0, 392, 7)]
+    lines = columns(entries, width)
+    assert all(len(line) <= width for line in lines)
+    cells = [c for line in lines for c in re.split(r"\s{3,}", line.strip())]
+    assert sorted(cells) == sorted(entries)
