@@ -1,7 +1,7 @@
 """What terminal play tells a person about Koikoi (pure: states in, lines out).
 
 :func:`describe` names what a step did beyond the action itself: the cards captured,
-the card flipped from the stock, the cards drawn, a yaku score that rose, the end of a
+the card flipped from the deck, the cards drawn, a yaku score that rose, the end of a
 round; :func:`illegal_reason` says why an action is not legal now. Both read the State
 (each card's place ``loc``) and the rules' helpers; no rule is restated.
 """
@@ -23,7 +23,7 @@ def _who(k: int, viewer: int) -> str:
 
 
 def describe(before: np.ndarray, after: np.ndarray, action: int, actor: int, viewer: int) -> list[str]:
-    """Lines telling ``viewer`` what the step did: captures, the flip from the stock,
+    """Lines telling ``viewer`` what the step did: captures, the flip from the deck,
     draws (the viewer's own cards by name, others' as a count), yaku, round ends."""
     b, a = before[0], after[0]
     out = []
@@ -37,7 +37,7 @@ def describe(before: np.ndarray, after: np.ndarray, action: int, actor: int, vie
             where = {LOC_FIELD: "to the field", LOC_PENDING: "(two field cards match it: a choice)"}.get(
                 int(la[c]), ""
             )
-            out.append(f"{who} flipped {card_name(int(c))} from the stock {where}".rstrip())
+            out.append(f"{who} flipped {card_name(int(c))} from the deck {where}".rstrip())
         for k in range(n):
             took = np.flatnonzero((la == LOC_CAPTURED + k) & (lb != LOC_CAPTURED + k))
             if len(took):
@@ -58,7 +58,7 @@ def describe(before: np.ndarray, after: np.ndarray, action: int, actor: int, vie
         elif end == RoundEnd.HAND_EMPTY:
             text = "a hand ran out: no score"
         else:
-            text = "the stock ran out: no score"
+            text = "the deck ran out: no score"
         chips = ", ".join(f"player_{k} {int(a['chips'][k])}" for k in range(n))
         out.append(f"round {int(b['round']) + 1} over: {text}. Chips: {chips}")
         if int(a["status"]) == Status.PLAYING:

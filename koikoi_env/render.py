@@ -44,7 +44,9 @@ def render_ansi(state: np.ndarray, options=None, seat: int | None = None, i: int
     status = Status(int(e["status"]))
     stock = NUM_CARDS - int(e["deck_pos"])
     rnd = min(int(e["round"]) + 1, int(e["cfg_rounds"]))
-    lines = [f"Shikokushi Koikoi — round {rnd}/{int(e['cfg_rounds'])}, deck {stock} cards"]
+    lines = [
+        f"Shikokushi Koikoi — round {rnd}/{int(e['cfg_rounds'])}, deck {stock} card{'' if stock == 1 else 's'}"
+    ]
     lines.append(f"  field: {_cards(np.flatnonzero(loc == LOC_FIELD))}")
     if status == Status.PLAYING and int(e["pending"]) >= 0:
         lines.append(f"  pending: {card_name(int(e['pending']))}")
@@ -61,7 +63,7 @@ def render_ansi(state: np.ndarray, options=None, seat: int | None = None, i: int
         if seat is None or seat == k:
             lines.append(f"    hand ({len(hand)}): {_cards(hand)}")
         else:
-            lines.append(f"    hand: {len(hand)} cards")
+            lines.append(f"    hand: {len(hand)} card{'' if len(hand) == 1 else 's'}")
         lines.append(f"    captured: {_cards(np.flatnonzero(loc == LOC_CAPTURED + k))}")
     last = RoundEnd(int(e["last_end"]))
     if last != RoundEnd.NONE:

@@ -4,7 +4,7 @@ The person plays one seat (``seat``); bots play the others. After every step the
 terminal shows the action and what the environment did besides it (cards drawn and
 flipped, dice, steals, the NPC's turn, round ends), from the game's ``narrate`` module
 (``<package>/narrate.py``: ``describe``, ``illegal_reason`` and, optionally,
-``action_text``, ``selection_line``, ``UNDOABLE``, ``QUIET``), which reads the State and the rules'
+``action_text``, ``action_group``, ``selection_line``, ``UNDOABLE``, ``QUIET``), which reads the State and the rules'
 helpers. On the person's turn it prints the table from that seat's view and the legal
 actions grouped by kind, in columns that fit the terminal.
 
@@ -162,8 +162,10 @@ class TerminalPlay:
 
     def show_legal(self, names: dict[int, str]) -> None:
         groups: dict[str, list[str]] = {}
+        hook = getattr(self.narrate, "action_group", None)
         for a, name in names.items():
-            groups.setdefault(_group(name), []).append(f"{a}: {name}")
+            kind = hook(self.env._state, a) if hook is not None else _group(name)
+            groups.setdefault(kind, []).append(f"{a}: {name}")
         self.say(
             f"your move, {self._name(self.seat)} — {len(names)} legal action{'s' if len(names) != 1 else ''}:"
         )

@@ -62,7 +62,7 @@ def play_full_game(child) -> str:
                 r"game over: .* could not act and lost",
             ],
         ),
-        ("koikoi", [r"flipped \S+ from the stock", r"drew \S+", r"round 1 over: ", r"game over \("]),
+        ("koikoi", [r"flipped \S+ from the deck", r"drew \S+", r"round 1 over: ", r"game over \("]),
         (
             "exitnow",
             [r"ghost_0 \(smart\): ghost slide", r"ghost g1 rolled \d", r"human_\d rolled \d", r"game over: "],

@@ -54,6 +54,15 @@ def describe(before: np.ndarray, after: np.ndarray, action: int, actor: int, vie
     return out
 
 
+def action_group(state: np.ndarray, action: int) -> str:
+    """The heading a legal action is listed under: its pile with the top card."""
+    if action == END_TURN:
+        return "end the turn (draw back up)"
+    pile, _ = action_to_play(action)
+    where = action_name(action).split(" on ")[1]
+    return f"on {where} (top {int(state[0]['piles'][pile])})"
+
+
 def illegal_reason(state: np.ndarray, action: int, seat: int) -> str:
     """Why ``action`` is not legal for ``seat`` now (one sentence, no trailing period)."""
     e = state[0]
