@@ -99,8 +99,13 @@ def describe(before: np.ndarray, after: np.ndarray, action: int, actor: int, vie
     if int(a["status"]) == Status.PLAYING:
         ph = int(a["phase"])
         if ph == Phase.MOVE and (int(b["phase"]) != Phase.MOVE or int(b["turn_seat"]) != int(a["turn_seat"])):
-            verb = "moves 7 (Move 7)" if action == ITEM_MOVE7 else f"rolled {int(a['roll'])}"
-            out.append(f"{_seat(a, int(a['turn_seat']), viewer)} {verb}")
+            who = _seat(a, int(a["turn_seat"]), viewer)
+            verb = (
+                f"move{'' if who == 'you' else 's'} 7 (Move 7)"
+                if action == ITEM_MOVE7
+                else f"rolled {int(a['roll'])}"
+            )
+            out.append(f"{who} {verb}")
         if ph == Phase.GHOST and (
             int(b["phase"]) != Phase.GHOST or int(b["ghost_idx"]) != int(a["ghost_idx"])
         ):

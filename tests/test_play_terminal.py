@@ -160,3 +160,47 @@ def test_columns_fit_the_width_and_never_split_an_entry(width):
     assert all(len(line) <= width for line in lines)
     cells = [c for line in lines for c in re.split(r"\s{3,}", line.strip())]
     assert sorted(cells) == sorted(entries)
+
+
+@pytest.mark.parametrize(
+    "game, options",
+    [
+        ("thegame", {"num_players": 3, "on_fire": True}),
+        ("exhaust", {"mode": "long", "num_players": 3}),
+        ("exhaust", {"mode": "solo"}),
+        ("koikoi", {"num_players": 2, "rounds": 2}),
+        ("exitnow", {"num_humans": 2}),
+    ],
+)
+def test_narration_covers_whole_games_and_every_illegal_action_has_a_reason(game, options):
+    """Bots play whole games; each step is narrated from seat 0's view without error, and
+    every action outside the mask gets a non-empty reason."""
+    import importlib
+
+    import numpy as np
+
+    from tabletop_core.games import GAME_PACKAGES, load_game
+    from tabletop_core.rng import seed_word
+
+    g = load_game(game)
+    module = importlib.import_module(GAME_PACKAGES[game])
+    narrate = importlib.import_module(GAME_PACKAGES[game] + ".narrate")
+    lines = []
+    for seed in range(3):
+        env = module.raw_env(**options)
+        env.reset(seed=seed)
+        rng = np.array([seed_word(seed)], np.uint64)
+        n = len(env.possible_agents)
+        bots = g.bot_ids([g.play_bot if seed else "random"] * n, n)
+        while not env._done:
+            actor = int(env._cur[0])
+            legal = set(env.legal_actions().tolist())
+            for a in range(seed, g.num_actions, 5):
+                if a not in legal:
+                    assert narrate.illegal_reason(env._state, a, actor)
+            a = int(g.bot_action(bots[actor], env._state, 0, env._mask[0], rng, 0))
+            before = env._state.copy()
+            env.step(a)
+            lines += narrate.describe(before, env._state, a, actor, 0)
+    assert sum("game over" in x for x in lines) == 3
+    assert all(isinstance(x, str) and x and "  " not in x for x in lines)
