@@ -143,6 +143,17 @@ def episode_stats(final: np.ndarray) -> dict[str, np.ndarray]:
     }
 
 
+def match_stats(options: Options) -> dict[str, str]:
+    """The figures of :func:`episode_stats` a match reports under ``options``, defined
+    (the loser's seat shows in the seats' loss rates)."""
+    out = {"turns": "turns of the last round (NPC turns included)"}
+    if options.mode == "long":
+        out["rounds"] = "rounds played (a player holding two Exhaust cards ends the game)"
+    if options.mode == "solo":
+        out["player_won"] = "the player beat the NPC"
+    return out
+
+
 def _agents(options: Options) -> list[str]:
     return [f"player_{k}" for k in range(options.players)]
 
@@ -179,6 +190,7 @@ GAME = GameDef(
     batch_step_learner=batch.batch_step_learner,
     episode_stats=episode_stats,
     cooperative=False,
+    match_stats=match_stats,
     description="shed spell cards onto combo areas; the player who cannot act loses",
 )
 

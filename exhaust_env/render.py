@@ -61,7 +61,7 @@ def render_ansi(state: np.ndarray, options=None, seat: int | None = None, i: int
         if a <= 6:
             info = f"top {top}" if top else "empty"
         else:
-            info = f"last {top} cards" if top else "empty (3+)"
+            info = f"last play {top} cards" if top else "empty (3+)"
         plays = []
         for j in range(int(e["area_n"][a])):
             if e["area_start"][a, j] and j > 0:
@@ -79,12 +79,16 @@ def render_ansi(state: np.ndarray, options=None, seat: int | None = None, i: int
         if mode == Mode.SOLO and k == NPC_SEAT:
             lines.append(f"  NPC ({size} open{extra}, deck {int(e['npc_n'])}): {_cards(e['hand'][k])}")
         elif seat is None or seat == k:
-            lines.append(f"{mark} {_seat_name(e, k)} ({size} cards{extra}): {_cards(e['hand'][k])}")
+            # the acting seat's selection is shown apart, on its own line below
+            hand = e["hand"][k] - (e["sel"] if k == int(e["current"]) and not over else 0)
+            lines.append(
+                f"{mark} {_seat_name(e, k)} ({size} card{'' if size == 1 else 's'}{extra}): {_cards(hand)}"
+            )
         else:
-            lines.append(f"{mark} {_seat_name(e, k)} ({size} cards{extra})")
+            lines.append(f"{mark} {_seat_name(e, k)} ({size} card{'' if size == 1 else 's'}{extra})")
     if not over:
-        if int(e["sel_n"]):
-            lines.append(f"selection: {_cards(e['sel'])}")
+        if int(e["sel_n"]) and (seat is None or seat == int(e["current"])):
+            lines.append(f"selection ({int(e['sel_n'])} of the hand's cards): {_cards(e['sel'])}")
     else:
         loser = int(e["loser"])
         lines.append(f"game over — {_seat_name(e, loser)} is exhausted and loses")

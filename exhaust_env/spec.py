@@ -32,7 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum
 
-import numpy as np
+from tabletop_core.options import check_options, option
 
 # --- Cards (rules/exhaust.md "Components") ----------------------------------------------
 NUM_COLOURS = 4
@@ -205,34 +205,28 @@ class Options:
         ValueError: for any value outside the ranges above (naming the option).
     """
 
-    num_players: int | None = None
-    mode: str = "standard"
-    npc_deck_size: int = 15
-    zero_sum: bool = False
-    start_player: int = 0
+    num_players: int | None = option(
+        None, "number of players (default 4; solo: 1)", low=1, high=MAX_PLAYERS, flag="--players"
+    )
+    mode: str = option(
+        "standard",
+        "'standard' (one round), 'long' (Exhaust cards) or 'solo' (vs the NPC)",
+        choices=tuple(MODE_NAMES),
+    )
+    npc_deck_size: int = option(15, "cards in the NPC deck (solo)", low=MIN_NPC_DECK, high=MAX_NPC_DECK)
+    zero_sum: bool = option(False, "rewards sum to zero (loser -1, others +1/(N-1))")
+    start_player: int = option(0, "seat of the first turn (solo: 0)", low=0, high=MAX_PLAYERS - 1)
 
     def __post_init__(self):
-        if self.mode not in MODE_NAMES:
-            raise ValueError(f"mode must be one of {sorted(MODE_NAMES)}, got {self.mode!r}")
+        check_options(self)  # each option against its declaration above
         n = self.num_players
-        if n is not None and (isinstance(n, bool) or not isinstance(n, (int, np.integer))):
-            raise ValueError(f"num_players must be an int (2..5, or 1 in solo mode), got {n!r}")
         if self.mode == "solo":
             if n is not None and n != 1:
                 raise ValueError(f"num_players must be 1 (or None) in solo mode, got {n}")
         elif n is not None and not MIN_PLAYERS <= n <= MAX_PLAYERS:
             raise ValueError(f"num_players must be in 2..5 for mode {self.mode!r}, got {n}")
-        d = self.npc_deck_size
-        if (
-            isinstance(d, bool)
-            or not isinstance(d, (int, np.integer))
-            or not MIN_NPC_DECK <= d <= MAX_NPC_DECK
-        ):
-            raise ValueError(f"npc_deck_size must be an int in {MIN_NPC_DECK}..{MAX_NPC_DECK}, got {d!r}")
-        if not isinstance(self.zero_sum, (bool, np.bool_)):
-            raise ValueError(f"zero_sum must be True or False, got {self.zero_sum!r}")
         sp = self.start_player
-        if isinstance(sp, bool) or not (isinstance(sp, (int, np.integer)) and 0 <= sp < self.seats):
+        if sp >= self.seats:
             raise ValueError(f"start_player must be a seat in 0..{self.seats - 1}, got {sp!r}")
         if self.mode == "solo" and sp != 0:
             raise ValueError(f"start_player must be 0 in solo mode (the player starts), got {sp!r}")

@@ -140,6 +140,18 @@ def episode_stats(final: np.ndarray) -> dict[str, np.ndarray]:
     }
 
 
+def match_stats(options: Options) -> dict[str, str]:
+    """The figures of :func:`episode_stats` a match reports under ``options``, defined
+    (the escaping seat shows in the seats' win rates)."""
+    return {
+        "human_win": "a human with an Exit Key reached the exit door",
+        "ghost_win": f"the ghost player won: {options.max_rounds} rounds were played",
+        "rounds": "rounds played",
+        "captured": "humans captured (off the map) at the end",
+        "ghosts": "ghosts on the map at the end",
+    }
+
+
 def _agents(options: Options) -> list[str]:
     return [f"human_{k}" for k in range(options.num_humans)] + ["ghost_0"]
 
@@ -168,11 +180,13 @@ GAME = GameDef(
     play_games=batch.play_games,
     episode_stats=episode_stats,
     cooperative=False,
+    match_stats=match_stats,
     bot_action=bot_action,
     batch_reset_learner=batch.batch_reset_learner,
     batch_step_learner=batch.batch_step_learner,
     render_view=lambda s, o, seat: render_ansi(s, o, seat=seat),
     players_option="num_humans",
+    default_bot="smart",
     description="humans race for the exit with a key while the ghost player hunts them",
 )
 

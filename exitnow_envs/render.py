@@ -97,7 +97,8 @@ def render_ansi(state: np.ndarray, options=None, i: int = 0, seat: int | None = 
         else:
             where = f"at ({int(e['hpos'][h, 0])}, {int(e['hpos'][h, 1])})"
         skip = ", loses next turn" if e["skip"][h] else ""
-        held = f"{int(e['items'][h].sum())} items"
+        count = int(e["items"][h].sum())
+        held = f"{count} item{'' if count == 1 else 's'}"
         if seat == h and e["items"][h].sum():
             held += (
                 " (" + ", ".join(f"{ITEM_NAMES[k]} x{int(v)}" for k, v in enumerate(e["items"][h]) if v) + ")"

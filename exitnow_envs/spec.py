@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum
 
-import numpy as np
+from tabletop_core.options import check_options, option
 
 # --- Map geometry -----------------------------------------------------------------------
 BOARD = 7  # squares per board side
@@ -220,10 +220,6 @@ def action_name(action: int) -> str:
     raise ValueError(f"action {a} is out of range 0..{NUM_ACTIONS - 1}")
 
 
-def _is_int(x) -> bool:
-    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
-
-
 @dataclass(frozen=True)
 class Options:
     """Validated options of one game of Exit Now.
@@ -244,30 +240,34 @@ class Options:
         ValueError: for any value outside the ranges above (naming the option).
     """
 
-    num_humans: int = 3
-    layout: object = "default"
-    centre_side: object = 0
-    centre_rotation: object = 0
-    team: bool = False
-    max_rounds: int = DEFAULT_MAX_ROUNDS
-    boards: object = None
+    num_humans: int = option(
+        3,
+        "number of human players (plus the ghost player)",
+        low=MIN_HUMANS,
+        high=MAX_HUMANS,
+        flag="--humans",
+        aliases=("--players",),
+    )
+    layout: object = option(
+        "default",
+        "map layout: an index, 'default' or 'random' (drawn at every reset)",
+        type=int,
+        low=0,
+        high=NUM_LAYOUTS - 1,
+        words=("default", "random"),
+    )
+    centre_side: object = option(0, "side of the centre piece", type=int, choices=(0, 1), words=("random",))
+    centre_rotation: object = option(
+        0, "quarter turns clockwise of the centre piece", type=int, low=0, high=3, words=("random",)
+    )
+    team: bool = option(False, "every human wins when one escapes")
+    max_rounds: int = option(
+        DEFAULT_MAX_ROUNDS, "rounds after which the ghost wins", low=1, high=MAX_MAX_ROUNDS
+    )
+    boards: object = option(None, "a exitnow_envs.maps.BoardSet (Python only)", type=object, cli=False)
 
     def __post_init__(self):
-        if not _is_int(self.num_humans) or not MIN_HUMANS <= self.num_humans <= MAX_HUMANS:
-            raise ValueError(f"num_humans must be an int in 1..5, got {self.num_humans!r}")
-        if not (self.layout in ("default", "random") or (_is_int(self.layout) and 0 <= self.layout < 576)):
-            raise ValueError(f"layout must be 'default', 'random' or an int in 0..575, got {self.layout!r}")
-        if not (self.centre_side == "random" or (_is_int(self.centre_side) and self.centre_side in (0, 1))):
-            raise ValueError(f"centre_side must be 0, 1 or 'random', got {self.centre_side!r}")
-        if not (
-            self.centre_rotation == "random"
-            or (_is_int(self.centre_rotation) and 0 <= self.centre_rotation <= 3)
-        ):
-            raise ValueError(f"centre_rotation must be 0..3 or 'random', got {self.centre_rotation!r}")
-        if not isinstance(self.team, (bool, np.bool_)):
-            raise ValueError(f"team must be True or False, got {self.team!r}")
-        if not _is_int(self.max_rounds) or not 1 <= self.max_rounds <= MAX_MAX_ROUNDS:
-            raise ValueError(f"max_rounds must be an int in 1..{MAX_MAX_ROUNDS}, got {self.max_rounds!r}")
+        check_options(self)  # each option against its declaration above
         if self.boards is not None:
             from .maps import BoardSet
 

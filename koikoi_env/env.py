@@ -131,6 +131,19 @@ def episode_stats(final: np.ndarray) -> dict[str, np.ndarray]:
     return out
 
 
+def match_stats(options: Options) -> dict[str, str]:
+    """The figures of :func:`episode_stats` a match reports under ``options``, defined
+    (the winning seat shows in the seats' win rates)."""
+    out = {
+        "rounds": "rounds played",
+        "bankrupt": "the game ended early: a player's chips reached 0",
+        "top_chips": f"chips of the richest player at the end (each starts with {START_CHIPS})",
+    }
+    for k in range(options.num_players):
+        out[f"chips_{k}"] = f"chips of player_{k} at the end"
+    return out
+
+
 def _agents(options: Options) -> list[str]:
     return [f"player_{k}" for k in range(options.num_players)]
 
@@ -159,6 +172,7 @@ GAME = GameDef(
     play_games=batch.play_games,
     episode_stats=episode_stats,
     cooperative=False,
+    match_stats=match_stats,
     bot_action=bot_action,
     batch_reset_learner=batch.batch_reset_learner,
     batch_step_learner=batch.batch_step_learner,

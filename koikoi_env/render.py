@@ -12,10 +12,10 @@ from .spec import NUM_CARDS, Phase, RoundEnd, Status, card_name, multiplier
 from .state import LOC_CAPTURED, LOC_FIELD, LOC_HAND
 
 _PHASE_TEXT = {
-    Phase.PLAY: "play a hand card",
-    Phase.CHOOSE_PLAYED: "take one of two field cards matching the played card",
-    Phase.CHOOSE_FLIPPED: "take one of two field cards matching the flipped card",
-    Phase.DECIDE: "yaku score rose: koi-koi or stop",
+    Phase.PLAY: "plays a card from the hand",
+    Phase.CHOOSE_PLAYED: "takes one of two field cards matching the played card",
+    Phase.CHOOSE_FLIPPED: "takes one of two field cards matching the flipped card",
+    Phase.DECIDE: "has a higher yaku score: declares koi-koi (play on) or stops (score now)",
 }
 _END_TEXT = {
     RoundEnd.STOP: "stopped by player_{w} for {p} points",
@@ -44,7 +44,9 @@ def render_ansi(state: np.ndarray, options=None, seat: int | None = None, i: int
     status = Status(int(e["status"]))
     stock = NUM_CARDS - int(e["deck_pos"])
     rnd = min(int(e["round"]) + 1, int(e["cfg_rounds"]))
-    lines = [f"Shikokushi Koikoi — round {rnd}/{int(e['cfg_rounds'])}, deck {stock} cards"]
+    lines = [
+        f"Shikokushi Koikoi — round {rnd}/{int(e['cfg_rounds'])}, deck {stock} card{'' if stock == 1 else 's'}"
+    ]
     lines.append(f"  field: {_cards(np.flatnonzero(loc == LOC_FIELD))}")
     if status == Status.PLAYING and int(e["pending"]) >= 0:
         lines.append(f"  pending: {card_name(int(e['pending']))}")
@@ -61,7 +63,7 @@ def render_ansi(state: np.ndarray, options=None, seat: int | None = None, i: int
         if seat is None or seat == k:
             lines.append(f"    hand ({len(hand)}): {_cards(hand)}")
         else:
-            lines.append(f"    hand: {len(hand)} cards")
+            lines.append(f"    hand: {len(hand)} card{'' if len(hand) == 1 else 's'}")
         lines.append(f"    captured: {_cards(np.flatnonzero(loc == LOC_CAPTURED + k))}")
     last = RoundEnd(int(e["last_end"]))
     if last != RoundEnd.NONE:
@@ -69,7 +71,7 @@ def render_ansi(state: np.ndarray, options=None, seat: int | None = None, i: int
             "last round: " + _END_TEXT[last].format(w=int(e["last_winner"]), p=int(e["last_points"]))
         )
     if status == Status.PLAYING:
-        lines.append(f"player_{int(e['current'])} to {_PHASE_TEXT[Phase(int(e['phase']))]}")
+        lines.append(f"now: player_{int(e['current'])} {_PHASE_TEXT[Phase(int(e['phase']))]}")
     else:
         chips = [int(c) for c in e["chips"][:n]]
         best = max(chips)

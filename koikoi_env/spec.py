@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum
 
-import numpy as np
+from tabletop_core.options import check_options, option
 
 # --- Cards (rules "Components") ---------------------------------------------------------
 NUM_SUITS = 4
@@ -154,10 +154,6 @@ def multiplier(koikoi_count: int) -> int:
     return max(1, min(MAX_MULTIPLIER, koikoi_count))
 
 
-def _is_int(x) -> bool:
-    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
-
-
 @dataclass(frozen=True)
 class Options:
     """Validated options of one Koikoi game.
@@ -172,16 +168,15 @@ class Options:
         ValueError: for any value outside the ranges above, naming the option.
     """
 
-    num_players: int = 4
-    rounds: int = DEFAULT_ROUNDS
-    first_dealer: int = 0
+    num_players: int = option(4, "number of players", low=MIN_PLAYERS, high=MAX_PLAYERS, flag="--players")
+    rounds: int = option(
+        DEFAULT_ROUNDS, "rounds in a game (1: single-round episodes)", low=1, high=MAX_ROUNDS
+    )
+    first_dealer: int = option(0, "seat of the first dealer", low=0, high=MAX_PLAYERS - 1)
 
     def __post_init__(self):
-        if not _is_int(self.num_players) or not MIN_PLAYERS <= self.num_players <= MAX_PLAYERS:
-            raise ValueError(f"num_players must be an int in 2..4, got {self.num_players!r}")
-        if not _is_int(self.rounds) or not 1 <= self.rounds <= MAX_ROUNDS:
-            raise ValueError(f"rounds must be an int in 1..{MAX_ROUNDS}, got {self.rounds!r}")
-        if not _is_int(self.first_dealer) or not 0 <= self.first_dealer < self.num_players:
+        check_options(self)  # each option against its declaration above
+        if self.first_dealer >= self.num_players:
             raise ValueError(
                 f"first_dealer must be a seat in 0..{self.num_players - 1}, got {self.first_dealer!r}"
             )

@@ -31,7 +31,9 @@ class MatchResult:
         game: the game's name. bots: bot name per seat. options: the game options.
         returns: (G, P) float64, every seat's episode return.
         steps: (G,) int64, agent steps per game.
-        stats: ``{name: (G,) array}`` from the game's ``episode_stats``.
+        stats: ``{name: (G,) array}`` from the game's ``episode_stats``, only the figures
+            that mean something under these options (``GameDef.match_stats``).
+        definitions: ``{name: one line}`` defining each figure of ``stats``.
         seconds: wall time of the compiled play (compilation excluded).
         seed: the match seed (game g used seed + g).
     """
@@ -45,6 +47,7 @@ class MatchResult:
     seconds: float
     seed: int
     agents: list[str] = field(default_factory=list)
+    definitions: dict[str, str] = field(default_factory=dict)
 
     @property
     def games(self) -> int:
@@ -121,16 +124,18 @@ def run_match(
     finally:
         if bar is not None:
             bar[0].stop()
+    definitions = game.match_stats(opts) if game.match_stats is not None else dict.fromkeys(stats, "")
     return MatchResult(
         game=game.name,
         bots=names,
         options=opts,
         returns=returns,
         steps=steps,
-        stats={k: np.concatenate(v) for k, v in stats.items()},
+        stats={k: np.concatenate(stats[k]) for k in definitions if k in stats},
         seconds=seconds,
         seed=int(seed),
         agents=agents,
+        definitions={k: v for k, v in definitions.items() if k in stats},
     )
 
 
@@ -221,6 +226,14 @@ def mean_interval(x: np.ndarray, z: float = 1.96) -> tuple[float, float, float]:
     return m, m - half, m + half
 
 
+SEAT_FIGURES = {
+    "mean_return": "a seat's episode return (the sum of its rewards), averaged over the games",
+    "win_rate": "share of games with a positive episode return",
+    "loss_rate": "share of games with a negative episode return",
+    "rating": "openskill (Plackett-Luce) rating from the games' returns: mu, sigma, ordinal mu - 3 sigma",
+}
+
+
 def _ratings(result: MatchResult) -> list[dict] | None:
     """openskill (Plackett-Luce) rating of every seat from the games' returns."""
     try:
@@ -239,10 +252,11 @@ def _ratings(result: MatchResult) -> list[dict] | None:
 def summarize(result: MatchResult, ratings: bool = True) -> dict:
     """Figures of a match as a JSON-ready dict.
 
-    Cooperative games (one shared return): team win/perfect rates and the mean of each
-    ``episode_stats`` entry, with 95 % intervals. Competitive games: per seat, the mean
-    return, win rate (return > 0) and loss rate (return < 0) with 95 % intervals, and
-    openskill ratings (when ``openskill`` is installed and ``ratings``).
+    ``stats``: each game figure the game declares meaningful for the options
+    (``GameDef.match_stats``): a rate (flags) or a mean (numbers) with its 95 % interval
+    and its ``definition``. ``seats``: per seat, the mean return, win rate and loss rate
+    with 95 % intervals, and openskill ratings (competitive games, when ``openskill`` is
+    installed and ``ratings``). ``definitions``: one line per figure name used.
     """
     g = result.games
     out: dict[str, Any] = {
@@ -265,7 +279,10 @@ def summarize(result: MatchResult, ratings: bool = True) -> dict:
         else:
             m, lo, hi = mean_interval(v)
             stats[key] = {"mean": m, "low": lo, "high": hi}
+        if result.definitions.get(key):
+            stats[key]["definition"] = result.definitions[key]
     out["stats"] = stats
+    out["definitions"] = {**SEAT_FIGURES, **{k: v for k, v in result.definitions.items() if v}}
     seats = []
     rates = _ratings(result) if ratings and result.returns.shape[1] > 1 else None
     for k, (agent, bot) in enumerate(zip(result.agents, result.bots)):

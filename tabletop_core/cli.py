@@ -5,65 +5,94 @@ Examples::
     tabletop list
     tabletop match thegame --players 3 --bots strong,strong,strong --games 10000 --seed 0
     tabletop match thegame --players 2 --bots strong --games 1000 --on-fire --level 1 --json
-    tabletop bench thegame            # add --json for one JSON line per measurement
-    tabletop play thegame --players 2 --seat 0 --bots strong
+    tabletop match exitnow --humans 3 --bots human,human,human,ghost --games 1000
+    tabletop bench thegame --quick     # add --json for one JSON line per measurement
+    tabletop play koikoi               # you are seat 0, the default bot plays the others
+    tabletop play thegame --players 3 --seat 1 --bots strong,greedy
     tabletop render exitnow --layout 5 --out map.png
+    tabletop match exhaust --help      # the command's arguments and every Exhaust option
 
-Game options are given as ``--option-name VALUE`` (``--on-fire`` alone means True); they
-are validated by the game, which names what is allowed. Argument parsing uses argparse;
-tables and progress bars use ``rich`` (``pip install tabletop-rl[cli]``).
+Per-game option plumbing (for every command that takes a game):
+    Each game declares its options once, as the fields of its ``spec.Options`` dataclass
+    made by :func:`tabletop_core.options.option` (default, help, allowed values, flag).
+    :func:`add_game_subparsers` turns a command into one sub-parser per game
+    (``tabletop COMMAND GAME ...``) holding the command's own arguments (added by a
+    ``setup(parser, game)`` callback) and one argument per game option, so
+    ``tabletop COMMAND GAME --help`` lists them all with the same spelling as
+    ``tabletop list``, a bad value or an unknown option exits 2 with a usage message, and
+    the handler receives ``args.game`` (the name), ``args.game_def`` (the
+    :class:`~tabletop_core.game.GameDef`) and ``args.options`` (the game options given,
+    as keyword arguments for ``raw_env``/``run_match``). To add a command::
+
+        def _setup_soak(p, game):                 # the command's own arguments
+            p.add_argument("--hours", type=float, default=1.0)
+
+        def cmd_soak(args) -> int:                # exit status; ValueError -> exit 2
+            ... args.game_def, args.options, args.hours ...
+
+        # in build_parser():
+        add_game_subparsers(sub, "soak", cmd_soak, help="...", setup=_setup_soak)
+
+Argument parsing uses argparse; tables and progress bars use ``rich``
+(``pip install tabletop-rl[cli]``).
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
+import os
 import sys
-from typing import Any
+from collections.abc import Callable
 
 import numpy as np
 
-from .games import GAME_PACKAGES, load_game
+from .game import GameDef
+from .games import GAME_PACKAGES, available_games, load_game
+from .options import add_option_arguments, options_from_args
 
-__all__ = ["main"]
-
-
-def _parse_value(text: str) -> Any:
-    low = text.lower()
-    if low in ("true", "yes", "on"):
-        return True
-    if low in ("false", "no", "off"):
-        return False
-    for conv in (int, float):
-        try:
-            return conv(text)
-        except ValueError:
-            pass
-    return text
+__all__ = ["main", "build_parser", "add_game_subparsers"]
 
 
-def _game_options(extra: list[str]) -> dict[str, Any]:
-    """``["--on-fire", "--level", "1"]`` -> ``{"on_fire": True, "level": 1}``."""
-    opts: dict[str, Any] = {}
-    k = 0
-    while k < len(extra):
-        tok = extra[k]
-        if not tok.startswith("--"):
-            raise ValueError(f"unexpected argument {tok!r}; game options look like --name value")
-        name = tok[2:]
-        if "=" in name:
-            name, value = name.split("=", 1)
-            opts[name.replace("-", "_")] = _parse_value(value)
-            k += 1
-            continue
-        if k + 1 < len(extra) and not extra[k + 1].startswith("--"):
-            opts[name.replace("-", "_")] = _parse_value(extra[k + 1])
-            k += 2
-        else:
-            opts[name.replace("-", "_")] = True
-            k += 1
-    return opts
+def add_game_subparsers(
+    subparsers: argparse._SubParsersAction,
+    command: str,
+    handler: Callable[[argparse.Namespace], int],
+    *,
+    help: str,
+    setup: Callable[[argparse.ArgumentParser, GameDef], None] | None = None,
+    description: str | None = None,
+) -> argparse.ArgumentParser:
+    """Add ``tabletop COMMAND GAME [arguments] [game options]`` with one sub-parser per game.
+
+    Args:
+        subparsers: the ``add_subparsers()`` object of the ``tabletop`` parser.
+        command: the command's name (``"match"``).
+        handler: ``handler(args) -> exit status``; ``args`` has the command's arguments
+            and ``game`` (name), ``game_def`` (GameDef) and ``options`` (dict of the game
+            options given on the command line).
+        help: one line for ``tabletop --help``.
+        setup: ``setup(parser, game)`` adds the command's own arguments to the sub-parser
+            of ``game`` (called once per game).
+        description: longer text for ``tabletop COMMAND --help``.
+
+    Returns:
+        The command's parser.
+    """
+    command_parser = subparsers.add_parser(command, help=help, description=description or help)
+    games = command_parser.add_subparsers(dest="game", required=True, metavar="GAME", title="games")
+    for name in available_games():
+        game = load_game(name)
+        gp = games.add_parser(
+            name,
+            help=game.description,
+            description=f"tabletop {command} {name}: {help}. {name}: {game.description}.",
+        )
+        if setup is not None:
+            setup(gp, game)
+        add_option_arguments(gp, game.make_options, title=f"{name} options")
+        gp.set_defaults(handler=handler, game_def=game, parser_=gp)
+    return command_parser
 
 
 def _console():
@@ -94,21 +123,16 @@ def _fmt_ci(d: dict, pct: bool = False) -> str:
 # --- list -----------------------------------------------------------------------------------
 def cmd_list(args: argparse.Namespace) -> int:
     rows = []
-    for name in GAME_PACKAGES:
-        try:
-            game = load_game(name)
-        except ValueError:
-            continue
-        opts = game.make_options()
-        fields = ", ".join(
-            f"--{f.name.replace('_', '-')} {getattr(opts, f.name)!r}" for f in dataclasses.fields(opts)
-        )
+    for name in available_games():
+        game = load_game(name)
+        opts = [o for o in game.option_infos if o.cli]
         rows.append(
             {
                 "game": name,
                 "env_id": game.env_id,
                 "bots": list(game.bot_names),
-                "options": fields,
+                "options": {o.flag: o.default for o in opts},
+                "option_help": {o.flag: o.describe() for o in opts},
                 "about": game.description,
             }
         )
@@ -118,26 +142,38 @@ def cmd_list(args: argparse.Namespace) -> int:
     _require_rich()
     from rich.table import Table
 
-    table = Table(title="tabletop-rl games")
+    table = Table(title="tabletop-rl games (tabletop COMMAND GAME --help shows each option)")
     for col in ("game", "bots", "options (defaults)", "about"):
         table.add_column(col, overflow="fold")
     for r in rows:
-        table.add_row(r["game"], ", ".join(r["bots"]), r["options"], r["about"])
+        opts = ", ".join(
+            f"{flag} {'(see --help)' if value is None else value}" for flag, value in r["options"].items()
+        )
+        table.add_row(r["game"], ", ".join(r["bots"]), opts, r["about"])
     _console().print(table)
     return 0
 
 
 # --- match ----------------------------------------------------------------------------------
-def cmd_match(args: argparse.Namespace, extra: list[str]) -> int:
+def _setup_match(p: argparse.ArgumentParser, game: GameDef) -> None:
+    p.add_argument(
+        "--bots",
+        required=True,
+        help=f"one bot per seat (comma-separated) or one for all, or policy:FILE.npz in one seat; "
+        f"bots: {', '.join(game.bot_names)}",
+    )
+    p.add_argument("--games", type=int, default=10000, help="games to play (default 10000)")
+    p.add_argument("--seed", type=int, default=0, help="game g is dealt with seed + g (default 0)")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+
+
+def cmd_match(args: argparse.Namespace) -> int:
     from .arena import run_match, summarize
 
-    game = load_game(args.game)
-    options = _game_options(extra)
-    if args.players is not None:
-        options[game.players_option] = args.players
+    game = args.game_def
     if not args.json:
         _require_rich()
-    result = run_match(game, args.bots, args.games, seed=args.seed, progress=not args.json, **options)
+    result = run_match(game, args.bots, args.games, seed=args.seed, progress=not args.json, **args.options)
     summary = summarize(result)
     if args.json:
         print(json.dumps(summary, default=_json_default))
@@ -146,21 +182,17 @@ def cmd_match(args: argparse.Namespace, extra: list[str]) -> int:
     return 0
 
 
-def _print_match(game, s: dict) -> None:
+def _print_match(game: GameDef, s: dict) -> None:
+    """The match summary as rich tables: the game figures (each with its definition) and,
+    in a competitive game, one row per seat. No figure is a mean of seat numbers."""
     from rich.table import Table
 
     console = _console()
-    opts = ", ".join(f"{k}={v}" for k, v in s["options"].items())
+    opts = ", ".join(f"{k}={v}" for k, v in s["options"].items() if k != "boards")
     title = f"{s['game']} — {s['games']} games, seed {s['seed']} ({opts})"
-    if game.cooperative:
-        table = Table(title=title)
-        table.add_column("figure")
-        table.add_column("value [95 % interval]", justify="right")
-        table.add_row("bots", ", ".join(s["bots"]))
-        for key, d in s["stats"].items():
-            table.add_row(key + (" rate" if "rate" in d else " (mean)"), _fmt_ci(d, pct="rate" in d))
-        table.add_row("mean return", _fmt_ci(s["seats"][0]["mean_return"]))
-    else:
+    speed = f"{s['games_per_s']:,.0f} games/s · {s['mean_steps']:.1f} agent steps a game"
+    defs = s["definitions"]
+    if not game.cooperative:
         table = Table(title=title)
         for col in ("seat", "bot", "mean return", "win rate", "loss rate", "rating μ ± σ (ordinal)"):
             table.add_column(col, justify="right" if col not in ("seat", "bot") else "left")
@@ -175,29 +207,48 @@ def _print_match(game, s: dict) -> None:
                 _fmt_ci(seat["loss_rate"], pct=True),
                 rtxt,
             )
-    table.caption = f"{s['games_per_s']:,.0f} games/s · {s['mean_steps']:.1f} steps/game"
-    console.print(table)
-    if not game.cooperative and s["stats"]:
-        figures = Table(title=f"{s['game']} — game figures")
-        figures.add_column("figure")
-        figures.add_column("value [95 % interval]", justify="right")
-        for key, d in s["stats"].items():
-            figures.add_row(key + (" rate" if "rate" in d else " (mean)"), _fmt_ci(d, pct="rate" in d))
-        console.print(figures)
+        table.caption = f"win = {defs['win_rate']}; loss = {defs['loss_rate']}; [95 % intervals]\n{speed}"
+        console.print(table)
+        if not s["stats"]:
+            return
+        title = f"{s['game']} — game figures"
+    figures = Table(title=title)
+    figures.add_column("figure")
+    figures.add_column("value [95 % interval]", justify="right")
+    figures.add_column("definition", overflow="fold")
+    if game.cooperative:
+        figures.add_row("bots", ", ".join(s["bots"]), "")
+    for key, d in s["stats"].items():
+        label = key.replace("_", " ") + (" rate" if "rate" in d else " (mean)")
+        figures.add_row(label, _fmt_ci(d, pct="rate" in d), d.get("definition", ""))
+    if game.cooperative:
+        reward = s["options"].get("reward")
+        figures.add_row(
+            "team return (mean)",
+            _fmt_ci(s["seats"][0]["mean_return"]),
+            "every seat's episode return (one shared reward" + (f", reward={reward!r})" if reward else ")"),
+        )
+        figures.caption = speed
+    console.print(figures)
 
 
 # --- bench ----------------------------------------------------------------------------------
-def cmd_bench(args: argparse.Namespace, extra: list[str]) -> int:
+def _setup_bench(p: argparse.ArgumentParser, game: GameDef) -> None:
+    p.add_argument("--json", action="store_true", help="one JSON line per measurement")
+    p.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
+    p.add_argument("--quick", action="store_true", help="smaller batches and fewer games")
+    p.add_argument("--no-peers", action="store_true", help="skip PettingZoo classic and Pgx peers")
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
     from .bench import _json_default as jd
     from .bench import run_benchmarks
 
-    game = load_game(args.game)
-    options = _game_options(extra)
     batches = (1, 64, 1024, 4096) if not args.quick else (1, 64, 1024)
     records = run_benchmarks(
-        game,
+        args.game_def,
         GAME_PACKAGES[args.game],
-        options,
+        args.options,
         seconds=args.seconds,
         batches=batches,
         peers=not args.no_peers,
@@ -209,10 +260,8 @@ def cmd_bench(args: argparse.Namespace, extra: list[str]) -> int:
         return 0
     _require_rich()
     console = _console()
-    rows = []
     with console.status(f"benchmarking {args.game} ..."):
         for r in records:
-            rows.append(r)
             console.print(_bench_line(r), markup=False, highlight=False)
     return 0
 
@@ -272,77 +321,58 @@ def _json_default(x):
 
 
 # --- play -----------------------------------------------------------------------------------
-def cmd_play(args: argparse.Namespace, extra: list[str]) -> int:
-    from .aec import TabletopAECEnv
-    from .rng import seed_word
-
-    game = load_game(args.game)
-    options = _game_options(extra)
-    if args.players is not None:
-        options[game.players_option] = args.players
-    module = __import__(GAME_PACKAGES[args.game])
-    env: TabletopAECEnv = module.raw_env(**options)
-    seats = len(env.possible_agents)
-    if not 0 <= args.seat < seats:
-        raise ValueError(f"--seat must be in 0..{seats - 1}")
-    bot_ids = game.bot_ids(args.bots, seats) if "," in args.bots else game.bot_ids([args.bots] * seats, seats)
-    if game.bot_action is None:
-        raise ValueError(f"{args.game} has no bot_action kernel for terminal play")
-    rng = np.array([seed_word(args.seed + 777)], np.uint64)
-    env.reset(seed=args.seed)
-    me = env.possible_agents[args.seat]
-    view = game.render_view or (lambda s, o, seat: game.render_ansi(s, o))
-    reader = args.input or sys.stdin
-    print(f"You are {me}. Type an action number, or part of its name (e.g. 'end'); 'q' quits.\n")
-    while not all(env.terminations.values()):
-        agent = env.agent_selection
-        seat = env.possible_agents.index(agent)
-        if seat != args.seat:
-            a = int(game.bot_action(bot_ids[seat], env._state, 0, env._mask[0], rng, 0))
-            print(f"{agent} ({game.bot_names[bot_ids[seat]]}): {game.action_name(a, env._state)}")
-            env.step(a)
-            continue
-        print(view(env._state, env.options, args.seat))
-        legal = env.legal_actions()
-        names = {int(a): game.action_name(int(a), env._state) for a in legal}
-        print("legal: " + " | ".join(f"{a}: {n}" for a, n in names.items()))
-        while True:
-            print("> ", end="", flush=True)
-            line = reader.readline()
-            if not line or line.strip().lower() in ("q", "quit", "exit"):
-                print("bye")
-                return 0
-            choice = _match_action(line.strip(), names)
-            if choice is not None:
-                break
-            print("not a legal action; type one of the numbers above")
-        env.step(choice)
-    print(game.render_ansi(env._state, env.options))
-    final = env.infos.get(me, {})
-    print(f"game over: rewards {dict(env._cumulative_rewards)} {final}")
-    return 0
+def _setup_play(p: argparse.ArgumentParser, game: GameDef) -> None:
+    p.add_argument("--seat", type=int, default=0, help="your seat, 0 first (default 0)")
+    p.add_argument(
+        "--bots",
+        default=None,
+        help=f"bots for the OTHER seats in seat order (comma-separated), or one for all of them "
+        f"(default {game.play_bot}); bots: {', '.join(game.bot_names)}",
+    )
+    p.add_argument("--seed", type=int, default=None, help="deal of the game (default: a fresh one)")
+    p.add_argument(
+        "--view",
+        nargs=2,
+        metavar=("svg", "FILE"),
+        default=None,
+        help="also write the table's picture (SVG) to FILE after every move",
+    )
+    p.set_defaults(input=None, output=None)
 
 
-def _match_action(text: str, names: dict[int, str]) -> int | None:
-    if text.lstrip("-").isdigit():
-        a = int(text)
-        return a if a in names else None
-    hits = [a for a, n in names.items() if text.lower() in n.lower()]
-    return hits[0] if len(hits) == 1 else None
+def cmd_play(args: argparse.Namespace) -> int:
+    from .play import play_in_terminal
+
+    view_file = None
+    if args.view is not None:
+        kind, view_file = args.view
+        if kind != "svg":
+            raise ValueError(f"--view takes 'svg FILE', got {kind!r}")
+    return play_in_terminal(
+        args.game_def,
+        args.options,
+        seat=args.seat,
+        bots=args.bots,
+        seed=args.seed,
+        svg_file=view_file,
+        input=args.input,
+        output=args.output,
+    )
 
 
 # --- render ---------------------------------------------------------------------------------
-def cmd_render(args: argparse.Namespace, extra: list[str]) -> int:
+def _setup_render(p: argparse.ArgumentParser, game: GameDef) -> None:
+    p.add_argument("--out", required=True, help="PNG file to write")
+    p.add_argument("--seed", type=int, default=0, help="deal to draw (default 0)")
+
+
+def cmd_render(args: argparse.Namespace) -> int:
     """Write the table of a freshly dealt game as a PNG (games with an ``rgb_array`` mode)."""
-    options = _game_options(extra)
-    game = load_game(args.game)
-    if args.players is not None:
-        options[game.players_option] = args.players
     module = __import__(GAME_PACKAGES[args.game])
     modes = module.raw_env.metadata.get("render_modes", [])
     if "rgb_array" not in modes:
         raise ValueError(f"{args.game} has no picture rendering (render modes: {', '.join(modes)})")
-    env = module.raw_env(render_mode="rgb_array", **options)
+    env = module.raw_env(render_mode="rgb_array", **args.options)
     env.reset(seed=args.seed)
     image = env.render()
     try:
@@ -356,73 +386,54 @@ def cmd_render(args: argparse.Namespace, extra: list[str]) -> int:
 
 # --- entry point ----------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
-    games = list(GAME_PACKAGES)
+    """The ``tabletop`` parser: ``list`` and one ``COMMAND GAME`` sub-parser per game for
+    match, bench, play and render (see the module docstring)."""
     p = argparse.ArgumentParser(prog="tabletop", description="tabletop-rl: bot matches, benchmarks and play.")
-    sub = p.add_subparsers(dest="command", required=True)
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     sp = sub.add_parser("list", help="games, their options and bots")
     sp.add_argument("--json", action="store_true")
+    sp.set_defaults(handler=cmd_list)
 
-    sp = sub.add_parser("match", help="a bot match played in compiled code")
-    sp.add_argument("game", choices=games)
-    sp.add_argument("--bots", required=True, help="one bot per seat (comma-separated) or one for all")
-    sp.add_argument(
-        "--players",
-        "--humans",
-        dest="players",
-        type=int,
-        default=None,
-        help="number of players (Exit Now: humans)",
+    add_game_subparsers(
+        sub, "match", cmd_match, help="a bot match played in compiled code", setup=_setup_match
     )
-    sp.add_argument("--games", type=int, default=10000)
-    sp.add_argument("--seed", type=int, default=0)
-    sp.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
-
-    sp = sub.add_parser("bench", help="throughput: AEC, vector env, bots, peers, start time")
-    sp.add_argument("game", choices=games)
-    sp.add_argument("--json", action="store_true", help="one JSON line per measurement")
-    sp.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
-    sp.add_argument("--quick", action="store_true", help="smaller batches and fewer games")
-    sp.add_argument("--no-peers", action="store_true", help="skip PettingZoo classic and Pgx peers")
-
-    sp = sub.add_parser("play", help="play in the terminal against bots")
-    sp.add_argument("game", choices=games)
-    sp.add_argument("--players", "--humans", dest="players", type=int, default=None)
-    sp.add_argument("--seat", type=int, default=0)
-    sp.add_argument("--bots", default="strong", help="bot(s) for the other seats")
-    sp.add_argument("--seed", type=int, default=0)
-    sp.set_defaults(input=None)
-
-    sp = sub.add_parser("render", help="write a picture of a freshly dealt table (PNG)")
-    sp.add_argument("game", choices=games)
-    sp.add_argument("--out", required=True, help="PNG file to write")
-    sp.add_argument("--players", "--humans", dest="players", type=int, default=None)
-    sp.add_argument("--seed", type=int, default=0)
+    add_game_subparsers(
+        sub,
+        "bench",
+        cmd_bench,
+        help="throughput: AEC, vector env, bots, peers, start time",
+        setup=_setup_bench,
+    )
+    add_game_subparsers(sub, "play", cmd_play, help="play in the terminal against bots", setup=_setup_play)
+    add_game_subparsers(
+        sub, "render", cmd_render, help="write a picture of a freshly dealt table (PNG)", setup=_setup_render
+    )
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run ``tabletop`` with ``argv`` (default: the process's arguments); returns the exit
+    status: 0 done, 2 usage error or bad value (the message names it), 130 interrupted."""
     parser = build_parser()
-    args, extra = parser.parse_known_args(argv)
     try:
-        if args.command == "list":
-            if extra:
-                parser.error(f"unrecognized arguments: {' '.join(extra)}")
-            return cmd_list(args)
-        if args.command == "match":
-            return cmd_match(args, extra)
-        if args.command == "bench":
-            return cmd_bench(args, extra)
-        if args.command == "play":
-            return cmd_play(args, extra)
-        if args.command == "render":
-            return cmd_render(args, extra)
+        args, extra = parser.parse_known_args(argv)
+        if extra:
+            (getattr(args, "parser_", None) or parser).error(f"unrecognized arguments: {' '.join(extra)}")
+    except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
+        return exc.code if isinstance(exc.code, int) else 2
+    if getattr(args, "game_def", None) is not None:
+        args.options = options_from_args(args, args.game_def.make_options)
+    try:
+        return args.handler(args)
     except ValueError as exc:
         print(f"tabletop: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
-    return 0
+    except BrokenPipeError:  # output piped into a reader that stopped (e.g. head)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # as the Python docs advise
+        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

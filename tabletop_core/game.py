@@ -93,6 +93,9 @@ class GameDef:
         kernels: the batch kernels listed in the module docstring.
         episode_stats: ``final states (G,) -> {name: (G,) array}``, game-specific figures
             of finished episodes for the arena (e.g. The Game's ``score``).
+        match_stats: ``options -> {name: definition}``, the ``episode_stats`` figures that
+            mean something under these options, each with the one line that defines it
+            (a match table prints these only; None: every figure, undefined).
         cooperative: every seat shares one reward (The Game).
         bot_action: kernel ``(bot_id, s, i, mask (A,) i8, rng (R,) u64, r) -> action``,
             one bot decision for the acting seat of env i (used by ``tabletop play``).
@@ -104,6 +107,7 @@ class GameDef:
         render_view: ``(state (1,), options, seat) -> str``, the table as ``seat`` may see
             it (defaults to ``render_ansi``).
         players_option: the option that sets the number of seats (``--players`` in the CLI).
+        default_bot: the bot ``tabletop play`` seats by default (empty: ``"strong"``).
     """
 
     name: str
@@ -127,6 +131,7 @@ class GameDef:
     play_games: Callable
     episode_stats: Callable[[np.ndarray], dict[str, np.ndarray]]
     cooperative: bool = False
+    match_stats: Callable[[Any], dict[str, str]] | None = None
     bot_action: Callable | None = None
     batch_reset_learner: Callable | None = None
     batch_step_learner: Callable | None = None
@@ -135,11 +140,24 @@ class GameDef:
     render_view: Callable | None = None
     players_option: str = "num_players"
     description: str = ""
+    default_bot: str = ""
     extra: dict = field(default_factory=dict)
 
     @property
     def env_id(self) -> str:
         return f"{self.name}_v{self.version}"
+
+    @property
+    def option_infos(self) -> tuple:
+        """The declarations of the game's options (:func:`tabletop_core.options.option_infos`)."""
+        from .options import option_infos
+
+        return option_infos(self.make_options)
+
+    @property
+    def play_bot(self) -> str:
+        """The bot ``tabletop play`` seats by default (:attr:`default_bot` or ``"strong"``)."""
+        return self.default_bot or "strong"
 
     def bot_ids(self, bots, num_seats: int) -> np.ndarray:
         """Map bot names (one per seat, or one name for every seat) to kernel ids.

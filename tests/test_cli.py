@@ -67,8 +67,9 @@ def test_match_table_output(capsys):
     "argv, message",
     [
         (("match", "thegame", "--bots", "genius", "--games", "5"), "unknown bot"),
-        (("match", "thegame", "--players", "9", "--bots", "random", "--games", "5"), "num_players"),
-        (("match", "thegame", "--bots", "random", "--games", "5", "--level", "7"), "level"),
+        (("match", "thegame", "--players", "9", "--bots", "random", "--games", "5"), "--players"),
+        (("match", "thegame", "--bots", "random", "--games", "5", "--level", "7"), "--level"),
+        (("match", "thegame", "--bots", "random", "--games", "5", "--start-player", "3"), "start_player"),
         (("match", "thegame", "--bots", "random,random,random", "--games", "5"), "need 2 bots"),
     ],
 )
@@ -96,13 +97,11 @@ def test_play_in_terminal(capsys):
     probe.step(first)
     second = int(probe.legal_actions()[-1])
     # an illegal entry is refused, two legal plays are made, then the person quits
-    answers = io.StringIO(f"9999\n{first}\n{second}\nq\n")
-    args, extra = cli.build_parser().parse_known_args(
-        ["play", "thegame", "--players", "2", "--seat", "0", "--seed", "0"]
-    )
-    args.input = answers
-    code = cli.cmd_play(args, extra)
+    args = cli.build_parser().parse_args(["play", "thegame", "--players", "2", "--seat", "0", "--seed", "0"])
+    args.options = {"num_players": 2}
+    args.input = io.StringIO(f"9999\n{first}\n{second}\nq\n")
+    code = cli.cmd_play(args)
     out = capsys.readouterr().out
     assert code == 0
-    assert "You are player_0" in out and "not a legal action" in out and "bye" in out
+    assert "you are player_0" in out and "no action 9999" in out and "bye" in out
     assert "plays this turn: 2" in out

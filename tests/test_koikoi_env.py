@@ -64,7 +64,11 @@ def test_ansi_render_shows_suits_and_ranks_the_way_a_player_reads_them():
     for c in hand:
         assert koikoi_env.card_name(int(c)) in text
     assert any(sym in text for sym in "♠♥♦♣")
-    assert "player_0 (dealer)" in text and "chips 25" in text and "to play a hand card" in text
+    assert (
+        "player_0 (dealer)" in text
+        and "chips 25" in text
+        and "now: player_0 plays a card from the hand" in text
+    )
 
 
 def test_registry_makes_the_env():

@@ -40,7 +40,7 @@ from .bots import BOT_NAMES, bot_action
 from .observe import decode_observation, observation_layout, observe
 from .render import render_ansi
 from .rules import score
-from .spec import MAX_EPISODE_STEPS, NUM_ACTIONS, Options, Status, action_name
+from .spec import MAX_EPISODE_STEPS, NUM_ACTIONS, WIN_THRESHOLD, Options, Status, action_name
 from .state import new_state
 
 
@@ -51,6 +51,19 @@ def episode_stats(final: np.ndarray) -> dict[str, np.ndarray]:
     sc = (98 - final["deck_pos"].astype(np.int64)) + (final["hand_size"] * seats).sum(axis=1)
     fire = final["status"] == int(Status.FIRE_LOSS)
     return {"score": sc, "perfect": sc == 0, "win": (sc <= 9) & ~fire, "fire_loss": fire}
+
+
+def match_stats(options: Options) -> dict[str, str]:
+    """The figures of :func:`episode_stats` a match reports under ``options``, defined."""
+    out = {
+        "score": "cards left in the hands and the draw pile at the end (0 is a perfect game)",
+        "win": f"the team won: score <= {WIN_THRESHOLD}"
+        + (" and no fire card left burning" if options.on_fire else ""),
+        "perfect": "every card played (score 0)",
+    }
+    if options.on_fire:
+        out["fire_loss"] = "lost because a fire card stayed uncovered past its deadline"
+    return out
 
 
 def _agents(options: Options) -> list[str]:
@@ -81,6 +94,7 @@ GAME = GameDef(
     play_games=batch.play_games,
     episode_stats=episode_stats,
     cooperative=True,
+    match_stats=match_stats,
     bot_action=bot_action,
     batch_reset_learner=batch.batch_reset_learner,
     batch_step_learner=batch.batch_step_learner,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .rules import min_plays_now
 from .spec import FIRE_CARDS, NUM_CARDS, Status
 
 _STATUS_TEXT = {
@@ -46,9 +47,11 @@ def render_ansi(state: np.ndarray, options=None, seat: int | None = None, i: int
             cards = " ".join(_card(int(c), on_fire) for c in sorted(e["hand"][k][:size]))
             lines.append(f"{mark} player_{k} ({size}): {cards}")
         else:
-            lines.append(f"{mark} player_{k} ({size} cards)")
+            lines.append(f"{mark} player_{k} ({size} card{'' if size == 1 else 's'})")
     if e["status"] == Status.PLAYING:
-        lines.append(f"plays this turn: {int(e['plays_this_turn'])}")
+        lines.append(
+            f"plays this turn: {int(e['plays_this_turn'])} (at least {int(min_plays_now(state, i))} owed)"
+        )
     else:
         lines.append(f"game over — {_STATUS_TEXT[Status(int(e['status']))]}; score {left}")
     return "\n".join(lines)

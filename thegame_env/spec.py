@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum
 
-import numpy as np
+from tabletop_core.options import check_options, option
 
 # --- Cards and piles (rulebook "Components") -------------------------------------------
 MIN_CARD = 2
@@ -111,26 +111,19 @@ class Options:
         ValueError: for any value outside the ranges above.
     """
 
-    num_players: int = 2
-    on_fire: bool = False
-    level: int = 0
-    reward: str = "cards"
-    start_player: int = 0
+    num_players: int = option(2, "number of players", low=MIN_PLAYERS, high=MAX_PLAYERS, flag="--players")
+    on_fire: bool = option(False, "play with the six On Fire cards 22..77")
+    level: int = option(
+        0, "advanced level: 1 = three plays a turn, 2 = also one card fewer", choices=(0, 1, 2)
+    )
+    reward: str = option(
+        "cards", "'cards': +1 per card placed; 'win': +1/-1 at the end", choices=tuple(REWARD_NAMES)
+    )
+    start_player: int = option(0, "seat of the first turn", low=0, high=MAX_PLAYERS - 1)
 
     def __post_init__(self):
-        if isinstance(self.num_players, bool) or not isinstance(self.num_players, (int, np.integer)):
-            raise ValueError(f"num_players must be an int in 1..5, got {self.num_players!r}")
-        if not MIN_PLAYERS <= self.num_players <= MAX_PLAYERS:
-            raise ValueError(f"num_players must be in 1..5, got {self.num_players}")
-        if not isinstance(self.on_fire, (bool, np.bool_)):
-            raise ValueError(f"on_fire must be True or False, got {self.on_fire!r}")
-        if self.level not in (0, 1, 2) or isinstance(self.level, bool):
-            raise ValueError(f"level must be 0, 1 or 2, got {self.level!r}")
-        if self.reward not in REWARD_NAMES:
-            raise ValueError(f"reward must be one of {sorted(REWARD_NAMES)}, got {self.reward!r}")
-        if isinstance(self.start_player, bool) or not (
-            isinstance(self.start_player, (int, np.integer)) and 0 <= self.start_player < self.num_players
-        ):
+        check_options(self)  # each option against its declaration above
+        if self.start_player >= self.num_players:
             raise ValueError(
                 f"start_player must be a seat in 0..{self.num_players - 1}, got {self.start_player!r}"
             )

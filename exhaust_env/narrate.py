@@ -1,0 +1,138 @@
+"""What terminal play tells a person about Exhaust (pure: states in, lines out).
+
+:func:`describe` names what a step did beyond the action itself (a cast with its cards
+and reward, Time Magic, the NPC's turn, the end of a round); :func:`illegal_reason` says
+why an action is not legal now; :data:`UNDOABLE` marks the actions a person may take
+back (adding a card to the selection changes nothing anyone else can see).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .spec import (
+    ADD_OFFSET,
+    CAST_OFFSET,
+    FLIP_EXHAUST,
+    NPC_SEAT,
+    NUM_KINDS,
+    PLAY_TIME_MAGIC,
+    Mode,
+    Status,
+    action_name,
+    area_label,
+    card_name,
+)
+
+
+def _cards(counts) -> str:
+    return " ".join(card_name(k) for k in range(NUM_KINDS) for _ in range(int(counts[k]))) or "-"
+
+
+def _name(e, k: int, viewer: int) -> str:
+    if int(e["cfg_mode"]) == Mode.SOLO and k == NPC_SEAT:
+        return "the NPC"
+    return "you" if k == viewer else f"player_{k}"
+
+
+def UNDOABLE(action: int) -> bool:  # noqa: N802 (a constant-like predicate)
+    """Adding a card to the selection can be taken back (``undo``)."""
+    return ADD_OFFSET <= action < CAST_OFFSET
+
+
+def QUIET(action: int) -> bool:  # noqa: N802
+    """Another seat's selection steps are not shown one by one: its cast names the cards."""
+    return ADD_OFFSET <= action < CAST_OFFSET
+
+
+def selection_line(state: np.ndarray, seat: int) -> str | None:
+    """How to take the selection back, while ``seat`` has one (the table shows it)."""
+    e = state[0]
+    if int(e["status"]) != Status.PLAYING or int(e["current"]) != seat or not int(e["sel_n"]):
+        return None
+    return "('undo' takes the last card back into the hand, 'undo all' the whole selection)"
+
+
+def action_text(state: np.ndarray, action: int) -> str:
+    """The action as the table sees it: a cast names its cards (``"cast R7 R8 on Pair"``)."""
+    e = state[0]
+    if CAST_OFFSET <= action < PLAY_TIME_MAGIC:
+        return f"cast {_cards(e['sel'])} on {area_label(action - CAST_OFFSET, int(e['cfg_singles']))}"
+    return action_name(action, int(e["cfg_singles"]))
+
+
+def describe(before: np.ndarray, after: np.ndarray, action: int, actor: int, viewer: int) -> list[str]:
+    """Lines telling ``viewer`` what the step did: the cards cast and the reward taken,
+    a Time Magic card played, the NPC's turn (solo), a lost round or game."""
+    b, a = before[0], after[0]
+    out = []
+    who = _name(b, actor, viewer)
+    if CAST_OFFSET <= action < PLAY_TIME_MAGIC:
+        if int(a["round"]) == int(b["round"]):
+            tm = int(a["tm"][actor]) - int(b["tm"][actor])
+            got = int(a["hand_n"][actor]) - (int(b["hand_n"][actor]) - int(b["sel_n"]))
+            if tm > 0:
+                out.append(f"{who} took {tm} Time Magic card{'s' if tm > 1 else ''}")
+            if got > 0:
+                new = a["hand"][actor].astype(int) - (b["hand"][actor].astype(int) - b["sel"].astype(int))
+                what = _cards(np.maximum(new, 0)) if actor == viewer else "a card"
+                out.append(f"{who} took {what} from the replenishment deck")
+    elif action == PLAY_TIME_MAGIC:
+        out.append(f"the Time Magic card goes back to the pile ({int(a['tm_pile'])} there)")
+    elif action == FLIP_EXHAUST:
+        out.append(f"{who} flipped the Exhaust card face down")
+    if (
+        int(b["cfg_mode"]) == Mode.SOLO
+        and int(a["turn"]) > int(b["turn"]) + 1
+        and int(a["round"]) == int(b["round"])
+    ):
+        npc = a["played"].astype(int) - b["played"].astype(int)
+        if CAST_OFFSET <= action < PLAY_TIME_MAGIC:
+            npc -= b["sel"].astype(int)
+        drew = int(b["npc_n"]) - int(a["npc_n"])
+        line = "the NPC's turn:"
+        if drew:
+            line += f" drew {drew} card{'s' if drew > 1 else ''},"
+        if npc.sum() > 0:
+            line += f" cast {_cards(np.maximum(npc, 0))}"
+        elif int(a["tm"][NPC_SEAT]) < int(b["tm"][NPC_SEAT]):
+            line += " played a Time Magic card"
+        out.append(line.rstrip(","))
+    if int(a["round"]) > int(b["round"]):
+        loser = int(a["last_loser"])
+        out.append(
+            f"round {int(b['round']) + 1} over: {_name(a, loser, viewer)} could not act and took an Exhaust card; "
+            f"new deal, {_name(a, int(a['current']), viewer)} to start"
+        )
+    if int(b["status"]) == Status.PLAYING and int(a["status"]) != Status.PLAYING:
+        loser = int(a["loser"])
+        out.append(f"game over: {_name(a, loser, viewer)} could not act and lost")
+    return out
+
+
+def illegal_reason(state: np.ndarray, action: int, seat: int) -> str:
+    """Why ``action`` is not legal for ``seat`` now (one sentence, no trailing period)."""
+    e = state[0]
+    sel_n = int(e["sel_n"])
+    if ADD_OFFSET <= action < CAST_OFFSET:
+        kind = action - ADD_OFFSET
+        free = int(e["hand"][seat, kind]) - int(e["sel"][kind])
+        if free <= 0:
+            return f"you hold no {'more ' if int(e['hand'][seat, kind]) else ''}{card_name(kind)} to add"
+        return f"with {card_name(kind)} the selection {_cards(e['sel'])} could go on no combo area"
+    if CAST_OFFSET <= action < PLAY_TIME_MAGIC:
+        label = area_label(action - CAST_OFFSET, int(e["cfg_singles"]))
+        if not sel_n:
+            return f"the selection is empty: add cards first, then cast them on {label}"
+        return f"the selection {_cards(e['sel'])} does not fit {label} now"
+    if action == PLAY_TIME_MAGIC:
+        if not int(e["tm"][seat]):
+            return "you hold no Time Magic card"
+        return "Time Magic needs an empty selection ('undo all' clears it)"
+    if action == FLIP_EXHAUST:
+        if int(e["cfg_mode"]) != Mode.LONG:
+            return "flipping an Exhaust card belongs to the long game"
+        if not e["exhaust_up"][seat]:
+            return "you hold no face-up Exhaust card"
+        return "flipping needs an empty selection ('undo all' clears it)"
+    return "the rules do not allow it now"
