@@ -126,7 +126,7 @@ from tabletop_core.vector import SelfPlayVectorEnv
 from . import batch
 from .bots import BOT_NAMES, bot_action
 from .observe import decode_observation, observation_layout, observe
-from .render import render_ansi
+from .render import SVG_HEIGHT, SVG_WIDTH, render_ansi, render_svg
 from .spec import MAX_EPISODE_STEPS, NUM_ACTIONS, Mode, Options, action_name
 from .state import new_state
 
@@ -180,6 +180,8 @@ GAME = GameDef(
     episode_stats=episode_stats,
     cooperative=False,
     description="shed spell cards onto combo areas; the player who cannot act loses",
+    render_svg=lambda s, o, seat=None: render_svg(s, o, seat=seat),
+    svg_size=(SVG_WIDTH, SVG_HEIGHT),
 )
 
 

@@ -104,6 +104,10 @@ class GameDef:
         render_view: ``(state (1,), options, seat) -> str``, the table as ``seat`` may see
             it (defaults to ``render_ansi``).
         players_option: the option that sets the number of seats (``--players`` in the CLI).
+        render_svg: ``(state (1,), options, seat) -> str``, the table as an SVG document from
+            ``seat``'s view (``None``: omniscient), of a fixed size per game
+            (``svg_size``); used by ``render_mode="svg"``/``"rgb_array"`` and replays.
+        svg_size: ``(width, height)`` in pixels of ``render_svg``'s picture.
     """
 
     name: str
@@ -134,6 +138,8 @@ class GameDef:
     batch_step_bots_threads: Callable | None = None
     render_view: Callable | None = None
     players_option: str = "num_players"
+    render_svg: Callable | None = None
+    svg_size: tuple[int, int] = (0, 0)
     description: str = ""
     extra: dict = field(default_factory=dict)
 
