@@ -8,6 +8,8 @@ Examples::
     tabletop bench thegame            # add --json for one JSON line per measurement
     tabletop play thegame --players 2 --seat 0 --bots strong
     tabletop render exitnow --layout 5 --out map.png
+    tabletop render koikoi --view player_0 --steps 20 --out table.svg
+    tabletop replay koikoi --bots strong --seed 3 --out game.html
 
 Game options are given as ``--option-name VALUE`` (``--on-fire`` alone means True); they
 are validated by the game, which names what is allowed. Argument parsing uses argparse;
@@ -331,27 +333,52 @@ def _match_action(text: str, names: dict[int, str]) -> int | None:
     return hits[0] if len(hits) == 1 else None
 
 
-# --- render ---------------------------------------------------------------------------------
+# --- render and replay (pictures: tabletop_core.replay) ---------------------------------------
 def cmd_render(args: argparse.Namespace, extra: list[str]) -> int:
-    """Write the table of a freshly dealt game as a PNG (games with an ``rgb_array`` mode)."""
-    options = _game_options(extra)
+    """Write the table of a game (dealt with --seed, after --steps bot moves) as SVG or PNG."""
+    from .replay import render_to_file
+
     game = load_game(args.game)
+    options = _game_options(extra)
     if args.players is not None:
         options[game.players_option] = args.players
-    module = __import__(GAME_PACKAGES[args.game])
-    modes = module.raw_env.metadata.get("render_modes", [])
-    if "rgb_array" not in modes:
-        raise ValueError(f"{args.game} has no picture rendering (render modes: {', '.join(modes)})")
-    env = module.raw_env(render_mode="rgb_array", **options)
-    env.reset(seed=args.seed)
-    image = env.render()
-    try:
-        from PIL import Image
-    except ImportError:
-        sys.exit("tabletop render needs Pillow: pip install 'tabletop-rl[cli]'")
-    Image.fromarray(np.asarray(image, np.uint8)).save(args.out)
-    print(f"wrote {args.out} ({image.shape[1]}x{image.shape[0]})")
+    path, (w, h) = render_to_file(
+        args.game, args.out, seed=args.seed, view=args.view, steps=args.steps, **options
+    )
+    print(f"wrote {path} ({w}x{h})")
     return 0
+
+
+def cmd_replay(args: argparse.Namespace, extra: list[str]) -> int:
+    """Play one game with bots and write it as a self-contained HTML replay."""
+    from .replay import replay_game
+
+    game = load_game(args.game)
+    options = _game_options(extra)
+    if args.players is not None:
+        options[game.players_option] = args.players
+    path, frames = replay_game(args.game, args.out, bots=args.bots, seed=args.seed, **options)
+    print(f"wrote {path} ({frames} steps; open it in a browser)")
+    return 0
+
+
+def _add_picture_parsers(sub, games: list[str]) -> None:
+    sp = sub.add_parser("render", help="write a picture of a table (SVG or PNG)")
+    sp.add_argument("game", choices=games)
+    sp.add_argument("--out", required=True, help="file to write: .svg or .png")
+    sp.add_argument("--players", "--humans", dest="players", type=int, default=None)
+    sp.add_argument("--seed", type=int, default=0)
+    sp.add_argument("--view", default="omniscient", help="omniscient, a seat number or an agent name")
+    sp.add_argument("--steps", type=int, default=0, help="bot moves to play before the picture")
+
+    sp = sub.add_parser("replay", help="play one game with bots and write an HTML replay")
+    sp.add_argument("game", choices=games)
+    sp.add_argument("--out", required=True, help=".html file to write")
+    sp.add_argument(
+        "--bots", default=None, help="one bot per seat (comma-separated) or one for all; policy:FILE.npz"
+    )
+    sp.add_argument("--players", "--humans", dest="players", type=int, default=None)
+    sp.add_argument("--seed", type=int, default=0)
 
 
 # --- entry point ----------------------------------------------------------------------------
@@ -393,11 +420,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--seed", type=int, default=0)
     sp.set_defaults(input=None)
 
-    sp = sub.add_parser("render", help="write a picture of a freshly dealt table (PNG)")
-    sp.add_argument("game", choices=games)
-    sp.add_argument("--out", required=True, help="PNG file to write")
-    sp.add_argument("--players", "--humans", dest="players", type=int, default=None)
-    sp.add_argument("--seed", type=int, default=0)
+    _add_picture_parsers(sub, games)
     return p
 
 
@@ -417,6 +440,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_play(args, extra)
         if args.command == "render":
             return cmd_render(args, extra)
+        if args.command == "replay":
+            return cmd_replay(args, extra)
     except ValueError as exc:
         print(f"tabletop: error: {exc}", file=sys.stderr)
         return 2
