@@ -205,21 +205,10 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
         capt = sorted(int(c) for c in np.flatnonzero(loc == LOC_CAPTURED + k))
         svg.text(560, y + 16, f"captured ({len(capt)})", size=11, fill=THEME.dim)
         sw, sh = 24, 34
-        cstep = min(sw + 2, (SVG_WIDTH - 24 - 560 - sw) / max(1, len(capt) - 1)) if capt else 0
-        for j, c in enumerate(capt[: len(capt) // 2 + len(capt) % 2] if len(capt) > 14 else capt):
-            _koikoi_card(
-                svg,
-                560 + j * (cstep if len(capt) <= 14 else min(sw + 2, 350 / max(1, (len(capt) + 1) // 2))),
-                y + 22,
-                sw,
-                sh,
-                c,
-            )
-        if len(capt) > 14:
-            second = capt[len(capt) // 2 + len(capt) % 2 :]
-            st2 = min(sw + 2, 350 / max(1, len(second)))
-            for j, c in enumerate(second):
-                _koikoi_card(svg, 560 + j * st2, y + 22 + sh + 6, sw, sh, c)
+        per_row = max(15, -(-len(capt) // 3))  # up to three rows of cards, sorted by suit
+        cstep = min(sw + 2, (SVG_WIDTH - 24 - 560 - sw) / max(1, per_row - 1))
+        for j, c in enumerate(capt):
+            _koikoi_card(svg, 560 + (j % per_row) * cstep, y + 22 + (j // per_row) * (sh + 3), sw, sh, c)
         y += row
     # status line
     last = RoundEnd(int(e["last_end"]))

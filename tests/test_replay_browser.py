@@ -191,3 +191,23 @@ def test_replay_page_in_headless_chromium(tmp_path):
     face = (box > 230).all(axis=2)  # card faces and text
     assert face.sum() > 500
     assert len(np.unique(box.reshape(-1, 3)[::7], axis=0)) > 30  # cards in several colours
+
+
+def test_example_records_an_agent_episode(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parent.parent / "examples" / "replay_agent_episode.py"
+    out = tmp_path / "agent.html"
+    proc = subprocess.run(
+        [sys.executable, str(script), "--game", "thegame", "--seed", "1", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "wrote" in proc.stdout
+    data = _payload(out.read_text())
+    assert data["views"] == [OMNISCIENT, "player_0", "player_1"] and len(data["frames"]) > 5
+    assert data["frames"][1]["note"].startswith("legal actions:")
