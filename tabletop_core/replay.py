@@ -69,6 +69,11 @@ class Frame:
     extra: dict = field(default_factory=dict)
 
 
+def _default_bot(game) -> str:
+    """The bot that plays when none is named: ``strong`` (Exit Now: ``smart``)."""
+    return "strong" if "strong" in game.bot_names else game.bot_names[1]
+
+
 def _raw(env: Any):
     raw = getattr(env, "unwrapped", env)
     if not hasattr(raw, "game") or not hasattr(raw, "_state"):
@@ -233,7 +238,7 @@ def play_episode(
     env = module.raw_env(**options)
     agents = list(env.possible_agents)
     if bots is None:
-        bots = "strong" if "strong" in game.bot_names else game.bot_names[1]
+        bots = _default_bot(game)
     names = [b.strip() for b in bots.split(",")] if isinstance(bots, str) else list(bots)
     if len(names) == 1:
         names = names * len(agents)
@@ -293,7 +298,11 @@ def replay_game(
         raise ValueError(f"folder {str(p.parent)!r} does not exist")
     frames = play_episode(game_name, bots, seed, **options)
     opts = ", ".join(f"{k}={v}" for k, v in options.items())
-    label = bots if isinstance(bots, str) else ",".join(bots) if bots else "default bots"
+    if bots is None:
+        from .games import load_game
+
+        bots = _default_bot(load_game(game_name))
+    label = bots if isinstance(bots, str) else ",".join(bots)
     title = f"{game_name} — seed {seed}, bots {label}" + (f" ({opts})" if opts else "")
     return write_html(frames, p, title=title), len(frames)
 
@@ -311,31 +320,31 @@ _PAGE = r"""<!DOCTYPE html>
  button:hover { background: #356; }
  #slider { flex: 1; min-width: 200px; }
  #step-label { min-width: 120px; font-weight: bold; }
- main { display: flex; flex-wrap: wrap; gap: 12px; padding: 10px; align-items: flex-start; }
- #table svg { max-width: 100%; height: auto; display: block; }
- aside { min-width: 240px; }
- #action { font-size: 15px; font-weight: bold; color: #ffd34d; margin-bottom: 6px; }
+ #status { padding: 6px 14px; display: flex; flex-wrap: wrap; gap: 18px; align-items: center; background: #142f20; }
+ #action { font-size: 15px; font-weight: bold; color: #ffd34d; min-width: 360px; }
  table { border-collapse: collapse; }
- td, th { padding: 2px 8px; border-bottom: 1px solid #345; text-align: right; }
- td:first-child, th:first-child { text-align: left; }
- #note { color: #bcd; margin-top: 6px; white-space: pre-wrap; }
+ td, th { padding: 1px 8px; border-bottom: 1px solid #345; text-align: right; }
+ th:first-child { text-align: left; color: #bcd; font-weight: normal; }
+ #note { color: #bcd; white-space: pre-wrap; }
+ main { padding: 10px; }
+ #table svg { max-width: 100%; height: auto; display: block; }
 </style></head>
 <body>
 <header><h1>__TITLE__</h1>
 <div class="controls">
- <button id="first" title="first step (Home)">⏮ first</button>
+ <button id="first" title="first step (Home)">« first</button>
  <button id="back" title="previous step (←)">◀ back</button>
  <button id="play" title="play / pause (space)">▶ play</button>
  <button id="next" title="next step (→)">next ▶</button>
- <button id="last" title="last step (End)">last ⏭</button>
+ <button id="last" title="last step (End)">last »</button>
  <input id="slider" type="range" min="0" max="0" value="0">
  <span id="step-label">loading…</span>
  <label>view <select id="view"></select></label>
 </div></header>
-<main><div id="table"></div>
-<aside><div id="action"></div>
-<table id="rewards"><thead><tr><th>agent</th><th>reward</th><th>return</th></tr></thead><tbody></tbody></table>
-<div id="note"></div></aside></main>
+<div id="status"><div id="action"></div>
+<table id="rewards"><thead></thead><tbody></tbody></table>
+<div id="note"></div></div>
+<main><div id="table"></div></main>
 __DATA__
 <script>
 "use strict";
@@ -352,6 +361,8 @@ loadReplay().then(R => {
   const $ = id => document.getElementById(id);
   const slider = $("slider"), view = $("view");
   slider.max = String(n - 1);
+  const head = $("rewards").tHead.insertRow();
+  ["agent", ...R.agents].forEach(a => { const th = document.createElement("th"); th.textContent = a; head.appendChild(th); });
   R.views.forEach((v, k) => { const o = document.createElement("option"); o.value = String(k); o.textContent = v === "omniscient" ? "omniscient (everything)" : v + "'s view"; view.appendChild(o); });
   let cur = 0, timer = null;
   function show(k) {
@@ -364,11 +375,10 @@ loadReplay().then(R => {
       : f.agent + ": " + f.name + " (action " + f.action + ")" + (f.acting ? " — next: " + f.acting : " — episode over");
     const body = $("rewards").tBodies[0];
     body.innerHTML = "";
-    R.agents.forEach((a, j) => {
+    [["reward", f.rewards], ["return", f.totals]].forEach(([label, values]) => {
       const tr = body.insertRow();
-      tr.insertCell().textContent = a;
-      tr.insertCell().textContent = String(f.rewards[j]);
-      tr.insertCell().textContent = String(f.totals[j]);
+      const th = document.createElement("th"); th.textContent = label; tr.appendChild(th);
+      values.forEach(v => { tr.insertCell().textContent = String(v); });
     });
     $("note").textContent = f.note || "";
   }
@@ -447,7 +457,7 @@ def render_to_file(
     env.reset(seed=int(seed))
     if steps:
         if bots is None:
-            bots = "strong" if "strong" in game.bot_names else game.bot_names[1]
+            bots = _default_bot(game)
         ids = game.bot_ids(bots, len(agents))
         rng = np.array([seed_word(int(seed) + 777)], np.uint64)
         for _ in range(int(steps)):
