@@ -31,6 +31,7 @@ import gzip
 import html
 import json
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +42,7 @@ import numpy as np
 __all__ = ["Frame", "capture", "write_html", "play_episode", "replay_game", "render_to_file", "OMNISCIENT"]
 
 OMNISCIENT = "omniscient"
+_ELEMENT = re.compile(r"(?<=>)(?=<)")  # split an SVG document between its tags
 
 
 @dataclass
@@ -163,7 +165,19 @@ def _payload(frames: Sequence[Frame], title: str) -> dict:
                 "svg": ids,
             }
         )
-    return {"title": title, "views": views, "agents": agents, "frames": rows, "svgs": list(unique)}
+    # Each picture is stored as a list of element ids into one table of distinct elements
+    # (``<rect .../>``, ``<text ...>7</text>``): the map, the areas and most cards repeat
+    # from step to step and view to view, so a long episode stays small.
+    parts: dict[str, int] = {}
+    svgs = [[parts.setdefault(p, len(parts)) for p in _ELEMENT.split(svg)] for svg in unique]
+    return {
+        "title": title,
+        "views": views,
+        "agents": agents,
+        "frames": rows,
+        "parts": list(parts),
+        "svgs": svgs,
+    }
 
 
 def write_html(
@@ -365,11 +379,12 @@ loadReplay().then(R => {
   ["agent", ...R.agents].forEach(a => { const th = document.createElement("th"); th.textContent = a; head.appendChild(th); });
   R.views.forEach((v, k) => { const o = document.createElement("option"); o.value = String(k); o.textContent = v === "omniscient" ? "omniscient (everything)" : v + "'s view"; view.appendChild(o); });
   let cur = 0, timer = null;
+  const picture = k => R.svgs[k].map(i => R.parts[i]).join("");
   function show(k) {
     cur = Math.max(0, Math.min(n - 1, k));
     slider.value = String(cur);
     const f = R.frames[cur];
-    $("table").innerHTML = R.svgs[f.svg[Number(view.value)]];
+    $("table").innerHTML = picture(f.svg[Number(view.value)]);
     $("step-label").textContent = "step " + cur + " / " + (n - 1);
     $("action").textContent = cur === 0 ? "start of the episode" + (f.acting ? " — " + f.acting + " to act" : "")
       : f.agent + ": " + f.name + " (action " + f.action + ")" + (f.acting ? " — next: " + f.acting : " — episode over");

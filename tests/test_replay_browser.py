@@ -55,10 +55,13 @@ def test_write_html_embeds_every_step_and_view_and_needs_no_network(tmp_path):
     last = data["frames"][-1]
     assert last["name"] == frames[-1].action_name and last["acting"] is None
     assert last["totals"][0] == pytest.approx(sum(f.rewards["player_0"] for f in frames))
-    for k in last["svg"]:
-        ET.fromstring(data["svgs"][k])
+    for k, v in zip(last["svg"], data["views"]):
+        text = "".join(data["parts"][i] for i in data["svgs"][k])
+        assert text == frames[-1].svgs[v]
+        ET.fromstring(text)
     plain = write_html(frames[:3], tmp_path / "plain.html", compress=False).read_text()
     assert '"views":["omniscient","player_0","player_1"]' in plain
+    assert "</script" not in plain.split('id="replay-data"')[1].split("</script>")[0]
 
 
 def test_write_html_errors(tmp_path):
