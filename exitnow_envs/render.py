@@ -180,7 +180,7 @@ def render_rgb(state: np.ndarray, i: int = 0, cell: int = 16) -> np.ndarray:
                 tile[cell // 2 - 1 : cell // 2 + 1, :] = (20, 10, 0)
             if DOOR_A <= k <= DOOR_C:
                 tile[cell // 2 - 1 : cell // 2 + 1, cell // 4 : 3 * cell // 4] = (250, 230, 180)
-            if DOOR_A <= k <= SEALED_C:  # door letter as 1, 2 or 3 light dots (A, B, C)
+            if DOOR_A <= k <= DOOR_C or SEALED_A <= k <= SEALED_C:  # door letter: 1-3 dots (A-C)
                 letter = (k - DOOR_A) % 3
                 for j in range(letter + 1):
                     x = int(cell * (0.25 + 0.22 * j))

@@ -88,8 +88,9 @@ class TabletopAECEnv(AECEnv):
     raises ValueError) plus ``render_mode``: ``None``, ``"ansi"`` (text), ``"human"``
     (prints the text), ``"svg"`` (the SVG document of the table, a str) or
     ``"rgb_array"`` (that picture rasterized: ``(H, W, 3)`` uint8 with ``(W, H) =
-    game.svg_size``; needs the ``render`` extra). The pictures are drawn from the seat
-    :attr:`render_seat` (an int; ``None``, the default, is the omniscient view).
+    game.svg_size``; needs the ``render`` extra). The pictures are drawn from the view of
+    :attr:`render_seat` (a seat number or an agent name; ``None``, the default, is the
+    omniscient view).
 
     Observation of an agent: ``{"observation": float32 (D,), "action_mask": int8 (A,)}``;
     the mask is all zeros for agents that are not acting. The acting agent is
@@ -97,7 +98,9 @@ class TabletopAECEnv(AECEnv):
     """
 
     game: GameDef
-    render_seat: int | None = None  # whose view "svg" / "rgb_array" draw; None: omniscient
+    render_seat: int | str | None = (
+        None  # whose view "svg"/"rgb_array" draw (seat or agent); None: omniscient
+    )
     metadata: dict[str, Any] = {
         "render_modes": ["ansi", "human", "svg", "rgb_array"],
         "is_parallelizable": False,
@@ -275,7 +278,14 @@ class TabletopAECEnv(AECEnv):
             )
             return None
         if self.render_mode in ("svg", "rgb_array"):
-            svg = self.game.render_svg(self._state, self.options, self.render_seat)
+            seat = self.render_seat
+            if isinstance(seat, str):
+                if seat not in self._seat:
+                    raise ValueError(
+                        f"render_seat must be None, a seat or one of {self.possible_agents}, got {seat!r}"
+                    )
+                seat = self._seat[seat]
+            svg = self.game.render_svg(self._state, self.options, seat)
             if self.render_mode == "svg":
                 return svg
             from .svg import rasterize

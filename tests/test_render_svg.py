@@ -115,6 +115,16 @@ def test_metadata_lists_the_picture_modes(game):
     env.reset(seed=0)
     w, h = pkg.GAME.svg_size
     assert env.render().shape == (h, w, 3)
+    svg = pkg.raw_env(render_mode="svg")
+    svg.reset(seed=0)
+    agent = svg.possible_agents[0]
+    svg.render_seat = agent
+    by_name = svg.render()
+    svg.render_seat = 0
+    assert by_name == svg.render() and f"{agent}'s view" in by_name
+    svg.render_seat = "nobody"
+    with pytest.raises(ValueError, match="render_seat"):
+        svg.render()
 
 
 # --- no leak: change only what the viewer cannot see ------------------------------------------
