@@ -101,6 +101,11 @@ COLOUR_INK = ("#c0392b", "#2c5fc4", "#b7860b", "#23883d")  # red, blue, yellow, 
 COLOUR_TINT = ("#fbdcd8", "#d9e4fb", "#fbefc6", "#d6f0dc")
 COPY_INK = "#6f42a0"
 COPY_TINT = "#e9def6"
+_SVG_MODE = {Mode.STANDARD: "standard", Mode.LONG: "long game", Mode.SOLO: "solo against the NPC"}
+
+
+def _svg_seat_name(e, k: int) -> str:
+    return "NPC" if int(e["cfg_mode"]) == Mode.SOLO and k == NPC_SEAT else f"player_{k}"
 
 
 def _kind_card(svg, x, y, w, h, kind: int, edge=None) -> None:
@@ -168,7 +173,7 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
     playing = int(e["status"]) == Status.PLAYING
     cur = int(e["current"])
     svg = Svg(SVG_WIDTH, SVG_HEIGHT)
-    head = f"Exhaust — {_MODE_TEXT[mode]}"
+    head = f"Exhaust — {_SVG_MODE[mode]}"
     if mode != Mode.SOLO:
         head += f", {n} players"
     if mode == Mode.LONG:
@@ -241,7 +246,7 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
             detail += f" · {int(e['exhaust'][k])} Exhaust" + (" (face up)" if e["exhaust_up"][k] else "")
         if npc:
             detail = f"open hand {size} · {int(e['tm'][k])} Time Magic"
-        seat_label(svg, 22, y + 18, _seat_name(e, k), acting, detail, size=13)
+        seat_label(svg, 22, y + 18, _svg_seat_name(e, k), acting, detail, size=13)
         visible = npc or seat is None or int(seat) == k
         x = 200.0
         if visible:
@@ -273,7 +278,7 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
         svg.text(
             SVG_WIDTH / 2,
             SVG_HEIGHT - 12,
-            f"game over — {_seat_name(e, loser)} is exhausted and loses",
+            f"game over — {_svg_seat_name(e, loser)} is exhausted and loses",
             size=16,
             anchor="middle",
             weight="bold",

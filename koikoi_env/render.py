@@ -87,6 +87,20 @@ SVG_HEIGHT = 760
 
 SUIT_INK = ("#34466e", "#b8323c", "#a8740a", "#2f7d3a")  # swords, cups, coins, trees
 SUIT_TINT = ("#dfe5f3", "#f8dadc", "#f8ebc9", "#d9efdc")
+_SVG_PHASE = {  # the picture's own wording (kept apart from the text view's)
+    Phase.PLAY: "play a card from the hand",
+    Phase.CHOOSE_PLAYED: "take one of the two field cards matching the played card",
+    Phase.CHOOSE_FLIPPED: "take one of the two field cards matching the flipped card",
+    Phase.DECIDE: "the yaku score rose — koi-koi or stop",
+}
+
+
+def _svg_round_end(e) -> str:
+    last = RoundEnd(int(e["last_end"]))
+    if last == RoundEnd.STOP:
+        p = int(e["last_points"])
+        return f"player_{int(e['last_winner'])} stopped for {p} point{'s' if p != 1 else ''}"
+    return "a hand ran out: no score" if last == RoundEnd.HAND_EMPTY else "the stock ran out: no score"
 
 
 def _koikoi_card(svg, x, y, w, h, c: int, edge=None) -> None:
@@ -214,11 +228,9 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
     last = RoundEnd(int(e["last_end"]))
     msg = ""
     if last != RoundEnd.NONE:
-        msg = (
-            "last round: " + _END_TEXT[last].format(w=int(e["last_winner"]), p=int(e["last_points"])) + " · "
-        )
+        msg = "last round: " + _svg_round_end(e) + " · "
     if playing:
-        msg += f"player_{int(e['current'])}: {_PHASE_TEXT[Phase(int(e['phase']))]}"
+        msg += f"player_{int(e['current'])}: {_SVG_PHASE[Phase(int(e['phase']))]}"
         svg.text(16, SVG_HEIGHT - 14, msg, size=13, fill=THEME.text)
     else:
         chips = [int(c) for c in e["chips"][:n]]

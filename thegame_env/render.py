@@ -61,6 +61,11 @@ SVG_HEIGHT = 560
 ``(SVG_HEIGHT, SVG_WIDTH, 3)``)."""
 
 _PILE_COLOURS = ("#2f6fb5", "#2f6fb5", "#b5452f", "#b5452f")  # ascending blue, descending red
+_SVG_END = {  # the picture's own wording (kept apart from the text view's)
+    Status.ALL_PLAYED: "every card played: a perfect game!",
+    Status.STUCK: "the active player owed a play and had none",
+    Status.FIRE_LOSS: "a fire card was left burning: lost",
+}
 
 
 def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int = 0) -> str:
@@ -214,7 +219,7 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
         svg.text(
             SVG_WIDTH / 2,
             SVG_HEIGHT - 14,
-            f"game over — {_STATUS_TEXT[Status(int(e['status']))]}; score {left} (cards not played)",
+            f"game over — {_SVG_END[Status(int(e['status']))]}; score {left} (cards not played)",
             size=16,
             anchor="middle",
             weight="bold",
