@@ -342,9 +342,12 @@ def cmd_render(args: argparse.Namespace, extra: list[str]) -> int:
     options = _game_options(extra)
     if args.players is not None:
         options[game.players_option] = args.players
-    path, (w, h) = render_to_file(
-        args.game, args.out, seed=args.seed, view=args.view, steps=args.steps, **options
-    )
+    try:
+        path, (w, h) = render_to_file(
+            args.game, args.out, seed=args.seed, view=args.view, steps=args.steps, **options
+        )
+    except ImportError as exc:  # .png without the render extra
+        sys.exit(f"tabletop: error: {exc}")
     print(f"wrote {path} ({w}x{h})")
     return 0
 
