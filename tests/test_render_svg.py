@@ -241,3 +241,25 @@ def test_a_seat_view_shows_backs_for_what_the_seat_cannot_see(game, options):
         assert render(base, env.options, None) != render(twin, env.options, None)
         checked += 1
     assert checked >= 3
+
+
+def test_exhaust_selection_is_shown_to_the_acting_seat_only():
+    """Adding a card to the selection changes the acting seat's picture (the card moves
+    from the hand to "selected") and nobody else's, as in the observations."""
+    import exhaust_env
+    from exhaust_env.spec import CAST_OFFSET
+
+    env = exhaust_env.raw_env(num_players=3)
+    env.reset(seed=3)
+    acting = int(env._cur[0])
+    before = env._state.copy()
+    add = int(next(a for a in env.legal_actions() if a < CAST_OFFSET))
+    env.step(add)
+    assert int(env._cur[0]) == acting and int(env._state["sel_n"][0]) == 1
+    render = exhaust_env.GAME.render_svg
+    after_self = render(env._state, env.options, acting)
+    assert "selected" in after_self and after_self != render(before, env.options, acting)
+    for seat in range(3):
+        if seat != acting:
+            assert np.array_equal(_obs(env, before, seat), _obs(env, env._state, seat))
+            assert render(before, env.options, seat) == render(env._state, env.options, seat)
