@@ -11,6 +11,7 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 
+from exitnow_envs.maps import default_boards
 from tabletop_core.games import GAME_PACKAGES
 
 try:
@@ -43,7 +44,7 @@ OPTIONS = {
         {"num_players": 4, "rounds": 1},
     ],
     "exitnow": [
-        {"num_humans": 1, "max_rounds": 3},
+        {"num_humans": 1, "max_rounds": 3, "boards": default_boards()},
         {"num_humans": 3, "layout": "random", "centre_side": "random", "centre_rotation": "random"},
         {
             "num_humans": 5,
