@@ -376,7 +376,7 @@ def _add_picture_parsers(sub, games: list[str]) -> None:
 
     sp = sub.add_parser("replay", help="play one game with bots and write an HTML replay")
     sp.add_argument("game", choices=games)
-    sp.add_argument("--out", required=True, help=".html file to write")
+    sp.add_argument("--out", required=True, help=".html file to write (or .gif: an animation)")
     sp.add_argument(
         "--bots", default=None, help="one bot per seat (comma-separated) or one for all; policy:FILE.npz"
     )

@@ -39,7 +39,16 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Frame", "capture", "write_html", "play_episode", "replay_game", "render_to_file", "OMNISCIENT"]
+__all__ = [
+    "Frame",
+    "capture",
+    "write_html",
+    "write_gif",
+    "play_episode",
+    "replay_game",
+    "render_to_file",
+    "OMNISCIENT",
+]
 
 OMNISCIENT = "omniscient"
 _ELEMENT = re.compile(r"(?<=>)(?=<)")  # split an SVG document between its tags
@@ -219,6 +228,40 @@ def write_html(
     return out
 
 
+def write_gif(
+    frames: Sequence[Frame], path: str | os.PathLike, view: str = OMNISCIENT, fps: float = 2.0
+) -> Path:
+    """Write one point of view of ``frames`` as an animated GIF (each picture rasterized,
+    ``1 / fps`` seconds a step, shown once; the last step held 3 s).
+
+    Raises:
+        ValueError: no frames, a view the frames do not hold, or a missing folder.
+        ImportError: without the ``render`` extra.
+    """
+    out = Path(path)
+    if not frames:
+        raise ValueError("write_gif needs at least one frame")
+    if not out.parent.exists():
+        raise ValueError(f"folder {str(out.parent)!r} does not exist")
+    if view not in frames[0].svgs:
+        raise ValueError(f"unknown view {view!r}; the frames hold {list(frames[0].svgs)}")
+    from PIL import Image
+
+    from .svg import rasterize
+
+    cache: dict[str, Image.Image] = {}
+    images = []
+    for f in frames:
+        svg = f.svgs[view]
+        if svg not in cache:
+            cache[svg] = Image.fromarray(rasterize(svg)).quantize(colors=128, method=Image.Quantize.MEDIANCUT)
+        images.append(cache[svg])
+    ms = max(20, int(1000 / fps))
+    durations = [ms] * (len(images) - 1) + [3000]
+    images[0].save(out, save_all=True, append_images=images[1:], duration=durations, optimize=True)
+    return out
+
+
 def play_episode(
     game_name: str,
     bots: str | Sequence[str] | None = None,
@@ -296,20 +339,25 @@ def replay_game(
     seed: int = 0,
     **options: Any,
 ) -> tuple[Path, int]:
-    """``tabletop replay``: play one game (:func:`play_episode`) and write its page.
+    """``tabletop replay``: play one game (:func:`play_episode`) and write its page
+    (``.html``), or the omniscient view as an animated GIF (``.gif``, :func:`write_gif`).
 
     Returns:
         ``(path, number of frames)``.
 
     Raises:
-        ValueError: as :func:`play_episode`; ``out`` not ``.html``/``.htm`` or in a
-            missing folder.
+        ValueError: as :func:`play_episode`; ``out`` not ``.html``/``.htm``/``.gif`` or
+            in a missing folder.
     """
     p = Path(out)
-    if p.suffix.lower() not in (".html", ".htm"):
-        raise ValueError(f"--out must name an .html file, got {str(out)!r}")
+    ext = p.suffix.lower()
+    if ext not in (".html", ".htm", ".gif"):
+        raise ValueError(f"--out must name an .html file (or a .gif animation), got {str(out)!r}")
     if not p.parent.exists():
         raise ValueError(f"folder {str(p.parent)!r} does not exist")
+    if ext == ".gif":
+        frames = play_episode(game_name, bots, seed, views=[OMNISCIENT], **options)
+        return write_gif(frames, p), len(frames)
     frames = play_episode(game_name, bots, seed, **options)
     opts = ", ".join(f"{k}={v}" for k, v in options.items())
     if bots is None:

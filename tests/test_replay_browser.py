@@ -17,7 +17,7 @@ import pytest
 
 import thegame_env
 from tabletop_core.cli import main
-from tabletop_core.replay import OMNISCIENT, capture, play_episode, write_html
+from tabletop_core.replay import OMNISCIENT, capture, play_episode, write_gif, write_html
 
 
 def _payload(page: str) -> dict:
@@ -62,6 +62,19 @@ def test_write_html_embeds_every_step_and_view_and_needs_no_network(tmp_path):
     plain = write_html(frames[:3], tmp_path / "plain.html", compress=False).read_text()
     assert '"views":["omniscient","player_0","player_1"]' in plain
     assert "</script" not in plain.split('id="replay-data"')[1].split("</script>")[0]
+
+
+def test_write_gif_animates_one_view(tmp_path):
+    pytest.importorskip("resvg_py")
+    from PIL import Image
+
+    frames = play_episode("thegame", "strong", seed=1, num_players=2, views=[OMNISCIENT, "player_1"])[:6]
+    out = write_gif(frames, tmp_path / "g.gif", view="player_1")
+    with Image.open(out) as im:
+        assert im.n_frames == 6 and im.size == thegame_env.GAME.svg_size
+    with pytest.raises(ValueError, match="unknown view"):
+        write_gif(frames, tmp_path / "h.gif", view="player_0")
+    assert main(["replay", "thegame", "--seed", "1", "--out", str(tmp_path / "r.gif")]) == 0
 
 
 def test_write_html_errors(tmp_path):
