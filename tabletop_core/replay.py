@@ -85,6 +85,24 @@ def _default_bot(game) -> str:
     return "strong" if "strong" in game.bot_names else game.bot_names[1]
 
 
+def _new_env(game_name: str, options: dict) -> Any:
+    """``raw_env(**options)`` of a game; an unknown option is a ValueError naming the
+    game's options."""
+    import dataclasses
+    import importlib
+
+    from .games import GAME_PACKAGES, load_game
+
+    game = load_game(game_name)
+    known = [f.name for f in dataclasses.fields(game.make_options())]
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise ValueError(
+            f"{game_name} has no option {', '.join(unknown)}; its options are {', '.join(sorted(set(known)))}"
+        )
+    return importlib.import_module(GAME_PACKAGES[game_name]).raw_env(**options)
+
+
 def _raw(env: Any):
     raw = getattr(env, "unwrapped", env)
     if not hasattr(raw, "game") or not hasattr(raw, "_state"):
@@ -284,15 +302,13 @@ def play_episode(
     Raises:
         ValueError: unknown game, bad bots or options, a policy of another shape.
     """
-    import importlib
 
-    from .games import GAME_PACKAGES, load_game
+    from .games import load_game
     from .policy import MLPPolicy
     from .rng import seed_word
 
     game = load_game(game_name)
-    module = importlib.import_module(GAME_PACKAGES[game_name])
-    env = module.raw_env(**options)
+    env = _new_env(game_name, options)
     agents = list(env.possible_agents)
     if bots is None:
         bots = _default_bot(game)
@@ -500,9 +516,8 @@ def render_to_file(
             unknown view, or bad options.
         ImportError: ``.png`` without the ``render`` extra.
     """
-    import importlib
 
-    from .games import GAME_PACKAGES, load_game
+    from .games import load_game
     from .rng import seed_word
 
     p = Path(out)
@@ -514,7 +529,7 @@ def render_to_file(
     if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 0:
         raise ValueError(f"steps must be an integer >= 0, got {steps!r}")
     game = load_game(game_name)
-    env = importlib.import_module(GAME_PACKAGES[game_name]).raw_env(**options)
+    env = _new_env(game_name, options)
     agents = list(env.possible_agents)
     seat = _seat_of(view, agents)
     env.reset(seed=int(seed))

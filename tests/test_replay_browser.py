@@ -136,6 +136,10 @@ def test_replay_and_render_commands(tmp_path, capsys):
     assert "does not exist" in capsys.readouterr().err
     assert main(["render", "koikoi", "--view", "player_9", "--out", str(tmp_path / "t.svg")]) == 2
     assert "view must be" in capsys.readouterr().err
+    assert main(["render", "koikoi", "--on-fire", "--out", str(tmp_path / "t.svg")]) == 2
+    assert "koikoi has no option on_fire; its options are first_dealer" in capsys.readouterr().err
+    assert main(["replay", "thegame", "--rounds", "2", "--out", str(tmp_path / "t.html")]) == 2
+    assert "thegame has no option rounds" in capsys.readouterr().err
 
 
 # --- a real browser -------------------------------------------------------------------------
