@@ -126,7 +126,7 @@ from tabletop_core.vector import SelfPlayVectorEnv
 from . import batch
 from .bots import BOT_NAMES, bot_action
 from .observe import decode_observation, observation_layout, observe
-from .render import render_ansi
+from .render import SVG_HEIGHT, SVG_WIDTH, render_ansi, render_svg
 from .spec import MAX_EPISODE_STEPS, NUM_ACTIONS, Mode, Options, action_name
 from .state import new_state
 
@@ -192,6 +192,8 @@ GAME = GameDef(
     cooperative=False,
     match_stats=match_stats,
     description="shed spell cards onto combo areas; the player who cannot act loses",
+    render_svg=lambda s, o, seat=None: render_svg(s, o, seat=seat),
+    svg_size=(SVG_WIDTH, SVG_HEIGHT),
 )
 
 

@@ -59,8 +59,10 @@ kind), ``item_counts`` (per human), ``roll``, ``phase``, ``round``, ``rounds_lef
 ``moves_left``, ``acting_ghost``, ``last_dir``, ``ghost_rolled``, ``team``. Never another
 human's item kinds, the event deck's order or the confiscated pile's contents.
 
-Rendering: ``render_mode="ansi"`` (text), ``"human"`` (prints the text),
-``"rgb_array"`` (an (336, 336, 3) uint8 image of the map, NumPy only).
+Rendering: ``render_mode="ansi"`` (text), ``"human"`` (prints the text), ``"svg"`` (the
+map, pieces, seats and a legend as SVG text, :func:`exitnow_envs.render.render_svg`) and
+``"rgb_array"`` (that picture rasterized, (600, 900, 3) uint8; the ``render`` extra).
+``exitnow_envs.render.render_rgb`` still draws the bare map with NumPy only.
 
 Bots (kernels, :mod:`exitnow_envs.bots`): ``random`` (both roles) and ``smart`` (a human
 bot on human seats, a ghost bot on the ghost seat). Single-agent training:
@@ -112,7 +114,7 @@ from tabletop_core.vector import SelfPlayVectorEnv
 from . import batch
 from .bots import BOT_NAMES, bot_action
 from .observe import decode_observation, observation_layout, observe
-from .render import render_ansi, render_rgb
+from .render import SVG_HEIGHT, SVG_WIDTH, render_ansi, render_svg
 from .spec import (
     DEFAULT_MAX_ROUNDS,
     MAX_MAX_ROUNDS,
@@ -188,6 +190,8 @@ GAME = GameDef(
     players_option="num_humans",
     default_bot="smart",
     description="humans race for the exit with a key while the ghost player hunts them",
+    render_svg=lambda s, o, seat=None: render_svg(s, o, seat=seat),
+    svg_size=(SVG_WIDTH, SVG_HEIGHT),
 )
 
 
@@ -198,18 +202,14 @@ class raw_env(TabletopAECEnv):
         num_humans: 1..5. layout: "default", "random" or 0..575. centre_side: 0, 1 or
             "random". centre_rotation: 0..3 or "random". team: bool. max_rounds: 1..1000.
         boards: None or a :class:`exitnow_envs.maps.BoardSet`.
-        render_mode: None, "ansi", "human" or "rgb_array".
+        render_mode: None, "ansi", "human", "svg" or "rgb_array".
 
     Raises:
         ValueError: on a bad option (naming it and what is allowed).
     """
 
     game = GAME
-    metadata = {
-        **TabletopAECEnv.metadata,
-        "render_modes": ["ansi", "human", "rgb_array"],
-        "name": "exitnow_v0",
-    }
+    metadata = {**TabletopAECEnv.metadata, "name": "exitnow_v0"}
 
     def __init__(
         self,
@@ -232,13 +232,6 @@ class raw_env(TabletopAECEnv):
             max_rounds=max_rounds,
             boards=boards,
         )
-
-    def render(self):
-        """``"rgb_array"``: an (H, W, 3) uint8 image of the map; other modes as the base
-        class (``"ansi"`` returns text, ``"human"`` prints it)."""
-        if self.render_mode == "rgb_array":
-            return render_rgb(self._state, 0)
-        return super().render()
 
     def _final_info(self, agent: str) -> dict:
         st = int(self._state["status"][0])

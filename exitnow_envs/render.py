@@ -181,7 +181,7 @@ def render_rgb(state: np.ndarray, i: int = 0, cell: int = 16) -> np.ndarray:
                 tile[cell // 2 - 1 : cell // 2 + 1, :] = (20, 10, 0)
             if DOOR_A <= k <= DOOR_C:
                 tile[cell // 2 - 1 : cell // 2 + 1, cell // 4 : 3 * cell // 4] = (250, 230, 180)
-            if DOOR_A <= k <= SEALED_C:  # door letter as 1, 2 or 3 light dots (A, B, C)
+            if DOOR_A <= k <= DOOR_C or SEALED_A <= k <= SEALED_C:  # door letter: 1-3 dots (A-C)
                 letter = (k - DOOR_A) % 3
                 for j in range(letter + 1):
                     x = int(cell * (0.25 + 0.22 * j))
@@ -217,3 +217,265 @@ def render_rgb(state: np.ndarray, i: int = 0, cell: int = 16) -> np.ndarray:
                 x = int(cell * (0.3 + 0.2 * j))
                 tile[cell // 2 - 1 : cell // 2 + 1, x : x + 2] = _GHOST_EDGE
     return img
+
+
+# --- picture (SVG; rasterized by tabletop_core.svg) ------------------------------------------
+SVG_WIDTH = 900
+SVG_HEIGHT = 600
+"""Size of :func:`render_svg`'s picture in pixels, for every option (``rgb_array`` is
+``(SVG_HEIGHT, SVG_WIDTH, 3)``)."""
+
+_SVG_CELL = 25
+_MAP_X, _MAP_Y = 14, 46
+
+
+def _rgb(col) -> str:
+    r, g, b = (int(v) for v in col)
+    return f"#{r:02x}{g:02x}{b:02x}"
+
+
+def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int = 0) -> str:
+    """The game of env ``i`` as an SVG document (``SVG_WIDTH`` x ``SVG_HEIGHT``).
+
+    Drawn: the map (squares by kind as in :func:`render_rgb`, doors with their letter,
+    sealed doors barred, event chips as yellow ``?`` diamonds, the item chip as a gold
+    square), humans as numbered discs in their colours (a stack shows its top human and
+    ``+n``), ghosts as white discs ``g1``..``g3``; beside it the round, the event deck face
+    down, the confiscated and used piles, a line per seat (where each human is, how many
+    items it holds, a lost turn), the decision to make, the last action card, and a
+    legend.
+
+    Args:
+        state: the State record array.
+        options: unused (the options live in the state).
+        seat: ``None`` for the omniscient view (every human's item kinds and the
+            confiscated pile's contents); a seat (humans ``0..n-1``, the ghost player
+            ``n``) for that player's view, which shows, as its observation does, only its
+            own item kinds and every human's item count.
+        i: env index in the batch.
+
+    Raises:
+        ValueError: if ``seat`` is not a seat of this game.
+    """
+    from tabletop_core.svg import THEME, Svg, pile
+
+    e = state[i]
+    n = int(e["cfg_humans"])
+    if seat is not None and not 0 <= int(seat) <= n:
+        raise ValueError(
+            f"seat must be None (omniscient) or 0..{n} (human_0..human_{n - 1}, ghost_0), got {seat!r}"
+        )
+    status = int(e["status"])
+    playing = status == Status.PLAYING
+    svg = Svg(SVG_WIDTH, SVG_HEIGHT)
+    svg.text(
+        14,
+        30,
+        f"Exit Now — round {min(int(e['round']) + 1, int(e['cfg_max_rounds']))}/{int(e['cfg_max_rounds'])}",
+        size=20,
+        weight="bold",
+    )
+    names = [f"human_{h}" for h in range(n)] + ["ghost_0"]
+    view = "omniscient view" if seat is None else f"{names[int(seat)]}'s view"
+    svg.text(SVG_WIDTH - 14, 30, view, size=13, fill=THEME.dim, anchor="end")
+    cs = _SVG_CELL
+    for r in range(MAP):
+        for c in range(MAP):
+            k = int(e["cell"][r, c])
+            x, y = _MAP_X + c * cs, _MAP_Y + r * cs
+            if DOOR_A <= k <= DOOR_C:
+                col = _DOOR
+            elif SEALED_A <= k <= SEALED_C:
+                col = _SEALED
+            else:
+                col = _COLORS[k]
+            svg.rect(x, y, cs, cs, fill=_rgb(col), stroke="#00000033", stroke_width=0.6)
+            if DOOR_A <= k <= DOOR_C or SEALED_A <= k <= SEALED_C:
+                sealed = k >= SEALED_A
+                if sealed:
+                    svg.line(x + 2, y + cs / 2, x + cs - 2, y + cs / 2, stroke="#140a00", stroke_width=4)
+                svg.text(
+                    x + cs / 2,
+                    y + cs / 2 + 5,
+                    "ABC"[(k - DOOR_A) % 3],
+                    size=13,
+                    fill="#fae6b4",
+                    anchor="middle",
+                    weight="bold",
+                )
+            elif k == EXIT:
+                svg.text(
+                    x + cs / 2, y + cs / 2 + 4, "EXIT", size=7, fill="#ffffff", anchor="middle", weight="bold"
+                )
+            elif k in (START, RESTART, GHOST_START):
+                svg.text(
+                    x + cs / 2,
+                    y + cs / 2 + 4,
+                    {START: "S", RESTART: "R", GHOST_START: "G"}[k],
+                    size=11,
+                    fill="#5a4a30",
+                    anchor="middle",
+                )
+            elif k == PLACE and int(e["chip"][r, c]) == 0:
+                svg.circle(x + cs / 2, y + cs / 2, 3, fill="#9c9080")
+            chip = int(e["chip"][r, c])
+            cx, cy = x + cs / 2, y + cs / 2
+            if chip == EVENT_CHIP:
+                d = cs * 0.4
+                svg.polygon(
+                    [(cx, cy - d), (cx + d, cy), (cx, cy + d), (cx - d, cy)],
+                    fill="#f0c814",
+                    stroke="#8a6d00",
+                    stroke_width=1,
+                )
+                svg.text(cx, cy + 4, "?", size=11, fill="#5a4500", anchor="middle", weight="bold")
+            elif chip == ITEM_CHIP:
+                d = cs * 0.32
+                svg.rect(
+                    cx - d, cy - d, 2 * d, 2 * d, fill="#c8a01e", stroke="#5a3c00", stroke_width=1.2, rx=2
+                )
+                svg.text(cx, cy + 4, "$", size=11, fill="#3c2800", anchor="middle", weight="bold")
+    stacks: dict[tuple[int, int], list[int]] = {}
+    for h in range(n):
+        r, c = int(e["hpos"][h, 0]), int(e["hpos"][h, 1])
+        if r >= 0:
+            stacks.setdefault((r, c), []).append(h)
+    for (r, c), hs in stacks.items():
+        hs = sorted(hs, key=lambda h: int(e["hheight"][h]))
+        top = hs[-1]
+        cx, cy = _MAP_X + c * cs + cs / 2, _MAP_Y + r * cs + cs / 2
+        svg.circle(cx, cy, cs * 0.42, fill=_rgb(_HUMAN_COLORS[top]), stroke="#ffffff", stroke_width=1.5)
+        svg.text(cx, cy + 4, str(top), size=11, fill="#ffffff", anchor="middle", weight="bold")
+        if len(hs) > 1:
+            svg.text(cx + cs * 0.3, cy - cs * 0.25, f"+{len(hs) - 1}", size=9, fill="#000000", weight="bold")
+    for g in range(3):
+        if e["gon"][g]:
+            r, c = int(e["gpos"][g, 0]), int(e["gpos"][g, 1])
+            cx, cy = _MAP_X + c * cs + cs / 2, _MAP_Y + r * cs + cs / 2
+            svg.circle(cx, cy, cs * 0.42, fill=_rgb(_GHOST), stroke=_rgb(_GHOST_EDGE), stroke_width=2)
+            svg.text(cx, cy + 4, f"g{g + 1}", size=10, fill=_rgb(_GHOST_EDGE), anchor="middle", weight="bold")
+    # side panel
+    px = _MAP_X + MAP * cs + 14
+    pw = SVG_WIDTH - px - 10
+    svg.rect(px, 46, pw, 150, fill=THEME.panel, rx=8)
+    pile(svg, px + 12, 58, 40, 58, int(e["deck_n"]), label="event deck")
+    conf = int(e["confiscated"].sum())
+    svg.text(px + 64, 70, f"confiscated: {conf}", size=12)
+    if seat is None and conf:
+        svg.text(
+            px + 64,
+            86,
+            ", ".join(f"{ITEM_NAMES[k]} {int(v)}" for k, v in enumerate(e["confiscated"]) if v),
+            size=10,
+            fill=THEME.dim,
+        )
+    used = ", ".join(f"{ITEM_NAMES[k]} {int(v)}" for k, v in enumerate(e["used"]) if v) or "none"
+    svg.text(px + 64, 104, f"used: {used}", size=11)
+    lc = int(e["last_card"])
+    svg.text(px + 64, 122, f"last action card: {CARD_NAMES[lc] if lc >= 0 else '-'}", size=11)
+    if playing:
+        ph = Phase(int(e["phase"]))
+        extra = ""
+        if ph == Phase.MOVE:
+            extra = f": move {int(e['roll'])}"
+        elif ph == Phase.GHOST:
+            extra = f": g{int(e['ghost_idx']) + 1}, die {int(e['roll'])}, {int(e['moves_left'])} moves left"
+        svg.text(
+            px + 12,
+            150,
+            f"{names[int(e['current'])]} decides: {ph.name.lower()}{extra}",
+            size=12,
+            fill=THEME.highlight,
+        )
+    elif status == Status.HUMAN_WIN:
+        svg.text(
+            px + 12,
+            150,
+            f"game over — human_{int(e['winner'])} escaped!",
+            size=13,
+            fill=THEME.highlight,
+            weight="bold",
+        )
+    else:
+        svg.text(
+            px + 12,
+            150,
+            "game over — the ghost wins (rounds over)",
+            size=13,
+            fill=THEME.highlight,
+            weight="bold",
+        )
+    if e["cfg_team"]:
+        svg.text(px + 12, 170, "team game: every human wins when one escapes", size=10, fill=THEME.dim)
+    # seats
+    y = 214
+    for h in range(n + 1):
+        acting = playing and int(e["current"]) == h
+        svg.rect(
+            px,
+            y - 14,
+            pw,
+            40,
+            fill=THEME.panel,
+            rx=6,
+            stroke=THEME.highlight if acting else None,
+            stroke_width=2 if acting else None,
+        )
+        if h < n:
+            svg.circle(px + 16, y + 2, 9, fill=_rgb(_HUMAN_COLORS[h]), stroke="#ffffff", stroke_width=1.2)
+            svg.text(px + 16, y + 6, str(h), size=10, fill="#ffffff", anchor="middle", weight="bold")
+            if e["captured"][h]:
+                where = "captured"
+            elif int(e["hpos"][h, 0]) < 0:
+                where = "not entered"
+            else:
+                where = f"at ({int(e['hpos'][h, 0])}, {int(e['hpos'][h, 1])})"
+            count = int(e["items"][h].sum())
+            line = f"{'▶ ' if acting else ''}human_{h} {where} · {count} item{'s' if count != 1 else ''}"
+            svg.text(
+                px + 32, y + 6, line, size=12, fill=THEME.highlight if acting else THEME.text, weight="bold"
+            )
+            detail = []
+            if (seat is None or int(seat) == h) and count:
+                detail.append(
+                    ", ".join(f"{ITEM_NAMES[k]} x{int(v)}" for k, v in enumerate(e["items"][h]) if v)
+                )
+            if e["skip"][h]:
+                detail.append("loses next turn")
+            if detail:
+                svg.text(px + 32, y + 20, " · ".join(detail), size=10, fill=THEME.dim)
+        else:
+            svg.circle(px + 16, y + 2, 9, fill=_rgb(_GHOST), stroke=_rgb(_GHOST_EDGE), stroke_width=2)
+            on = int(e["gon"].sum())
+            svg.text(
+                px + 32,
+                y + 6,
+                f"{'▶ ' if acting else ''}ghost_0 · {on} ghost{'s' if on != 1 else ''} on the map",
+                size=12,
+                fill=THEME.highlight if acting else THEME.text,
+                weight="bold",
+            )
+        y += 44
+    # legend
+    y = max(y, 470)
+    svg.text(px, y - 6, "legend", size=12, weight="bold")
+    items = [
+        (_rgb(_COLORS[WALL]), "wall"),
+        (_rgb(_COLORS[WATER]), "water"),
+        (_rgb(_COLORS[EXIT]), "exit door"),
+        (_rgb(_DOOR), "door A/B/C"),
+        (_rgb(_SEALED), "sealed door"),
+        ("#f0c814", "? event chip"),
+        ("#c8a01e", "$ item chip"),
+        (_rgb(_COLORS[START]), "S start"),
+        (_rgb(_COLORS[RESTART]), "R restart"),
+        (_rgb(_COLORS[GHOST_START]), "G ghost start"),
+        (_rgb(_HUMAN_COLORS[0]), "0-4 humans"),
+        (_rgb(_GHOST), "g1-g3 ghosts"),
+    ]
+    for j, (col, label) in enumerate(items):
+        lx = px + (j % 2) * (pw / 2)
+        ly = y + (j // 2) * 18
+        svg.rect(lx, ly, 12, 12, fill=col, stroke="#000000", stroke_width=0.6, rx=2)
+        svg.text(lx + 17, ly + 10, label, size=11)
+    return svg.to_string()

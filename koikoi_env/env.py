@@ -96,7 +96,7 @@ from tabletop_core.vector import SelfPlayVectorEnv
 from . import batch
 from .bots import BOT_NAMES, bot_action
 from .observe import decode_observation, observation_layout, observe
-from .render import render_ansi
+from .render import SVG_HEIGHT, SVG_WIDTH, render_ansi, render_svg
 from .spec import (
     MAX_EPISODE_STEPS,
     MAX_PLAYERS,
@@ -178,6 +178,8 @@ GAME = GameDef(
     batch_step_learner=batch.batch_step_learner,
     render_view=lambda s, o, seat: render_ansi(s, o, seat=seat),
     description="koi-koi for 2-4 players with 88 cards: capture by rank, build yaku, stop or koi-koi",
+    render_svg=lambda s, o, seat=None: render_svg(s, o, seat=seat),
+    svg_size=(SVG_WIDTH, SVG_HEIGHT),
 )
 
 

@@ -85,7 +85,12 @@ class TabletopAECEnv(AECEnv):
 
     Subclasses set :attr:`game` (a :class:`~tabletop_core.game.GameDef`). Constructor
     keyword arguments are the game's options (validated by ``game.make_options``, which
-    raises ValueError) plus ``render_mode`` (``None``, ``"ansi"`` or ``"human"``).
+    raises ValueError) plus ``render_mode``: ``None``, ``"ansi"`` (text), ``"human"``
+    (prints the text), ``"svg"`` (the SVG document of the table, a str) or
+    ``"rgb_array"`` (that picture rasterized: ``(H, W, 3)`` uint8 with ``(W, H) =
+    game.svg_size``; needs the ``render`` extra). The pictures are drawn from the view of
+    :attr:`render_seat` (a seat number or an agent name; ``None``, the default, is the
+    omniscient view).
 
     Observation of an agent: ``{"observation": float32 (D,), "action_mask": int8 (A,)}``;
     the mask is all zeros for agents that are not acting. The acting agent is
@@ -93,8 +98,11 @@ class TabletopAECEnv(AECEnv):
     """
 
     game: GameDef
+    render_seat: int | str | None = (
+        None  # whose view "svg"/"rgb_array" draw (seat or agent); None: omniscient
+    )
     metadata: dict[str, Any] = {
-        "render_modes": ["ansi", "human"],
+        "render_modes": ["ansi", "human", "svg", "rgb_array"],
         "is_parallelizable": False,
         "render_fps": 1,
     }
@@ -255,13 +263,34 @@ class TabletopAECEnv(AECEnv):
         self._deads_step_first()
 
     # --- rendering -------------------------------------------------------------------------
-    def render(self) -> str | None:
-        """``"ansi"``: return the table as text; ``"human"``: print it; ``None``: warn."""
+    def render(self) -> str | np.ndarray | None:
+        """``"ansi"``: return the table as text; ``"human"``: print it; ``"svg"``: return
+        the SVG text of the table; ``"rgb_array"``: return it rasterized, ``(H, W, 3)``
+        uint8 (``(W, H) = game.svg_size``); both from :attr:`render_seat`'s view.
+        ``None``: warn.
+
+        Raises:
+            ImportError: ``"rgb_array"`` without the ``render`` extra.
+        """
         if self.render_mode is None:
             warnings.warn(
                 "render() called without a render_mode; pass render_mode='ansi' or 'human'", stacklevel=2
             )
             return None
+        if self.render_mode in ("svg", "rgb_array"):
+            seat = self.render_seat
+            if isinstance(seat, str):
+                if seat not in self._seat:
+                    raise ValueError(
+                        f"render_seat must be None, a seat or one of {self.possible_agents}, got {seat!r}"
+                    )
+                seat = self._seat[seat]
+            svg = self.game.render_svg(self._state, self.options, seat)
+            if self.render_mode == "svg":
+                return svg
+            from .svg import rasterize
+
+            return rasterize(svg)
         text = self.game.render_ansi(self._state, self.options)
         if self.render_mode == "human":
             print(text)

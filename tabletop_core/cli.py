@@ -11,6 +11,8 @@ Examples::
     tabletop play thegame --players 3 --seat 1 --bots strong,greedy
     tabletop render exitnow --layout 5 --out map.png
     tabletop match exhaust --help      # the command's arguments and every Exhaust option
+    tabletop render koikoi --view player_0 --steps 20 --out table.svg
+    tabletop replay koikoi --bots strong --seed 3 --out game.html
 
 Per-game option plumbing (for every command that takes a game):
     Each game declares its options once, as the fields of its ``spec.Options`` dataclass
@@ -360,27 +362,45 @@ def cmd_play(args: argparse.Namespace) -> int:
     )
 
 
-# --- render ---------------------------------------------------------------------------------
+# --- render and replay (pictures: tabletop_core.replay) ---------------------------------------
 def _setup_render(p: argparse.ArgumentParser, game: GameDef) -> None:
-    p.add_argument("--out", required=True, help="PNG file to write")
+    p.add_argument("--out", required=True, help="file to write: .svg or .png")
     p.add_argument("--seed", type=int, default=0, help="deal to draw (default 0)")
+    p.add_argument("--view", default="omniscient", help="omniscient, a seat number or an agent name")
+    p.add_argument("--steps", type=int, default=0, help="bot moves to play before the picture (default 0)")
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    """Write the table of a freshly dealt game as a PNG (games with an ``rgb_array`` mode)."""
-    module = __import__(GAME_PACKAGES[args.game])
-    modes = module.raw_env.metadata.get("render_modes", [])
-    if "rgb_array" not in modes:
-        raise ValueError(f"{args.game} has no picture rendering (render modes: {', '.join(modes)})")
-    env = module.raw_env(render_mode="rgb_array", **args.options)
-    env.reset(seed=args.seed)
-    image = env.render()
+    """Write the table of a game (dealt with --seed, after --steps bot moves) as SVG or PNG."""
+    from .replay import render_to_file
+
     try:
-        from PIL import Image
-    except ImportError:
-        sys.exit("tabletop render needs Pillow: pip install 'tabletop-rl[cli]'")
-    Image.fromarray(np.asarray(image, np.uint8)).save(args.out)
-    print(f"wrote {args.out} ({image.shape[1]}x{image.shape[0]})")
+        path, (w, h) = render_to_file(
+            args.game, args.out, seed=args.seed, view=args.view, steps=args.steps, **args.options
+        )
+    except ImportError as exc:  # .png without the render extra
+        raise ValueError(str(exc)) from None
+    print(f"wrote {path} ({w}x{h})")
+    return 0
+
+
+def _setup_replay(p: argparse.ArgumentParser, game: GameDef) -> None:
+    p.add_argument("--out", required=True, help=".html file to write (or .gif: an animation)")
+    p.add_argument(
+        "--bots",
+        default=None,
+        help=f"one bot per seat (comma-separated) or one for all, or policy:FILE.npz; bots: "
+        f"{', '.join(game.bot_names)}",
+    )
+    p.add_argument("--seed", type=int, default=0, help="deal of the game (default 0)")
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    """Play one game with bots and write it as a self-contained HTML replay (or a GIF)."""
+    from .replay import replay_game
+
+    path, frames = replay_game(args.game, args.out, bots=args.bots, seed=args.seed, **args.options)
+    print(f"wrote {path} ({frames} steps; open it in a browser)")
     return 0
 
 
@@ -407,7 +427,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_game_subparsers(sub, "play", cmd_play, help="play in the terminal against bots", setup=_setup_play)
     add_game_subparsers(
-        sub, "render", cmd_render, help="write a picture of a freshly dealt table (PNG)", setup=_setup_render
+        sub, "render", cmd_render, help="write a picture of a table (SVG or PNG)", setup=_setup_render
+    )
+    add_game_subparsers(
+        sub,
+        "replay",
+        cmd_replay,
+        help="play one game with bots and write an HTML replay",
+        setup=_setup_replay,
     )
     return p
 

@@ -108,6 +108,10 @@ class GameDef:
             it (defaults to ``render_ansi``).
         players_option: the option that sets the number of seats (``--players`` in the CLI).
         default_bot: the bot ``tabletop play`` seats by default (empty: ``"strong"``).
+        render_svg: ``(state (1,), options, seat) -> str``, the table as an SVG document from
+            ``seat``'s view (``None``: omniscient), of a fixed size per game
+            (``svg_size``); used by ``render_mode="svg"``/``"rgb_array"`` and replays.
+        svg_size: ``(width, height)`` in pixels of ``render_svg``'s picture.
     """
 
     name: str
@@ -139,6 +143,8 @@ class GameDef:
     batch_step_bots_threads: Callable | None = None
     render_view: Callable | None = None
     players_option: str = "num_players"
+    render_svg: Callable | None = None
+    svg_size: tuple[int, int] = (0, 0)
     description: str = ""
     default_bot: str = ""
     extra: dict = field(default_factory=dict)

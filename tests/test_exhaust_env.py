@@ -148,7 +148,7 @@ def test_lean_wrapper_illegal_move_terminates_with_warning():
         ({"zero_sum": 1}, "zero_sum"),
         ({"num_players": 2, "start_player": 2}, "start_player"),
         ({"mode": "solo", "start_player": 1}, "start_player"),
-        ({"render_mode": "rgb_array"}, "render_mode"),
+        ({"render_mode": "bogus"}, "render_mode"),
     ],
 )
 def test_bad_options(options, message):

@@ -49,7 +49,7 @@ def test_rgb_and_ansi_pictures():
     e = exitnow_envs.env(render_mode="rgb_array")
     e.reset(seed=3)
     img = e.render()
-    assert img.shape == (336, 336, 3) and img.dtype == np.uint8
+    assert img.shape == (600, 900, 3) and img.dtype == np.uint8
     assert len(np.unique(img.reshape(-1, 3), axis=0)) > 8  # squares, chips, pieces, doors drawn
     t = exitnow_envs.env(render_mode="ansi")
     t.reset(seed=3)

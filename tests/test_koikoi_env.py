@@ -304,7 +304,7 @@ def test_bad_options_raise_value_errors_naming_the_option(kwargs, match):
     with pytest.raises(ValueError, match=match):
         koikoi_env.vector_env(2, **kwargs)
     with pytest.raises(ValueError, match="render_mode"):
-        koikoi_env.raw_env(render_mode="rgb_array")
+        koikoi_env.raw_env(render_mode="bogus")
 
 
 def test_illegal_and_out_of_range_actions_on_raw_env_raise_and_leave_it_usable():

@@ -136,19 +136,34 @@ def test_bots_name_the_other_seats_only():
     assert cli.main(["play", "thegame", "--seat", "4"]) == 2
 
 
-def test_view_svg_is_a_clear_error_without_the_svg_mode(tmp_path, capsys):
-    import importlib
+def test_view_svg_writes_the_picture_after_every_move(tmp_path):
+    import io
 
-    from tabletop_core import cli
-    from tabletop_core.games import GAME_PACKAGES
+    from tabletop_core.games import load_game
+    from tabletop_core.play import play_in_terminal
 
     target = tmp_path / "table.svg"
-    code = cli.main(["play", "koikoi", "--view", "svg", str(target)])
-    modes = importlib.import_module(GAME_PACKAGES["koikoi"]).raw_env.metadata["render_modes"]
-    if "svg" in modes:  # once the SVG renderer is there, the picture is written
-        assert target.read_text().lstrip().startswith("<")
-    else:
-        assert code == 2 and "has no SVG picture yet" in capsys.readouterr().err
+    out = io.StringIO()
+    code = play_in_terminal(
+        load_game("koikoi"),
+        {},
+        seat=0,
+        bots=None,
+        seed=3,
+        svg_file=str(target),
+        input=io.StringIO("q\n"),
+        output=out,
+    )
+    assert code == 0
+    svg = target.read_text()
+    assert svg.lstrip().startswith("<") and "</svg>" in svg
+
+
+def test_view_takes_only_svg(tmp_path, capsys):
+    from tabletop_core import cli
+
+    code = cli.main(["play", "koikoi", "--view", "png", str(tmp_path / "t.svg")])
+    assert code == 2 and "--view takes 'svg FILE'" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("width", [40, 80, 133])

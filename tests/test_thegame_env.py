@@ -174,7 +174,7 @@ def test_raw_env_rejects_illegal_action_and_stays_usable():
         ({"reward": "points"}, "reward"),
         ({"on_fire": "yes"}, "on_fire"),
         ({"num_players": 2, "start_player": 2}, "start_player"),
-        ({"render_mode": "rgb_array"}, "render_mode"),
+        ({"render_mode": "bogus"}, "render_mode"),
     ],
 )
 def test_bad_options(options, message):

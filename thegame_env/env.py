@@ -38,7 +38,7 @@ from tabletop_core.vector import SelfPlayVectorEnv
 from . import batch
 from .bots import BOT_NAMES, bot_action
 from .observe import decode_observation, observation_layout, observe
-from .render import render_ansi
+from .render import SVG_HEIGHT, SVG_WIDTH, render_ansi, render_svg
 from .rules import score
 from .spec import MAX_EPISODE_STEPS, NUM_ACTIONS, WIN_THRESHOLD, Options, Status, action_name
 from .state import new_state
@@ -100,6 +100,8 @@ GAME = GameDef(
     batch_step_learner=batch.batch_step_learner,
     render_view=lambda s, o, seat: render_ansi(s, o, seat=seat),
     description="cooperative: play all 98 cards onto two ascending and two descending piles",
+    render_svg=lambda s, o, seat=None: render_svg(s, o, seat=seat),
+    svg_size=(SVG_WIDTH, SVG_HEIGHT),
 )
 
 

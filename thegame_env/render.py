@@ -55,3 +55,177 @@ def render_ansi(state: np.ndarray, options=None, seat: int | None = None, i: int
     else:
         lines.append(f"game over — {_STATUS_TEXT[Status(int(e['status']))]}; score {left}")
     return "\n".join(lines)
+
+
+# --- picture (SVG; rasterized by tabletop_core.svg) ------------------------------------------
+SVG_WIDTH = 800
+SVG_HEIGHT = 560
+"""Size of :func:`render_svg`'s picture in pixels, for every option (``rgb_array`` is
+``(SVG_HEIGHT, SVG_WIDTH, 3)``)."""
+
+_PILE_COLOURS = ("#2f6fb5", "#2f6fb5", "#b5452f", "#b5452f")  # ascending blue, descending red
+_SVG_END = {  # the picture's own wording (kept apart from the text view's)
+    Status.ALL_PLAYED: "every card played: a perfect game!",
+    Status.STUCK: "the active player owed a play and had none",
+    Status.FIRE_LOSS: "a fire card was left burning: lost",
+}
+
+
+def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int = 0) -> str:
+    """The table of env ``i`` as an SVG document (``SVG_WIDTH`` x ``SVG_HEIGHT``).
+
+    Drawn: the four piles with their top card and direction (ascending ``1 → 99``,
+    descending ``100 → 2``; an On Fire card burning on top in orange with its deadline),
+    the draw pile face down with its size, every hand (cards sorted by value; On Fire
+    cards in orange), the seat to act (▶), the plays this turn and the plays owed, and
+    the result once the game is over.
+
+    Args:
+        state: the State record array.
+        options: unused (the options live in the state).
+        seat: ``None`` for the omniscient view; a seat for that player's view: the other
+            hands are drawn as face-down backs (the observation shows only their sizes).
+        i: env index in the batch.
+
+    Raises:
+        ValueError: if ``seat`` is not a seat of this game.
+    """
+    from tabletop_core.svg import THEME, Svg, card, card_back, pile, seat_label
+
+    from .rules import min_plays_now
+
+    e = state[i]
+    n = int(e["cfg_players"])
+    if seat is not None and not 0 <= int(seat) < n:
+        raise ValueError(f"seat must be None (omniscient) or 0..{n - 1}, got {seat!r}")
+    on_fire = bool(e["cfg_on_fire"])
+    playing = int(e["status"]) == Status.PLAYING
+    draw = NUM_CARDS - int(e["deck_pos"])
+    left = draw + int(e["hand_size"][:n].sum())
+    svg = Svg(SVG_WIDTH, SVG_HEIGHT)
+    view = "omniscient view" if seat is None else f"player_{int(seat)}'s view"
+    svg.text(16, 28, f"The Game — turn {int(e['turn']) + 1}", size=20, weight="bold")
+    svg.text(SVG_WIDTH - 16, 28, view, size=13, fill=THEME.dim, anchor="end")
+    # piles
+    cw, ch = 70, 98
+    for p in range(4):
+        x = 24 + p * 130
+        y = 62
+        asc = p < 2
+        top = int(e["piles"][p])
+        ft = int(e["fire_turn"][p])
+        svg.text(
+            x,
+            y - 8,
+            f"{'↑' if asc else '↓'}{p % 2 + 1}  {'1 → 99' if asc else '100 → 2'}",
+            size=13,
+            weight="bold",
+        )
+        fire = on_fire and ft >= 0
+        if top in (1, 100):
+            svg.rect(
+                x, y, cw, ch, fill="none", stroke=THEME.dim, stroke_width=1.5, rx=7, stroke_dasharray="5 4"
+            )
+            svg.text(x + cw / 2, y + ch / 2 + 8, str(top), size=24, fill=THEME.dim, anchor="middle")
+        else:
+            card(
+                svg,
+                x,
+                y,
+                cw,
+                ch,
+                str(top),
+                colour=_PILE_COLOURS[p],
+                fill="#ffe2c8" if fire else THEME.card_face,
+                corner="↑" if asc else "↓",
+                edge=THEME.fire if fire else None,
+                edge_width=4 if fire else 1.2,
+            )
+        arrow_y = y + ch + 18
+        if asc:
+            svg.polygon(
+                [
+                    (x, arrow_y - 4),
+                    (x + cw - 10, arrow_y - 4),
+                    (x + cw - 10, arrow_y - 9),
+                    (x + cw, arrow_y),
+                    (x + cw - 10, arrow_y + 9),
+                    (x + cw - 10, arrow_y + 4),
+                    (x, arrow_y + 4),
+                ],
+                fill=_PILE_COLOURS[p],
+            )
+        else:
+            svg.polygon(
+                [
+                    (x + cw, arrow_y - 4),
+                    (x + 10, arrow_y - 4),
+                    (x + 10, arrow_y - 9),
+                    (x, arrow_y),
+                    (x + 10, arrow_y + 9),
+                    (x + 10, arrow_y + 4),
+                    (x + cw, arrow_y + 4),
+                ],
+                fill=_PILE_COLOURS[p],
+            )
+        if fire:
+            when = "this" if ft < int(e["turn"]) else "next"
+            svg.text(
+                x, arrow_y + 24, f"fire: cover by end of {when} turn", size=10, fill=THEME.fire, weight="bold"
+            )
+    pile(svg, 560, 62, cw, ch, draw, label="draw pile")
+    svg.text(660, 80, f"cards left {left}", size=13)
+    if playing:
+        plays = int(e["plays_this_turn"])
+        owed = max(0, int(min_plays_now(state, i)) - plays)
+        svg.text(660, 102, f"played this turn {plays}", size=13)
+        svg.text(660, 124, f"still owed {owed}", size=13, fill=THEME.highlight if owed else THEME.text)
+    if on_fire:
+        svg.text(660, 146, "On Fire: 22, 33, …, 77", size=11, fill=THEME.fire)
+    # hands
+    hw, hh = 44, 62
+    for k in range(n):
+        y = 218 + k * 68
+        acting = playing and k == int(e["current"])
+        size = int(e["hand_size"][k])
+        svg.rect(
+            12,
+            y - 4,
+            SVG_WIDTH - 24,
+            64,
+            fill=THEME.panel,
+            rx=8,
+            stroke=THEME.highlight if acting else None,
+            stroke_width=2 if acting else None,
+        )
+        seat_label(svg, 24, y + 24, f"player_{k}", acting, f"{size} card{'s' if size != 1 else ''}")
+        visible = seat is None or int(seat) == k
+        cards = sorted(int(c) for c in e["hand"][k][:size])
+        for j, c in enumerate(cards):
+            x = 170 + j * (hw + 6)
+            if visible:
+                hot = on_fire and c in FIRE_CARDS
+                card(
+                    svg,
+                    x,
+                    y,
+                    hw,
+                    hh - 6,
+                    str(c),
+                    fill="#ffd7b0" if hot else THEME.card_face,
+                    edge=THEME.fire if hot else None,
+                )
+            else:
+                card_back(svg, x, y, hw, hh - 6)
+    if not playing:
+        svg.rect(0, SVG_HEIGHT - 40, SVG_WIDTH, 40, fill="#000000", opacity=0.6)
+        svg.text(
+            SVG_WIDTH / 2,
+            SVG_HEIGHT - 14,
+            f"game over — {_SVG_END[Status(int(e['status']))]}; score {left} (cards not played)",
+            size=16,
+            anchor="middle",
+            weight="bold",
+            fill=THEME.highlight,
+        )
+    return svg.to_string()
