@@ -70,14 +70,16 @@ class ThreadChooser:
     The thread count the default vector env uses (``num_threads=None``): every step is
     timed; the choice in use keeps a moving average of its step time, and a probe of
     :attr:`PROBE_STEPS` steps with the other choice measures that one now and then (the
-    mean of the probe: a slow step counts); after a probe the faster one is kept
-    (:attr:`HYSTERESIS`), and between probes the env falls back to the other choice at
-    once when the one in use became :attr:`BAILOUT` times slower than the other's last
-    measure (a process started beside it). The
+    mean of the probe's steps); after a probe the faster one is kept (``n`` threads only
+    when :attr:`HYSTERESIS` times faster), and between probes the env leaves ``n``
+    threads at once when their average falls behind one thread's last measure, and one
+    thread when it became :attr:`BAILOUT` times slower than ``n``'s. The
     next probe comes after ``PROBE_STEPS * (ratio - 1) / OVERHEAD`` steps (``ratio``: the
     other choice's time over the one in use), at least :attr:`MIN_INTERVAL` and at most
     :attr:`MAX_INTERVAL`: probing a choice that is 10x slower costs about ``OVERHEAD``
-    (2 %) of the time, one that is as fast costs nothing. The first
+    (2 %) of the time, one that is as fast costs nothing. While ``n`` threads are in use,
+    ``ratio`` is taken at most ``n`` (one thread cannot be more than ``n`` times slower:
+    a probe that says so met a burst of other load, and is checked again soon). The first
     :attr:`WARMUP` calls of each choice are not timed (compilation, thread start).
 
     Args:
@@ -88,8 +90,11 @@ class ThreadChooser:
     MIN_INTERVAL = 8
     MAX_INTERVAL = 20_000
     OVERHEAD = 0.02
-    HYSTERESIS = 1.1  # after a probe, switch when the other choice is this much faster
-    BAILOUT = 4.0  # between probes, switch when the choice in use got this much slower
+    # Asymmetric, as the risks are: n threads gain at most n x, but lose 5-20x when the
+    # cores are shared (a thread waits for a descheduled one). So n threads must prove
+    # themselves HYSTERESIS x faster to be taken, and are left as soon as they are slower.
+    HYSTERESIS = 1.25  # after a probe, take n threads when they are this much faster
+    BAILOUT = 4.0  # between probes, leave one thread when it became this much slower
     WARMUP = 2
 
     def __init__(self, n: int):
@@ -123,8 +128,8 @@ class ThreadChooser:
             if self._seen[k] > self.WARMUP:
                 self._probe.append(seconds)
             if self._probe_left == 0:
-                if self._probe:
-                    self.cost[k] = float(np.mean(self._probe))  # a slow step counts: mean
+                if self._probe:  # the mean: a slow step (a preempted thread) counts
+                    self.cost[k] = float(np.mean(self._probe))
                 self._probe = []
                 self._decide()
             return
@@ -132,7 +137,8 @@ class ThreadChooser:
             c = self.cost[k]
             self.cost[k] = seconds if c == 0.0 else c + 0.2 * (seconds - c)
             other = self.cost[self._other(k)]
-            if other > 0.0 and self.cost[k] > self.BAILOUT * other:
+            limit = 1.0 if k == self.n else self.BAILOUT
+            if other > 0.0 and self.cost[k] > limit * other:
                 self.use = self._other(k)  # the other was faster when last measured:
                 self.cost[self.use] = 0.0  # measure it afresh, and probe this one soon
                 self._until_probe = min(self._until_probe, 2 * self.MIN_INTERVAL)
@@ -143,10 +149,13 @@ class ThreadChooser:
 
     def _decide(self) -> None:
         use, other = self.cost[self.use], self.cost[self._other(self.use)]
-        if use > 0.0 and other > 0.0 and other * self.HYSTERESIS < use:
+        gain = self.HYSTERESIS if self.use == 1 else 1.0
+        if use > 0.0 and other > 0.0 and other * gain < use:
             self.use = self._other(self.use)
             use, other = other, use
         ratio = other / use if use > 0.0 and other > 0.0 else 1.0
+        if self.use == self.n:
+            ratio = min(ratio, float(self.n))
         wait = self.PROBE_STEPS * max(ratio - 1.0, 0.0) / self.OVERHEAD
         self._until_probe = int(min(max(wait, self.MIN_INTERVAL), self.MAX_INTERVAL))
 
