@@ -301,9 +301,12 @@ def run_benchmarks(
                 ),
             )
     # (g) default threads vs one thread at batch 4096: quiet, busy process, torch
-    if threads:
-        yield from thread_cases(game, options, 4096, max(2.0 * seconds, 4.0))
-        yield copy_case(game, options, 4096, max(2.0 * seconds, 4.0))
+    if threads:  # a short run (--seconds below 1) gets short cases, for a smoke test
+        short = seconds < 1.0
+        yield from thread_cases(
+            game, options, 4096, 2.0 * seconds, warmup=10 if short else 40, min_steps=20 if short else 300
+        )
+        yield copy_case(game, options, 4096, 2.0 * seconds)
     # (c) bot games
     for bot in game.bot_names:
         yield rec("bots", bot=bot, games_per_s=_bot_games_per_second(game, bot, bot_games, options))

@@ -19,16 +19,58 @@ episode an AEC env reset with seed ``s + i`` plays under the same actions, and s
 following (autoreset) episodes, which continue each env's own generator.
 
 Threads (as EnvPool's thread pool, inside compiled code): a large batch is cut into
-``num_threads`` contiguous shards of envs, and a step runs the game's batch kernel on
-every shard at once (the game's ``batch_step_threads`` / ``batch_step_bots_threads``, a
-``prange`` over the shards on numba's threading layer: a parallel region costs ~2 us with
-OpenMP on this machine, while a ``prange`` over the envs themselves was measured 5-9x
-slower than a plain loop). Every env keeps its own generator and buffer rows, so the
-results are identical, bit for bit, whatever the number of threads. numba picks its
-threading layer (OpenMP where the system has it, else its own work queue, ~0.2 ms a
-call); with GNU OpenMP, do not ``fork`` a process that stepped a threaded env
+contiguous shards of envs (``num_shards``: up to 8 per thread, at least 128 envs each),
+and a step runs the game's batch kernel on the shards at once (the game's
+``batch_step_threads`` / ``batch_step_bots_threads``, a ``prange`` over the shards on
+numba's threading layer, handed out one shard at a time to whichever thread is free:
+``numba.set_parallel_chunksize(1)``). Every env keeps its own generator and buffer rows,
+so the results are identical, bit for bit, whatever the number of threads.
+
+Thread defaults, chosen so that the default is never much slower than one thread (The
+Game, 2 players, batch 4096, Python actions; ``tabletop bench thegame --threads`` prints
+these cases; 2 cores shared with five other engineers' test runs, load average 4-8, so
+"quiet" below was not quiet):
+
+* ``num_threads=None`` (default) weighs ``n`` threads (one per 256 envs, at most the
+  cores) against one thread as the env steps and keeps the faster
+  (:class:`ThreadChooser`: every step timed, a 4-step probe of the other choice at an
+  interval that keeps probing under 2 % of the time, asymmetric because the risks are:
+  ``n`` threads gain at most ``n``x but lose 5-20x when a core is taken). Measured, default
+  / one thread in the same run: quiet 0.96-0.99, busy process beside 0.95-0.97, torch MLP
+  forward between steps 0.96-1.06 (each case ran 0.57-1.3 with an earlier, symmetric
+  chooser). With ``num_threads=2`` fixed, the same cases gave 0.04-0.07 (GNU OpenMP's
+  default spin), 0.14-0.38 (``GOMP_SPINCOUNT=20000``), 0.11-0.62 (``GOMP_SPINCOUNT=2000``),
+  0.44-0.71 (``OMP_WAIT_POLICY=PASSIVE``), 0.19-0.26 (numba's ``workqueue`` layer; the
+  ``tbb`` layer is not installed here). On the quiet machine of earlier
+  sessions two threads ran 2.0x one thread, which the chooser keeps (``n`` threads are
+  taken when a probe finds them 1.25x faster).
+* ``GOMP_SPINCOUNT=2000`` (set when this module is imported, unless the user set
+  ``GOMP_SPINCOUNT`` or ``OMP_WAIT_POLICY``; GNU OpenMP reads it when numba's OpenMP
+  layer loads at the first threaded step, and torch's when torch is imported later): after
+  a parallel step, idle threads spin ~0.1 ms (45 ns a spin here), enough to bridge the
+  Python between two steps of a tight loop, then sleep. GNU OpenMP's default, 300,000
+  spins (~13 ms, measured as process CPU time between parallel regions 10 ms apart),
+  burnt a core after every step that another process or torch's threads needed: 64 k
+  against 9.8 M steps/s one thread on a loaded machine.
+* More shards than threads, handed out dynamically: measured no different from one shard
+  per thread under this load (0.56-0.62 vs 0.55-0.58, fixed 2 threads); kept because a
+  thread that is descheduled then delays the step by one small shard, not half the batch.
+
+numba picks its threading layer (OpenMP where the system has it, else its own work queue,
+~0.2 ms a call). With GNU OpenMP, do not ``fork`` a process that stepped a threaded env
 (multiprocessing: use the ``spawn`` or ``forkserver`` start method), or use
 ``num_threads=1``.
+
+``copy=True`` (default) hands out arrays the caller owns: a step copies the observations,
+masks, rewards, flags and acting seats it produced into recycled arrays (an array is
+reused only once nobody else references it, see ``_Recycler``: a fresh multi-megabyte
+array pays a page fault per 4 KiB page, and that, not the copy, made ``copy=True`` run at
+0.07-0.2x ``copy=False``), and ``info["final_obs"]`` copies only the rows of the envs that
+ended. Measured at batch 4096 (The Game, 2 players, Python actions, same run): 0.63-0.71x
+``copy=False`` with one thread, 0.99x with the default threads on this loaded machine.
+Pass ``copy=False`` when each step's outputs are consumed or copied before the next step
+(into a rollout buffer, a torch tensor): it hands out read-only views of the env's own
+buffers, which the next step overwrites.
 """
 
 from __future__ import annotations
@@ -231,16 +273,20 @@ class SelfPlayVectorEnv(VectorEnv):
         game: the game's :class:`~tabletop_core.game.GameDef`.
         num_envs: batch size ``B`` (>= 1).
         seed: seed for the first reset (``reset(seed=...)`` overrides it).
-        copy: return fresh arrays from ``reset``/``step`` (default). ``False`` returns
-            read-only views of the env's internal buffers, which the next call
-            overwrites (faster). Read-only because the env relies on them: the step
+        copy: return arrays the caller owns from ``reset``/``step`` (default; the step's
+            outputs are copied, ``final_obs`` only for the envs that ended; see the
+            module docstring). ``False`` returns read-only views of the env's internal
+            buffers, which the next call overwrites (faster: use it when each step's
+            outputs are consumed or copied before the next step). Read-only because the env relies on them: the step
             checks actions against the mask buffer, and a game may patch the
             observation buffer in place (Exit Now); writing to one raises NumPy's
             ``ValueError: assignment destination is read-only``. Copy what you keep.
         num_threads: threads that step the batch (contiguous shards of envs, see the
-            module docstring); ``None`` (default): one per :data:`MIN_ENVS_PER_THREAD`
-            envs, at most :func:`available_cores` and numba's ``NUMBA_NUM_THREADS``.
-            Results do not depend on it.
+            module docstring); ``None`` (default): up to one per
+            :data:`MIN_ENVS_PER_THREAD` envs, at most :func:`available_cores` and
+            numba's ``NUMBA_NUM_THREADS``, used only while they are faster than one
+            thread (:class:`ThreadChooser`; :attr:`threads_in_use`). An int fixes the
+            count. Results do not depend on it.
         **options: the game's options (validated; ValueError on a bad one).
 
     Raises:
