@@ -51,7 +51,12 @@ these cases; 2 cores shared with five other engineers' test runs, load average 4
   Python between two steps of a tight loop, then sleep. GNU OpenMP's default, 300,000
   spins (~13 ms, measured as process CPU time between parallel regions 10 ms apart),
   burnt a core after every step that another process or torch's threads needed: 64 k
-  against 9.8 M steps/s one thread on a loaded machine.
+  against 9.8 M steps/s one thread on a loaded machine. torch ships its own GNU OpenMP
+  under the same soname, which numba's OpenMP layer then shares: import the game
+  packages before torch, or export ``GOMP_SPINCOUNT`` yourself (measured: torch imported
+  first, numba's and torch's idle threads both spun ~9-17 ms per parallel region; the
+  env imported first, 0.2 ms). The chooser keeps the default safe either way (torch
+  first, torch case: 1.20x, one thread in use).
 * More shards than threads, handed out dynamically: measured no different from one shard
   per thread under this load (0.56-0.62 vs 0.55-0.58, fixed 2 threads); kept because a
   thread that is descheduled then delays the step by one small shard, not half the batch.
