@@ -9,7 +9,8 @@ seat does not act again within the rollout is left out of the loss (its successo
 unknown), which keeps the estimate unbiased without per-seat observations.
 
 Illegal actions are masked out of the logits with ``info["action_mask"]``. Observations
-are scaled by a fixed per-feature factor measured from random self-play.
+lie in [0, 1] (``Box(0, 1)``) and go to the network as they are. The vector env runs with
+``copy=False``: every output is copied into the rollout buffers before the next step.
 
 Evaluation (every ``--eval-every`` steps and at the end): the greedy policy plays
 ``--eval-episodes`` fixed deals through the single-agent view (all seats in a cooperative
@@ -84,18 +85,8 @@ class Agent(nn.Module):
         return torch.distributions.Categorical(logits=logits)
 
 
-def obs_scale(package, options, steps=200, num_envs=256, seed=12345):
-    venv = package.vector_env(num_envs, seed=seed, copy=False, **options)
-    obs, _ = venv.reset()
-    peak = np.abs(obs).max(axis=0)
-    for _ in range(steps):
-        obs, *_ = venv.step(venv.sample_actions())
-        peak = np.maximum(peak, np.abs(obs).max(axis=0))
-    return torch.as_tensor(1.0 / np.maximum(peak, 1.0), dtype=torch.float32)
-
-
 @torch.no_grad()
-def evaluate(agent, scale, game, args, options):
+def evaluate(agent, game, args, options):
     """Mean return of the greedy policy over fixed deals (single-agent view)."""
     view = {} if game.cooperative else {"seat": 0, "opponents": args.opponents}
     n = args.eval_episodes
@@ -104,7 +95,7 @@ def evaluate(agent, scale, game, args, options):
     total, done = np.zeros(n), np.zeros(n, bool)
     while not done.all():
         mask = torch.as_tensor(info["action_mask"].astype(bool))
-        logits = agent.actor(torch.tensor(obs) * scale).masked_fill(~mask, -1e9)
+        logits = agent.actor(torch.tensor(obs)).masked_fill(~mask, -1e9)
         obs, r, term, trunc, info = venv.step(logits.argmax(-1).numpy())
         total += np.where(done, 0.0, r)
         done |= term | trunc
@@ -153,8 +144,7 @@ def main() -> None:
     game = load_game(args.game)
     package = importlib.import_module(GAME_PACKAGES[args.game])
     options = {"num_players": args.players}
-    venv = package.vector_env(args.num_envs, seed=args.seed, **options)
-    scale = obs_scale(package, options)
+    venv = package.vector_env(args.num_envs, seed=args.seed, copy=False, **options)
     b, t_len, p = args.num_envs, args.num_steps, venv.num_players
     d, a = venv.single_observation_space.shape[0], venv.single_action_space.n
     agent = Agent(d, a)
@@ -177,10 +167,10 @@ def main() -> None:
         optim.param_groups[0]["lr"] = args.lr * (1.0 - update / num_updates)
         if args.eval_every and steps >= next_eval:
             next_eval += args.eval_every
-            rows.append((steps, time.time() - t0, evaluate(agent, scale, game, args, options)))
+            rows.append((steps, time.time() - t0, evaluate(agent, game, args, options)))
             print(f"eval steps={steps} mean_return={rows[-1][2]:.2f}", flush=True)
         for t in range(t_len):
-            x = torch.tensor(obs) * scale
+            x = torch.tensor(obs)  # a copy: the env's buffer is overwritten next step
             m = torch.as_tensor(info["action_mask"].astype(bool))
             with torch.no_grad():
                 dist = agent.dist(x, m)
@@ -195,7 +185,7 @@ def main() -> None:
             ep_ret[done_buf[t]] = 0.0
         steps += b * t_len
         with torch.no_grad():
-            last_value = agent.value(torch.tensor(obs) * scale).numpy()
+            last_value = agent.value(torch.tensor(obs)).numpy()
         adv, valid = seat_advantages(
             rew_buf,
             val_buf,
@@ -238,7 +228,7 @@ def main() -> None:
                 flush=True,
             )
 
-    final = evaluate(agent, scale, game, args, options)
+    final = evaluate(agent, game, args, options)
     rows.append((steps, time.time() - t0, final))
     if args.curve:
         with open(args.curve, "w") as f:
@@ -248,7 +238,7 @@ def main() -> None:
         linear = [m for m in agent.actor if isinstance(m, nn.Linear)]
         weights = {f"W{k}": m.weight.detach().numpy().T for k, m in enumerate(linear)}
         weights |= {f"b{k}": m.bias.detach().numpy() for k, m in enumerate(linear)}
-        np.savez(args.save_policy, scale=scale.numpy(), **weights)
+        np.savez(args.save_policy, **weights)
     print(f"mean_return={final:.2f} steps={steps} episodes={len(finished)} seconds={time.time() - t0:.0f}")
 
 

@@ -160,7 +160,7 @@ def _agents(options: Options) -> list[str]:
 
 GAME = GameDef(
     name="exitnow",
-    version=0,
+    version=1,
     num_actions=NUM_ACTIONS,
     make_options=Options,
     agents=_agents,
@@ -209,7 +209,7 @@ class raw_env(TabletopAECEnv):
     """
 
     game = GAME
-    metadata = {**TabletopAECEnv.metadata, "name": "exitnow_v0"}
+    metadata = {**TabletopAECEnv.metadata, "name": "exitnow_v1"}
 
     def __init__(
         self,

@@ -240,6 +240,11 @@ def _setup_bench(p: argparse.ArgumentParser, game: GameDef) -> None:
     p.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
     p.add_argument("--quick", action="store_true", help="smaller batches and fewer games")
     p.add_argument("--no-peers", action="store_true", help="skip PettingZoo classic and Pgx peers")
+    p.add_argument(
+        "--threads",
+        action="store_true",
+        help="only default vs one thread (quiet, busy process, torch) and copy=True vs copy=False",
+    )
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
@@ -247,15 +252,24 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from .bench import run_benchmarks
 
     batches = (1, 64, 1024, 4096) if not args.quick else (1, 64, 1024)
-    records = run_benchmarks(
-        args.game_def,
-        GAME_PACKAGES[args.game],
-        args.options,
-        seconds=args.seconds,
-        batches=batches,
-        peers=not args.no_peers,
-        bot_games=2000 if args.quick else 20000,
-    )
+    if args.threads:  # only default vs one thread (quiet, busy, torch) and copy=True vs False
+        from .bench import copy_case, thread_cases
+
+        def threads_and_copy():
+            yield from thread_cases(args.game_def, args.options, seconds=max(args.seconds, 4.0))
+            yield copy_case(args.game_def, args.options, seconds=max(args.seconds, 4.0))
+
+        records = threads_and_copy()
+    else:
+        records = run_benchmarks(
+            args.game_def,
+            GAME_PACKAGES[args.game],
+            args.options,
+            seconds=args.seconds,
+            batches=batches,
+            peers=not args.no_peers,
+            bot_games=2000 if args.quick else 20000,
+        )
     if args.json:
         for r in records:
             print(json.dumps(r, default=jd), flush=True)
@@ -270,6 +284,19 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def _bench_line(r: dict) -> str:
     kind = r["bench"]
+    if kind == "threads" and "error" in r:
+        return f"threads, {r['case']}: {r['error']}"
+    if kind == "copy":
+        return (
+            f"copy=True (batch {r['batch']}): {r['copy_steps_per_s']:,.0f} · copy=False "
+            f"{r['no_copy_steps_per_s']:,.0f} steps/s (×{r['ratio']:.2f})"
+        )
+    if kind == "threads":
+        return (
+            f"threads, {r['case']} (batch {r['batch']}): default ({r['threads']} threads, "
+            f"{r['threads_in_use']} in use) {r['default_steps_per_s']:,.0f} · one thread "
+            f"{r['one_thread_steps_per_s']:,.0f} steps/s (×{r['ratio']:.2f})"
+        )
     if kind == "aec":
         return f"AEC env(): {r['wrapped_steps_per_s']:,.0f} steps/s · raw_env: {r['raw_steps_per_s']:,.0f} steps/s"
     if kind == "peer" and "error" in r:
