@@ -128,7 +128,7 @@ from .bots import BOT_NAMES, bot_action
 from .observe import decode_observation, observation_layout, observe
 from .render import render_ansi
 from .spec import MAX_EPISODE_STEPS, NUM_ACTIONS, Mode, Options, action_name
-from .state import new_state
+from .state import new_state, validate_state
 
 
 def episode_stats(final: np.ndarray) -> dict[str, np.ndarray]:
@@ -180,6 +180,7 @@ GAME = GameDef(
     episode_stats=episode_stats,
     cooperative=False,
     description="shed spell cards onto combo areas; the player who cannot act loses",
+    validate_state=validate_state,
 )
 
 

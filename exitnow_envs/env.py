@@ -122,7 +122,7 @@ from .spec import (
     Status,
     action_name,
 )
-from .state import new_state
+from .state import new_state, validate_state
 
 
 def episode_stats(final: np.ndarray) -> dict[str, np.ndarray]:
@@ -174,6 +174,7 @@ GAME = GameDef(
     render_view=lambda s, o, seat: render_ansi(s, o, seat=seat),
     players_option="num_humans",
     description="humans race for the exit with a key while the ghost player hunts them",
+    validate_state=validate_state,
 )
 
 

@@ -107,7 +107,7 @@ from .spec import (
     Status,
     action_name,
 )
-from .state import new_state
+from .state import new_state, validate_state
 
 
 def episode_stats(final: np.ndarray) -> dict[str, np.ndarray]:
@@ -164,6 +164,7 @@ GAME = GameDef(
     batch_step_learner=batch.batch_step_learner,
     render_view=lambda s, o, seat: render_ansi(s, o, seat=seat),
     description="koi-koi for 2-4 players with 88 cards: capture by rank, build yaku, stop or koi-koi",
+    validate_state=validate_state,
 )
 
 

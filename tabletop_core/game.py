@@ -104,6 +104,9 @@ class GameDef:
         render_view: ``(state (1,), options, seat) -> str``, the table as ``seat`` may see
             it (defaults to ``render_ansi``).
         players_option: the option that sets the number of seats (``--players`` in the CLI).
+        validate_state: ``(saved) -> None``, the game's one validation of a saved State
+            (``<game>/state.py``; raises ValueError naming the env, the field and what
+            is allowed); run by :meth:`load_saved_state` before anything is written.
     """
 
     name: str
@@ -134,6 +137,7 @@ class GameDef:
     batch_step_bots_threads: Callable | None = None
     render_view: Callable | None = None
     players_option: str = "num_players"
+    validate_state: Callable[[Any], None] | None = None
     description: str = ""
     extra: dict = field(default_factory=dict)
 
@@ -163,13 +167,18 @@ class GameDef:
             ids.append(self.bot_names.index(b))
         return np.asarray(ids, np.int64)
 
-    def load_saved_state(self, saved: Any, target: np.ndarray) -> None:
+    def load_saved_state(self, saved: Any, target: np.ndarray, write: bool = True) -> None:
         """Check a ``get_state()`` dict against ``target`` (the live State) and copy its
-        ``"state"`` into ``target``.
+        ``"state"`` into ``target`` (with ``write=False`` only check it).
+
+        Every check runs before anything is written: the game's :attr:`validate_state`
+        (field ranges and the rules' invariants, per env) included, so a bad state leaves
+        ``target`` unchanged.
 
         Raises:
             ValueError: if ``saved`` is not from this game, has another shape or dtype
-                (batch size), or was made with other game options.
+                (batch size), was made with other game options, or holds a value the
+                game's validation rejects (naming the env index and the field).
         """
         if not isinstance(saved, dict) or saved.get("game") != self.env_id or "state" not in saved:
             raise ValueError(f"set_state expects a dict from {self.env_id} get_state()")
@@ -183,4 +192,7 @@ class GameDef:
             raise ValueError(
                 "saved state was made with other game options; create the env with the same options"
             )
-        target[...] = st
+        if self.validate_state is not None:
+            self.validate_state(st)
+        if write:
+            target[...] = st

@@ -124,7 +124,11 @@ class Options:
             raise ValueError(f"num_players must be in 1..5, got {self.num_players}")
         if not isinstance(self.on_fire, (bool, np.bool_)):
             raise ValueError(f"on_fire must be True or False, got {self.on_fire!r}")
-        if self.level not in (0, 1, 2) or isinstance(self.level, bool):
+        if (
+            isinstance(self.level, (bool, np.bool_))
+            or not isinstance(self.level, (int, np.integer))
+            or self.level not in (0, 1, 2)
+        ):
             raise ValueError(f"level must be 0, 1 or 2, got {self.level!r}")
         if self.reward not in REWARD_NAMES:
             raise ValueError(f"reward must be one of {sorted(REWARD_NAMES)}, got {self.reward!r}")
