@@ -83,7 +83,8 @@ def render_ansi(state: np.ndarray, options=None, seat: int | None = None, i: int
         else:
             lines.append(f"{mark} {_seat_name(e, k)} ({size} cards{extra})")
     if not over:
-        if int(e["sel_n"]):
+        # the selection in progress is the acting seat's own: others see it once cast
+        if int(e["sel_n"]) and (seat is None or seat == int(e["current"])):
             lines.append(f"selection: {_cards(e['sel'])}")
     else:
         loser = int(e["loser"])
