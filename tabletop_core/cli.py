@@ -8,6 +8,7 @@ Examples::
     tabletop bench thegame            # add --json for one JSON line per measurement
     tabletop play thegame --players 2 --seat 0 --bots strong
     tabletop render exitnow --layout 5 --out map.png
+    tabletop soak thegame --games 100000      # invariants checked at every step, one JSON line
 
 Game options are given as ``--option-name VALUE`` (``--on-fire`` alone means True); they
 are validated by the game, which names what is allowed. Argument parsing uses argparse;
@@ -398,6 +399,10 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--out", required=True, help="PNG file to write")
     sp.add_argument("--players", "--humans", dest="players", type=int, default=None)
     sp.add_argument("--seed", type=int, default=0)
+
+    from .soak import add_soak_parser
+
+    add_soak_parser(sub, games)
     return p
 
 
@@ -417,6 +422,10 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_play(args, extra)
         if args.command == "render":
             return cmd_render(args, extra)
+        if args.command == "soak":
+            from .soak import cmd_soak
+
+            return cmd_soak(args, _game_options(extra))
     except ValueError as exc:
         print(f"tabletop: error: {exc}", file=sys.stderr)
         return 2
