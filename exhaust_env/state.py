@@ -119,7 +119,7 @@ def validate_state(saved) -> None:
     Raises:
         ValueError: naming the env index, the field, the value and what is allowed.
     """
-    from tabletop_core.validation import StateChecker, check_legal_action_exists, states_of
+    from tabletop_core.validation import StateChecker, check_legal_action_exists, row_counts, states_of
 
     from .rules import legal_mask
     from .spec import (
@@ -172,7 +172,7 @@ def validate_state(saved) -> None:
     deck = s["deck"].astype(np.int64)
     rows = np.broadcast_to(np.arange(n)[:, None], deck.shape)
     seen = np.zeros((n, NUM_CARDS), np.int64)
-    np.add.at(seen, (rows, deck), 1)
+    seen += row_counts(rows, deck, seen.shape)
     ck.fail("deck", seen != 1, "a permutation of the card ids 0..63", None)
     kind_max = np.ones(NUM_KINDS, np.int64)
     kind_max[COPY_KIND] = NUM_COPIES
@@ -203,15 +203,15 @@ def validate_state(saved) -> None:
     count = hand.sum(axis=1) + s["played"].astype(np.int64)
     for field, slots in (("repl", slot_r), ("npc_deck", slot_n)):
         ids = np.clip(s[field].astype(np.int64), 0, NUM_CARDS - 1)
-        np.add.at(
-            count, (np.broadcast_to(np.arange(n)[:, None], ids.shape)[slots], kind_of_id[ids[slots]]), 1
+        count += row_counts(
+            np.broadcast_to(np.arange(n)[:, None], ids.shape)[slots], kind_of_id[ids[slots]], count.shape
         )
     dealt = (
         np.where(solo, SOLO_HAND + s["cfg_npc_deck"].astype(np.int64), seats * s["cfg_hand_size"])
         + REPLENISH_SIZE
     )
     rest = np.arange(NUM_CARDS)[None, :] >= dealt[:, None]
-    np.add.at(count, (rows[rest], kind_of_id[deck[rest]]), 1)
+    count += row_counts(rows[rest], kind_of_id[deck[rest]], count.shape)
     ck.fail(
         "hand",
         count != kind_max[None, :],
@@ -229,7 +229,7 @@ def validate_state(saved) -> None:
     ck.range("area_start", 0, 1)
     listed = np.zeros((n, NUM_KINDS), np.int64)
     r3 = np.broadcast_to(np.arange(n)[:, None, None], cards.shape)
-    np.add.at(listed, (r3[on_area], np.clip(cards[on_area], 0, NUM_KINDS - 1)), 1)
+    listed += row_counts(r3[on_area], np.clip(cards[on_area], 0, NUM_KINDS - 1), listed.shape)
     ck.equal("played", listed, "the cards listed on the combo areas")
     top = s["area_top"].astype(np.int64)
     number_area = np.arange(NUM_AREAS) <= 6  # Singles, Pair, 3 cards, 4 cards: highest number

@@ -232,7 +232,7 @@ def validate_state(saved) -> None:
     Raises:
         ValueError: naming the env index, the field, the value and what is allowed.
     """
-    from tabletop_core.validation import StateChecker, check_legal_action_exists, states_of
+    from tabletop_core.validation import StateChecker, check_legal_action_exists, row_counts, states_of
 
     from .rules import ST_ROUND_END, legal_mask
     from .spec import (
@@ -280,7 +280,7 @@ def validate_state(saved) -> None:
     ck.fail("chip", (s["chip"] != 0) & (place < 0), "a chip only on an event-chip place (place >= 0)")
     ck.fail("chip", (s["chip"] == 2).reshape(n, -1).sum(axis=1) > 1, "one item chip (2) at most", None)
     per_place = np.zeros((n, NUM_PLACES + 1), np.int64)
-    np.add.at(per_place, (np.broadcast_to(b[:, None, None], place.shape), place + 1), 1)
+    per_place += row_counts(np.broadcast_to(b[:, None, None], place.shape), place + 1, per_place.shape)
     ck.fail("place", per_place[:, 1:] > 1, "each place number 0..16 on one square at most", None)
     for field, want in derived_map_fields(s).items():
         ck.equal(field, want, f"what cell / chip / place give (rules.sync_map); got {field} out of step")
@@ -332,7 +332,7 @@ def validate_state(saved) -> None:
     ck.range("deck", 0, NUM_CARD_KINDS - 1)
     deck = s["deck"].astype(np.int64)
     per_card = np.zeros((n, NUM_CARD_KINDS), np.int64)
-    np.add.at(per_card, (np.broadcast_to(b[:, None], deck.shape), deck), 1)
+    per_card += row_counts(np.broadcast_to(b[:, None], deck.shape), deck, per_card.shape)
     full = np.bincount(np.asarray(DECK), minlength=NUM_CARD_KINDS)
     ck.fail("deck", per_card != full[None, :], "the 17 event cards (a permutation of spec.DECK)", None)
     ck.range("deck_n", 0, DECK_SIZE)
@@ -340,7 +340,7 @@ def validate_state(saved) -> None:
     ck.range("used", 0, 2)
     left = np.zeros((n, NUM_CARD_KINDS), np.int64)
     in_deck = np.arange(DECK_SIZE)[None, :] < s["deck_n"].astype(np.int64)[:, None]
-    np.add.at(left, (np.broadcast_to(b[:, None], deck.shape)[in_deck], deck[in_deck]), 1)
+    left += row_counts(np.broadcast_to(b[:, None], deck.shape)[in_deck], deck[in_deck], left.shape)
     total = s["items"].astype(np.int64).sum(axis=1) + s["confiscated"] + s["used"] + left[:, FIRST_ITEM:]
     ck.fail(
         "items",

@@ -115,7 +115,7 @@ def validate_state(saved) -> None:
     Raises:
         ValueError: naming the env index, the field, the value and what is allowed.
     """
-    from tabletop_core.validation import StateChecker, check_legal_action_exists, states_of
+    from tabletop_core.validation import StateChecker, check_legal_action_exists, row_counts, states_of
 
     from .rules import BIT_OF, RANK_OF, SUIT_OF, legal_mask
     from .spec import (
@@ -141,7 +141,7 @@ def validate_state(saved) -> None:
     deck = s["deck"].astype(np.int64)
     seen = np.zeros((n, NUM_CARDS), np.int64)
     rows = np.broadcast_to(np.arange(n)[:, None], deck.shape)
-    np.add.at(seen, (rows, deck), 1)
+    seen += row_counts(rows, deck, seen.shape)
     ck.fail("deck", seen != 1, "a permutation of the cards 0..87", None)
     ck.range("deck_pos", 0, NUM_CARDS)
     loc = s["loc"].astype(np.int64)

@@ -82,6 +82,63 @@ RETURN_IDENTITY: dict[str, Callable[[np.ndarray, np.ndarray, Any], np.ndarray]] 
 ended episode's returns obey the game's identity."""
 
 
+class _Progress:
+    """Progress on stderr: a rich bar on a terminal, else a plain line every 30 s."""
+
+    def __init__(self, total: int, label: str):
+        import sys
+
+        self.total = total
+        self.label = label
+        self.t0 = time.perf_counter()
+        self.last = self.t0
+        self.bar = None
+        if sys.stderr.isatty():
+            try:
+                from rich.console import Console
+                from rich.progress import (
+                    BarColumn,
+                    MofNCompleteColumn,
+                    Progress,
+                    TextColumn,
+                    TimeRemainingColumn,
+                )
+            except ImportError:
+                pass
+            else:
+                self.bar = Progress(
+                    TextColumn("{task.description}"),
+                    BarColumn(),
+                    MofNCompleteColumn(),
+                    TextColumn("{task.fields[rate]} games/s, {task.fields[viol]} violations"),
+                    TimeRemainingColumn(),
+                    console=Console(stderr=True),
+                )
+                self.task = self.bar.add_task(label, total=total, rate="-", viol=0)
+                self.bar.start()
+
+    def update(self, done: int, violations: int) -> None:
+        import sys
+
+        now = time.perf_counter()
+        rate = done / max(now - self.t0, 1e-9)
+        if self.bar is not None:
+            self.bar.update(self.task, completed=done, rate=f"{rate:,.0f}", viol=violations)
+        elif now - self.last >= 30.0:
+            self.last = now
+            print(
+                f"{self.label}: {done}/{self.total} games, {rate:,.0f} games/s, {violations} violations, "
+                f"{now - self.t0:,.0f} s",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    def close(self, done: int, violations: int) -> None:
+        if self.bar is not None:
+            self.update(done, violations)
+            self.bar.stop()
+
+
 class _Violations:
     def __init__(self, keep: int = 5):
         self.count = 0
@@ -105,6 +162,7 @@ def soak(
     seed: int = 0,
     validate_every: int = 1,
     progress: bool = False,
+    num_threads: int | None = None,
     **options: Any,
 ) -> dict:
     """Play ``games`` episodes (half random, half bots) and check invariants every step.
@@ -115,7 +173,9 @@ def soak(
         num_envs: vector env batch size.
         seed: reset seed (env i gets seed + i).
         validate_every: run the game's ``validate_state`` every this many steps (>= 1).
-        progress: show a progress bar (tqdm) on stderr.
+        progress: show progress on stderr: a ``rich`` progress bar on a terminal, else a
+            status line every 30 s (for logs of long runs).
+        num_threads: the vector env's ``num_threads`` (None: its default).
         **options: the game's options.
 
     Returns:
@@ -138,7 +198,7 @@ def soak(
         raise ValueError(f"validate_every must be a positive integer, got {validate_every!r}")
     game = load_game(game_name)
     num_envs = int(max(1, min(num_envs, games)))
-    venv = SelfPlayVectorEnv(game, num_envs, seed=seed, copy=False, **options)
+    venv = SelfPlayVectorEnv(game, num_envs, seed=seed, copy=False, num_threads=num_threads, **options)
     opts = venv.options
     identity = RETURN_IDENTITY.get(game.name)
     validate = game.validate_state
@@ -165,11 +225,7 @@ def soak(
     half = games // 2 if games > 1 else games
     done_random = done_bots = 0
     steps = 0
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=games, unit="game", desc=f"soak {game.name}", smoothing=0.05)
+    bar = _Progress(games, f"soak {game.name}") if progress else None
     obs, info = venv.reset(seed=seed)
     t0 = time.perf_counter()
     while done_random + done_bots < games:
@@ -220,7 +276,7 @@ def soak(
                 n_end = min(n_end, games - done_random - done_bots)
                 done_bots += n_end
             if bar is not None:
-                bar.update(n_end)
+                bar.update(done_random + done_bots, viol.count)
         if validate is not None and steps % validate_every == 0:
             try:
                 validate(venv.state)
@@ -228,7 +284,7 @@ def soak(
                 viol.add("validate_state", 1, f"step {steps}: {exc}")
     seconds = time.perf_counter() - t0
     if bar is not None:
-        bar.close()
+        bar.close(done_random + done_bots, viol.count)
     return {
         "bench": "soak",
         "game": game.name,
@@ -262,9 +318,8 @@ def add_soak_parser(sub, games: list[str]) -> None:
     sp.add_argument("--seed", type=int, default=0)
     sp.add_argument("--validate-every", type=int, default=1, help="run validate_state every this many steps")
     sp.add_argument("--players", "--humans", dest="players", type=int, default=None)
-    sp.add_argument(
-        "--progress", action="store_true", help="progress bar on stderr (default: when a terminal)"
-    )
+    sp.add_argument("--threads", type=int, default=None, help="vector env num_threads (default: its own)")
+    sp.add_argument("--progress", action="store_true", help="progress on stderr (default: on a terminal)")
 
 
 def cmd_soak(args, options: dict[str, Any]) -> int:
@@ -283,6 +338,7 @@ def cmd_soak(args, options: dict[str, Any]) -> int:
         seed=args.seed,
         validate_every=args.validate_every,
         progress=args.progress or sys.stderr.isatty(),
+        num_threads=args.threads,
         **options,
     )
     print(json.dumps(result), flush=True)

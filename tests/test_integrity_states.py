@@ -202,3 +202,25 @@ def test_corrupted_fields_raise_or_play_on_never_crash(name):
     assert proc.returncode >= 0, f"the child process crashed (signal {-proc.returncode}):\n{tail}"
     assert proc.returncode == 0, tail
     assert "rejected" in proc.stdout
+
+
+def test_foreign_and_partial_states_are_refused():
+    env = koikoi_env.raw_env(num_players=2)
+    env.reset(seed=0)
+    other = thegame_env.raw_env(num_players=2)
+    other.reset(seed=0)
+    _refused(env, other.get_state(), "koikoi_v0")  # another game
+    three = koikoi_env.raw_env(num_players=3)
+    three.reset(seed=0)
+    _refused(env, three.get_state(), "options")  # other options
+    s = env.get_state()
+    del s["state"]
+    _refused(env, s, "get_state")
+    s = env.get_state()
+    s["state"] = s["state"][:0]
+    _refused(env, s, "shape")
+    _refused(env, None, "get_state")
+    venv = koikoi_env.vector_env(num_envs=2, num_players=2)
+    venv.reset(seed=0)
+    with pytest.raises(ValueError, match="shape"):
+        venv.set_state(koikoi_env.vector_env(num_envs=3, num_players=2).get_state())

@@ -107,7 +107,7 @@ def validate_state(saved) -> None:
     Raises:
         ValueError: naming the env index, the field, the value and what is allowed.
     """
-    from tabletop_core.validation import StateChecker, check_legal_action_exists, states_of
+    from tabletop_core.validation import StateChecker, check_legal_action_exists, row_counts, states_of
 
     from .rules import legal_mask
 
@@ -128,7 +128,7 @@ def validate_state(saved) -> None:
     ck.range("deck", MIN_CARD, MAX_CARD)
     deck = s["deck"].astype(np.int64)
     seen = np.zeros((n, NUM_CARDS + MIN_CARD), np.int64)
-    np.add.at(seen, (np.arange(n)[:, None], deck), 1)
+    seen += row_counts(np.arange(n)[:, None], deck, seen.shape)
     ck.fail("deck", (seen[:, MIN_CARD:] != 1), "a permutation of the cards 2..99", None)
     ck.range("deck_pos", 0, NUM_CARDS)
     # hands
@@ -150,11 +150,11 @@ def validate_state(saved) -> None:
     # cards conserved: dealt = hands + played, each card once
     count = np.zeros((n, NUM_CARDS + MIN_CARD), np.int64)
     rows = np.broadcast_to(np.arange(n)[:, None, None], hand.shape)
-    np.add.at(count, (rows[held], hand[held]), 1)
+    count += row_counts(rows[held], hand[held], count.shape)
     count[:, MIN_CARD:] += s["played"].astype(np.int64)
     dealt = np.zeros((n, NUM_CARDS + MIN_CARD), np.int64)
     pos = np.arange(NUM_CARDS)[None, :] < s["deck_pos"].astype(np.int64)[:, None]
-    np.add.at(dealt, (np.broadcast_to(np.arange(n)[:, None], deck.shape)[pos], deck[pos]), 1)
+    dealt += row_counts(np.broadcast_to(np.arange(n)[:, None], deck.shape)[pos], deck[pos], dealt.shape)
     ck.fail(
         "hand",
         (count != dealt)[:, MIN_CARD:],
