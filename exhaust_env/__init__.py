@@ -18,6 +18,7 @@ from .spec import (
     kind_of,
     parse_card,
 )
+from .state import validate_state
 
 __all__ = [
     "GAME",
@@ -34,6 +35,7 @@ __all__ = [
     "card_name",
     "kind_of",
     "parse_card",
+    "validate_state",
 ]
 
 

@@ -128,7 +128,7 @@ from .bots import BOT_NAMES, bot_action
 from .observe import decode_observation, observation_layout, observe
 from .render import SVG_HEIGHT, SVG_WIDTH, render_ansi, render_svg
 from .spec import MAX_EPISODE_STEPS, NUM_ACTIONS, Mode, Options, action_name
-from .state import new_state
+from .state import new_state, validate_state
 
 
 def episode_stats(final: np.ndarray) -> dict[str, np.ndarray]:
@@ -194,6 +194,7 @@ GAME = GameDef(
     description="shed spell cards onto combo areas; the player who cannot act loses",
     render_svg=lambda s, o, seat=None: render_svg(s, o, seat=seat),
     svg_size=(SVG_WIDTH, SVG_HEIGHT),
+    validate_state=validate_state,
 )
 
 

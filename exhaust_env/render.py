@@ -87,6 +87,7 @@ def render_ansi(state: np.ndarray, options=None, seat: int | None = None, i: int
         else:
             lines.append(f"{mark} {_seat_name(e, k)} ({size} card{'' if size == 1 else 's'}{extra})")
     if not over:
+        # the selection in progress is the acting seat's own: others see it once cast
         if int(e["sel_n"]) and (seat is None or seat == int(e["current"])):
             lines.append(f"selection ({int(e['sel_n'])} of the hand's cards): {_cards(e['sel'])}")
     else:

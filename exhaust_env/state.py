@@ -96,3 +96,186 @@ def new_state(batch: int, options: Options) -> np.ndarray:
 def state_nbytes() -> int:
     """Bytes of state per env."""
     return STATE_DTYPE.itemsize
+
+
+def validate_state(saved) -> None:
+    """Check a saved State (a ``get_state()`` dict or the ``(B,)`` array) field by field
+    and against the invariants the rules rely on; the one validation ``set_state`` runs
+    before writing anything (vectorized over the batch; nothing runs per step).
+
+    Checked, per env: options in range and consistent (seats, agents, mode, Single
+    areas, hand and NPC deck sizes, start seat); ``deck`` a permutation of 0..63;
+    per-kind counts within the cards that exist (1 per number kind, 4 copies) and 0 for
+    unused seats; ``hand_n`` / ``sel_n`` / ``area_n`` the sums of their counts; the
+    selection part of the acting seat's hand; replenishment and NPC decks card ids
+    0..63 below their counts (NPC deck: solo only); cards conserved: hands, played cards,
+    replenishment deck, NPC deck and the undealt rest of ``deck`` hold every card once;
+    ``played`` the cards listed on the areas; area tops within 0..15 (number areas) or
+    0..64 (count areas), 0 exactly on empty areas, unused Single areas empty; Time Magic
+    16 in all; Exhaust cards 0..2 (long game only), face up only when held; ``current``
+    a seat (0 in solo), ``loser`` -1 exactly while playing; and a playing position has a
+    legal action.
+
+    Raises:
+        ValueError: naming the env index, the field, the value and what is allowed.
+    """
+    from tabletop_core.validation import StateChecker, check_legal_action_exists, row_counts, states_of
+
+    from .rules import legal_mask
+    from .spec import (
+        COPY_KIND,
+        HAND_SIZE,
+        MAX_NPC_DECK,
+        MAX_PLAYERS,
+        MAX_ROUND_STEPS,
+        MIN_NPC_DECK,
+        MIN_PLAYERS,
+        NUM_ACTIONS,
+        NUM_COPIES,
+        NUM_NUMBERS,
+        NUM_SINGLES,
+        SOLO_HAND,
+        Mode,
+        Status,
+    )
+
+    s = states_of(saved, STATE_DTYPE, "exhaust")
+    ck = StateChecker(s, "exhaust")
+    n = s.shape[0]
+    ck.range("cfg_mode", 0, len(Mode) - 1)
+    solo = s["cfg_mode"] == Mode.SOLO
+    long_game = s["cfg_mode"] == Mode.LONG
+    ck.range(
+        "cfg_seats",
+        np.where(solo, 2, MIN_PLAYERS),
+        np.where(solo, 2, MAX_PLAYERS),
+        allowed="2..5 (2 in solo: the player and the NPC)",
+    )
+    seats = s["cfg_seats"].astype(np.int64)
+    ck.range(
+        "cfg_agents", np.where(solo, 1, seats), np.where(solo, 1, seats), allowed="cfg_seats (1 in solo)"
+    )
+    players = s["cfg_agents"].astype(np.int64)
+    ck.range(
+        "cfg_singles",
+        np.array([0] + [NUM_SINGLES[k] for k in range(1, 6)])[players],
+        np.array([0] + [NUM_SINGLES[k] for k in range(1, 6)])[players],
+        allowed="4 (4-5 players), 2 (3), 1 (2, solo)",
+    )
+    hs = np.where(solo, SOLO_HAND, np.array([0, 0] + [HAND_SIZE[k] for k in range(2, 6)])[seats])
+    ck.range("cfg_hand_size", hs, hs, allowed="15 (12 with 5 players)")
+    ck.range("cfg_npc_deck", MIN_NPC_DECK, MAX_NPC_DECK)
+    ck.range("cfg_zero_sum", 0, 1)
+    ck.range("cfg_start", 0, np.where(solo, 0, seats - 1), allowed="a seat 0..cfg_seats-1 (0 in solo)")
+    # cards
+    ck.range("deck", 0, NUM_CARDS - 1)
+    deck = s["deck"].astype(np.int64)
+    rows = np.broadcast_to(np.arange(n)[:, None], deck.shape)
+    seen = np.zeros((n, NUM_CARDS), np.int64)
+    seen += row_counts(rows, deck, seen.shape)
+    ck.fail("deck", seen != 1, "a permutation of the card ids 0..63", None)
+    kind_max = np.ones(NUM_KINDS, np.int64)
+    kind_max[COPY_KIND] = NUM_COPIES
+    seat_ids = np.arange(MAX_SEATS)
+    in_game = seat_ids[None, :] < seats[:, None]
+    hand = s["hand"].astype(np.int64)
+    ck.range(
+        "hand",
+        0,
+        np.where(in_game[:, :, None], kind_max[None, None, :], 0),
+        allowed="0..1 per number kind, 0..4 copies; 0 for unused seats",
+    )
+    ck.equal("hand_n", hand.sum(axis=2), "the number of cards in the seat's hand")
+    ck.range("played", 0, kind_max[None, :], allowed="0..1 per number kind, 0..4 copies")
+    cur = s["current"].astype(np.int64)
+    ck.range("current", 0, np.where(solo, 0, seats - 1), allowed="a seat 0..cfg_seats-1 (0 in solo)")
+    my_hand = np.take_along_axis(hand, np.clip(cur, 0, MAX_SEATS - 1)[:, None, None], axis=1)[:, 0]
+    ck.range("sel", 0, my_hand, allowed="at most the acting seat's hand, kind by kind")
+    ck.equal("sel_n", s["sel"].astype(np.int64).sum(axis=1), "the number of cards in the selection")
+    ck.range("repl_n", 0, REPLENISH_SIZE)
+    ck.range("npc_n", 0, np.where(solo, NUM_CARDS, 0), allowed="0..64 in solo, 0 otherwise")
+    slot_r = np.arange(REPLENISH_SIZE)[None, :] < s["repl_n"].astype(np.int64)[:, None]
+    ck.range("repl", 0, NUM_CARDS - 1, where=slot_r, allowed="card ids 0..63 below repl_n")
+    slot_n = np.arange(NUM_CARDS)[None, :] < s["npc_n"].astype(np.int64)[:, None]
+    ck.range("npc_deck", 0, NUM_CARDS - 1, where=slot_n, allowed="card ids 0..63 below npc_n")
+    # cards conserved: per kind, everything dealt or not is somewhere exactly once
+    kind_of_id = np.minimum(np.arange(NUM_CARDS), COPY_KIND)
+    count = hand.sum(axis=1) + s["played"].astype(np.int64)
+    for field, slots in (("repl", slot_r), ("npc_deck", slot_n)):
+        ids = np.clip(s[field].astype(np.int64), 0, NUM_CARDS - 1)
+        count += row_counts(
+            np.broadcast_to(np.arange(n)[:, None], ids.shape)[slots], kind_of_id[ids[slots]], count.shape
+        )
+    dealt = (
+        np.where(solo, SOLO_HAND + s["cfg_npc_deck"].astype(np.int64), seats * s["cfg_hand_size"])
+        + REPLENISH_SIZE
+    )
+    rest = np.arange(NUM_CARDS)[None, :] >= dealt[:, None]
+    count += row_counts(rows[rest], kind_of_id[deck[rest]], count.shape)
+    ck.fail(
+        "hand",
+        count != kind_max[None, :],
+        "every card once across hands, played cards, replenishment and NPC decks and the undealt "
+        "deck (cards conserved)",
+        count,
+    )
+    # combo areas
+    area_n = s["area_n"].astype(np.int64)
+    ck.range("area_n", 0, NUM_CARDS)
+    on_area = np.arange(NUM_CARDS)[None, None, :] < area_n[:, :, None]
+    cards = s["area_cards"].astype(np.int64)
+    ck.fail("area_cards", on_area & ((cards < 0) | (cards >= NUM_KINDS)), "kinds 0..60 below area_n")
+    ck.fail("area_cards", ~on_area & (cards != 0), "0 from area_n on")
+    ck.range("area_start", 0, 1)
+    listed = np.zeros((n, NUM_KINDS), np.int64)
+    r3 = np.broadcast_to(np.arange(n)[:, None, None], cards.shape)
+    listed += row_counts(r3[on_area], np.clip(cards[on_area], 0, NUM_KINDS - 1), listed.shape)
+    ck.equal("played", listed, "the cards listed on the combo areas")
+    top = s["area_top"].astype(np.int64)
+    number_area = np.arange(NUM_AREAS) <= 6  # Singles, Pair, 3 cards, 4 cards: highest number
+    ck.range(
+        "area_top",
+        0,
+        np.where(number_area, NUM_NUMBERS, NUM_CARDS)[None, :],
+        allowed="0..15 on Single and set areas, 0..64 on Straight / Flush / Any",
+    )
+    ck.fail("area_top", (top == 0) != (area_n == 0), "0 exactly on an empty area")
+    unused = (np.arange(NUM_AREAS)[None, :] < 4) & (
+        np.arange(NUM_AREAS)[None, :] >= s["cfg_singles"][:, None]
+    )
+    ck.fail("area_n", unused & (area_n != 0), "0 on the unused Single areas")
+    # Time Magic and Exhaust cards
+    ck.range("tm", 0, np.where(in_game, TIME_MAGIC_CARDS, 0), allowed="0..16, 0 for unused seats")
+    ck.range("tm_pile", 0, TIME_MAGIC_CARDS)
+    ck.fail(
+        "tm_pile",
+        s["tm"].astype(np.int64).sum(axis=1) + s["tm_pile"] != TIME_MAGIC_CARDS,
+        "16 Time Magic cards in all (held + pile)",
+    )
+    ck.range(
+        "exhaust", 0, np.where(long_game[:, None] & in_game, 2, 0), allowed="0..2 in the long game, else 0"
+    )
+    ck.range(
+        "exhaust_up",
+        0,
+        np.where(s["exhaust"] > 0, 1, 0),
+        allowed="1 only while the seat holds an Exhaust card",
+    )
+    # turn
+    ck.range("round", 0, np.where(long_game, MAX_SEATS, 0), allowed="0..5 in the long game, else 0")
+    ck.range(
+        "turn",
+        0,
+        2 * MAX_ROUND_STEPS,
+        allowed=f"0..{2 * MAX_ROUND_STEPS} (a round's turns, NPC turns included)",
+    )
+    ck.range("status", 0, len(Status) - 1)
+    playing = s["status"] == Status.PLAYING
+    ck.range(
+        "loser",
+        np.where(playing, -1, 0),
+        np.where(playing, -1, seats - 1),
+        allowed="-1 while playing, the losing seat once over",
+    )
+    ck.range("last_loser", -1, seats - 1, allowed="-1 or a seat")
+    check_legal_action_exists(s, legal_mask, NUM_ACTIONS, playing, "exhaust")

@@ -9,6 +9,7 @@ from .env import GAME, env, raw_env, vector_env
 from .maps import BoardSet, default_boards, layouts
 from .observe import PLANE_NAMES, decode_observation
 from .spec import NUM_ACTIONS, Options, Phase, Status, action_name, dest_action
+from .state import validate_state
 
 __all__ = [
     "GAME",
@@ -26,6 +27,7 @@ __all__ = [
     "NUM_ACTIONS",
     "action_name",
     "dest_action",
+    "validate_state",
 ]
 
 

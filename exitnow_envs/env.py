@@ -124,7 +124,7 @@ from .spec import (
     Status,
     action_name,
 )
-from .state import new_state
+from .state import new_state, validate_state
 
 
 def episode_stats(final: np.ndarray) -> dict[str, np.ndarray]:
@@ -192,6 +192,7 @@ GAME = GameDef(
     description="humans race for the exit with a key while the ghost player hunts them",
     render_svg=lambda s, o, seat=None: render_svg(s, o, seat=seat),
     svg_size=(SVG_WIDTH, SVG_HEIGHT),
+    validate_state=validate_state,
 )
 
 

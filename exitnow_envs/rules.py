@@ -1309,15 +1309,38 @@ def random_legal(s, i, rng, r):
 
 
 @kernel
+def can_step_r(e, h):
+    """Whether human ``h`` can take a first step: a neighbour square it may enter
+    (walkable, a ghost's square included; the exit with a key; a sealed door with a
+    pickaxe). When it cannot, its only destination is its own square and it stays;
+    otherwise ending on its own square is a walk that came back (rules "A human's turn" 6-7)."""
+    r = np.int64(e.hpos[h, 0])
+    c = np.int64(e.hpos[h, 1])
+    xm = _ALL if e.items[h, I_KEY] > 0 else np.uint32(0)
+    sm = _ALL if e.items[h, I_PICKAXE] > 0 else np.uint32(0)
+    for d in range(4):
+        r1 = r + _DR[d]
+        c1 = c + _DC[d]
+        if in_map(r1, c1):
+            j = r1 + 1
+            b = np.uint32(1) << np.uint32(c1)
+            if ((e.wbits[j] | (e.xbits[j] & xm) | (e.sbits[j] & sm)) & b) != 0:
+                return True
+    return False
+
+
+@kernel
 def move_human_r(e, h, r, c):
     """Human ``h`` ends its move on (r, c) (a legal destination): exit (win), pickaxe on a
     sealed door, contact with a ghost, stacking on humans (steal one random item from each
     below, who lose their next turn), event chip (draw), item chip (take the confiscated
-    pile). The turn then ends. Rules "A human's turn" 4-9."""
+    pile). The turn then ends. A walk that loops back to the human's own square arrives
+    there too (stacks, steals and skips); only a human that could not move at all stays
+    (:func:`can_step_r`). Rules "A human's turn" 4-9."""
     e.turn_seat = h + 1
     e.stage = ST_TURN
-    if e.hpos[h, 0] == r and e.hpos[h, 1] == c:
-        return
+    if e.hpos[h, 0] == r and e.hpos[h, 1] == c and not can_step_r(e, h):
+        return  # it could not move at all: it stays (a walk back to its square arrives)
     e.hpos[h, 0] = r
     e.hpos[h, 1] = c
     k = e.cell[r, c]

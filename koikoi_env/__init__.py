@@ -22,6 +22,7 @@ from .spec import (
     make_card,
     parse_card,
 )
+from .state import validate_state
 
 __all__ = [
     "GAME",
@@ -42,6 +43,7 @@ __all__ = [
     "card_name",
     "make_card",
     "parse_card",
+    "validate_state",
 ]
 
 

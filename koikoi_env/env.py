@@ -107,7 +107,7 @@ from .spec import (
     Status,
     action_name,
 )
-from .state import new_state
+from .state import new_state, validate_state
 
 
 def episode_stats(final: np.ndarray) -> dict[str, np.ndarray]:
@@ -180,6 +180,7 @@ GAME = GameDef(
     description="koi-koi for 2-4 players with 88 cards: capture by rank, build yaku, stop or koi-koi",
     render_svg=lambda s, o, seat=None: render_svg(s, o, seat=seat),
     svg_size=(SVG_WIDTH, SVG_HEIGHT),
+    validate_state=validate_state,
 )
 
 

@@ -55,9 +55,9 @@ class ActionOutOfBoundsError(IllegalActionError, AssertionError):
     ``AssertOutOfBoundsWrapper`` raises)."""
 
 
-class ResetNeededError(AssertionError, RuntimeError):
+class ResetNeededError(AssertionError, RuntimeError, ValueError):
     """step/observe/render called before reset (an AssertionError, as PettingZoo's
-    ``OrderEnforcingWrapper`` raises)."""
+    ``OrderEnforcingWrapper`` raises; also a ValueError, as every misuse of the API)."""
 
 
 def _as_action(action: Any, num_actions: int) -> int:
@@ -173,6 +173,8 @@ class TabletopAECEnv(AECEnv):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``{"observation": (D,) float32, "action_mask": (A,) int8}`` for ``agent``."""
+        if not self._ever_reset:
+            raise ResetNeededError("reset() needs to be called before observe")
         seat = self._seat.get(agent)
         if seat is None:
             raise ValueError(f"unknown agent {agent!r}; agents are {self.possible_agents}")
@@ -197,6 +199,8 @@ class TabletopAECEnv(AECEnv):
             ActionOutOfBoundsError: for a non-integer or out-of-range action.
             RuntimeError: after the episode ended and every agent was removed (reset first).
         """
+        if not self._ever_reset:
+            raise ResetNeededError("reset() needs to be called before step")
         if not self.agents:
             raise RuntimeError("the episode is over and every agent has been removed: call reset() first")
         agent = self.agent_selection
@@ -317,23 +321,111 @@ class TabletopAECEnv(AECEnv):
             "done": self._done,
         }
 
+    _SAVED_KEYS = (
+        "agents",
+        "agent_selection",
+        "rewards",
+        "cumulative_rewards",
+        "terminations",
+        "truncations",
+        "infos",
+        "done",
+    )
+
     def set_state(self, saved: dict) -> None:
         """Restore a state returned by :meth:`get_state` (of an env with the same options).
 
+        Atomic: the game State (the game's ``validate_state``: every field's range and
+        the rules' invariants) and the PettingZoo bookkeeping are checked in full before
+        anything is written, so on any error the env is exactly as before.
+
         Raises:
-            ValueError: if ``saved`` is not such a state.
+            ValueError: if ``saved`` is not such a state, naming what is wrong (a missing
+                key, an unknown agent, an ``agent_selection`` that is not the acting
+                seat, a State field out of range with its env index, ...).
         """
-        self.game.load_saved_state(saved, self._state)
-        self.agents = list(saved["agents"])
-        self.agent_selection = saved["agent_selection"]
-        self.rewards = dict(saved["rewards"])
-        self._cumulative_rewards = dict(saved["cumulative_rewards"])
-        self.terminations = dict(saved["terminations"])
-        self.truncations = dict(saved["truncations"])
-        self.infos = {k: dict(v) for k, v in saved["infos"].items()}
-        self._done = bool(saved["done"])
+        g = self.game
+        g.load_saved_state(saved, self._state, write=False)
+        book = self._checked_bookkeeping(saved)
+        st = np.asarray(saved["state"])
+        self._state[...] = st
+        (
+            self.agents,
+            self.agent_selection,
+            self.rewards,
+            self._cumulative_rewards,
+            self.terminations,
+            self.truncations,
+            self.infos,
+            self._done,
+        ) = book
         self._ever_reset = True
-        self.game.batch_observe(self._state, self._obs, self._mask, self._cur)
+        g.batch_observe(self._state, self._obs, self._mask, self._cur)
+
+    def _checked_bookkeeping(self, saved: dict) -> tuple:
+        """The PettingZoo bookkeeping of ``saved`` as fresh objects, after checking it
+        against the saved State; raises ValueError naming the first problem."""
+        missing = [k for k in self._SAVED_KEYS if k not in saved]
+        if missing:
+            raise ValueError(
+                f"saved state lacks {missing}; set_state expects a dict from {self.game.env_id} get_state()"
+            )
+        possible = self.possible_agents
+        agents = saved["agents"]
+        if not isinstance(agents, (list, tuple)) or any(a not in self._seat for a in agents):
+            raise ValueError(f"saved 'agents' must be a list of agents from {possible}, got {agents!r}")
+        agents = list(agents)
+        if [a for a in possible if a in agents] != agents or len(set(agents)) != len(agents):
+            raise ValueError(
+                f"saved 'agents' must list distinct agents in seat order {possible}, got {agents}"
+            )
+        done = saved["done"]
+        if not isinstance(done, (bool, np.bool_)):
+            raise ValueError(f"saved 'done' must be True or False, got {done!r}")
+        done = bool(done)
+        sel = saved["agent_selection"]
+        if sel not in self._seat:
+            raise ValueError(f"saved 'agent_selection' must be one of {possible}, got {sel!r}")
+        st = np.asarray(saved["state"])
+        status = int(st["status"][0])
+        if not done:
+            if status != 0:
+                raise ValueError(
+                    f"saved 'done' is False but the game is over (status {status}); allowed: True"
+                )
+            if agents != possible:
+                raise ValueError(
+                    f"saved 'agents' must be every agent {possible} while the episode runs, got {agents}"
+                )
+            acting = possible[int(st["current"][0])]
+            if sel != acting:
+                raise ValueError(
+                    f"saved 'agent_selection' is {sel!r} but the acting seat of the saved game is {acting!r}; "
+                    "allowed: the acting agent while the episode runs"
+                )
+        out = []
+        for key, kind in (
+            ("rewards", (int, float, np.number)),
+            ("cumulative_rewards", (int, float, np.number)),
+            ("terminations", (bool, np.bool_)),
+            ("truncations", (bool, np.bool_)),
+            ("infos", dict),
+        ):
+            d = saved[key]
+            if not isinstance(d, dict) or set(d) != set(agents):
+                raise ValueError(
+                    f"saved {key!r} must be a dict keyed by the saved agents {agents}, got {d!r}"
+                )
+            if key == "infos" or key.endswith("rewards"):
+                bad = [k for k, v in d.items() if not isinstance(v, kind) or isinstance(v, (bool, np.bool_))]
+            else:
+                bad = [k for k, v in d.items() if not isinstance(v, kind)]
+            if bad:
+                raise ValueError(
+                    f"saved {key!r} has values of the wrong type for {bad}: {[d[k] for k in bad]}"
+                )
+            out.append({k: dict(v) for k, v in d.items()} if key == "infos" else dict(d))
+        return (agents, sel, *out, done)
 
 
 class LeanChecks(BaseWrapper):

@@ -13,6 +13,7 @@ Examples::
     tabletop match exhaust --help      # the command's arguments and every Exhaust option
     tabletop render koikoi --view player_0 --steps 20 --out table.svg
     tabletop replay koikoi --bots strong --seed 3 --out game.html
+    tabletop soak thegame --games 100000      # invariants checked at every step, one JSON line
 
 Per-game option plumbing (for every command that takes a game):
     Each game declares its options once, as the fields of its ``spec.Options`` dataclass
@@ -462,6 +463,15 @@ def build_parser() -> argparse.ArgumentParser:
         cmd_replay,
         help="play one game with bots and write an HTML replay",
         setup=_setup_replay,
+    )
+    from .soak import cmd_soak, setup_soak_parser
+
+    add_game_subparsers(
+        sub,
+        "soak",
+        cmd_soak,
+        help="random and bot games in the vector env, invariants checked every step",
+        setup=setup_soak_parser,
     )
     return p
 

@@ -112,6 +112,9 @@ class GameDef:
             ``seat``'s view (``None``: omniscient), of a fixed size per game
             (``svg_size``); used by ``render_mode="svg"``/``"rgb_array"`` and replays.
         svg_size: ``(width, height)`` in pixels of ``render_svg``'s picture.
+        validate_state: ``(saved) -> None``, the game's one validation of a saved State
+            (``<game>/state.py``; raises ValueError naming the env, the field and what
+            is allowed); run by :meth:`load_saved_state` before anything is written.
     """
 
     name: str
@@ -145,6 +148,7 @@ class GameDef:
     players_option: str = "num_players"
     render_svg: Callable | None = None
     svg_size: tuple[int, int] = (0, 0)
+    validate_state: Callable[[Any], None] | None = None
     description: str = ""
     default_bot: str = ""
     extra: dict = field(default_factory=dict)
@@ -187,13 +191,18 @@ class GameDef:
             ids.append(self.bot_names.index(b))
         return np.asarray(ids, np.int64)
 
-    def load_saved_state(self, saved: Any, target: np.ndarray) -> None:
+    def load_saved_state(self, saved: Any, target: np.ndarray, write: bool = True) -> None:
         """Check a ``get_state()`` dict against ``target`` (the live State) and copy its
-        ``"state"`` into ``target``.
+        ``"state"`` into ``target`` (with ``write=False`` only check it).
+
+        Every check runs before anything is written: the game's :attr:`validate_state`
+        (field ranges and the rules' invariants, per env) included, so a bad state leaves
+        ``target`` unchanged.
 
         Raises:
             ValueError: if ``saved`` is not from this game, has another shape or dtype
-                (batch size), or was made with other game options.
+                (batch size), was made with other game options, or holds a value the
+                game's validation rejects (naming the env index and the field).
         """
         if not isinstance(saved, dict) or saved.get("game") != self.env_id or "state" not in saved:
             raise ValueError(f"set_state expects a dict from {self.env_id} get_state()")
@@ -207,4 +216,7 @@ class GameDef:
             raise ValueError(
                 "saved state was made with other game options; create the env with the same options"
             )
-        target[...] = st
+        if self.validate_state is not None:
+            self.validate_state(st)
+        if write:
+            target[...] = st

@@ -445,11 +445,20 @@ class SelfPlayVectorEnv(VectorEnv):
         return self._out(self._obs), self._info(with_final=False)
 
     def _seeds(self, seed) -> list[int]:
+        """The ``num_envs`` seeds of ``reset(seed=...)``; ValueError for anything but an
+        int or a sequence of ``num_envs`` ints (floats, bools and strings are refused)."""
+
+        def is_int(x) -> bool:
+            return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
         if isinstance(seed, (list, tuple, np.ndarray)):
             if len(seed) != self.num_envs:
                 raise ValueError(f"seed list must have num_envs={self.num_envs} entries, got {len(seed)}")
+            bad = [s for s in seed if not is_int(s)]
+            if bad:
+                raise ValueError(f"seed list entries must be ints, got {bad[0]!r} ({type(bad[0]).__name__})")
             return [int(s) for s in seed]
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        if not is_int(seed):
             raise ValueError(f"seed must be an int, a list of ints or None, got {seed!r}")
         return [int(seed) + i for i in range(self.num_envs)]
 
@@ -475,6 +484,13 @@ class SelfPlayVectorEnv(VectorEnv):
             raise ValueError(f"actions must have shape ({self.num_envs},), got {acts.shape}")
         if not np.issubdtype(acts.dtype, np.integer):
             raise ValueError(f"actions must be integers, got dtype {acts.dtype}")
+        n = self.game.num_actions
+        out = (acts < 0) | (acts >= n)  # before the int64 cast: 2**64 - 1 must not read as -1
+        if out.any():
+            i = int(np.argmax(out))
+            raise ValueError(
+                f"env {i}: action {int(acts[i])} is out of range; allowed actions are 0..{n - 1}. No env was stepped."
+            )
         a = self._actions
         a[:] = acts
         bad = first_unmasked(self._mask, a)
@@ -496,6 +512,14 @@ class SelfPlayVectorEnv(VectorEnv):
         """
         if not self._has_reset:
             raise RuntimeError("reset() needs to be called before step_bots()")
+        if not (
+            isinstance(bots, str)
+            or (isinstance(bots, (list, tuple)) and all(isinstance(b, str) for b in bots))
+        ):
+            raise ValueError(
+                f"bots must be a bot name or a list of names (one per seat) from {list(self.game.bot_names)}, "
+                f"got {bots!r}"
+            )
         ids = self.game.bot_ids(bots, self.num_players)
         args = (
             self.state,
@@ -611,12 +635,31 @@ class SelfPlayVectorEnv(VectorEnv):
     def set_state(self, saved: dict) -> None:
         """Restore :meth:`get_state` output (same game, options and ``num_envs``).
 
+        Atomic: the game State (the game's ``validate_state``: every field's range and
+        the rules' invariants, env by env) and the samplers' generators are checked in
+        full before anything is written, so on any error the env is exactly as before.
+
         Raises:
-            ValueError: if ``saved`` does not fit this env.
+            ValueError: if ``saved`` does not fit this env, naming what is wrong (a
+                missing key, a generator array of another shape, a State field out of
+                range with its env index, ...).
         """
-        self.game.load_saved_state(saved, self.state)
-        self._sample_rng[:] = saved["sample_rng"]
-        self._bot_rng[:] = saved["bot_rng"]
+        self.game.load_saved_state(saved, self.state, write=False)
+        rngs = []
+        for key in ("sample_rng", "bot_rng"):
+            if key not in saved:
+                raise ValueError(
+                    f"saved state lacks {key!r}; set_state expects a dict from {self.game.env_id} get_state()"
+                )
+            x = np.asarray(saved[key])
+            if x.shape != (self.num_envs,) or x.dtype != np.uint64:
+                raise ValueError(
+                    f"saved {key!r} must be a ({self.num_envs},) uint64 array (one generator word per env), "
+                    f"got shape {x.shape} and dtype {x.dtype}"
+                )
+            rngs.append(x.copy())
+        self.state[...] = np.asarray(saved["state"])
+        self._sample_rng[:], self._bot_rng[:] = rngs
         self._has_reset = True
         self.game.batch_observe(self.state, self._obs, self._mask, self._cur)
 

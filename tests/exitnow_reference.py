@@ -419,10 +419,24 @@ class Reference:
             self.chip[r, c] = 2
         self.run()
 
+    def can_step(self, h):
+        """Whether human h has a first step (so ending on its own square is a loop back)."""
+        key = self.items[h][KEY] > 0
+        pick = self.items[h][PICKAXE] > 0
+        r, c = self.pos[h]
+        for dr, dc in DIRS:
+            q = (r + dr, c + dc)
+            if not (0 <= q[0] < MAP and 0 <= q[1] < MAP):
+                continue
+            k = self.cell[q]
+            if k not in (WALL, WATER, EXIT) + SEALED or (k == EXIT and key) or (k in SEALED and pick):
+                return True
+        return False
+
     def move(self, h, q):
         self.cursor = ("turn", h + 1)
-        if q == self.pos[h]:
-            return
+        if q == self.pos[h] and not self.can_step(h):
+            return  # could not move: stays (a walk looping back to its square arrives)
         self.pos[h] = q
         k = self.cell[q]
         if k == EXIT:

@@ -593,3 +593,32 @@ def test_the_ghost_wins_after_max_rounds():
     sc.next_dice(1).start_turn(1)  # no ghost out, no six: the round ends
     assert sc.e["status"] == Status.GHOST_WIN and sc.phase == Phase.OVER
     assert [rules.seat_reward(sc.s, 0, k) for k in range(2)] == [-1.0, 1.0]
+
+
+def test_a_walk_looping_back_onto_its_own_square_stacks_steals_and_skips():
+    # rules "A human's turn" 7: a piece that walked and ends on the square it started from
+    # has arrived; human_1 stands there with a key, human_0 (below it) walks the 2x2 loop;
+    # a ghost waits in a room of its own
+    rows = ["####", "#..#", "#..#", "####", "#..#", "####"]
+    sc = Scene(rows, humans=2).human(0, 1, 1).human(1, 1, 1, key=1).ghost(0, 4, 1)
+    assert sc.e["hheight"][1] > sc.e["hheight"][0]
+    sc.move_turn(0, 4)
+    assert sc.dests() == {(1, 1)}  # both ways round the loop come back
+    sc.next_dice(2)
+    sc.go(1, 1)
+    e = sc.e
+    assert sc.pos(0) == (1, 1)
+    assert e["hheight"][0] > e["hheight"][1]  # the arriving piece goes on top
+    assert e["items"][0, I_KEY] == 1 and e["items"][1].sum() == 0  # and steals
+    # the human below loses its next turn: the ghost player is next, human_1's skip used up
+    assert sc.phase == Phase.GHOST and e["current"] == 2 and e["skip"][1] == 0
+
+
+def test_a_human_that_cannot_move_stays_without_stacking():
+    rows = ["###", "#.#", "###", "#.#", "###"]
+    sc = Scene(rows, humans=2).human(0, 1, 1).human(1, 1, 1, key=1).ghost(0, 3, 1).move_turn(0, 4)
+    assert sc.dests() == {(1, 1)}
+    sc.go(1, 1)  # it cannot move at all: it stays, nothing is stolen, nobody skips
+    assert sc.e["items"][1, I_KEY] == 1 and sc.e["items"][0].sum() == 0
+    assert sc.e["hheight"][1] > sc.e["hheight"][0]
+    assert sc.e["current"] == 1 and sc.phase in (Phase.ITEM, Phase.MOVE)  # human_1 plays next

@@ -8,6 +8,7 @@
 from .env import GAME, env, raw_env, vector_env
 from .observe import decode_observation
 from .spec import END_TURN, NUM_ACTIONS, Options, action_name, play_to_action
+from .state import validate_state
 
 __all__ = [
     "GAME",
@@ -20,6 +21,7 @@ __all__ = [
     "NUM_ACTIONS",
     "action_name",
     "play_to_action",
+    "validate_state",
 ]
 
 

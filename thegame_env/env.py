@@ -41,7 +41,7 @@ from .observe import decode_observation, observation_layout, observe
 from .render import SVG_HEIGHT, SVG_WIDTH, render_ansi, render_svg
 from .rules import score
 from .spec import MAX_EPISODE_STEPS, NUM_ACTIONS, WIN_THRESHOLD, Options, Status, action_name
-from .state import new_state
+from .state import new_state, validate_state
 
 
 def episode_stats(final: np.ndarray) -> dict[str, np.ndarray]:
@@ -99,6 +99,7 @@ GAME = GameDef(
     batch_reset_learner=batch.batch_reset_learner,
     batch_step_learner=batch.batch_step_learner,
     render_view=lambda s, o, seat: render_ansi(s, o, seat=seat),
+    validate_state=validate_state,
     description="cooperative: play all 98 cards onto two ascending and two descending piles",
     render_svg=lambda s, o, seat=None: render_svg(s, o, seat=seat),
     svg_size=(SVG_WIDTH, SVG_HEIGHT),

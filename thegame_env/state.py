@@ -17,11 +17,20 @@ from tabletop_core.rng import seed_word
 from .spec import (
     ASCENDING_START,
     DESCENDING_START,
+    HAND_SIZE,
+    MAX_CARD,
     MAX_HAND,
     MAX_PLAYERS,
+    MIN_CARD,
+    MIN_PLAYERS,
+    MIN_PLAYS,
+    MIN_PLAYS_LEVEL1,
+    NUM_ACTIONS,
     NUM_CARDS,
     REWARD_NAMES,
     Options,
+    RewardMode,
+    Status,
 )
 
 STATE_DTYPE = np.dtype(
@@ -77,3 +86,119 @@ def new_state(batch: int, options: Options) -> np.ndarray:
 def state_nbytes() -> int:
     """Bytes of state per env."""
     return STATE_DTYPE.itemsize
+
+
+def validate_state(saved) -> None:
+    """Check a saved State (a ``get_state()`` dict or the ``(B,)`` array) field by field
+    and against the invariants the rules rely on; the one validation ``set_state`` runs
+    before writing anything (vectorized over the batch; nothing runs per step).
+
+    Checked, per env: options in range (1..5 seats, hand size of that count, 2-3 plays,
+    flags 0/1, start seat); ``deck`` a permutation of 2..99 and ``0 <= deck_pos <= 98``;
+    each seat's ``hand_size`` within 0..cfg_hand_size (0 for unused seats), its cards
+    2..99 in slots ``[0, hand_size)`` and 0 after; cards conserved: the dealt cards
+    ``deck[:deck_pos]`` are exactly the hands plus the cards flagged ``played``, each
+    once, and the draw pile holds none of them; pile tops are the start values or played
+    cards, ascending tops at most 99 and descending at least 2, no card on two piles;
+    ``fire_turn`` -1 or a turn up to ``turn`` on a fire card (On Fire only);
+    ``current`` a seat, ``turn + plays_this_turn`` at most the cards played, ``status``
+    0..3 (1 only once every card is played); and a playing position offers a legal action.
+
+    Raises:
+        ValueError: naming the env index, the field, the value and what is allowed.
+    """
+    from tabletop_core.validation import StateChecker, check_legal_action_exists, row_counts, states_of
+
+    from .rules import legal_mask
+
+    s = states_of(saved, STATE_DTYPE, "thegame")
+    ck = StateChecker(s, "thegame")
+    n = s.shape[0]
+    ck.range("cfg_players", MIN_PLAYERS, MAX_PLAYERS)
+    players = s["cfg_players"].astype(np.int64)
+    full = np.array([0] + [HAND_SIZE[p] for p in range(1, MAX_PLAYERS + 1)])[players]
+    ck.range(
+        "cfg_hand_size", full - 1, full, allowed="the hand size of cfg_players seats (one less at level 2)"
+    )
+    ck.range("cfg_min_plays", MIN_PLAYS, MIN_PLAYS_LEVEL1)
+    ck.range("cfg_on_fire", 0, 1)
+    ck.range("cfg_reward", 0, len(RewardMode) - 1)
+    ck.range("cfg_start", 0, players - 1, allowed="a seat 0..cfg_players-1")
+    # deck: a permutation of the 98 cards
+    ck.range("deck", MIN_CARD, MAX_CARD)
+    deck = s["deck"].astype(np.int64)
+    seen = np.zeros((n, NUM_CARDS + MIN_CARD), np.int64)
+    seen += row_counts(np.arange(n)[:, None], deck, seen.shape)
+    ck.fail("deck", (seen[:, MIN_CARD:] != 1), "a permutation of the cards 2..99", None)
+    ck.range("deck_pos", 0, NUM_CARDS)
+    # hands
+    seat = np.arange(MAX_PLAYERS)[None, :]
+    in_game = seat < players[:, None]
+    ck.range(
+        "hand_size",
+        0,
+        np.where(in_game, s["cfg_hand_size"][:, None], 0).astype(np.int64),
+        allowed="0..cfg_hand_size for a seat in play, 0 for an unused seat",
+    )
+    hs = s["hand_size"].astype(np.int64)
+    slot = np.arange(MAX_HAND)[None, None, :]
+    held = slot < hs[:, :, None]
+    hand = s["hand"].astype(np.int64)
+    ck.fail("hand", held & ((hand < MIN_CARD) | (hand > MAX_CARD)), "cards 2..99 in slots [0, hand_size)")
+    ck.fail("hand", ~held & (hand != 0), "0 in the empty slots [hand_size, 8)")
+    ck.range("played", 0, 1)
+    # cards conserved: dealt = hands + played, each card once
+    count = np.zeros((n, NUM_CARDS + MIN_CARD), np.int64)
+    rows = np.broadcast_to(np.arange(n)[:, None, None], hand.shape)
+    count += row_counts(rows[held], hand[held], count.shape)
+    count[:, MIN_CARD:] += s["played"].astype(np.int64)
+    dealt = np.zeros((n, NUM_CARDS + MIN_CARD), np.int64)
+    pos = np.arange(NUM_CARDS)[None, :] < s["deck_pos"].astype(np.int64)[:, None]
+    dealt += row_counts(np.broadcast_to(np.arange(n)[:, None], deck.shape)[pos], deck[pos], dealt.shape)
+    ck.fail(
+        "hand",
+        (count != dealt)[:, MIN_CARD:],
+        "the dealt cards deck[:deck_pos] are exactly the hands and the played cards, each once "
+        "(cards conserved)",
+        None,
+    )
+    # piles
+    piles = s["piles"].astype(np.int64)
+    start = np.array([ASCENDING_START, ASCENDING_START, DESCENDING_START, DESCENDING_START])
+    ck.range(
+        "piles",
+        [[ASCENDING_START, ASCENDING_START, MIN_CARD, MIN_CARD]],
+        [[MAX_CARD, MAX_CARD, DESCENDING_START, DESCENDING_START]],
+        allowed="ascending piles 1..99, descending piles 2..100",
+    )
+    is_card = piles != start[None, :]
+    idx = np.clip(piles - MIN_CARD, 0, NUM_CARDS - 1)
+    on_top_played = np.take_along_axis(s["played"], idx, axis=1) == 1
+    ck.fail("piles", is_card & ~on_top_played, "a start value (1 / 100) or a played card")
+    same = (piles[:, :, None] == piles[:, None, :]) & is_card[:, :, None] & ~np.eye(4, dtype=bool)[None]
+    ck.fail("piles", same.any(axis=2), "no card on top of two piles")
+    # turn
+    ck.range("current", 0, players - 1, allowed="a seat 0..cfg_players-1")
+    ck.range("turn", 0, NUM_CARDS)
+    ck.range("plays_this_turn", 0, NUM_CARDS)
+    n_played = s["played"].astype(np.int64).sum(axis=1)
+    ck.fail(
+        "turn",
+        s["turn"].astype(np.int64) + s["plays_this_turn"] > n_played,
+        "turn + plays_this_turn <= cards played (every turn places a card)",
+    )
+    fire = s["fire_turn"].astype(np.int64)
+    fire_top = (piles >= 22) & (piles <= 77) & (piles % 11 == 0) & is_card
+    ck.range("fire_turn", -1, -1, where=s["cfg_on_fire"] == 0, allowed="-1 without On Fire")
+    ck.fail("fire_turn", (fire >= 0) & ~fire_top, "-1 unless the pile's top is a fire card")
+    ck.fail("fire_turn", fire > s["turn"].astype(np.int64)[:, None], "-1 or a turn 0..turn")
+    ck.range("fire_turn", -1, NUM_CARDS)
+    ck.range("status", 0, len(Status) - 1)
+    st = s["status"]
+    ck.fail(
+        "status",
+        (st == Status.ALL_PLAYED) & (n_played != NUM_CARDS),
+        "1 (all played) only when every card is played",
+    )
+    ck.fail("status", (st == Status.FIRE_LOSS) & (s["cfg_on_fire"] == 0), "3 (fire loss) only with On Fire")
+    check_legal_action_exists(s, legal_mask, NUM_ACTIONS, st == Status.PLAYING, "thegame")

@@ -1,0 +1,341 @@
+"""Soak: play many random and bot games in the vector env, checking invariants every step.
+
+``tabletop soak GAME --games N`` and ``benchmarks/soak.py GAME --games N`` run
+:func:`soak`: half of the games with uniformly random legal actions
+(:meth:`~tabletop_core.vector.SelfPlayVectorEnv.sample_actions`), half with the game's
+bots (seat k plays ``bot_names[k % len]``), in a vector env with same-step autoreset.
+At every step it checks:
+
+* a legal action exists in every env (autoreset: every env is always playing);
+* the observations lie inside their space (finite, within ``single_observation_space``'s
+  bounds); the final observations of ended episodes too;
+* the rewards lie within the game's ``reward_range``;
+* the State passes the game's ``validate_state`` (every field's range, cards conserved,
+  sizes and indices consistent, the phase consistent with the acting seat): every
+  ``validate_every`` steps (default every step);
+
+and at the end of every episode the game's return identity (:data:`RETURN_IDENTITY`).
+The result is one JSON-able dict: games, steps, seconds, games/s, steps/s and the
+violations (counted; the first few described).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .games import load_game
+
+__all__ = ["soak", "RETURN_IDENTITY"]
+
+
+def _thegame_identity(returns: np.ndarray, lengths: np.ndarray, options: Any) -> np.ndarray:
+    """Cooperative: every seat has the same return; ``reward="cards"``: the return is
+    the cards placed, 0..98 (98 - score); ``"win"``: +1 or -1."""
+    same = (returns == returns[:, :1]).all(axis=1)
+    r = returns[:, 0]
+    if options.reward == "win":
+        return same & ((r == 1.0) | (r == -1.0))
+    return same & (r >= 0) & (r <= 98) & (r == np.round(r))
+
+
+def _exhaust_identity(returns: np.ndarray, lengths: np.ndarray, options: Any) -> np.ndarray:
+    """Exactly one loser at -1; the others +1 (or +1/(N-1) zero-sum, returns summing to
+    0); solo: +1 or -1."""
+    n = returns.shape[1]
+    if n == 1:
+        return (returns[:, 0] == 1.0) | (returns[:, 0] == -1.0)
+    losers = (returns == -1.0).sum(axis=1) == 1
+    win = 1.0 / (n - 1) if options.zero_sum else 1.0
+    others = (np.isclose(returns, win, atol=1e-5) | (returns == -1.0)).all(axis=1)
+    return losers & others
+
+
+def _koikoi_identity(returns: np.ndarray, lengths: np.ndarray, options: Any) -> np.ndarray:
+    """Chips change hands: returns sum to 0, no seat loses more than its 25 chips."""
+    return (np.abs(returns.sum(axis=1)) < 1e-3) & (returns >= -25.0).all(axis=1)
+
+
+def _exitnow_identity(returns: np.ndarray, lengths: np.ndarray, options: Any) -> np.ndarray:
+    """Every seat +1 or -1; the ghost (last seat) wins exactly when no human does; with
+    an individual win one human at most wins."""
+    ghost = returns[:, -1]
+    humans = returns[:, :-1]
+    unit = (np.abs(returns) == 1.0).all(axis=1)
+    ghost_won = ghost == 1.0
+    ok = np.where(ghost_won, (humans == -1.0).all(axis=1), (humans == 1.0).any(axis=1))
+    if not options.team:
+        ok &= (humans == 1.0).sum(axis=1) <= 1
+    return unit & ok
+
+
+RETURN_IDENTITY: dict[str, Callable[[np.ndarray, np.ndarray, Any], np.ndarray]] = {
+    "thegame": _thegame_identity,
+    "exhaust": _exhaust_identity,
+    "koikoi": _koikoi_identity,
+    "exitnow": _exitnow_identity,
+}
+"""Per game: ``(returns (G, P), lengths (G,), options) -> (G,) bool``, True where an
+ended episode's returns obey the game's identity."""
+
+
+class _Progress:
+    """Progress on stderr: a rich bar on a terminal, else a plain line every 30 s."""
+
+    def __init__(self, total: int, label: str):
+        import sys
+
+        self.total = total
+        self.label = label
+        self.t0 = time.perf_counter()
+        self.last = self.t0
+        self.bar = None
+        if sys.stderr.isatty():
+            try:
+                from rich.console import Console
+                from rich.progress import (
+                    BarColumn,
+                    MofNCompleteColumn,
+                    Progress,
+                    TextColumn,
+                    TimeRemainingColumn,
+                )
+            except ImportError:
+                pass
+            else:
+                self.bar = Progress(
+                    TextColumn("{task.description}"),
+                    BarColumn(),
+                    MofNCompleteColumn(),
+                    TextColumn("{task.fields[rate]} games/s, {task.fields[viol]} violations"),
+                    TimeRemainingColumn(),
+                    console=Console(stderr=True),
+                )
+                self.task = self.bar.add_task(label, total=total, rate="-", viol=0)
+                self.bar.start()
+
+    def update(self, done: int, violations: int) -> None:
+        import sys
+
+        now = time.perf_counter()
+        rate = done / max(now - self.t0, 1e-9)
+        if self.bar is not None:
+            self.bar.update(self.task, completed=done, rate=f"{rate:,.0f}", viol=violations)
+        elif now - self.last >= 30.0:
+            self.last = now
+            print(
+                f"{self.label}: {done}/{self.total} games, {rate:,.0f} games/s, {violations} violations, "
+                f"{now - self.t0:,.0f} s",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    def close(self, done: int, violations: int) -> None:
+        if self.bar is not None:
+            self.update(done, violations)
+            self.bar.stop()
+
+
+class _Violations:
+    def __init__(self, keep: int = 5):
+        self.count = 0
+        self.by_kind: dict[str, int] = {}
+        self.examples: list[str] = []
+        self.keep = keep
+
+    def add(self, kind: str, n: int, example: str) -> None:
+        if n <= 0:
+            return
+        self.count += n
+        self.by_kind[kind] = self.by_kind.get(kind, 0) + n
+        if len(self.examples) < self.keep:
+            self.examples.append(f"{kind}: {example}")
+
+
+def soak(
+    game_name: str,
+    games: int,
+    num_envs: int = 1024,
+    seed: int = 0,
+    validate_every: int = 1,
+    progress: bool = False,
+    num_threads: int | None = None,
+    **options: Any,
+) -> dict:
+    """Play ``games`` episodes (half random, half bots) and check invariants every step.
+
+    Args:
+        game_name: a registered game (``"thegame"``, ...).
+        games: episodes to finish (>= 1); the first half random, the rest with bots.
+        num_envs: vector env batch size.
+        seed: reset seed (env i gets seed + i).
+        validate_every: run the game's ``validate_state`` every this many steps (>= 1).
+        progress: show progress on stderr: a ``rich`` progress bar on a terminal, else a
+            status line every 30 s (for logs of long runs).
+        num_threads: the vector env's ``num_threads`` (None: its default).
+        **options: the game's options.
+
+    Returns:
+        ``{"bench": "soak", "game", "games", "random_games", "bot_games", "steps",
+        "seconds", "games_per_s", "steps_per_s", "violations", "violation_kinds",
+        "examples", "num_envs", "validate_every", "options"}``.
+
+    Raises:
+        ValueError: unknown game, bad option, ``games`` < 1 or ``validate_every`` < 1.
+    """
+    from .vector import SelfPlayVectorEnv
+
+    if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
+        raise ValueError(f"games must be a positive integer, got {games!r}")
+    if (
+        isinstance(validate_every, bool)
+        or not isinstance(validate_every, (int, np.integer))
+        or validate_every < 1
+    ):
+        raise ValueError(f"validate_every must be a positive integer, got {validate_every!r}")
+    game = load_game(game_name)
+    num_envs = int(max(1, min(num_envs, games)))
+    venv = SelfPlayVectorEnv(game, num_envs, seed=seed, copy=False, num_threads=num_threads, **options)
+    opts = venv.options
+    identity = RETURN_IDENTITY.get(game.name)
+    validate = game.validate_state
+    lo, hi = game.reward_range
+    olo = venv.single_observation_space.low
+    ohi = venv.single_observation_space.high
+
+    scalar_bounds = bool((olo == olo.flat[0]).all() and (ohi == ohi.flat[0]).all())
+
+    def outside(x: np.ndarray) -> np.ndarray:
+        """(G,) True where a row is not finite or outside the space's bounds."""
+        if x.size == 0:
+            return np.zeros(x.shape[0], bool)
+        mn, mx = x.min(), x.max()  # NaN propagates: one pass each, the common case
+        if scalar_bounds and np.isfinite(mn) and np.isfinite(mx) and mn >= olo.flat[0] and mx <= ohi.flat[0]:
+            return np.zeros(x.shape[0], bool)
+        return ~(np.isfinite(x) & (x >= olo) & (x <= ohi)).all(axis=1)
+
+    p = venv.num_players
+    bots = [game.bot_names[k % len(game.bot_names)] for k in range(p)]
+    viol = _Violations()
+    ret = np.zeros((num_envs, p), np.float64)
+    length = np.zeros(num_envs, np.int64)
+    half = games // 2 if games > 1 else games
+    done_random = done_bots = 0
+    steps = 0
+    bar = _Progress(games, f"soak {game.name}") if progress else None
+    obs, info = venv.reset(seed=seed)
+    t0 = time.perf_counter()
+    while done_random + done_bots < games:
+        random_phase = done_random < half
+        if random_phase:
+            obs, rew, term, trunc, info = venv.step(venv.sample_actions())
+        else:
+            obs, rew, term, trunc, info = venv.step_bots(bots)
+        steps += 1
+        mask = info["action_mask"]
+        no_legal = int(num_envs - mask.view(np.bool_).any(axis=1).sum())
+        viol.add("no legal action", no_legal, f"step {steps}: {no_legal} envs with an all-zero mask")
+        bad_obs = outside(obs)
+        viol.add(
+            "observation outside its space",
+            int(bad_obs.sum()),
+            f"step {steps}, env {int(np.argmax(bad_obs))}",
+        )
+        bad_rew = ((rew < lo) | (rew > hi) | ~np.isfinite(rew)).any(axis=1)
+        viol.add(
+            "reward outside reward_range", int(bad_rew.sum()), f"step {steps}, env {int(np.argmax(bad_rew))}"
+        )
+        ret += rew
+        length += 1
+        if term.any():
+            ended = np.flatnonzero(term)
+            fin = info["final_obs"][ended]
+            bad_fin = outside(fin)
+            viol.add("final observation outside its space", int(bad_fin.sum()), f"step {steps}")
+            if identity is not None:
+                ok = identity(ret[ended], length[ended], opts)
+                if not ok.all():
+                    k = ended[int(np.argmin(ok))]
+                    viol.add(
+                        "return identity",
+                        int((~ok).sum()),
+                        f"step {steps}, env {int(k)}: returns {ret[k].tolist()}",
+                    )
+            bad_len = length[ended] > game.max_episode_steps
+            viol.add("episode longer than max_episode_steps", int(bad_len.sum()), f"step {steps}")
+            n_end = len(ended)
+            ret[ended] = 0.0
+            length[ended] = 0
+            if random_phase:
+                n_end = min(n_end, half - done_random)
+                done_random += n_end
+            else:
+                n_end = min(n_end, games - done_random - done_bots)
+                done_bots += n_end
+            if bar is not None:
+                bar.update(done_random + done_bots, viol.count)
+        if validate is not None and steps % validate_every == 0:
+            try:
+                validate(venv.state)
+            except ValueError as exc:
+                viol.add("validate_state", 1, f"step {steps}: {exc}")
+    seconds = time.perf_counter() - t0
+    if bar is not None:
+        bar.close(done_random + done_bots, viol.count)
+    return {
+        "bench": "soak",
+        "game": game.name,
+        "games": int(done_random + done_bots),
+        "random_games": int(done_random),
+        "bot_games": int(done_bots),
+        "bots": bots,
+        "steps": int(steps * num_envs),
+        "seconds": round(seconds, 3),
+        "games_per_s": round((done_random + done_bots) / seconds, 1) if seconds > 0 else None,
+        "steps_per_s": round(steps * num_envs / seconds, 1) if seconds > 0 else None,
+        "violations": viol.count,
+        "violation_kinds": viol.by_kind,
+        "examples": viol.examples,
+        "num_envs": num_envs,
+        "validate_every": int(validate_every),
+        "options": {
+            k: (v if isinstance(v, (int, float, str, bool)) or v is None else str(v))
+            for k, v in options.items()
+        },
+    }
+
+
+# --- command line (``tabletop soak``, ``benchmarks/soak.py``) --------------------------------
+def setup_soak_parser(sp, game) -> None:
+    """The ``tabletop soak GAME`` arguments (the game's options are added by the CLI's
+    per-game sub-parser, :func:`tabletop_core.cli.add_game_subparsers`)."""
+    sp.add_argument("--games", type=int, default=10000, help="episodes to play (half random, half bots)")
+    sp.add_argument("--num-envs", type=int, default=4096, help="vector env batch size")
+    sp.add_argument("--seed", type=int, default=0)
+    sp.add_argument("--validate-every", type=int, default=1, help="run validate_state every this many steps")
+    sp.add_argument("--threads", type=int, default=None, help="vector env num_threads (default: its own)")
+    sp.add_argument("--progress", action="store_true", help="progress on stderr (default: on a terminal)")
+
+
+def cmd_soak(args) -> int:
+    """Run :func:`soak` for parsed ``tabletop soak`` arguments (``args.options``: the game
+    options given); print one JSON line. Exit status 1 when a violation was found."""
+    import json
+    import sys
+
+    options = dict(args.options)
+    result = soak(
+        args.game,
+        args.games,
+        num_envs=args.num_envs,
+        seed=args.seed,
+        validate_every=args.validate_every,
+        progress=args.progress or sys.stderr.isatty(),
+        num_threads=args.threads,
+        **options,
+    )
+    print(json.dumps(result), flush=True)
+    return 0 if result["violations"] == 0 else 1
