@@ -1,7 +1,7 @@
 """Exhaust — a shedding card game for 2-5 players (or solo against an NPC), as PettingZoo
 AEC and vector envs.
 
-Rules: ``rules/exhaust.md`` (rulebook: イグゾースト / Exhaust, OKAZU brand; the Japanese
+Rules: ``docs/rules/exhaust.md`` (rulebook: イグゾースト / Exhaust, OKAZU brand; the Japanese
 text is the authority). 64 spell cards: numbers 1..15 in four colours (red, blue,
 yellow, green) and 4 copy cards. Each player gets 15 cards (12 with 5 players), 4 more
 form a face-down replenishment deck, the rest stay out of the game unseen. On a turn a
@@ -87,41 +87,17 @@ in its place loses 38%, 25%, 21%, 16% (mean 25%). ``random`` loses almost every 
 Single-agent training: ``tabletop_core.single_agent.LearnerEnv(GAME, seat=..., opponents=
 "npc")`` runs the other seats' bots inside the kernels (``batch_*_learner``).
 
-Decisions where rules/exhaust.md is silent (besides those it records):
-    * Time Magic and the Exhaust flip are legal only with an empty selection: once a card
-      is selected the turn is a cast (the mask guarantees one is reachable).
-    * The flip (action C) is legal whenever the seat holds a face-up Exhaust card, even
-      when a play is possible; at every new round each held Exhaust card is face up again
-      (usable once per round). The bots flip only when they have no spell-card play, and
-      before spending Time Magic.
-    * A seat's ability to act is checked when its turn starts (right after the previous
-      turn); a seat that cannot act loses at once, the env takes no step for it.
-    * Long game: the redeal of a new round happens inside the step that ended the round
-      (the episode continues; the loser is to act). The round counter and the Exhaust
-      cards are public (``round``, ``exhaust_cards``).
-    * Solo: ``num_players`` is 1; the NPC is seat 1 of the State (public open hand,
-      Time Magic and hand size in the seat pieces). The NPC's turn and the check of the
-      player's next turn run inside the player's step.
-    * A copy's number and colour (rules/exhaust.md): the set's number (Pair/3/4), the
-      flush's colour (Flush), irrelevant in Any; a play of copies only is illegal.
-    * The NPC's choices inside an area (rules/exhaust.md): lowest numbers, colour order
-      red, blue, yellow, green for ties, copies only where needed, the smallest legal
-      count in Straight / Flush / Any; among flush colours the one needing the fewest
-      copies, then the lexicographically lowest numbers.
-    * The selection in progress is shown (piece ``selection``) to the acting seat only.
-    * The longest episode is bounded by ``spec.MAX_EPISODE_STEPS`` (no truncation is
-      needed: every round ends).
+Rules decisions (where the rulebook is silent or garbled) are written once, in
+``docs/rules/exhaust.md``.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
-from tabletop_core.aec import LeanChecks, TabletopAECEnv
+from tabletop_core.aec import TabletopAECEnv
+from tabletop_core.entry import entry_points
 from tabletop_core.game import GameDef
-from tabletop_core.vector import SelfPlayVectorEnv
 
 from . import batch
 from .bots import BOT_NAMES, bot_action
@@ -239,27 +215,13 @@ class raw_env(TabletopAECEnv):
         return {"loser": f"player_{loser}", "win": self._seat[agent] != loser, "rounds": int(st["round"]) + 1}
 
 
-def env(**kwargs: Any) -> LeanChecks:
-    """Exhaust AEC env with PettingZoo's standard checks in one lean wrapper.
-
-    Takes the same arguments as :class:`raw_env`. An illegal action ends the game with -1
-    for the offender (PettingZoo's ``TerminateIllegalWrapper`` policy); an out-of-range one
-    raises ``ActionOutOfBoundsError``.
-    """
-    return LeanChecks(raw_env(**kwargs))
-
-
-def vector_env(
-    num_envs: int, seed: int | None = None, copy: bool = True, num_threads: int | None = None, **options: Any
-) -> SelfPlayVectorEnv:
-    """``num_envs`` games of Exhaust stepped together (see :mod:`tabletop_core.vector`).
-
-    ``copy`` and ``num_threads`` (threads that step the batch; results do not depend
-    on it) are those of :class:`~tabletop_core.vector.SelfPlayVectorEnv`.
-    ``options`` are those of :class:`raw_env` (without ``render_mode``). Rewards are
-    (B, num_players) float32 (B, 1) in solo.
-    """
-    return SelfPlayVectorEnv(GAME, num_envs, seed=seed, copy=copy, num_threads=num_threads, **options)
+env, vector_env = entry_points(
+    GAME,
+    raw_env,
+    "Exhaust",
+    __doc__,
+    rewards="""Rewards are (B, num_players) float32, (B, 1) in solo.""",
+)
 
 
 __all__ = ["GAME", "raw_env", "env", "vector_env", "decode_observation"]

@@ -173,7 +173,7 @@ def observe_row(s, i, seat, obs, row):
     numba's reference counting of a row view per env).
 
     Only what ``seat`` may see: its own hand, the selection when it is the acting seat,
-    and public facts (rules/exhaust.md "What the environment must make of it"). Every
+    and public facts (docs/rules/exhaust.md "What the environment must make of it"). Every
     entry of the row is written once (no zeroing pass).
     """
     e = s[i]

@@ -5,7 +5,7 @@ env, or the env's record ``e = s[i]`` (the inner acting kernels: a record carrie
 reference count for numba to update), or works on plain count arrays (``hand``/``sel``:
 (61,) uint8 counts per card kind; ``tops``: (10,) int8 area tops) or on card sets as
 64-bit words (:mod:`exhaust_env.bits`) so it can be tested on its own. Rules implemented
-(``rules/exhaust.md``):
+(``docs/rules/exhaust.md``):
 
 - a turn is exactly one action: cast one or more spell cards onto one combo area
   (built card by card as a *selection*), play a Time Magic card, or (long game) flip the
@@ -232,7 +232,7 @@ def selection_words(hand, copies, sel, sel_copies, tops, singles):
 
     ``hand`` / ``sel``: number cards of the hand / selection as card sets (``sel`` within
     ``hand``); ``copies`` / ``sel_copies``: their copy cards; ``tops`` (10,) area tops;
-    ``singles`` the Single areas in use. rules/exhaust.md "Combo areas": a completion
+    ``singles`` the Single areas in use. docs/rules/exhaust.md "Combo areas": a completion
     exists on some area iff
       Single: the selection is empty and the card's number is above its area's top;
       Pair / 3 / 4 cards (size k): all number cards share one number above the top,
@@ -395,7 +395,7 @@ def _can_act(e, seat):
 @kernel
 def can_act(s, i, seat):
     """Whether ``seat`` can take an action at the start of its turn: a spell-card play, a
-    Time Magic card, or (long game) a face-up Exhaust card to flip. rules/exhaust.md "A turn"."""
+    Time Magic card, or (long game) a face-up Exhaust card to flip. docs/rules/exhaust.md "A turn"."""
     return _can_act(s[i], seat)
 
 
@@ -496,7 +496,7 @@ def _give(e, seat, card):
 
 @kernel
 def deal_round(s, i, starter):
-    """Shuffle all 64 spell cards and deal a round (rules/exhaust.md "Setup"): each seat
+    """Shuffle all 64 spell cards and deal a round (docs/rules/exhaust.md "Setup"): each seat
     ``cfg_hand_size`` cards (solo: the player 15, then ``cfg_npc_deck`` cards to the NPC
     deck), then 4 to the replenishment deck; the rest stay out unseen. Time Magic goes
     back to the pile, the areas are cleared, held Exhaust cards are face up again and
@@ -557,7 +557,7 @@ def deal(s, i):
 @kernel
 def cast(e, seat, area, play):
     """Move the cards ``play`` (61,) counts from ``seat``'s hand onto ``area`` of the env
-    record ``e`` and take the area's reward (rules/exhaust.md "Combo areas"): Pair 1 spell
+    record ``e`` and take the area's reward (docs/rules/exhaust.md "Combo areas"): Pair 1 spell
     card from the replenishment deck (to the hand; the NPC's goes face down on top of its
     deck), 3 cards 1 Time Magic, 4 cards 2, Straight / Flush / Any 1, as far as the piles
     go. The play must be legal (unchecked). The area lists the cards in number order
@@ -638,7 +638,7 @@ def _take_number(hand, play, n0, left):
 
 @kernel
 def npc_choose(hand, tops, singles, play):
-    """The NPC's play from ``hand`` (61,) counts (rules/exhaust.md "Solo rules"): write the
+    """The NPC's play from ``hand`` (61,) counts (docs/rules/exhaust.md "Solo rules"): write the
     cards into ``play`` (61,) and return the area, or -1 when no area accepts a play.
 
     Priority Single > 4 cards > 3 cards > Pair > Straight > Flush > Any. Within an area
@@ -731,7 +731,7 @@ def npc_choose(hand, tops, singles, play):
 
 @kernel
 def npc_turn(e):
-    """The NPC's turn in solo mode on the env record ``e`` (rules/exhaust.md "Solo
+    """The NPC's turn in solo mode on the env record ``e`` (docs/rules/exhaust.md "Solo
     rules"): draw the open hand up to 5, play by :func:`npc_choose`, else draw one card at
     a time until a play fits or the deck is empty, else play a Time Magic card; with
     nothing to do the NPC loses (``status`` over, ``loser`` = 1)."""
@@ -756,7 +756,7 @@ def npc_turn(e):
 
 @kernel
 def lose_round(s, i, seat):
-    """``seat`` cannot act: it loses the round (rules/exhaust.md "End of a game"). Long
+    """``seat`` cannot act: it loses the round (docs/rules/exhaust.md "End of a game"). Long
     game: it receives an Exhaust card; with two the episode ends, otherwise a new round is
     dealt and ``seat`` starts it."""
     e = s[i]

@@ -1,4 +1,4 @@
-"""Exhaust: constants, card ids, combo areas, action-id layout and options (``rules/exhaust.md``).
+"""Exhaust: constants, card ids, combo areas, action-id layout and options (``docs/rules/exhaust.md``).
 
 Card kinds (hand, selection and played cards are counts per kind, ``NUM_KINDS = 61``)::
 
@@ -34,7 +34,7 @@ from enum import IntEnum
 
 from tabletop_core.options import check_options, option
 
-# --- Cards (rules/exhaust.md "Components") ----------------------------------------------
+# --- Cards (docs/rules/exhaust.md "Components") ----------------------------------------------
 NUM_COLOURS = 4
 NUM_NUMBERS = 15
 NUM_NUMBER_CARDS = NUM_COLOURS * NUM_NUMBERS  # 60

@@ -1,6 +1,6 @@
 """Exit Now (Exitなう) — humans flee a haunted house, one player runs the ghosts.
 
-Rules: ``rules/exitnow.md`` (seed: the Japanese rules page). 1-5 human players and one
+Rules: ``docs/rules/exitnow.md`` (seed: the Japanese rules page). 1-5 human players and one
 ghost player share a 21x21 map of nine 7x7 boards (:mod:`exitnow_envs.maps`, boards as
 text files in ``exitnow_envs/boards/``). A human wins by reaching the exit door while
 holding an Exit Key; the ghost player wins when ``max_rounds`` rounds are over.
@@ -38,9 +38,8 @@ Options (:class:`exitnow_envs.spec.Options`):
     bottom-right, the centre piece between them, the exit edge on top), "random" (drawn
     from the seed at each reset) or an index 0..575 (:func:`exitnow_envs.layouts`);
     centre_side 0/1/"random"; centre_rotation 0..3/"random"; team (False);
-    max_rounds (default 14: with three ``smart`` humans against the ``smart`` ghost on
-    the default layout the humans escape in 50.5 % of 2000 games and the ghost wins
-    49.5 %; with 13 and 15 rounds the humans escape in 42.5 % and 57.0 %);
+    max_rounds (default 14, calibrated so that the bots of both sides win a fair share:
+    see ``docs/rules/exitnow.md``);
     boards: a :class:`exitnow_envs.maps.BoardSet` of your own boards.
 
 Actions (471, :mod:`exitnow_envs.spec`)::
@@ -68,37 +67,8 @@ Bots (kernels, :mod:`exitnow_envs.bots`): ``random`` (both roles) and ``smart`` 
 bot on human seats, a ghost bot on the ghost seat). Single-agent training:
 ``tabletop_core.single_agent.LearnerEnv(GAME, seat="ghost_0", opponents="smart")``.
 
-Decisions where the rules file is silent (see also :mod:`exitnow_envs.rules`):
-    * Taken by the environment (never asked): every die roll; a captured human's revival
-      roll; a skipped turn; a human holding neither Double Dice nor Move 7 rolls at once;
-      a human without a Cross is not asked at contact; a ghost with no possible move
-      keeps its place and loses its remaining moves. Every other decision is asked, even
-      with a single option (e.g. a human that cannot move "chooses" its own square;
-      staying triggers nothing).
-    * The "longest walks" fallback counts walks that end on a ghost / exit / sealed door
-      too; early stops met on the way stay legal with it.
-    * A human's first turn: it enters on the start square, then moves; if a ghost stands
-      there, contact happens and the turn ends. A revived human is put on top of humans
-      on the restart square without stealing; a ghost there makes contact.
-    * Several ghosts on a contact square: contact with the lowest number first; after a
-      Cross banishes it, contact starts again with the next one.
-    * The item chip is placed only if the confiscated pile is not empty, no item chip is
-      on the map and some event-chip place holds no chip and no piece.
-    * Seal Door: the door square becomes a sealed door (a wall for humans; a Pickaxe
-      holder may end a move on it to destroy it, it becomes floor; ghosts may pass it as a
-      one-square wall). A human on it is captured (no Cross: not a ghost), a ghost on it
-      goes back to the ghost start (contact if humans stand there).
-    * Map Swap: corners or edges with probability 1/2, then a uniform pair of that kind,
-      from the environment's generator.
-    * Ghost slides pass over water and other ghosts; the "obstacle" doors are sealed
-      doors and the exit door (an open door place is floor, as in the seed).
-    * The Exit Key is used (to the used pile) when its holder escapes.
-    * Stealing picks one card uniformly among the victim's cards (the environment's
-      generator), one victim after the other in seat order.
-    * Board design (the seed prints none): boards connect through the middle square of
-      every inner side (checked by the loader), so every layout is connected; water only
-      fills the Tower/Graveyard's outer corner and one square of the Garden.
-    * The event deck never runs out before its 17 chips do (one card per chip).
+Rules decisions (where the rulebook is silent or garbled) are written once, in
+``docs/rules/exitnow.md``.
 """
 
 from __future__ import annotations
@@ -107,9 +77,9 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_core.aec import LeanChecks, TabletopAECEnv
+from tabletop_core.aec import TabletopAECEnv
+from tabletop_core.entry import entry_points
 from tabletop_core.game import GameDef
-from tabletop_core.vector import SelfPlayVectorEnv
 
 from . import batch
 from .bots import BOT_NAMES, bot_action
@@ -243,29 +213,15 @@ class raw_env(TabletopAECEnv):
         }
 
 
-def env(**kwargs: Any) -> LeanChecks:
-    """Exit Now AEC env with PettingZoo's standard checks in one lean wrapper.
-
-    Takes the same arguments as :class:`raw_env`. An illegal action ends the game with -1
-    for the offender (PettingZoo's ``TerminateIllegalWrapper`` policy); an out-of-range one
-    raises ``ActionOutOfBoundsError``.
-    """
-    return LeanChecks(raw_env(**kwargs))
-
-
-def vector_env(
-    num_envs: int, seed: int | None = None, copy: bool = True, num_threads: int | None = None, **options: Any
-) -> SelfPlayVectorEnv:
-    """``num_envs`` games of Exit Now stepped together (see :mod:`tabletop_core.vector`).
-
-    ``copy`` and ``num_threads`` (threads that step the batch; results do not depend
-    on it) are those of :class:`~tabletop_core.vector.SelfPlayVectorEnv`.
-    ``options`` are those of :class:`raw_env` (without ``render_mode``). Rewards are
-    (B, num_humans + 1) float32, the ghost player last. With ``copy=False`` the returned
-    observations are a read-only view of the env's own buffer, which each step patches in
-    place (only what changed is rewritten).
-    """
-    return SelfPlayVectorEnv(GAME, num_envs, seed=seed, copy=copy, num_threads=num_threads, **options)
+env, vector_env = entry_points(
+    GAME,
+    raw_env,
+    "Exit Now",
+    __doc__,
+    rewards="""Rewards are (B, num_humans + 1) float32, the ghost player last. With ``copy=False`` the
+returned observations are a read-only view of the env's own buffer, which each step
+patches in place (only what changed is rewritten).""",
+)
 
 
 __all__ = ["GAME", "raw_env", "env", "vector_env", "decode_observation", "episode_stats"]

@@ -1,7 +1,7 @@
 """Exit Now boards as data: loading, validation, layouts and map building.
 
 Each board side is a plain-text file of 7 lines of 7 characters (legend in
-``rules/exitnow.md``: ``.`` floor, ``#`` wall, ``~`` water, ``E`` exit door, ``?``
+``docs/rules/exitnow.md``: ``.`` floor, ``#`` wall, ``~`` water, ``E`` exit door, ``?``
 event-chip place, ``A``/``B``/``C`` door places, ``S`` human start, ``R`` human restart,
 ``G`` ghost start). The shipped boards live in ``exitnow_envs/boards/``:
 

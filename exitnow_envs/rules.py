@@ -13,7 +13,7 @@ draws). Kernels that fill a buffer take the whole ``(B, n)`` buffer and the row 
 The engine (:func:`proceed_r`) runs every automatic part of the game (dice, revivals,
 skipped turns, card draws, captures without a Cross) until an agent has a decision to
 take (``State.phase``, ``State.current``) or the episode is over. Rules:
-``rules/exitnow.md``.
+``docs/rules/exitnow.md``.
 
 Decisions taken here where the rules file is silent (also listed in the env docs):
 

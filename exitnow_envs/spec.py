@@ -1,6 +1,6 @@
 """Exit Now: constants, square codes, action-id layout, phases and options.
 
-Rules: ``rules/exitnow.md``. The map is 3x3 boards of 7x7 squares (21x21).
+Rules: ``docs/rules/exitnow.md``. The map is 3x3 boards of 7x7 squares (21x21).
 
 Action ids (``NUM_ACTIONS = 471``)::
 
@@ -55,7 +55,7 @@ SEALED_B = 12
 SEALED_C = 13
 NUM_KINDS = 14
 
-# Board-file characters -> square kinds (the legend of rules/exitnow.md).
+# Board-file characters -> square kinds (the legend of docs/rules/exitnow.md).
 CHAR_KIND = {
     ".": FLOOR,
     "#": WALL,

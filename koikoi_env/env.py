@@ -1,7 +1,7 @@
 """Shikokushi Koikoi (四国志こいこい) — koi-koi for 2-4 players with the 88 minor-arcana
 cards of the Ex Tarot deck, as PettingZoo AEC and vector self-play envs.
 
-Rules: ``rules/koikoi.md`` (seed: Ex Tarot rule-contest entry 031, v1.00).
+Rules: ``docs/rules/koikoi.md`` (seed: Ex Tarot rule-contest entry 031, v1.00).
 
 Cards: four suits — swords 魔剣 ♠, cups 聖杯 ♥, coins 金貨 ♦, trees 聖樹 ♣ — each with 22
 ranks: the numbers 0..15 and six non-number cards (ranks 16..21, neutral names α..ζ kept
@@ -54,23 +54,8 @@ captured (P, 88), current (P,), dealer (P,), chips (P,), hand_sizes (P,),
 koikoi_counts (P,), yaku_scores (P,); see :mod:`koikoi_env.observe`. Never another
 seat's hand nor the deck order.
 
-Decisions where the rules file is silent (or the env acts on its own):
-    * The deal: seat k gets the shuffled deck's cards 8k..8k+7, then 8 to the field;
-      an initial field holding all four cards of a rank stays as it is (no redeal).
-    * "Yaku score rose" compares with the player's score after its previous capture
-      this round (scores only grow), so the first yaku and every later rise give the
-      choice; a capture that adds nothing to the score ends the turn.
-    * The choice of stop/koi-koi is offered even when the round is about to end with no
-      score (an empty hand or deck at the end of that turn): koi-koi then ends the round
-      with no score.
-    * A flip that finds the deck empty ends the turn without steps 3-4, and the round
-      then ends with no score; a draw limited by a short deck is not an error.
-    * Every round counts towards ``rounds``, including rounds ended with no score.
-    * A player's chips are checked after each round: 0 ends the game (status
-      ``bankrupt``), even if rounds remain.
-    * Turn order and dealer rotation use seat numbers (clockwise = increasing seat).
-    * Decisions taken automatically: a single match, a triple match, no match, the flip
-      and the draw. Every agent step is one of the four listed actions.
+Rules decisions (where the rulebook is silent or garbled) are written once, in
+``docs/rules/koikoi.md``.
 
 Infos: empty during the game; when it ends every agent gets ``chips``, ``status``
 ("rounds_done" or "bankrupt"), ``rounds`` played, ``win`` (top chips, ties share) and
@@ -85,13 +70,11 @@ strong vs three greedy -> strong +1.9 (95% interval about ±0.7).
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
-from tabletop_core.aec import LeanChecks, TabletopAECEnv
+from tabletop_core.aec import TabletopAECEnv
+from tabletop_core.entry import entry_points
 from tabletop_core.game import GameDef
-from tabletop_core.vector import SelfPlayVectorEnv
 
 from . import batch
 from .bots import BOT_NAMES, bot_action
@@ -224,27 +207,13 @@ class raw_env(TabletopAECEnv):
         }
 
 
-def env(**kwargs: Any) -> LeanChecks:
-    """The Koikoi AEC env with PettingZoo's standard checks in one lean wrapper.
-
-    Takes the same arguments as :class:`raw_env`. An illegal action ends the game with -1
-    for the offender (PettingZoo's ``TerminateIllegalWrapper`` policy); an out-of-range one
-    raises ``ActionOutOfBoundsError``.
-    """
-    return LeanChecks(raw_env(**kwargs))
-
-
-def vector_env(
-    num_envs: int, seed: int | None = None, copy: bool = True, num_threads: int | None = None, **options: Any
-) -> SelfPlayVectorEnv:
-    """``num_envs`` Koikoi games stepped together (see :mod:`tabletop_core.vector`).
-
-    ``copy`` and ``num_threads`` (threads that step the batch; results do not depend
-    on it) are those of :class:`~tabletop_core.vector.SelfPlayVectorEnv`.
-    ``options`` are those of :class:`raw_env` (without ``render_mode``). Rewards are
-    (B, num_players) float32 chip changes; observations are the acting seat's.
-    """
-    return SelfPlayVectorEnv(GAME, num_envs, seed=seed, copy=copy, num_threads=num_threads, **options)
+env, vector_env = entry_points(
+    GAME,
+    raw_env,
+    "Shikokushi Koikoi",
+    __doc__,
+    rewards="""Rewards are (B, num_players) float32 chip changes; observations are the acting seat's.""",
+)
 
 
 __all__ = ["GAME", "raw_env", "env", "vector_env", "decode_observation", "episode_stats"]

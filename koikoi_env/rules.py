@@ -6,7 +6,7 @@ env. They are thin wrappers over ``*_r`` kernels that take the env's record
 chain of calls costs numba atomic reference-count updates (measured: more than the
 rules themselves). The generator word is a field of the record too (``e.rng``), so the
 deal (:func:`shuffle_deck_r`) needs no array either. Rules implemented
-(``rules/koikoi.md``):
+(``docs/rules/koikoi.md``):
 
 - "Round setup": shuffle 88, deal 8 to each seat (seat 0 first: seat k gets
   ``deck[8k:8k+8]``), then 8 face up to the field; the rest is the stock.

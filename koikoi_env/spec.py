@@ -1,4 +1,4 @@
-"""Shikokushi Koikoi: cards, action-id layout, phases and options (``rules/koikoi.md``).
+"""Shikokushi Koikoi: cards, action-id layout, phases and options (``docs/rules/koikoi.md``).
 
 Cards (``NUM_CARDS = 88``): card id ``c = suit * 22 + rank``; suits 0..3 are swords ♠,
 cups ♥, coins ♦, trees ♣; ranks 0..15 are the numbers, ranks 16..21 the six non-number

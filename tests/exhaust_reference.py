@@ -1,4 +1,4 @@
-"""A slow, readable, pure-Python reference of Exhaust (``rules/exhaust.md``).
+"""A slow, readable, pure-Python reference of Exhaust (``docs/rules/exhaust.md``).
 
 Written from the rules file, not from the kernels, so the differential test
 (``test_exhaust_differential.py``) can compare the two. No numba, no numpy.

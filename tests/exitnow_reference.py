@@ -1,4 +1,4 @@
-"""A slow, readable pure-Python Exit Now (``rules/exitnow.md`` and the decisions listed in
+"""A slow, readable pure-Python Exit Now (``docs/rules/exitnow.md`` and the decisions listed in
 ``exitnow_envs/env.py``), used by the differential test against the numba kernels.
 
 Written independently of ``exitnow_envs/rules.py``: plain Python sets, lists and a

@@ -1,4 +1,4 @@
-"""A slow, readable pure-Python Shikokushi Koikoi (``rules/koikoi.md``), for differential
+"""A slow, readable pure-Python Shikokushi Koikoi (``docs/rules/koikoi.md``), for differential
 tests against the numba kernels.
 
 Plain lists and sets, no arrays, no shared code with ``koikoi_env.rules``. The only

@@ -1,4 +1,4 @@
-"""Scripted scenarios of Exit Now (``rules/exitnow.md``) on small hand-made maps.
+"""Scripted scenarios of Exit Now (``docs/rules/exitnow.md``) on small hand-made maps.
 
 A :class:`Scene` draws a map from text in the top-left corner of the 21x21 map (the rest
 is wall), puts pieces and a known event deck on it, sets the pending decision and plays

@@ -1,4 +1,4 @@
-"""Scripted scenarios of Shikokushi Koikoi (``rules/koikoi.md``) run on the numba kernels.
+"""Scripted scenarios of Shikokushi Koikoi (``docs/rules/koikoi.md``) run on the numba kernels.
 
 Each scenario builds an exact table with :func:`table` (hands, field, stock order,
 captured cards, chips, koi-koi counts...) and plays it through ``rules.apply_action``;

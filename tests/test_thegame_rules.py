@@ -1,4 +1,4 @@
-"""Scripted scenarios of The Game (``rules/thegame.md``) run on the numba kernels.
+"""Scripted scenarios of The Game (``docs/rules/thegame.md``) run on the numba kernels.
 
 Each scenario builds an exact table with :func:`table` (hands, draw pile, pile tops,
 turn...) and plays it through ``rules.apply_action``; the assertions fail if the rule

@@ -1,4 +1,4 @@
-"""A slow, readable, pure-Python reference of The Game (``rules/thegame.md``).
+"""A slow, readable, pure-Python reference of The Game (``docs/rules/thegame.md``).
 
 Written from the rules file, not from the kernels, so the differential test
 (``test_thegame_differential.py``) can compare the two. No numba, no numpy.
@@ -22,7 +22,7 @@ the turn does not pass (the turn counter and the active seat stay where they wer
 
 from __future__ import annotations
 
-# --- constants, restated from rules/thegame.md ----------------------------------------
+# --- constants, restated from docs/rules/thegame.md ----------------------------------------
 LOWEST, HIGHEST = 2, 99
 CARDS = list(range(LOWEST, HIGHEST + 1))  # 98 cards
 N_CARDS = len(CARDS)

@@ -1,6 +1,6 @@
 """The Game — a cooperative card game for 1-5 players, as PettingZoo AEC and vector envs.
 
-Rules: ``rules/thegame.md`` (rulebook: The Game, 2nd edition). 98 cards 2..99 go on four
+Rules: ``docs/rules/thegame.md`` (rulebook: The Game, 2nd edition). 98 cards 2..99 go on four
 piles: two ascending from 1, two descending from 100. A card may also go exactly 10 the
 "wrong" way (the backwards trick). Each turn the active player must place at least 2
 cards (3 at levels 1-2; 1 once the draw pile is empty), may place more, then ends the
@@ -20,20 +20,17 @@ Observation: ``{"observation": float32 (213 + P,), "action_mask": int8 (393,)}``
 pieces are listed in :mod:`thegame_env.observe` and decoded by
 :func:`decode_observation`.
 
-Decisions where the rules are open (see also rules/thegame.md):
-    * On Fire: a fire card placed on an uncovered fire card keeps the older deadline.
-    * Placing the last card ends the game at once as a perfect win (no deadline applies).
+Rules decisions (where the rulebook is silent or garbled) are written once, in
+``docs/rules/thegame.md``.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
-from tabletop_core.aec import LeanChecks, TabletopAECEnv
+from tabletop_core.aec import TabletopAECEnv
+from tabletop_core.entry import entry_points
 from tabletop_core.game import GameDef
-from tabletop_core.vector import SelfPlayVectorEnv
 
 from . import batch
 from .bots import BOT_NAMES, bot_action
@@ -144,27 +141,14 @@ class raw_env(TabletopAECEnv):
         return {"score": sc, "status": Status(st).name.lower(), "win": st != Status.FIRE_LOSS and sc <= 9}
 
 
-def env(**kwargs: Any) -> LeanChecks:
-    """The Game AEC env with PettingZoo's standard checks in one lean wrapper.
-
-    Takes the same arguments as :class:`raw_env`. An illegal action ends the game with -1
-    for the offender (PettingZoo's ``TerminateIllegalWrapper`` policy); an out-of-range one
-    raises ``ActionOutOfBoundsError``.
-    """
-    return LeanChecks(raw_env(**kwargs))
-
-
-def vector_env(
-    num_envs: int, seed: int | None = None, copy: bool = True, num_threads: int | None = None, **options: Any
-) -> SelfPlayVectorEnv:
-    """``num_envs`` games of The Game stepped together (see :mod:`tabletop_core.vector`).
-
-    ``copy`` and ``num_threads`` (threads that step the batch; results do not depend
-    on it) are those of :class:`~tabletop_core.vector.SelfPlayVectorEnv`.
-    ``options`` are those of :class:`raw_env` (without ``render_mode``). Rewards are
-    (B, num_players) float32 with the same value in every column.
-    """
-    return SelfPlayVectorEnv(GAME, num_envs, seed=seed, copy=copy, num_threads=num_threads, **options)
+env, vector_env = entry_points(
+    GAME,
+    raw_env,
+    "The Game",
+    __doc__,
+    rewards="""Rewards are (B, num_players) float32 with the same value in every column (the game is
+cooperative).""",
+)
 
 
 __all__ = ["GAME", "raw_env", "env", "vector_env", "decode_observation"]

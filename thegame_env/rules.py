@@ -7,7 +7,7 @@ numba atomic reference-count updates (measured: more than the rules themselves).
 that fill a buffer take the whole ``(B, n)`` buffer and a row index
 (``legal_mask_r(e, masks, i)``) rather than a row view, for the same reason. The
 generator word is a field of the record (``e.rng``), so the deal (:func:`deal_r`) needs
-no array either. Rules implemented (``rules/thegame.md``):
+no array either. Rules implemented (``docs/rules/thegame.md``):
 
 - placing: an ascending pile takes a higher card or exactly 10 lower (backwards trick),
   a descending pile a lower card or exactly 10 higher;

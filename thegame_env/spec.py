@@ -1,4 +1,4 @@
-"""The Game: constants, action-id layout, phases and options (``rules/thegame.md``).
+"""The Game: constants, action-id layout, phases and options (``docs/rules/thegame.md``).
 
 Action ids (``NUM_ACTIONS = 393``)::
 
