@@ -36,18 +36,18 @@ from . import batch
 from .bots import BOT_NAMES, bot_action
 from .observe import decode_observation, observation_layout, observe
 from .render import SVG_HEIGHT, SVG_WIDTH, render_ansi, render_svg
-from .rules import score
+from .rules import is_win, score
 from .spec import MAX_EPISODE_STEPS, NUM_ACTIONS, WIN_THRESHOLD, Options, Status, action_name
 from .state import new_state, validate_state
 
 
 def episode_stats(final: np.ndarray) -> dict[str, np.ndarray]:
     """Score (cards left), perfect and win flags, and fire losses of finished games."""
-    n = final["cfg_players"].astype(np.int64)
-    seats = np.arange(final["hand_size"].shape[1])[None, :] < n[:, None]
-    sc = (98 - final["deck_pos"].astype(np.int64)) + (final["hand_size"] * seats).sum(axis=1)
+    games = range(len(final))
+    sc = np.fromiter((score(final, i) for i in games), np.int64, len(final))
+    win = np.fromiter((is_win(final, i) for i in games), bool, len(final))
     fire = final["status"] == int(Status.FIRE_LOSS)
-    return {"score": sc, "perfect": sc == 0, "win": (sc <= 9) & ~fire, "fire_loss": fire}
+    return {"score": sc, "perfect": sc == 0, "win": win, "fire_loss": fire}
 
 
 def match_stats(options: Options) -> dict[str, str]:
@@ -138,7 +138,7 @@ class raw_env(TabletopAECEnv):
     def _final_info(self, agent: str) -> dict:
         st = int(self._state["status"][0])
         sc = int(score(self._state, 0))
-        return {"score": sc, "status": Status(st).name.lower(), "win": st != Status.FIRE_LOSS and sc <= 9}
+        return {"score": sc, "status": Status(st).name.lower(), "win": bool(is_win(self._state, 0))}
 
 
 env, vector_env = entry_points(
