@@ -36,7 +36,7 @@ from tianshou.trainer import OffPolicyTrainerParams
 from tianshou.utils.net.common import Net
 
 from tabletop_core.games import GAME_PACKAGES, load_game
-from tabletop_core.rng import seed_word
+from tabletop_core.rng import bot_seed_word
 
 
 class BotSeats(AECEnv):
@@ -84,7 +84,7 @@ class BotSeats(AECEnv):
 
     def reset(self, seed=None, options=None):
         self.raw.reset(seed=seed)
-        self.bot_rng[0] = seed_word(None if seed is None else seed ^ 0x0B0770B0770B)
+        self.bot_rng[0] = bot_seed_word(seed)
         self.agents = [self.seat]
         self.agent_selection = self.seat
         self._cumulative_rewards = {self.seat: 0.0}

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from .game import GameDef
-from .rng import seed_word
+from .rng import bot_seed_word, seed_word
 
 __all__ = ["MatchResult", "run_match", "summarize", "wilson_interval", "mean_interval"]
 
@@ -113,7 +113,7 @@ def run_match(
             n = min(chunk, games - start)
             s = game.new_state(n, opts)
             s["rng"] = [seed_word(seed + start + k) for k in range(n)]
-            bot_rng = np.array([seed_word((seed + start + k) ^ 0x0B0770B0770B) for k in range(n)], np.uint64)
+            bot_rng = np.array([bot_seed_word(seed + start + k) for k in range(n)], np.uint64)
             t0 = time.perf_counter()
             game.play_games(s, ids, bot_rng, returns[start : start + n], steps[start : start + n])
             seconds += time.perf_counter() - t0

@@ -65,6 +65,21 @@ def seed_word(seed: int | None) -> np.uint64:
     return np.uint64(z ^ (z >> 31))
 
 
+#: Salt that separates the bots' generator of an env from its deal generator: the bots of
+#: env (or match game) seeded ``s`` draw from ``seed_word(s ^ BOT_SEED_SALT)``.
+BOT_SEED_SALT = 0x0B0770B0770B
+
+
+def bot_seed_word(seed: int | None) -> np.uint64:
+    """The initial word of the bots' generator of an env seeded ``seed`` (``None``: from
+    OS entropy), kept apart from its deal generator by :data:`BOT_SEED_SALT`.
+
+    Raises:
+        TypeError: if ``seed`` is neither ``None`` nor an integer.
+    """
+    return seed_word(None if seed is None else seed ^ BOT_SEED_SALT)
+
+
 @kernel(inline="always")
 def next_word(w):
     """One SplitMix64 step on a generator word held in a local (a register).

@@ -24,7 +24,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from .game import GameDef
-from .rng import seed_word
+from .rng import bot_seed_word, seed_word
 from .vector import first_unmasked
 
 __all__ = ["LearnerEnv", "LearnerVectorEnv"]
@@ -83,7 +83,7 @@ class _LearnerCore:
     def reset(self, seeds: list[int] | None) -> None:
         if seeds is not None:
             self.state["rng"] = [seed_word(s) for s in seeds]
-            self.bot_rng[:] = [seed_word(s ^ 0x0B0770B0770B) for s in seeds]
+            self.bot_rng[:] = [bot_seed_word(s) for s in seeds]
         self.game.batch_reset_learner(
             self.state, self.learner, self.bot_ids, self.bot_rng, self.obs, self.mask, self.cur, self.carry
         )

@@ -92,7 +92,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 
 from .game import GameDef
 from .jit import kernel
-from .rng import sample_legal_batch, sample_legal_batch_threads, seed_word
+from .rng import bot_seed_word, sample_legal_batch, sample_legal_batch_threads, seed_word
 
 # GNU OpenMP reads these once, when numba's OpenMP layer loads (the first threaded step):
 # after a parallel step, its idle threads spin GOMP_SPINCOUNT times (~45 ns each here)
@@ -438,7 +438,7 @@ class SelfPlayVectorEnv(VectorEnv):
             seeds = self._seeds(seed)
             self.state["rng"] = [seed_word(s) for s in seeds]
             self._sample_rng[:] = [seed_word(s ^ 0x5A5A5A5A5A5A) for s in seeds]
-            self._bot_rng[:] = [seed_word(s ^ 0x0B0770B0770B) for s in seeds]
+            self._bot_rng[:] = [bot_seed_word(s) for s in seeds]
         self._has_reset = True
         self.game.batch_reset(self.state, self._obs, self._mask, self._cur)
         self._term[:] = False
