@@ -8,6 +8,7 @@ Examples::
     tabletop bench thegame            # add --json for one JSON line per measurement
     tabletop play thegame --players 2 --seat 0 --bots strong
     tabletop render exitnow --layout 5 --out map.png
+    tabletop train thegame --players 2 --minutes 20 --seed 0 --out runs/thegame2
 
 Game options are given as ``--option-name VALUE`` (``--on-fire`` alone means True); they
 are validated by the game, which names what is allowed. Argument parsing uses argparse;
@@ -398,6 +399,12 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--out", required=True, help="PNG file to write")
     sp.add_argument("--players", "--humans", dest="players", type=int, default=None)
     sp.add_argument("--seed", type=int, default=0)
+
+    # `tabletop train` and `tabletop bench --train`: arguments in tabletop_core/train/cli.py
+    from .train.cli import add_bench_flag, add_train_parser
+
+    add_train_parser(sub, games)
+    add_bench_flag(sub.choices["bench"])
     return p
 
 
@@ -405,6 +412,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     try:
+        if args.command == "train" or getattr(args, "train", False):
+            from .train.cli import cmd_bench_train, cmd_train
+
+            return cmd_train(args, extra) if args.command == "train" else cmd_bench_train(args, extra)
         if args.command == "list":
             if extra:
                 parser.error(f"unrecognized arguments: {' '.join(extra)}")

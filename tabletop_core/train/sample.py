@@ -1,0 +1,52 @@
+"""Masked Gumbel-max sampling in compiled code, one generator word per env.
+
+``argmax over legal a of (logit[a] - log(-log u_a))`` is distributed as the softmax over
+the legal actions (the Gumbel-max trick). Here it reads each row's action mask and draws
+noise only for the legal actions, so it costs a pass over the mask plus a few dozen
+logarithms per row. Measured at batch 1024 x 393 actions on this machine: ~1 ms, where
+``torch.distributions.Categorical(...).sample()`` (multinomial) took 29 ms and a torch
+Gumbel-max over the whole row 4.4 ms (25 ms under load).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..jit import kernel
+from ..rng import next_u64
+
+__all__ = ["masked_sample"]
+
+
+@kernel
+def masked_sample(logits, masks, rng, actions, logp):
+    """Sample one legal action per row and its log-probability.
+
+    Args:
+        logits: (N, A) float32 action logits.
+        masks: (N, A) int8 or bool action masks (nonzero = legal; every row needs one).
+        rng: (N,) uint64 generator words (SplitMix64, :mod:`tabletop_core.rng`), advanced.
+        actions: (N,) int64 out: the sampled actions.
+        logp: (N,) float32 out: their log-probability under the masked softmax.
+    """
+    n, a = logits.shape
+    for i in range(n):
+        best = -np.inf
+        arg = -1
+        hi = -np.inf
+        for k in range(a):
+            if masks[i, k]:
+                z = np.float64(logits[i, k])
+                if z > hi:
+                    hi = z
+                u = (np.float64(next_u64(rng, i) >> np.uint64(11)) + 0.5) * (1.0 / 9007199254740992.0)
+                g = z - np.log(-np.log(u))
+                if g > best:
+                    best = g
+                    arg = k
+        s = 0.0
+        for k in range(a):
+            if masks[i, k]:
+                s += np.exp(np.float64(logits[i, k]) - hi)
+        actions[i] = arg
+        logp[i] = np.float32(np.float64(logits[i, arg]) - hi - np.log(s))
