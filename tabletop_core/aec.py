@@ -126,7 +126,7 @@ class TabletopAECEnv(AECEnv):
         self._ever_reset = False
         obs_space = spaces.Dict(
             {
-                "observation": spaces.Box(-np.inf, np.inf, (d,), np.float32),
+                "observation": spaces.Box(0.0, 1.0, (d,), np.float32),
                 "action_mask": spaces.Box(0, 1, (a,), np.int8),
             }
         )

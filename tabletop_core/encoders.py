@@ -1,10 +1,22 @@
-"""Observation encoders: named pieces written into one flat float32 buffer.
+"""Observation encoders: named pieces written into one flat float32 buffer in [0, 1].
 
-A game declares its observation as an ordered list of named pieces (name, shape). An
-:class:`ObservationLayout` turns that list into offsets (``layout.offset["hand"]``) that
-the numba observation kernels use as compile-time constants, and decodes a flat vector
-back into the named pieces (:meth:`ObservationLayout.decode`). The small ``write_*``
-kernels below fill a slice of the buffer: one-hot, multi-hot card sets, counts.
+A game declares its observation as an ordered list of named pieces
+``(name, shape, high, kind)``. ``high`` is the documented largest value of the piece in
+game units (a card value, a count, a round); the observation holds ``value / high``, so
+every entry lies in [0, 1] and ``observation_space`` is exactly ``Box(0, 1, (D,))``.
+``kind`` says how a piece is encoded:
+
+* ``"flag"``: 0 or 1 per entry (a card held, a square with a wall); multi-hot sets;
+* ``"one_hot"``: a categorical value (seat, phase, area kind) as one 1 among zeros
+  (all zeros where the piece says "none");
+* ``"count"``: an integer value ``0..high`` (counts, card values, rounds, scores), stored
+  as ``value * (1 / high)``; ``high`` may be one number or one per entry (``shape``).
+
+An :class:`ObservationLayout` turns that list into offsets (``layout.offset["hand"]``)
+and reciprocal scales (``layout.scale["hand"]``, float32) that the numba observation
+kernels use as compile-time constants (a multiply per entry, no Python pass), and decodes
+a flat vector back into the named pieces in game units (:meth:`ObservationLayout.decode`).
+The small ``write_*`` kernels below fill a slice of the buffer.
 
 Pattern after OpenSpiel's ``kuhn_poker.py`` (``pieces = [("player", 2, (2,)), ...]``).
 """
@@ -12,12 +24,15 @@ Pattern after OpenSpiel's ``kuhn_poker.py`` (``pieces = [("player", 2, (2,)), ..
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 
 from .jit import kernel
 
 __all__ = [
+    "KINDS",
+    "Piece",
     "ObservationLayout",
     "write_one_hot",
     "write_multi_hot",
@@ -25,48 +40,106 @@ __all__ = [
     "write_scalar",
 ]
 
+KINDS = ("flag", "one_hot", "count")
+"""How a piece is encoded (module docstring)."""
+
+
+class Piece(NamedTuple):
+    """One named observation piece.
+
+    Attributes:
+        name: the piece's name (``decode`` key).
+        shape: its shape (``()`` for a scalar).
+        high: the largest value in game units (a number, or an array of ``shape`` for one
+            per entry); the observation holds ``value / high``. 1 for flags and one-hots.
+        kind: ``"flag"``, ``"one_hot"`` or ``"count"`` (module docstring).
+    """
+
+    name: str
+    shape: tuple[int, ...]
+    high: float | np.ndarray = 1.0
+    kind: str = "flag"
+
 
 class ObservationLayout:
-    """An ordered set of named observation pieces laid out in one flat float32 vector.
+    """An ordered set of named observation pieces laid out in one flat float32 vector,
+    every entry in [0, 1].
 
     Args:
-        pieces: ``(name, shape)`` pairs in buffer order; ``shape`` is a tuple of ints
-            (``()`` for a scalar).
+        pieces: :class:`Piece` s or tuples ``(name, shape[, high[, kind]])`` in buffer
+            order; ``shape`` is a tuple of ints (``()`` for a scalar); ``high`` defaults
+            to 1 and ``kind`` to ``"flag"`` (``"count"`` when ``high`` is given).
 
     Attributes:
         offset: ``{name: first index in the flat vector}``.
         size: ``{name: number of floats}``.
         shape: ``{name: shape}``.
+        high: ``{name: largest value in game units, a float or a (size,) float64 array}``.
+        scale: ``{name: 1 / high as float32 (a scalar or a (size,) array)}``, the factor
+            the observation kernels multiply by.
+        kind: ``{name: kind}``.
         dim: total length of the flat vector.
 
     Raises:
-        ValueError: on a duplicate name or a negative dimension.
+        ValueError: on a duplicate name, a negative dimension, an unknown kind, a
+            ``high`` that is not positive or does not fit the shape, or a flag/one-hot
+            piece with ``high`` other than 1.
     """
 
-    def __init__(self, pieces: Sequence[tuple[str, tuple[int, ...]]]):
-        self.pieces = [(str(n), tuple(int(d) for d in s)) for n, s in pieces]
+    def __init__(self, pieces: Sequence[Piece | tuple]):
+        self.pieces: list[Piece] = []
         self.offset: dict[str, int] = {}
         self.size: dict[str, int] = {}
         self.shape: dict[str, tuple[int, ...]] = {}
+        self.high: dict[str, float | np.ndarray] = {}
+        self.scale: dict[str, np.float32 | np.ndarray] = {}
+        self.kind: dict[str, str] = {}
         pos = 0
-        for name, shape in self.pieces:
+        for piece in pieces:
+            if not 2 <= len(piece) <= 4:
+                raise ValueError(f"an observation piece is (name, shape[, high[, kind]]), got {piece!r}")
+            name, shape = str(piece[0]), tuple(int(d) for d in piece[1])
+            high = piece[2] if len(piece) > 2 else 1.0
+            kind = piece[3] if len(piece) > 3 else ("count" if len(piece) > 2 else "flag")
             if name in self.offset:
                 raise ValueError(f"duplicate observation piece {name!r}")
             if any(d < 0 for d in shape):
                 raise ValueError(f"observation piece {name!r} has a negative dimension {shape}")
+            if kind not in KINDS:
+                raise ValueError(f"observation piece {name!r}: kind must be one of {KINDS}, got {kind!r}")
             n = int(np.prod(shape)) if shape else 1
+            h = np.asarray(high, np.float64)
+            if h.ndim == 0:
+                h = float(h)
+                ok = h > 0
+            else:
+                if h.size != n:
+                    raise ValueError(f"observation piece {name!r}: high has {h.size} entries, shape {shape}")
+                h = h.reshape(n)
+                ok = bool((h > 0).all())
+            if not ok:
+                raise ValueError(f"observation piece {name!r}: high must be > 0, got {high!r}")
+            if kind != "count" and not np.all(np.asarray(h) == 1.0):
+                raise ValueError(f"observation piece {name!r}: a {kind} piece has high 1, got {high!r}")
+            self.pieces.append(Piece(name, shape, h, kind))
             self.offset[name] = pos
             self.size[name] = n
             self.shape[name] = shape
+            self.high[name] = h
+            self.scale[name] = np.float32(1.0 / h) if isinstance(h, float) else (1.0 / h).astype(np.float32)
+            self.kind[name] = kind
             pos += n
         self.dim = pos
 
     def decode(self, vector: np.ndarray) -> dict[str, np.ndarray]:
-        """Split a flat observation (``(dim,)``, or batched ``(..., dim)``) into pieces.
+        """Split a flat observation (``(dim,)``, or batched ``(..., dim)``) into pieces in
+        game units.
 
         Returns:
-            ``{name: array}`` with each piece reshaped to its declared shape (batch axes
-            kept in front); scalars come back as 0-d arrays (or ``(...,)`` batched).
+            ``{name: float32 array}`` with each piece reshaped to its declared shape
+            (batch axes kept in front; scalars come back as 0-d arrays, or ``(...,)``
+            batched). Flags and one-hots are returned as stored (0/1); counts as
+            ``round(stored * high)``: the card values, counts and rounds themselves.
 
         Raises:
             ValueError: if the last axis of ``vector`` is not ``dim`` long.
@@ -76,13 +149,16 @@ class ObservationLayout:
             raise ValueError(f"observation vector must have last dimension {self.dim}, got shape {v.shape}")
         lead = v.shape[:-1]
         out = {}
-        for name, shape in self.pieces:
+        for name, shape, high, kind in self.pieces:
             o, n = self.offset[name], self.size[name]
-            out[name] = v[..., o : o + n].reshape(lead + shape)
+            x = v[..., o : o + n]
+            if kind == "count":
+                x = np.rint(x.astype(np.float64) * high).astype(np.float32)
+            out[name] = x.reshape(lead + shape)
         return out
 
     def __repr__(self) -> str:
-        inner = ", ".join(f"{n}{list(s)}@{self.offset[n]}" for n, s in self.pieces)
+        inner = ", ".join(f"{p.name}{list(p.shape)}@{self.offset[p.name]}" for p in self.pieces)
         return f"ObservationLayout(dim={self.dim}: {inner})"
 
 

@@ -158,7 +158,7 @@ class LearnerEnv(gymnasium.Env):
         self.game = game
         self.render_mode = render_mode
         d, a = self._core.layout.dim, game.num_actions
-        self.observation_space = spaces.Box(-np.inf, np.inf, (d,), np.float32)
+        self.observation_space = spaces.Box(0.0, 1.0, (d,), np.float32)
         self.action_space = spaces.Discrete(a)
         self._ended = True
         self._ever = False
@@ -225,9 +225,9 @@ class LearnerVectorEnv(VectorEnv):
         self.game = game
         self.num_envs = int(num_envs)
         d, a = self._core.layout.dim, game.num_actions
-        self.single_observation_space = spaces.Box(-np.inf, np.inf, (d,), np.float32)
+        self.single_observation_space = spaces.Box(0.0, 1.0, (d,), np.float32)
         self.single_action_space = spaces.Discrete(a)
-        self.observation_space = spaces.Box(-np.inf, np.inf, (self.num_envs, d), np.float32)
+        self.observation_space = spaces.Box(0.0, 1.0, (self.num_envs, d), np.float32)
         self.action_space = spaces.MultiDiscrete(np.full(self.num_envs, a))
         self._seed = seed
         self._ever = False

@@ -148,9 +148,9 @@ class SelfPlayVectorEnv(VectorEnv):
         self.num_players = len(self.agents)
         self.layout = game.observation_layout(self.options)
         b, d, a, p = self.num_envs, self.layout.dim, game.num_actions, self.num_players
-        self.single_observation_space = spaces.Box(-np.inf, np.inf, (d,), np.float32)
+        self.single_observation_space = spaces.Box(0.0, 1.0, (d,), np.float32)
         self.single_action_space = spaces.Discrete(a)
-        self.observation_space = spaces.Box(-np.inf, np.inf, (b, d), np.float32)
+        self.observation_space = spaces.Box(0.0, 1.0, (b, d), np.float32)
         self.action_space = spaces.MultiDiscrete(np.full(b, a))
         self.metadata = dict(self.metadata)
         self.render_mode = None

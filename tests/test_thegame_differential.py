@@ -101,9 +101,9 @@ def flat_observation(ref: TheGameReference, seat: int) -> list:
     """The reference pieces of ``seat`` laid out in the observation layout's order."""
     pieces = ref.observation(seat)
     flat = []
-    for name, shape in observe.observation_layout(ref.num_players).pieces:
-        value = pieces[name]
-        flat.extend(value if shape else [value])
+    layout = observe.observation_layout(ref.num_players)
+    for name, *_ in layout.pieces:  # game units times the layout's float32 scale
+        flat.extend((np.asarray(pieces[name], np.float32).reshape(-1) * layout.scale[name]).tolist())
     return flat
 
 

@@ -1,20 +1,25 @@
-"""The Game's observation: named pieces in one flat float32 vector, from any seat's view.
+"""The Game's observation: named pieces in one flat float32 vector in [0, 1], from any
+seat's view.
 
-Pieces (in buffer order; ``P`` = number of seats)::
+Pieces (in buffer order; ``P`` = number of seats), each with the largest value it takes
+in game units (``high``; the vector holds ``value / high``, :mod:`tabletop_core.encoders`)::
 
-    hand            (98,)  1 if the seat holds card c (index c - 2)
-    played_cards    (98,)  1 if card c is on a pile (public)
-    pile_tops       (4,)   top card value of piles 0-3 (1 / 100 before the first card)
-    fire_tops       (4,)   1 if that pile's top is an uncovered fire card (On Fire)
-    fire_deadline   (4,)   turn ends left to cover it: 1 = by the end of this turn,
-                           2 = by the end of the next turn, 0 = no fire card on top
-    draw_pile_size  ()     cards left to draw
-    plays_this_turn ()     cards placed this turn
-    min_plays_left  ()     plays still owed this turn
-    is_my_turn      ()     1 if the observing seat is the active player
-    hand_sizes      (P,)   cards held, seat order starting at the observer (index 0 = self)
+    piece           shape  high  meaning (game units, as decode_observation returns them)
+    hand            (98,)  flag  1 if the seat holds card c (index c - 2)
+    played_cards    (98,)  flag  1 if card c is on a pile (public)
+    pile_tops       (4,)   100   top card value of piles 0-3 (1 / 100 before the first card)
+    fire_tops       (4,)   flag  1 if that pile's top is an uncovered fire card (On Fire)
+    fire_deadline   (4,)   2     turn ends left to cover it: 1 = by the end of this turn,
+                                 2 = by the end of the next turn, 0 = no fire card on top
+    draw_pile_size  ()     98    cards left to draw
+    plays_this_turn ()     8     cards placed this turn (at most a full hand)
+    min_plays_left  ()     3     plays still owed this turn
+    is_my_turn      ()     flag  1 if the observing seat is the active player
+    hand_sizes      (P,)   8     cards held, seat order starting at the observer (index 0 = self)
 
-Never another seat's cards, nor the draw pile's order (tested).
+The declaration is :data:`FIXED_PIECES` (+ ``hand_sizes``); the kernel multiplies by the
+reciprocals (``S_*`` constants) read from it. Never another seat's cards, nor the draw
+pile's order (tested).
 """
 
 from __future__ import annotations
@@ -27,25 +32,27 @@ from tabletop_core.encoders import ObservationLayout
 from tabletop_core.jit import kernel
 
 from .rules import min_plays_now_r
-from .spec import MIN_CARD, NUM_CARDS, NUM_PILES
+from .spec import DESCENDING_START, MAX_HAND, MIN_CARD, MIN_PLAYS_LEVEL1, NUM_CARDS, NUM_PILES
+
+FIRE_DEADLINE_MAX = 2  # a fire card is covered by the end of the next turn at the latest
 
 FIXED_PIECES = [
-    ("hand", (NUM_CARDS,)),
-    ("played_cards", (NUM_CARDS,)),
-    ("pile_tops", (NUM_PILES,)),
-    ("fire_tops", (NUM_PILES,)),
-    ("fire_deadline", (NUM_PILES,)),
-    ("draw_pile_size", ()),
-    ("plays_this_turn", ()),
-    ("min_plays_left", ()),
-    ("is_my_turn", ()),
+    ("hand", (NUM_CARDS,), 1, "flag"),
+    ("played_cards", (NUM_CARDS,), 1, "flag"),
+    ("pile_tops", (NUM_PILES,), DESCENDING_START, "count"),
+    ("fire_tops", (NUM_PILES,), 1, "flag"),
+    ("fire_deadline", (NUM_PILES,), FIRE_DEADLINE_MAX, "count"),
+    ("draw_pile_size", (), NUM_CARDS, "count"),
+    ("plays_this_turn", (), MAX_HAND, "count"),
+    ("min_plays_left", (), MIN_PLAYS_LEVEL1, "count"),
+    ("is_my_turn", (), 1, "flag"),
 ]
 
 
 @cache
 def observation_layout(num_players: int) -> ObservationLayout:
     """The :class:`ObservationLayout` for ``num_players`` seats (``hand_sizes`` last)."""
-    return ObservationLayout(FIXED_PIECES + [("hand_sizes", (int(num_players),))])
+    return ObservationLayout(FIXED_PIECES + [("hand_sizes", (int(num_players),), MAX_HAND, "count")])
 
 
 _L = observation_layout(1)
@@ -59,6 +66,13 @@ O_PLAYS = _L.offset["plays_this_turn"]
 O_OWED = _L.offset["min_plays_left"]
 O_MY_TURN = _L.offset["is_my_turn"]
 O_HAND_SIZES = _L.offset["hand_sizes"]
+# reciprocal scales of the counts (float32 constants compiled into the kernel)
+S_PILES = _L.scale["pile_tops"]
+S_DEADLINE = _L.scale["fire_deadline"]
+S_DRAW = _L.scale["draw_pile_size"]
+S_PLAYS = _L.scale["plays_this_turn"]
+S_OWED = _L.scale["min_plays_left"]
+S_HAND_SIZES = _L.scale["hand_sizes"]
 
 
 def observation_dim(num_players: int) -> int:
@@ -97,29 +111,30 @@ def observe_r(e, seat, out, row):
         out[row, O_PLAYED + c] = played[c]
     turn = np.int64(e.turn)
     for p in range(NUM_PILES):
-        out[row, O_PILES + p] = e.piles[p]
+        out[row, O_PILES + p] = np.float32(e.piles[p]) * S_PILES
         ft = np.int64(e.fire_turn[p])
         on = ft >= 0
         out[row, O_FIRE + p] = _ONE if on else _ZERO
-        out[row, O_DEADLINE + p] = ft + 2 - turn if on else 0
-    out[row, O_DRAW] = NUM_CARDS - np.int64(e.deck_pos)
+        out[row, O_DEADLINE + p] = np.float32(ft + 2 - turn) * S_DEADLINE if on else _ZERO
+    out[row, O_DRAW] = np.float32(NUM_CARDS - np.int64(e.deck_pos)) * S_DRAW
     plays = np.int64(e.plays_this_turn)
-    out[row, O_PLAYS] = plays
+    out[row, O_PLAYS] = np.float32(plays) * S_PLAYS
     playing = e.status == 0
     owed = min_plays_now_r(e) - plays
-    out[row, O_OWED] = owed if owed > 0 and playing else 0
+    out[row, O_OWED] = np.float32(owed) * S_OWED if owed > 0 and playing else _ZERO
     out[row, O_MY_TURN] = _ONE if e.current == seat and playing else _ZERO
     n = np.int64(e.cfg_players)
     p = seat  # seat of index k: (seat + k) % n
     for k in range(n):
-        out[row, O_HAND_SIZES + k] = e.hand_size[p]
+        out[row, O_HAND_SIZES + k] = np.float32(e.hand_size[p]) * S_HAND_SIZES
         p += 1
         if p == n:
             p = 0
 
 
 def decode_observation(vector: np.ndarray, num_players: int | None = None) -> dict[str, np.ndarray]:
-    """Split an observation vector (``(D,)`` or ``(B, D)``) into its named pieces.
+    """Split an observation vector (``(D,)`` or ``(B, D)``) into its named pieces, in game
+    units (card values, counts; flags as 0/1).
 
     ``num_players`` is inferred from the length when omitted.
 
