@@ -233,6 +233,6 @@ def cmd_bench_train(args: argparse.Namespace, extra: list[str]) -> int:
     """``tabletop bench GAME --train``: the training benchmark's JSON lines."""
     from .bench import run_train_bench
 
-    for rec in run_train_bench(args.game, game_options(extra), seconds=args.seconds):
+    for rec in run_train_bench(args.game, game_options(extra), seconds=max(float(args.seconds), 20.0)):
         print(json.dumps(rec), flush=True)
     return 0

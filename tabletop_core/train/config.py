@@ -42,7 +42,7 @@ class TrainConfig:
     league_size: int = 16
     # PPO
     epochs: int = 1
-    minibatch: int = 16384
+    minibatch: int = 4096
     hidden: tuple[int, ...] = (256, 256)
     lr: float = 1e-3
     anneal_lr: bool = True

@@ -133,13 +133,7 @@ def run(cfg: TrainConfig) -> dict:
             stats = trainer.update(lr)
             dt = time.perf_counter() - t0
             trainer.train_seconds += dt
-            if trainer.update_idx % cfg.league_every == 0 and any(n == "league" for n, _ in trainer.mix):
-                trainer.league.add(trainer.update_idx, trainer.agent.state_dict())
-                if trainer.selfplay is not None:
-                    trainer.league.release(trainer.selfplay.opp)
-                    trainer._snap_models = {
-                        k: v for k, v in trainer._snap_models.items() if k in trainer.league.snapshots
-                    }
+            trainer.snapshot_if_due()
             recent = float(np.mean(trainer.finished[-1000:])) if trainer.finished else float("nan")
             sps = trainer.num_envs * cfg.rollout / dt
             log.write(
