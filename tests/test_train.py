@@ -52,7 +52,8 @@ def test_two_seat_chains_and_snapshot_steps():
     # seat 0's first transition earns the rewards of t=0 and t=1 (its own and seat 1's
     # move), plus, with lambda = 1, its next transition's advantage (3 + 4)
     assert adv[0, 0] == pytest.approx(1 + 2 + 3 + 4) and adv[2, 0] == pytest.approx(3 + 4)
-    assert valid[:, 0].tolist() == [True, False, True, False]  # seat 1 never acts again here
+    assert adv[1, 0] == 0.0  # seat 1 receives nothing
+    assert valid[:, 0].tolist() == [True, True, True, False]  # seat 1's t=3 successor is unknown
     # a league snapshot acting at t=1 (seat -1): no transition, its step's rewards flow on
     adv, valid = seat_advantages(
         r, z, np.array([[0], [-1], [0], [-1]]), np.zeros((4, 1), bool), z[0], np.array([0]), 1.0, 1.0
@@ -91,7 +92,8 @@ def _train(tmp_path, *args: str) -> int:
         (["thegame", "--steps", "10", "--no-such-option", "1"], "bad game option"),
         (["thegame", "--steps", "10", "--opponents", "greedy"], "cooperative"),
         (["koikoi", "--steps", "10", "--opponents", "self,champion"], "unknown entry 'champion'"),
-        (["koikoi", "--steps", "10", "--opponents", "self:0.8,league:0.7"], "sum to"),
+        (["koikoi", "--steps", "10", "--opponents", "self:0.8,league:x"], "not a number"),
+        (["koikoi", "--steps", "10", "--opponents", "self:0.8,league:0.7,random"], "sum to"),
         (["koikoi", "--steps", "10", "--eval-opponents", "nobody"], "unknown bot 'nobody'"),
         (["thegame"], "budget"),
         (["thegame", "--steps", "10", "--minibatch", "0"], "--minibatch"),
