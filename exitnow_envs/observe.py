@@ -1,34 +1,43 @@
-"""Exit Now's observation: named pieces in one flat float32 vector, from any seat's view.
+"""Exit Now's observation: named pieces in one flat float32 vector in [0, 1], from any
+seat's view.
 
 Pieces (in buffer order; the layout is the same for every player count, seats beyond
-``num_humans`` read 0)::
+``num_humans`` read 0), each with the largest value it takes in game units (``high``;
+the vector holds ``value / high``, see :mod:`tabletop_core.encoders`)::
 
-    planes          (18, 21, 21)  map planes, channels PLANE_NAMES (below)
-    seat            (6,)   one-hot of the observing seat (humans 0..4, ghost player 5)
-    current         (6,)   one-hot of the acting seat (all 0 once the game is over)
-    items           (5,)   the observer's own items by kind (key, cross, double dice,
-                           move 7, pickaxe); zeros for the ghost player
-    item_counts     (5,)   items held by each human (public counts)
-    roll            ()     the pending move length (human; 0 before rolling) or the acting ghost's die
-    phase           (6,)   one-hot spec.Phase
-    round           ()     rounds completed
-    rounds_left     ()     max_rounds - round
-    captured        (5,)   1 if that human is captured
-    skip            (5,)   1 if that human loses its next turn
-    entered         (5,)   1 once that human has entered the map
-    deck_size       ()     event cards left
-    used            (5,)   used pile by item kind (public: items are declared when used)
-    confiscated     ()     number of cards in the confiscated pile (its kinds are hidden)
-    moves_left      ()     the acting ghost's moves left
-    acting_ghost    (3,)   one-hot of the acting ghost during the ghost player's turn
-    last_dir        (4,)   one-hot of that ghost's previous move this turn
-    ghost_rolled    ()     1 once the acting ghost has rolled
-    team            ()     1 with the team option
+    piece           shape         high  meaning (game units, as decode_observation returns them)
+    planes          (18, 21, 21)  1/4   map planes, channels PLANE_NAMES (below); flags, but
+                                        other_humans counts up to 4
+    seat            (6,)   1-hot  the observing seat (humans 0..4, ghost player 5)
+    current         (6,)   1-hot  the acting seat (all 0 once the game is over)
+    items           (5,)   2      the observer's own items by kind (key, cross, double dice,
+                                  move 7, pickaxe); zeros for the ghost player
+    item_counts     (5,)   10     items held by each human (public counts)
+    roll            ()     12     the pending move length (human; 0 before rolling; two
+                                  dice with Double Dice) or the acting ghost's die
+    phase           (6,)   1-hot  spec.Phase
+    round           ()     max_rounds  rounds completed (the option: the game's fraction)
+    rounds_left     ()     max_rounds  max_rounds - round
+    captured        (5,)   flag   1 if that human is captured
+    skip            (5,)   flag   1 if that human loses its next turn
+    entered         (5,)   flag   1 once that human has entered the map
+    deck_size       ()     17     event cards left
+    used            (5,)   2      used pile by item kind (public: items are declared when used)
+    confiscated     ()     10     number of cards in the confiscated pile (its kinds are hidden)
+    moves_left      ()     3      the acting ghost's moves left
+    acting_ghost    (3,)   1-hot  the acting ghost during the ghost player's turn
+    last_dir        (4,)   1-hot  that ghost's previous move this turn
+    ghost_rolled    ()     flag   1 once the acting ghost has rolled
+    team            ()     flag   1 with the team option
 
 Plane channels: wall, water, exit, door_a, door_b, door_c (door places, open or
 sealed), sealed_door, chip_place, event_chip, item_chip, human_start, human_restart,
 ghost_start, own_piece, other_humans (number of other humans on the square),
 ghost_1, ghost_2, ghost_3.
+
+The declaration is :func:`pieces`; the kernels multiply by the reciprocals (``S_*``
+constants) read from it, except for ``round`` and ``rounds_left``, whose high is the
+env's ``max_rounds`` option (one float32 division an observation).
 
 Never another human's item kinds, the event deck's order or the confiscated pile's
 contents (tested).
@@ -41,17 +50,23 @@ passed down, which numba would reference-count); :func:`observe` and
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
 from tabletop_core.encoders import ObservationLayout
 from tabletop_core.jit import kernel
 
 from .spec import (
+    DECK,
+    DECK_SIZE,
+    DEFAULT_MAX_ROUNDS,
     DOOR_A,
     DOOR_B,
     DOOR_C,
     EVENT_CHIP,
     EXIT,
+    FIRST_ITEM,
     GHOST_START,
     ITEM_CHIP,
     MAP,
@@ -92,31 +107,58 @@ PLANE_NAMES = (
 NUM_PLANES = len(PLANE_NAMES)
 CH = {name: k for k, name in enumerate(PLANE_NAMES)}
 
-PIECES = [
-    ("planes", (NUM_PLANES, MAP, MAP)),
-    ("seat", (MAX_SEATS,)),
-    ("current", (MAX_SEATS,)),
-    ("items", (NUM_ITEM_KINDS,)),
-    ("item_counts", (MAX_HUMANS,)),
-    ("roll", ()),
-    ("phase", (NUM_PHASES,)),
-    ("round", ()),
-    ("rounds_left", ()),
-    ("captured", (MAX_HUMANS,)),
-    ("skip", (MAX_HUMANS,)),
-    ("entered", (MAX_HUMANS,)),
-    ("deck_size", ()),
-    ("used", (NUM_ITEM_KINDS,)),
-    ("confiscated", ()),
-    ("moves_left", ()),
-    ("acting_ghost", (MAX_GHOSTS,)),
-    ("last_dir", (4,)),
-    ("ghost_rolled", ()),
-    ("team", ()),
-]
-LAYOUT = ObservationLayout(PIECES)
+ITEM_COPIES = max(DECK.count(FIRST_ITEM + k) for k in range(NUM_ITEM_KINDS))  # 2 of each
+NUM_ITEM_CARDS = sum(DECK.count(FIRST_ITEM + k) for k in range(NUM_ITEM_KINDS))  # 10
+MAX_ROLL = 12  # Double Dice: two dice
+MAX_GHOST_MOVES = 3  # (die + 1) // 2
+PLANES_HIGH = np.ones((NUM_PLANES, MAP, MAP))
+PLANES_HIGH[CH["other_humans"]] = MAX_HUMANS - 1  # other humans on one square
+
+
+def pieces(max_rounds: int = DEFAULT_MAX_ROUNDS) -> list[tuple]:
+    """The observation pieces ``(name, shape, high, kind)`` (module docstring)."""
+    return [
+        ("planes", (NUM_PLANES, MAP, MAP), PLANES_HIGH, "count"),
+        ("seat", (MAX_SEATS,), 1, "one_hot"),
+        ("current", (MAX_SEATS,), 1, "one_hot"),
+        ("items", (NUM_ITEM_KINDS,), ITEM_COPIES, "count"),
+        ("item_counts", (MAX_HUMANS,), NUM_ITEM_CARDS, "count"),
+        ("roll", (), MAX_ROLL, "count"),
+        ("phase", (NUM_PHASES,), 1, "one_hot"),
+        ("round", (), max_rounds, "count"),
+        ("rounds_left", (), max_rounds, "count"),
+        ("captured", (MAX_HUMANS,), 1, "flag"),
+        ("skip", (MAX_HUMANS,), 1, "flag"),
+        ("entered", (MAX_HUMANS,), 1, "flag"),
+        ("deck_size", (), DECK_SIZE, "count"),
+        ("used", (NUM_ITEM_KINDS,), ITEM_COPIES, "count"),
+        ("confiscated", (), NUM_ITEM_CARDS, "count"),
+        ("moves_left", (), MAX_GHOST_MOVES, "count"),
+        ("acting_ghost", (MAX_GHOSTS,), 1, "one_hot"),
+        ("last_dir", (4,), 1, "one_hot"),
+        ("ghost_rolled", (), 1, "flag"),
+        ("team", (), 1, "flag"),
+    ]
+
+
+@cache
+def _layout(max_rounds: int) -> ObservationLayout:
+    return ObservationLayout(pieces(max_rounds))
+
+
+LAYOUT = _layout(DEFAULT_MAX_ROUNDS)
+"""The layout with the default ``max_rounds`` (offsets are the same for every option)."""
+PIECES = LAYOUT.pieces
 OBS_DIM = LAYOUT.dim
 _SQ = MAP * MAP
+S_OTHERS = np.float32(1.0) / np.float32(MAX_HUMANS - 1)  # reciprocal scales (float32 constants)
+S_ITEMS = LAYOUT.scale["items"]
+S_COUNTS = LAYOUT.scale["item_counts"]
+S_ROLL = LAYOUT.scale["roll"]
+S_DECK = LAYOUT.scale["deck_size"]
+S_USED = LAYOUT.scale["used"]
+S_CONF = LAYOUT.scale["confiscated"]
+S_MOVES = LAYOUT.scale["moves_left"]
 O_PLANES = LAYOUT.offset["planes"]
 O_SEAT = LAYOUT.offset["seat"]
 O_CURRENT = LAYOUT.offset["current"]
@@ -157,8 +199,10 @@ assert O_PLANES == 0 and LAYOUT.offset["seat"] == O_PLANES + NUM_PLANES * _SQ
 
 
 def observation_layout(options=None) -> ObservationLayout:
-    """The :class:`ObservationLayout` (the same for every option)."""
-    return LAYOUT
+    """The :class:`ObservationLayout` of ``options`` (an :class:`~exitnow_envs.spec.Options`;
+    ``None``: the defaults). Only the high of ``round``/``rounds_left`` (``max_rounds``)
+    depends on them; offsets and length never do."""
+    return _layout(int(options.max_rounds) if options is not None else DEFAULT_MAX_ROUNDS)
 
 
 @kernel
@@ -207,11 +251,11 @@ def _pieces_and_scalars_r(e, seat, out, row):
             if h == seat:
                 out[row, _C_OWN + q] = 1.0
             else:
-                out[row, _C_OTHERS + q] += 1.0
+                out[row, _C_OTHERS + q] += S_OTHERS
         total = 0
         for k in range(NUM_ITEM_KINDS):
             total += e.items[h, k]
-        out[row, O_COUNTS + h] = total
+        out[row, O_COUNTS + h] = np.float32(total) * S_COUNTS
         out[row, O_CAPT + h] = e.captured[h]
         out[row, O_SKIP + h] = e.skip[h]
         out[row, O_ENTERED + h] = e.entered[h]
@@ -224,19 +268,20 @@ def _pieces_and_scalars_r(e, seat, out, row):
         out[row, O_CURRENT + (cur if cur < n else MAX_SEATS - 1)] = 1.0
     if seat < n:
         for k in range(NUM_ITEM_KINDS):
-            out[row, O_ITEMS + k] = e.items[seat, k]
-    out[row, O_ROLL] = e.roll
+            out[row, O_ITEMS + k] = np.float32(e.items[seat, k]) * S_ITEMS
+    out[row, O_ROLL] = np.float32(e.roll) * S_ROLL
     out[row, O_PHASE + e.phase] = 1.0
-    out[row, O_ROUND] = e.round
-    out[row, O_LEFT] = e.cfg_max_rounds - e.round
-    out[row, O_DECK] = e.deck_n
+    per_round = np.float32(1.0) / np.float32(e.cfg_max_rounds)
+    out[row, O_ROUND] = np.float32(e.round) * per_round
+    out[row, O_LEFT] = np.float32(e.cfg_max_rounds - e.round) * per_round
+    out[row, O_DECK] = np.float32(e.deck_n) * S_DECK
     conf = 0
     for k in range(NUM_ITEM_KINDS):
-        out[row, O_USED + k] = e.used[k]
+        out[row, O_USED + k] = np.float32(e.used[k]) * S_USED
         conf += e.confiscated[k]
-    out[row, O_CONF] = conf
+    out[row, O_CONF] = np.float32(conf) * S_CONF
     if e.status == 0 and e.phase == 3:
-        out[row, O_MOVES] = e.moves_left
+        out[row, O_MOVES] = np.float32(e.moves_left) * S_MOVES
         out[row, O_AGHOST + e.ghost_idx] = 1.0
         if e.last_dir >= 0:
             out[row, O_LASTDIR + e.last_dir] = 1.0
@@ -375,12 +420,17 @@ def refresh_observation(s, i, seat, out, full):
     refresh_observation_r(s[i], seat, out[np.newaxis, :], 0, full, 0)
 
 
-def decode_observation(vector: np.ndarray) -> dict[str, np.ndarray]:
+def decode_observation(vector: np.ndarray, max_rounds: int = DEFAULT_MAX_ROUNDS) -> dict[str, np.ndarray]:
     """Split an observation vector (``(D,)`` or batched ``(..., D)``) into its named
-    pieces (``planes`` comes back as ``(..., 18, 21, 21)``; channel names in
-    :data:`PLANE_NAMES`).
+    pieces in game units (``planes`` comes back as ``(..., 18, 21, 21)``; channel names in
+    :data:`PLANE_NAMES`; counts, rolls and rounds as numbers; flags and one-hots as 0/1).
+
+    ``max_rounds``: the env's option, which ``round`` and ``rounds_left`` are scaled by.
 
     Raises:
-        ValueError: if the last axis is not ``OBS_DIM`` long.
+        ValueError: if the last axis is not ``OBS_DIM`` long, or ``max_rounds`` is not a
+            positive integer.
     """
-    return LAYOUT.decode(vector)
+    if isinstance(max_rounds, bool) or not isinstance(max_rounds, (int, np.integer)) or max_rounds < 1:
+        raise ValueError(f"max_rounds must be a positive integer, got {max_rounds!r}")
+    return _layout(int(max_rounds)).decode(vector)

@@ -1,25 +1,32 @@
-"""Koikoi's observation: named pieces in one flat float32 vector, from any seat's view.
+"""Koikoi's observation: named pieces in one flat float32 vector in [0, 1], from any
+seat's view.
 
 Per-seat pieces are in seat order STARTING AT THE OBSERVER: index ``k`` is seat
 ``(observer + k) % P`` (index 0 = self, 1 = the next seat clockwise). ``P`` = players.
 
-Pieces (in buffer order)::
+Pieces (in buffer order), each with the largest value it takes in game units (``high``;
+the vector holds ``value / high``, see :mod:`tabletop_core.encoders`)::
 
-    hand             (88,)    1 if the observer holds card c
-    field            (88,)    1 if card c lies face up on the field
-    pending_card     (88,)    1 at the played/flipped card awaiting a choice (CHOOSE_*)
-    pending_matches  (88,)    1 at the field cards it may take (the choice; CHOOSE_*)
-    phase            (4,)     one-hot spec.Phase (all 0 once the game is over)
-    deck_size        ()       cards left in the stock
-    round            ()       rounds finished before this one (0-based round index)
-    rounds_left      ()       rounds still to play including this one (0 once over)
-    captured         (P, 88)  1 if seat k captured card c
-    current          (P,)     one-hot of the seat to act (all 0 once the game is over)
-    dealer           (P,)     one-hot of this round's dealer
-    chips            (P,)     chips held
-    hand_sizes       (P,)     cards in each hand
-    koikoi_counts    (P,)     koi-koi declared this round
-    yaku_scores      (P,)     current yaku score of each seat's captured cards
+    piece            shape    high  meaning (game units, as decode_observation returns them)
+    hand             (88,)    flag  1 if the observer holds card c
+    field            (88,)    flag  1 if card c lies face up on the field
+    pending_card     (88,)    1-hot 1 at the played/flipped card awaiting a choice (CHOOSE_*)
+    pending_matches  (88,)    flag  1 at the field cards it may take (the choice; CHOOSE_*)
+    phase            (4,)     1-hot spec.Phase (all 0 once the game is over)
+    deck_size        ()       88    cards left in the stock
+    round            ()       32    rounds finished before this one (0-based round index)
+    rounds_left      ()       32    rounds still to play including this one (0 once over)
+    captured         (P, 88)  flag  1 if seat k captured card c
+    current          (P,)     1-hot the seat to act (all 0 once the game is over)
+    dealer           (P,)     1-hot this round's dealer
+    chips            (P,)     100   chips held (25 a seat at the start, never below 0)
+    hand_sizes       (P,)     8     cards in each hand
+    koikoi_counts    (P,)     40    koi-koi declared this round (at most one a turn)
+    yaku_scores      (P,)     MAX_YAKU  current yaku score of each seat's captured cards
+                                    (:data:`MAX_YAKU`: every card of every suit)
+
+The declaration is :func:`observation_layout`; the kernel multiplies by the reciprocals
+(``S_*`` constants) read from it.
 
 Never another seat's hand nor the stock's order (tested).
 """
@@ -33,9 +40,24 @@ import numpy as np
 from tabletop_core.encoders import ObservationLayout
 from tabletop_core.jit import kernel
 
-from .rules import RANK_OF
-from .spec import MAX_PLAYERS, MIN_PLAYERS, NUM_CARDS, NUM_PHASES
+from .rules import RANK_OF, suit_bits_yaku
+from .spec import (
+    HAND_SIZE,
+    MAX_PLAYERS,
+    MAX_ROUNDS,
+    MAX_TURNS_PER_ROUND,
+    MIN_PLAYERS,
+    NUM_CARDS,
+    NUM_PHASES,
+    NUM_SUITS,
+    RANKS_PER_SUIT,
+    START_CHIPS,
+)
 from .state import LOC_CAPTURED, LOC_FIELD, LOC_HAND
+
+MAX_CHIPS = START_CHIPS * MAX_PLAYERS  # every chip of the table
+MAX_KOIKOI = MAX_TURNS_PER_ROUND // MIN_PLAYERS  # one declaration a turn at most
+MAX_YAKU = NUM_SUITS * int(suit_bits_yaku((1 << RANKS_PER_SUIT) - 1))  # every card captured
 
 
 @cache
@@ -44,21 +66,21 @@ def observation_layout(num_players: int) -> ObservationLayout:
     p = int(num_players)
     return ObservationLayout(
         [
-            ("hand", (NUM_CARDS,)),
-            ("field", (NUM_CARDS,)),
-            ("pending_card", (NUM_CARDS,)),
-            ("pending_matches", (NUM_CARDS,)),
-            ("phase", (NUM_PHASES,)),
-            ("deck_size", ()),
-            ("round", ()),
-            ("rounds_left", ()),
-            ("captured", (p, NUM_CARDS)),
-            ("current", (p,)),
-            ("dealer", (p,)),
-            ("chips", (p,)),
-            ("hand_sizes", (p,)),
-            ("koikoi_counts", (p,)),
-            ("yaku_scores", (p,)),
+            ("hand", (NUM_CARDS,), 1, "flag"),
+            ("field", (NUM_CARDS,), 1, "flag"),
+            ("pending_card", (NUM_CARDS,), 1, "one_hot"),
+            ("pending_matches", (NUM_CARDS,), 1, "flag"),
+            ("phase", (NUM_PHASES,), 1, "one_hot"),
+            ("deck_size", (), NUM_CARDS, "count"),
+            ("round", (), MAX_ROUNDS, "count"),
+            ("rounds_left", (), MAX_ROUNDS, "count"),
+            ("captured", (p, NUM_CARDS), 1, "flag"),
+            ("current", (p,), 1, "one_hot"),
+            ("dealer", (p,), 1, "one_hot"),
+            ("chips", (p,), MAX_CHIPS, "count"),
+            ("hand_sizes", (p,), HAND_SIZE, "count"),
+            ("koikoi_counts", (p,), MAX_KOIKOI, "count"),
+            ("yaku_scores", (p,), MAX_YAKU, "count"),
         ]
     )
 
@@ -77,6 +99,12 @@ O_LEFT = _L.offset["rounds_left"]
 O_CAPT = _L.offset["captured"]
 FIXED_DIM = O_CAPT  # floats before the per-seat pieces
 PER_SEAT = NUM_CARDS + 6  # floats per seat: captured row + 6 scalars
+S_DECK = _L.scale["deck_size"]  # reciprocal scales: float32 constants in the kernel
+S_ROUND = _L.scale["round"]
+S_CHIPS = _L.scale["chips"]
+S_HAND_N = _L.scale["hand_sizes"]
+S_KOI = _L.scale["koikoi_counts"]
+S_YAKU = _L.scale["yaku_scores"]
 _ONE = np.float32(1.0)  # ``_ONE if x else _ZERO`` compiles to masked vector moves
 _ZERO = np.float32(0.0)
 
@@ -121,10 +149,10 @@ def observe_r(e, seat, out, row):
     phase = np.int64(e.phase) if playing else -1
     for k in range(NUM_PHASES):
         out[row, O_PHASE + k] = _ONE if k == phase else _ZERO
-    out[row, O_DECK] = NUM_CARDS - np.int64(e.deck_pos)
-    out[row, O_ROUND] = e.round
+    out[row, O_DECK] = np.float32(NUM_CARDS - np.int64(e.deck_pos)) * S_DECK
+    out[row, O_ROUND] = np.float32(e.round) * S_ROUND
     left = np.int64(e.cfg_rounds) - e.round
-    out[row, O_LEFT] = left if playing and left > 0 else 0
+    out[row, O_LEFT] = np.float32(left) * S_ROUND if playing and left > 0 else _ZERO
     o_cur = O_CAPT + n * NUM_CARDS
     o_dealer = o_cur + n
     o_chips = o_dealer + n
@@ -141,17 +169,18 @@ def observe_r(e, seat, out, row):
             out[row, base + c] = _ONE if loc[c] == code else _ZERO
         out[row, o_cur + k] = _ONE if p == current else _ZERO
         out[row, o_dealer + k] = _ONE if p == dealer else _ZERO
-        out[row, o_chips + k] = e.chips[p]
-        out[row, o_hs + k] = e.hand_size[p]
-        out[row, o_koi + k] = e.koikoi[p]
-        out[row, o_yaku + k] = e.yaku[p]
+        out[row, o_chips + k] = np.float32(e.chips[p]) * S_CHIPS
+        out[row, o_hs + k] = np.float32(e.hand_size[p]) * S_HAND_N
+        out[row, o_koi + k] = np.float32(e.koikoi[p]) * S_KOI
+        out[row, o_yaku + k] = np.float32(e.yaku[p]) * S_YAKU
         p += 1
         if p == n:
             p = 0
 
 
 def decode_observation(vector: np.ndarray, num_players: int | None = None) -> dict[str, np.ndarray]:
-    """Split an observation vector (``(D,)`` or ``(B, D)``) into its named pieces.
+    """Split an observation vector (``(D,)`` or ``(B, D)``) into its named pieces, in game
+    units (counts, rounds, chips, scores; flags and one-hots as 0/1).
 
     ``num_players`` (2..4) is inferred from the length when omitted.
 

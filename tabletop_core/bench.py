@@ -303,6 +303,129 @@ def run_benchmarks(
     yield rec("start", **_start_times(game, package))
 
 
+THREAD_CASES = ("quiet", "busy", "torch")
+
+
+def _busy_process() -> subprocess.Popen:
+    """Another process that keeps one core busy (a pure Python loop)."""
+    return subprocess.Popen([sys.executable, "-c", "while True: pass"])
+
+
+def _torch_mlp(dim_in: int, dim_out: int) -> Callable[[np.ndarray], Any] | None:
+    """A 2-layer MLP forward pass (``dim_in``-256-256-``dim_out``, torch's default threads),
+    as a trainer runs on the batch between env steps; None without torch."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(
+        torch.nn.Linear(dim_in, 256),
+        torch.nn.ReLU(),
+        torch.nn.Linear(256, 256),
+        torch.nn.ReLU(),
+        torch.nn.Linear(256, dim_out),
+    )
+
+    def forward(obs: np.ndarray):
+        with torch.no_grad():
+            return net(torch.from_numpy(obs))
+
+    return forward
+
+
+def thread_cases(
+    game: GameDef,
+    options: dict | None = None,
+    num_envs: int = 4096,
+    seconds: float = 4.0,
+    cases: tuple[str, ...] = THREAD_CASES,
+    threads: int | None = None,
+    warmup: int = 40,
+) -> Iterator[dict]:
+    """The vector env's default threads against one thread, in the same run, for each case.
+
+    Cases: ``quiet`` (nothing else runs here: the machine's own load is what it is),
+    ``busy`` (another process keeps a core busy meanwhile), ``torch`` (a 2-layer MLP
+    forward pass on the batch between env steps, as a trainer interleaves them). After
+    ``warmup`` steps each in the case's conditions (the default env's first measures of
+    1 and ``threads`` threads fall there: a long run amortizes them), both envs
+    (``num_threads=threads``, default None, and ``num_threads=1``) step in alternating
+    windows of 10 steps with actions chosen in Python (the compiled sampler, then
+    ``step``); only the env's time (sampling and stepping) is counted.
+
+    Yields one record per case: ``default_steps_per_s``, ``one_thread_steps_per_s``,
+    ``ratio`` (default / one thread, over the whole run), ``median_window_ratio`` (the
+    median over back-to-back pairs of windows: robust to a burst of the machine's other
+    load landing in one env's window), ``threads`` (the default env's ``num_threads``),
+    ``threads_in_use`` at the end, numba's threading layer and the OpenMP wait policy.
+    """
+    from .vector import SelfPlayVectorEnv
+
+    options = dict(options or {})
+    for case in cases:
+        if case not in THREAD_CASES:
+            raise ValueError(f"unknown case {case!r}; cases are {', '.join(THREAD_CASES)}")
+        envs = {
+            "default": SelfPlayVectorEnv(game, num_envs, seed=0, copy=False, num_threads=threads, **options),
+            "one": SelfPlayVectorEnv(game, num_envs, seed=0, copy=False, num_threads=1, **options),
+        }
+        forward = None
+        if case == "torch":
+            forward = _torch_mlp(envs["one"].layout.dim, game.num_actions)
+            if forward is None:
+                yield {"bench": "threads", "case": case, "game": game.name, "error": "torch not installed"}
+                continue
+        busy = _busy_process() if case == "busy" else None
+        try:
+            spent = {k: 0.0 for k in envs}
+            steps = {k: 0 for k in envs}
+            pairs = []  # (default, one thread) seconds of back-to-back windows
+            obs = {}
+            for k, v in envs.items():  # warm up in the case's conditions: compilation,
+                obs[k] = v.reset()[0]  # thread start, the default env's first choices
+                for _ in range(warmup):
+                    if forward is not None:
+                        forward(obs[k])
+                    obs[k] = v.step(v.sample_actions())[0]
+            t_end = time.perf_counter() + seconds
+            while time.perf_counter() < t_end:
+                window = {}
+                for k, v in envs.items():
+                    window[k] = 0.0
+                    for _ in range(10):
+                        if forward is not None:
+                            forward(obs[k])
+                        t0 = time.perf_counter()
+                        obs[k] = v.step(v.sample_actions())[0]
+                        window[k] += time.perf_counter() - t0
+                    spent[k] += window[k]
+                    steps[k] += 10
+                pairs.append((window["default"], window["one"]))
+        finally:
+            if busy is not None:
+                busy.kill()
+                busy.wait()
+        import numba
+
+        rate = {k: steps[k] * num_envs / spent[k] for k in envs}
+        yield {
+            "bench": "threads",
+            "case": case,
+            "game": game.name,
+            "options": options,
+            "batch": num_envs,
+            "default_steps_per_s": rate["default"],
+            "one_thread_steps_per_s": rate["one"],
+            "ratio": rate["default"] / rate["one"],
+            "median_window_ratio": float(np.median([one / dflt for dflt, one in pairs])),
+            "threads": envs["default"].num_threads,
+            "threads_in_use": envs["default"].threads_in_use,
+            "layer": numba.threading_layer() if envs["default"].num_threads > 1 else "none",
+            "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY", ""),
+        }
+
+
 def main_json(records: Iterator[dict]) -> None:
     for r in records:
         print(json.dumps(r, default=_json_default), flush=True)

@@ -126,7 +126,10 @@ class ObservationLayout:
             self.size[name] = n
             self.shape[name] = shape
             self.high[name] = h
-            self.scale[name] = np.float32(1.0 / h) if isinstance(h, float) else (1.0 / h).astype(np.float32)
+            # float32 division, as a kernel computing the reciprocal itself would: v * (1 / v)
+            # never rounds above 1
+            one = np.float32(1.0)
+            self.scale[name] = one / np.float32(h) if isinstance(h, float) else one / h.astype(np.float32)
             self.kind[name] = kind
             pos += n
         self.dim = pos

@@ -34,6 +34,8 @@ call); with GNU OpenMP, do not ``fork`` a process that stepped a threaded env
 from __future__ import annotations
 
 import os
+import sys
+import time
 from typing import Any
 
 import numba
@@ -45,11 +47,101 @@ from .game import GameDef
 from .jit import kernel
 from .rng import sample_legal_batch, sample_legal_batch_threads, seed_word
 
-__all__ = ["SelfPlayVectorEnv", "first_unmasked", "available_cores", "MIN_ENVS_PER_THREAD"]
+# GNU OpenMP reads these once, when numba's OpenMP layer loads (the first threaded step):
+# after a parallel step, its idle threads spin GOMP_SPINCOUNT times (~45 ns each here)
+# before they sleep. The default (300,000: ~13 ms) burns a core after every step, which
+# another process or torch's threads needed (module docstring). A user's own setting wins.
+GOMP_SPINCOUNT = "2000"  # ~0.1 ms: covers the Python between two steps of a tight loop
+if "OMP_WAIT_POLICY" not in os.environ and "GOMP_SPINCOUNT" not in os.environ:
+    os.environ["GOMP_SPINCOUNT"] = GOMP_SPINCOUNT
+
+__all__ = ["SelfPlayVectorEnv", "ThreadChooser", "first_unmasked", "available_cores", "MIN_ENVS_PER_THREAD"]
 
 MIN_ENVS_PER_THREAD = 256
+SHARDS_PER_THREAD = int(os.environ.get("TABLETOP_SHARDS_PER_THREAD", "8"))
+MIN_ENVS_PER_SHARD = 128
 """Smallest shard the default ``num_threads`` gives a thread: below it, waking another
 thread costs about what it saves."""
+
+
+class ThreadChooser:
+    """Keeps the faster of one thread and ``n`` threads, timing both as the env steps.
+
+    The thread count the default vector env uses (``num_threads=None``): every step is
+    timed; the choice in use keeps a moving average of its step time, and a probe of
+    :attr:`PROBE_STEPS` steps with the other choice measures that one now and then (the
+    mean of the probe: a slow step counts); after a probe the faster one is kept
+    (:attr:`HYSTERESIS`), and between probes the env falls back to the other choice at
+    once when the one in use became :attr:`BAILOUT` times slower than the other's last
+    measure (a process started beside it). The
+    next probe comes after ``PROBE_STEPS * (ratio - 1) / OVERHEAD`` steps (``ratio``: the
+    other choice's time over the one in use), at least :attr:`MIN_INTERVAL` and at most
+    :attr:`MAX_INTERVAL`: probing a choice that is 10x slower costs about ``OVERHEAD``
+    (2 %) of the time, one that is as fast costs nothing. The first
+    :attr:`WARMUP` calls of each choice are not timed (compilation, thread start).
+
+    Args:
+        n: the thread count to weigh against one thread (>= 2).
+    """
+
+    PROBE_STEPS = 4
+    MIN_INTERVAL = 8
+    MAX_INTERVAL = 20_000
+    OVERHEAD = 0.02
+    HYSTERESIS = 1.1  # after a probe, switch when the other choice is this much faster
+    BAILOUT = 2.0  # between probes, switch when the choice in use got this much slower
+    WARMUP = 2
+
+    def __init__(self, n: int):
+        if n < 2:
+            raise ValueError(f"ThreadChooser weighs n >= 2 threads against one, got n={n}")
+        self.n = int(n)
+        self.use = self.n
+        self.cost = {1: 0.0, self.n: 0.0}  # seconds a step (0: not measured yet)
+        self._seen = {1: 0, self.n: 0}
+        self._probe_left = 0
+        self._probe: list[float] = []
+        self._until_probe = self.WARMUP + 1
+
+    def _other(self, k: int) -> int:
+        return 1 if k == self.n else self.n
+
+    def pick(self) -> int:
+        """The thread count for the next step (1 or ``n``)."""
+        return self._other(self.use) if self._probe_left > 0 else self.use
+
+    def record(self, k: int, seconds: float) -> None:
+        """Account a step that ran with ``k`` threads (the last :meth:`pick`) in ``seconds``."""
+        self._seen[k] += 1
+        if self._probe_left > 0:
+            self._probe_left -= 1
+            if self._seen[k] > self.WARMUP:
+                self._probe.append(seconds)
+            if self._probe_left == 0:
+                if self._probe:
+                    self.cost[k] = float(np.mean(self._probe))  # a slow step counts: mean
+                self._probe = []
+                self._decide()
+            return
+        if self._seen[k] > self.WARMUP:
+            c = self.cost[k]
+            self.cost[k] = seconds if c == 0.0 else c + 0.2 * (seconds - c)
+            other = self.cost[self._other(k)]
+            if other > 0.0 and self.cost[k] > self.BAILOUT * other:
+                self.use = self._other(k)  # the other was faster when last measured
+                return  # its own moving average takes over; the probe schedule stays
+        self._until_probe -= 1
+        if self._until_probe <= 0:
+            self._probe_left = self.PROBE_STEPS + (self.WARMUP if self._seen[self._other(k)] == 0 else 0)
+
+    def _decide(self) -> None:
+        use, other = self.cost[self.use], self.cost[self._other(self.use)]
+        if use > 0.0 and other > 0.0 and other * self.HYSTERESIS < use:
+            self.use = self._other(self.use)
+            use, other = other, use
+        ratio = other / use if use > 0.0 and other > 0.0 else 1.0
+        wait = self.PROBE_STEPS * max(ratio - 1.0, 0.0) / self.OVERHEAD
+        self._until_probe = int(min(max(wait, self.MIN_INTERVAL), self.MAX_INTERVAL))
 
 
 def available_cores() -> int:
@@ -78,6 +170,35 @@ def first_unmasked(masks, actions):
         if a < 0 or a >= n or masks[i, a] == 0:
             return i
     return -1
+
+
+class _Recycler:
+    """Fresh output arrays of one shape and dtype for ``copy=True``, reusing one that
+    nobody but this pool references any more.
+
+    A new multi-megabyte array comes from ``mmap`` and pays a page fault on every 4 KiB
+    page it is written to: measured at batch 4096 (The Game, 2 players), copying the
+    step's outputs into new arrays ran at 0.11-0.2x ``copy=False``, the same copies
+    into memory already mapped at 0.65-1.07x. So the pool keeps the last few arrays it
+    handed out and hands one out again once its reference count says the caller dropped
+    it (a loop that rebinds ``obs`` each step frees the array of two steps ago). An
+    array the caller still holds, or a view of it (which holds its base), is never
+    reused: what the caller keeps is never changed.
+    """
+
+    def __init__(self, shape: tuple[int, ...], dtype, keep: int = 4):
+        self.shape, self.dtype, self.keep = shape, dtype, keep
+        self.pool: list[np.ndarray] = []
+
+    def take(self) -> np.ndarray:
+        for a in self.pool:
+            # references: the pool's list, the loop variable, getrefcount's argument
+            if sys.getrefcount(a) <= 3:
+                return a
+        a = np.zeros(self.shape, self.dtype)
+        if len(self.pool) < self.keep:
+            self.pool.append(a)
+        return a
 
 
 def _read_only(x: np.ndarray) -> np.ndarray:
@@ -125,6 +246,7 @@ class SelfPlayVectorEnv(VectorEnv):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         threaded = game.batch_step_threads is not None and game.batch_step_bots_threads is not None
+        adaptive = num_threads is None
         if num_threads is None:
             cap = min(available_cores(), numba.config.NUMBA_NUM_THREADS) if threaded else 1
             num_threads = max(1, min(cap, int(num_envs) // MIN_ENVS_PER_THREAD))
@@ -167,17 +289,54 @@ class SelfPlayVectorEnv(VectorEnv):
         self._bot_rng = np.zeros(b, np.uint64)
         self._has_reset = False
         self._views = {id(x): _read_only(x) for x in self._buffers()}
+        # copy=True: the large outputs come from recycled arrays (see _Recycler)
+        self._pools = {id(x): _Recycler(x.shape, x.dtype) for x in (self._obs, self._mask, self._final)}
         # shard k is envs bounds[k]:bounds[k + 1]
-        self._bounds = np.linspace(0, b, self.num_threads + 1).astype(np.int64)
+        shards = self.num_threads
+        if shards > 1:  # more shards than threads, handed out one at a time (see _threaded)
+            shards = max(shards, min(SHARDS_PER_THREAD * shards, b // MIN_ENVS_PER_SHARD))
+        self.num_shards = int(shards)
+        self._bounds = np.linspace(0, b, self.num_shards + 1).astype(np.int64)
         self._numba_threads = min(self.num_threads, numba.config.NUMBA_NUM_THREADS)
+        # num_threads=None: time one thread against num_threads and keep the faster
+        self._sampled = (0, 0.0)  # threads and seconds of the last sample_actions()
+        self._choosers = (
+            {"step": ThreadChooser(self.num_threads), "bots": ThreadChooser(self.num_threads)}
+            if adaptive and self.num_threads > 1
+            else None
+        )
+
+    @property
+    def threads_in_use(self) -> int:
+        """Threads the next step uses: ``num_threads``, or with ``num_threads=None`` the
+        faster of 1 and ``num_threads`` as last measured (:class:`ThreadChooser`)."""
+        return self._choosers["step"].use if self._choosers else self.num_threads
+
+    def _run(self, which: str, serial, threaded, args: tuple) -> None:
+        """Run a batch kernel on 1 thread or on the shards, as the chooser says."""
+        chooser = self._choosers[which] if self._choosers else None
+        k = chooser.pick() if chooser else self.num_threads
+        t0 = time.perf_counter()
+        if k == 1:
+            serial(*args)
+        else:
+            self._threaded(threaded, *args)
+        if chooser:
+            dt = time.perf_counter() - t0
+            if which == "step" and self._sampled[0] == k:
+                dt += self._sampled[1]
+            self._sampled = (0, 0.0)
+            chooser.record(k, dt)
 
     def _threaded(self, kernel, *args: Any) -> None:
         """Run a ``*_threads`` kernel over the shards on as many of numba's threads."""
         before = numba.get_num_threads()
         numba.set_num_threads(self._numba_threads)
+        chunk = numba.set_parallel_chunksize(1)  # dynamic: a free thread takes the next shard
         try:
             kernel(self._bounds, *args)
         finally:
+            numba.set_parallel_chunksize(chunk)
             numba.set_num_threads(before)
 
     # --- core API --------------------------------------------------------------------------
@@ -242,10 +401,7 @@ class SelfPlayVectorEnv(VectorEnv):
         if bad >= 0:
             self._raise_illegal(bad, int(a[bad]))
         args = (self.state, a, self._obs, self._mask, self._rewards, self._term, self._cur, self._final, True)
-        if self.num_threads == 1:
-            self.game.batch_step(*args)
-        else:
-            self._threaded(self.game.batch_step_threads, *args)
+        self._run("step", self.game.batch_step, self.game.batch_step_threads, args)
         return self._step_out()
 
     def step_bots(self, bots) -> tuple:
@@ -273,10 +429,7 @@ class SelfPlayVectorEnv(VectorEnv):
             self._cur,
             self._final,
         )
-        if self.num_threads == 1:
-            self.game.batch_step_bots(*args)
-        else:
-            self._threaded(self.game.batch_step_bots_threads, *args)
+        self._run("bots", self.game.batch_step_bots, self.game.batch_step_bots_threads, args)
         out = self._step_out()
         out[4]["actions"] = self._out(self._actions)
         return out
@@ -286,9 +439,14 @@ class SelfPlayVectorEnv(VectorEnv):
         if not self._has_reset:
             raise RuntimeError("reset() needs to be called before sample_actions()")
         out = np.empty(self.num_envs, np.int64)
-        if self.num_threads == 1:
-            return sample_legal_batch(self._sample_rng, self._mask, out)
-        self._threaded(sample_legal_batch_threads, self._sample_rng, self._mask, out)
+        chooser = self._choosers["step"] if self._choosers else None
+        k = chooser.pick() if chooser else self.num_threads  # as the next step will run
+        t0 = time.perf_counter()
+        if k == 1:
+            sample_legal_batch(self._sample_rng, self._mask, out)
+        else:
+            self._threaded(sample_legal_batch_threads, self._sample_rng, self._mask, out)
+        self._sampled = (k, time.perf_counter() - t0)  # counted with the next step
         return out
 
     def action_masks(self) -> np.ndarray:
@@ -309,12 +467,31 @@ class SelfPlayVectorEnv(VectorEnv):
         )
 
     def _out(self, x: np.ndarray) -> np.ndarray:
-        return x.copy() if self.copy else self._views[id(x)]
+        """``x`` as handed out: a read-only view (``copy=False``) or a copy."""
+        if not self.copy:
+            return self._views[id(x)]
+        pool = self._pools.get(id(x))
+        if pool is None:
+            return x.copy()  # small arrays: malloc serves them from memory already mapped
+        out = pool.take()
+        np.copyto(out, x)
+        return out
+
+    def _final_out(self) -> np.ndarray:
+        """``info["final_obs"]``: with ``copy=True`` only the rows of the envs that ended
+        this step are copied (the other rows are not valid: ``info["_final_obs"]``)."""
+        if not self.copy:
+            return self._views[id(self._final)]
+        out = self._pools[id(self._final)].take()
+        ended = np.flatnonzero(self._term)
+        if ended.size:
+            out[ended] = self._final[ended]
+        return out
 
     def _info(self, with_final: bool) -> dict:
         info = {"action_mask": self._out(self._mask), "current_player": self._out(self._cur)}
         if with_final:
-            info["final_obs"] = self._out(self._final)
+            info["final_obs"] = self._final_out()
             info["_final_obs"] = self._out(self._term)
         return info
 

@@ -120,7 +120,7 @@ def compare_state(s, ref: Reference, where: str):
 def compare_observation(s, ref, seat, where):
     out = np.zeros(OBS_DIM, np.float32)
     observe(s, 0, seat, out)
-    got = decode_observation(out)
+    got = decode_observation(out, max_rounds=int(s[0]["cfg_max_rounds"]))
     want = reference_observation(ref, seat)
     for name, value in want.items():
         assert np.array_equal(got[name], np.asarray(value, np.float32)), (where, name)
