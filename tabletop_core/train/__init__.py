@@ -7,6 +7,10 @@ import it on first use.
 
 from __future__ import annotations
 
+# Imported before torch on purpose: the vector env module sets GOMP_SPINCOUNT=2000 (unless
+# OMP_WAIT_POLICY or GOMP_SPINCOUNT is set), so the idle OpenMP threads of numba and of
+# torch (both GNU OpenMP here) spin ~0.1 ms and then sleep instead of holding the cores.
+from .. import vector  # noqa: F401
 from .config import ConfigError, TrainConfig
 
 __all__ = ["TrainConfig", "Trainer", "ConfigError", "train"]

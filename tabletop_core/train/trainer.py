@@ -35,13 +35,8 @@ import time
 import warnings
 
 import numpy as np
-
-# torch's OpenMP threads spin-wait for work by default; beside numba's threads and other
-# processes on a small machine that made a 2-thread forward pass 10x slower than 1 thread
-# (measured). Set before torch starts its thread pool; an explicit setting wins.
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-import torch  # noqa: E402
-from torch import nn  # noqa: E402
+import torch
+from torch import nn
 
 from ..policy import MLPPolicy
 from ..rng import seed_word
