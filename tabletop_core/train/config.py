@@ -19,8 +19,9 @@ class TrainConfig:
     """Every setting of a run (the ``tabletop train`` flags, same names with dashes).
 
     Budget: ``minutes`` (wall time of training, evaluation excluded) and/or ``steps``
-    (env steps: every decision the learner or a league snapshot takes; a bot's decisions
-    inside the learner kernels are not counted); training stops at the first reached.
+    (env steps: one per env per vector step, a decision of the learner or of a league
+    snapshot; a bot's decisions inside the learner kernels are not counted); training
+    stops at the first reached.
     Defaults: chosen by the quality reached in a fixed time on The Game, 2 players
     (``docs/training.md``).
     """

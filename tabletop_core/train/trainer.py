@@ -371,7 +371,7 @@ class Trainer:
                     sp = ended[(ended >= self.selfplay.lo) & (ended < self.selfplay.hi)] - self.selfplay.lo
                     self.selfplay.resample(sp, self.league)
                     col_cache = None
-            self.global_step += int(learner.sum())
+            self.global_step += self.num_envs
             t4 = tick()
             sec["plumbing"] += (t1 - t0) + (t4 - t3)
             sec["inference"] += t2 - t1
@@ -459,9 +459,10 @@ class Trainer:
         return out
 
     def snapshot_if_due(self) -> None:
-        """Every ``league_every`` updates, add the learner to the league (when the mix has
-        one) and forget snapshots no env plays any more."""
-        if self.update_idx % self.cfg.league_every or not any(n == "league" for n, _ in self.mix):
+        """Every ``league_every`` updates, add the learner to the league's pool (league envs
+        draw from it; at the end the last snapshots are rated against the bots, with or
+        without league envs) and forget snapshots no env plays any more."""
+        if self.update_idx % self.cfg.league_every:
             return
         self.league.add(self.update_idx, self.agent.state_dict())
         if self.selfplay is not None:
@@ -520,19 +521,15 @@ class Trainer:
         self.reward_std.count, self.reward_std.mean, self.reward_std.var = ck["reward_std"]
         self.gen.set_state(ck["torch_rng"])
         self.rng.bit_generator.state = ck["numpy_rng"]
-
-
-def check_policy_file(path: str, game, options, what: str = "--init-policy") -> MLPPolicy:
-    """Load a policy file and check it fits ``game`` with ``options``.
-
-    Raises:
-        ValueError: the file is missing, not a policy, or made for another game or other
-            options (other observation or action sizes).
-    """
-    policy = MLPPolicy.load(path)
-    dim = game.observation_layout(options).dim
-    policy.check(dim, game.num_actions, f"{game.name} ({what})")
-    return policy
+        # fresh deals, not the first run's again: reseed every env from the seed and update
+        seed = self.cfg.seed + 1_000_003 * self.update_idx
+        for g in self.groups:
+            if isinstance(g, _SelfPlayGroup):
+                g.venv.reset(seed=seed + g.lo)
+                g.resample(np.arange(g.n), self.league)
+            else:
+                g.core.reset([seed + g.lo + k for k in range(g.n)])
+        self.ep_ret[:] = 0.0
 
 
 def train(cfg: TrainConfig) -> dict:
