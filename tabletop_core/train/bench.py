@@ -209,7 +209,7 @@ def run_train_bench(
     }
     out.append(rec)
     if sb3:
-        s = _sb3_steps_per_s(game, options, cfg.num_envs, cfg.rollout, 0, threads)
+        s = _sb3_steps_per_s(game, options, trainer.num_envs, cfg.rollout, 0, threads)
         out.append(s)
         if "steps_per_s" in s:
             out.append(

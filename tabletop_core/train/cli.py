@@ -77,7 +77,12 @@ def add_train_parser(sub, games: list[str]) -> argparse.ArgumentParser:
     g.add_argument("--device", default="cpu", help="cpu or cuda[:N]")
     g.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
     g = sp.add_argument_group("rollout and opponents")
-    g.add_argument("--num-envs", type=int, default=D["num_envs"])
+    g.add_argument(
+        "--num-envs",
+        type=int,
+        default=None,
+        help="default 4096, fewer if the rollout storage would pass 1 GiB",
+    )
     g.add_argument("--rollout", type=int, default=D["rollout"], help="vector steps per env per update")
     g.add_argument(
         "--opponents",

@@ -36,7 +36,7 @@ class TrainConfig:
     resume: bool = False
     init_policy: str | None = None
     # rollout
-    num_envs: int = 4096
+    num_envs: int | None = None
     rollout: int = 16
     opponents: str | None = None
     league_every: int = 10
@@ -105,6 +105,8 @@ def validate(cfg: TrainConfig):
         raise ConfigError("give a budget: --minutes M and/or --steps N")
     _positive("minutes", cfg.minutes, float, allow_none=True)
     _positive("steps", cfg.steps, int, allow_none=True)
+    if cfg.num_envs is None:
+        cfg.num_envs = auto_num_envs(game.observation_layout(options).dim, game.num_actions, cfg.rollout)
     for name in (
         "num_envs",
         "rollout",
@@ -159,6 +161,21 @@ def bf16_supported() -> bool:
     except OSError:
         return False
     return "avx512_bf16" in flags or "amx_bf16" in flags
+
+
+DEFAULT_NUM_ENVS = 4096
+ROLLOUT_BYTES = 1 << 30
+
+
+def auto_num_envs(obs_dim: int, num_actions: int, rollout: int) -> int:
+    """``--num-envs`` when not given: 4096, fewer where the rollout storage (float32
+    observations and bool masks, ``rollout`` steps per env) would pass 1 GiB (Exit Now's
+    8,001-float observation: 2048)."""
+    per_env = rollout * (4 * obs_dim + num_actions)
+    n = DEFAULT_NUM_ENVS
+    while n > 64 and n * per_env > ROLLOUT_BYTES:
+        n //= 2
+    return n
 
 
 def _cuda_available() -> bool:
