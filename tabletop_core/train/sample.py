@@ -56,3 +56,43 @@ def masked_sample(logits, masks, rng, actions, logp):
                 arg = k
         actions[i] = arg
         logp[i] = np.float32(np.float64(logits[i, arg]) - hi - np.log(s))
+
+
+@kernel
+def legal_index(masks, actions, width, index, valid, position):
+    """The legal actions of each row as a short padded list, for a loss over them only.
+
+    Args:
+        masks: (N, A) bool/int8 action masks. actions: (N,) int64 taken actions (legal).
+        width: ``K``, at least the largest number of legal actions in a row.
+        index: (N, K) int64 out: the legal actions, padded with the row's first one.
+        valid: (N, K) bool out: True where ``index`` holds a legal action (not padding).
+        position: (N,) int64 out: where the taken action sits in ``index``.
+    """
+    n, a = masks.shape
+    for i in range(n):
+        c = 0
+        for k in range(a):
+            if masks[i, k]:
+                index[i, c] = k
+                if k == actions[i]:
+                    position[i] = c
+                c += 1
+        for j in range(c, width):
+            index[i, j] = index[i, 0]
+            valid[i, j] = False
+        for j in range(c):
+            valid[i, j] = True
+
+
+@kernel
+def max_legal(masks):
+    """The largest number of legal actions in a row of ``masks`` (N, A)."""
+    best = 0
+    n, a = masks.shape
+    for i in range(n):
+        c = 0
+        for k in range(a):
+            c += masks[i, k] != 0
+        best = max(best, c)
+    return best

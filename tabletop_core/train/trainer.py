@@ -46,7 +46,7 @@ from .advantages import seat_advantages
 from .config import ConfigError, TrainConfig, bf16_supported, load_init_policy, validate
 from .model import Agent, masked_gumbel_sample, masked_logits, model_flops_per_sample
 from .opponents import League, default_opponents, parse_opponents, split_envs
-from .sample import masked_sample
+from .sample import legal_index, masked_sample, max_legal
 
 __all__ = ["TrainConfig", "Trainer", "train"]
 
@@ -410,6 +410,18 @@ class Trainer:
         obs = self.obs_buf.view(t_len * n, -1)[keep]
         mask = self.mask_buf.view(t_len * n, -1)[keep]
         act = self.act_buf.view(-1)[keep]
+        # the loss needs only the legal actions' logits (The Game: at most 29 of 393): a
+        # padded list of them per sample makes the softmax, entropy and their gradients
+        # work on (mb, K) instead of (mb, A)
+        mask_np, act_np = mask.cpu().numpy(), act.cpu().numpy()
+        width = max(1, int(max_legal(mask_np)))
+        lidx = np.empty((mask_np.shape[0], width), np.int64)
+        lvalid = np.empty((mask_np.shape[0], width), np.bool_)
+        lpos = np.empty(mask_np.shape[0], np.int64)
+        legal_index(mask_np, act_np, width, lidx, lvalid, lpos)
+        lidx = torch.from_numpy(lidx).to(self.device)
+        lvalid = torch.from_numpy(lvalid).to(self.device)
+        lpos = torch.from_numpy(lpos).to(self.device)
         old_logp = self.logp_buf.view(-1)[keep]
         advs = torch.from_numpy(adv.reshape(-1)).to(self.device)[keep]
         rets = torch.from_numpy(ret.reshape(-1)).to(self.device)[keep]
@@ -426,9 +438,9 @@ class Trainer:
                 idx = perm[start : start + mb]
                 with self._autocast():
                     logits, value = self.agent(obs[idx])
-                z = masked_logits(logits.float(), mask[idx])
+                z = masked_logits(logits.gather(1, lidx[idx]).float(), lvalid[idx])
                 logp_all = torch.log_softmax(z, dim=1)
-                new_logp = logp_all.gather(1, act[idx, None]).squeeze(1)
+                new_logp = logp_all.gather(1, lpos[idx, None]).squeeze(1)
                 # softmax, not logp_all.exp(): torch's CPU exp ran 8x slower than softmax here
                 entropy = -(torch.softmax(z, dim=1) * logp_all).sum(1).mean()
                 log_ratio = new_logp - old_logp[idx]
