@@ -39,4 +39,4 @@ __all__ = [
 
 from tabletop_core.registry import register_aec
 
-ENV_ID = register_aec("exhaust", 0, "exhaust_env:env")
+ENV_ID = register_aec("exhaust", 1, "exhaust_env:env")

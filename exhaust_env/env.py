@@ -153,7 +153,7 @@ def _action_name(a: int, s: np.ndarray) -> str:
 
 GAME = GameDef(
     name="exhaust",
-    version=0,
+    version=1,
     num_actions=NUM_ACTIONS,
     make_options=Options,
     agents=_agents,
@@ -196,7 +196,7 @@ class raw_env(TabletopAECEnv):
     """
 
     game = GAME
-    metadata = {**TabletopAECEnv.metadata, "name": "exhaust_v0"}
+    metadata = {**TabletopAECEnv.metadata, "name": "exhaust_v1"}
 
     def __init__(
         self,

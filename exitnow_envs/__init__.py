@@ -31,4 +31,4 @@ __all__ = [
 
 from tabletop_core.registry import register_aec  # noqa: E402
 
-ENV_ID = register_aec("exitnow", 0, "exitnow_envs:env")
+ENV_ID = register_aec("exitnow", 1, "exitnow_envs:env")

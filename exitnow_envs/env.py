@@ -146,7 +146,7 @@ def _agents(options: Options) -> list[str]:
 
 GAME = GameDef(
     name="exitnow",
-    version=0,
+    version=1,
     num_actions=NUM_ACTIONS,
     make_options=Options,
     agents=_agents,
@@ -194,7 +194,7 @@ class raw_env(TabletopAECEnv):
     metadata = {
         **TabletopAECEnv.metadata,
         "render_modes": ["ansi", "human", "rgb_array"],
-        "name": "exitnow_v0",
+        "name": "exitnow_v1",
     }
 
     def __init__(

@@ -47,4 +47,4 @@ __all__ = [
 
 from tabletop_core.registry import register_aec  # noqa: E402
 
-ENV_ID = register_aec("koikoi", 0, "koikoi_env:env")
+ENV_ID = register_aec("koikoi", 1, "koikoi_env:env")

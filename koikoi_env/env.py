@@ -137,7 +137,7 @@ def _agents(options: Options) -> list[str]:
 
 GAME = GameDef(
     name="koikoi",
-    version=0,
+    version=1,
     num_actions=NUM_ACTIONS,
     make_options=Options,
     agents=_agents,
@@ -179,7 +179,7 @@ class raw_env(TabletopAECEnv):
     """
 
     game = GAME
-    metadata = {**TabletopAECEnv.metadata, "name": "koikoi_v0"}
+    metadata = {**TabletopAECEnv.metadata, "name": "koikoi_v1"}
 
     def __init__(
         self,

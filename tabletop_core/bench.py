@@ -17,7 +17,11 @@ Each measurement is one dict (printed as one JSON line by ``tabletop bench --jso
     threads and for one thread;
 (e) ``state``: bytes of state per env;
 (f) ``start``: cold (empty numba cache) and warm (cached) start to the first AEC step,
-    each in a fresh interpreter.
+    each in a fresh interpreter;
+(g) ``threads``: the vector env's default threads against one thread in the same run, at
+    batch 4096 with Python actions, on a quiet machine, beside another busy process, and
+    interleaved with a torch MLP forward pass (:func:`thread_cases`; ``tabletop bench
+    GAME --threads`` runs only these).
 
 Machine noise: each figure is the best of three windows, and the ratios of one run
 (ours / peer, measured back to back) are the figures to compare; absolute numbers move
@@ -204,6 +208,7 @@ def run_benchmarks(
     batches: tuple[int, ...] = (1, 64, 1024, 4096),
     peers: bool = True,
     bot_games: int = 20000,
+    threads: bool = True,
 ) -> Iterator[dict]:
     """Yield the benchmark records of ``game`` (see the module docstring) one by one.
 
@@ -294,6 +299,9 @@ def run_benchmarks(
                     else {}
                 ),
             )
+    # (g) default threads vs one thread at batch 4096: quiet, busy process, torch
+    if threads:
+        yield from thread_cases(game, options, 4096, max(2.0 * seconds, 4.0))
     # (c) bot games
     for bot in game.bot_names:
         yield rec("bots", bot=bot, games_per_s=_bot_games_per_second(game, bot, bot_games, options))
@@ -342,6 +350,7 @@ def thread_cases(
     cases: tuple[str, ...] = THREAD_CASES,
     threads: int | None = None,
     warmup: int = 40,
+    min_steps: int = 300,
 ) -> Iterator[dict]:
     """The vector env's default threads against one thread, in the same run, for each case.
 
@@ -352,7 +361,9 @@ def thread_cases(
     1 and ``threads`` threads fall there: a long run amortizes them), both envs
     (``num_threads=threads``, default None, and ``num_threads=1``) step in alternating
     windows of 10 steps with actions chosen in Python (the compiled sampler, then
-    ``step``); only the env's time (sampling and stepping) is counted.
+    ``step``) for ``seconds`` and at least ``min_steps`` steps each (with torch, a
+    forward pass at batch 4096 takes longer than many steps); only the env's time
+    (sampling and stepping) is counted.
 
     Yields one record per case: ``default_steps_per_s``, ``one_thread_steps_per_s``,
     ``ratio`` (default / one thread, over the whole run), ``median_window_ratio`` (the
@@ -389,7 +400,7 @@ def thread_cases(
                         forward(obs[k])
                     obs[k] = v.step(v.sample_actions())[0]
             t_end = time.perf_counter() + seconds
-            while time.perf_counter() < t_end:
+            while time.perf_counter() < t_end or steps["one"] < min_steps:
                 window = {}
                 for k, v in envs.items():
                     window[k] = 0.0
@@ -421,6 +432,7 @@ def thread_cases(
             "median_window_ratio": float(np.median([one / dflt for dflt, one in pairs])),
             "threads": envs["default"].num_threads,
             "threads_in_use": envs["default"].threads_in_use,
+            "steps_by_threads": envs["default"].steps_by_threads,
             "layer": numba.threading_layer() if envs["default"].num_threads > 1 else "none",
             "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY", ""),
         }

@@ -195,15 +195,20 @@ def cmd_bench(args: argparse.Namespace, extra: list[str]) -> int:
     game = load_game(args.game)
     options = _game_options(extra)
     batches = (1, 64, 1024, 4096) if not args.quick else (1, 64, 1024)
-    records = run_benchmarks(
-        game,
-        GAME_PACKAGES[args.game],
-        options,
-        seconds=args.seconds,
-        batches=batches,
-        peers=not args.no_peers,
-        bot_games=2000 if args.quick else 20000,
-    )
+    if args.threads:  # only the default-vs-one-thread cases (quiet, busy, torch)
+        from .bench import thread_cases
+
+        records = thread_cases(game, options, seconds=max(args.seconds, 4.0))
+    else:
+        records = run_benchmarks(
+            game,
+            GAME_PACKAGES[args.game],
+            options,
+            seconds=args.seconds,
+            batches=batches,
+            peers=not args.no_peers,
+            bot_games=2000 if args.quick else 20000,
+        )
     if args.json:
         for r in records:
             print(json.dumps(r, default=jd), flush=True)
@@ -220,6 +225,14 @@ def cmd_bench(args: argparse.Namespace, extra: list[str]) -> int:
 
 def _bench_line(r: dict) -> str:
     kind = r["bench"]
+    if kind == "threads" and "error" in r:
+        return f"threads, {r['case']}: {r['error']}"
+    if kind == "threads":
+        return (
+            f"threads, {r['case']} (batch {r['batch']}): default ({r['threads']} threads, "
+            f"{r['threads_in_use']} in use) {r['default_steps_per_s']:,.0f} · one thread "
+            f"{r['one_thread_steps_per_s']:,.0f} steps/s (×{r['ratio']:.2f})"
+        )
     if kind == "aec":
         return f"AEC env(): {r['wrapped_steps_per_s']:,.0f} steps/s · raw_env: {r['raw_steps_per_s']:,.0f} steps/s"
     if kind == "peer" and "error" in r:
@@ -385,6 +398,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
     sp.add_argument("--quick", action="store_true", help="smaller batches and fewer games")
     sp.add_argument("--no-peers", action="store_true", help="skip PettingZoo classic and Pgx peers")
+    sp.add_argument(
+        "--threads", action="store_true", help="only default vs one thread: quiet, busy process, torch"
+    )
 
     sp = sub.add_parser("play", help="play in the terminal against bots")
     sp.add_argument("game", choices=games)

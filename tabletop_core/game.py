@@ -78,7 +78,7 @@ class GameDef:
 
     Attributes:
         name: registry name, e.g. ``"thegame"``.
-        version: environment version for the PettingZoo registry (``thegame_v0``).
+        version: environment version for the PettingZoo registry (``thegame_v1``).
         num_actions: size of the discrete action space ``A``.
         make_options: ``(**kwargs) -> options`` validating the game's options
             (raises ValueError naming the bad option and what is allowed).

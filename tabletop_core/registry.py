@@ -1,6 +1,6 @@
 """Registration of the games with PettingZoo's registry (PettingZoo >= 1.27).
 
-After ``import thegame_env``: ``pettingzoo.make("aec", "tabletop/thegame-v0", num_players=3)``.
+After ``import thegame_env``: ``pettingzoo.make("aec", "tabletop/thegame-v1", num_players=3)``.
 """
 
 from __future__ import annotations

@@ -89,7 +89,7 @@ class ThreadChooser:
     MAX_INTERVAL = 20_000
     OVERHEAD = 0.02
     HYSTERESIS = 1.1  # after a probe, switch when the other choice is this much faster
-    BAILOUT = 2.0  # between probes, switch when the choice in use got this much slower
+    BAILOUT = 4.0  # between probes, switch when the choice in use got this much slower
     WARMUP = 2
 
     def __init__(self, n: int):
@@ -102,6 +102,11 @@ class ThreadChooser:
         self._probe_left = 0
         self._probe: list[float] = []
         self._until_probe = self.WARMUP + 1
+
+    @property
+    def steps(self) -> dict[int, int]:
+        """Steps recorded with each choice ``{1: ..., n: ...}``."""
+        return dict(self._seen)
 
     def _other(self, k: int) -> int:
         return 1 if k == self.n else self.n
@@ -128,8 +133,10 @@ class ThreadChooser:
             self.cost[k] = seconds if c == 0.0 else c + 0.2 * (seconds - c)
             other = self.cost[self._other(k)]
             if other > 0.0 and self.cost[k] > self.BAILOUT * other:
-                self.use = self._other(k)  # the other was faster when last measured
-                return  # its own moving average takes over; the probe schedule stays
+                self.use = self._other(k)  # the other was faster when last measured:
+                self.cost[self.use] = 0.0  # measure it afresh, and probe this one soon
+                self._until_probe = min(self._until_probe, 2 * self.MIN_INTERVAL)
+                return
         self._until_probe -= 1
         if self._until_probe <= 0:
             self._probe_left = self.PROBE_STEPS + (self.WARMUP if self._seen[self._other(k)] == 0 else 0)
@@ -311,6 +318,17 @@ class SelfPlayVectorEnv(VectorEnv):
         """Threads the next step uses: ``num_threads``, or with ``num_threads=None`` the
         faster of 1 and ``num_threads`` as last measured (:class:`ThreadChooser`)."""
         return self._choosers["step"].use if self._choosers else self.num_threads
+
+    @property
+    def steps_by_threads(self) -> dict[int, int]:
+        """How many steps (``step`` and ``step_bots``) ran with each thread count."""
+        if not self._choosers:
+            return {}
+        out: dict[int, int] = {}
+        for c in self._choosers.values():
+            for k, n in c.steps.items():
+                out[k] = out.get(k, 0) + n
+        return out
 
     def _run(self, which: str, serial, threaded, args: tuple) -> None:
         """Run a batch kernel on 1 thread or on the shards, as the chooser says."""

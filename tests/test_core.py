@@ -98,7 +98,7 @@ def test_write_kernels():
 
 def test_game_catalog():
     assert "thegame" in available_games()
-    assert load_game("thegame").env_id == "thegame_v0"
+    assert load_game("thegame").env_id == "thegame_v1"
     with pytest.raises(ValueError, match="unknown game"):
         load_game("chess")
 

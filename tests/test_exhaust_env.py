@@ -40,7 +40,7 @@ def test_pettingzoo_api_seed_and_render(options):
 def test_registry_make_and_agents():
     import pettingzoo
 
-    env = pettingzoo.make("aec", "tabletop/exhaust-v0", num_players=3)
+    env = pettingzoo.make("aec", "tabletop/exhaust-v1", num_players=3)
     env.reset(seed=0)
     assert env.possible_agents == ["player_0", "player_1", "player_2"]
     solo = exhaust_env.env(mode="solo")

@@ -60,7 +60,7 @@ def test_rgb_and_ansi_pictures():
 def test_registry_and_agents():
     import pettingzoo
 
-    e = pettingzoo.make("aec", "tabletop/exitnow-v0", num_humans=4)
+    e = pettingzoo.make("aec", "tabletop/exitnow-v1", num_humans=4)
     e.reset(seed=0)
     assert e.possible_agents == ["human_0", "human_1", "human_2", "human_3", "ghost_0"]
     assert e.agent_selection == "human_0"

@@ -68,10 +68,10 @@ def test_ansi_render_shows_suits_and_ranks_the_way_a_player_reads_them():
 
 
 def test_registry_makes_the_env():
-    env = pettingzoo.make("aec", "tabletop/koikoi-v0", num_players=3)
+    env = pettingzoo.make("aec", "tabletop/koikoi-v1", num_players=3)
     env.reset(seed=0)
     assert env.possible_agents == ["player_0", "player_1", "player_2"]
-    assert koikoi_env.ENV_ID == "tabletop/koikoi-v0"
+    assert koikoi_env.ENV_ID == "tabletop/koikoi-v1"
 
 
 # --- episodes, rewards ------------------------------------------------------------------

@@ -41,7 +41,7 @@ def test_pettingzoo_seed_and_render(options):
 
 
 def test_registry_make():
-    env = pettingzoo.make("aec", "tabletop/thegame-v0", num_players=4, on_fire=True)
+    env = pettingzoo.make("aec", "tabletop/thegame-v1", num_players=4, on_fire=True)
     env.reset(seed=3)
     assert env.possible_agents == [f"player_{k}" for k in range(4)]
     assert env.unwrapped.options.on_fire is True

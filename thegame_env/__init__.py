@@ -25,4 +25,4 @@ __all__ = [
 
 from tabletop_core.registry import register_aec  # noqa: E402
 
-ENV_ID = register_aec("thegame", 0, "thegame_env:env")
+ENV_ID = register_aec("thegame", 1, "thegame_env:env")

@@ -59,7 +59,7 @@ def _agents(options: Options) -> list[str]:
 
 GAME = GameDef(
     name="thegame",
-    version=0,
+    version=1,
     num_actions=NUM_ACTIONS,
     make_options=Options,
     agents=_agents,
@@ -101,7 +101,7 @@ class raw_env(TabletopAECEnv):
     """
 
     game = GAME
-    metadata = {**TabletopAECEnv.metadata, "name": "thegame_v0"}
+    metadata = {**TabletopAECEnv.metadata, "name": "thegame_v1"}
 
     def __init__(
         self,
