@@ -206,6 +206,7 @@ def run_train_bench(
         "inference_gflops": trainer.flops["inference"] / max(sec["inference"], 1e-9) / 1e9,
         "update_gflops": trainer.flops["update"] / max(sec["update"], 1e-9) / 1e9,
         "mfu": achieved / peak,
+        "mfu_vs_float32_matmul": achieved / out[0]["gflops_float32"],
     }
     out.append(rec)
     if sb3:
