@@ -5,7 +5,8 @@ Each worker (a Ray actor) owns one self-play vector env of ``--num-envs`` games 
 
 * bots chosen inside the compiled kernel (``--bots strong`` or ``random,strong``), or
 * a policy given as weights (``--policy weights.npz``: a tanh MLP's ``W0, b0, W1, b1, ...``
-  and an optional ``scale`` vector, as ``rl_cleanrl_selfplay_ppo.py --save-policy`` writes;
+  as ``rl_cleanrl_selfplay_ppo.py --save-policy`` writes (an optional ``scale`` vector is
+  applied if present; observations already lie in [0, 1]);
   ``--policy random-mlp`` makes random weights), evaluated in numpy on the worker, greedy
   over the legal actions.
 

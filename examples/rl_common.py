@@ -1,13 +1,11 @@
 """Helpers shared by the ``examples/rl_*.py`` training scripts (no RL framework needed).
 
 * :func:`load` — a game's GameDef and package by name (``--game thegame``).
-* :func:`obs_scale` — a fixed per-feature scale for a game's observation, so that raw
-  counts and card values (The Game's ``pile_tops`` run 1..100) reach a network in ~[0, 1].
-  Measured once from random self-play on the vector env; deterministic for a seed.
 * :func:`bot_baseline` / :func:`evaluate_policy` — mean episode return of a scripted bot
   (compiled arena) and of a policy (``LearnerVectorEnv``) on the same seeds.
 
-For The Game with ``reward="cards"`` the return is ``98 - cards left``.
+For The Game with ``reward="cards"`` the return is ``98 - cards left``. Observations need
+no scaling: every game's observation lies in [0, 1] (``observation_space`` is ``Box(0, 1)``).
 """
 
 from __future__ import annotations
@@ -24,17 +22,6 @@ def load(name: str):
     """``(GameDef, package module)`` of game ``name`` (``thegame``, ...)."""
     game = load_game(name)
     return game, importlib.import_module(GAME_PACKAGES[name])
-
-
-def obs_scale(package, steps: int = 200, num_envs: int = 256, seed: int = 12345, **options) -> np.ndarray:
-    """Per-feature multiplier ``1 / max(1, max |x|)`` seen in random self-play."""
-    venv = package.vector_env(num_envs, seed=seed, copy=False, **options)
-    obs, _ = venv.reset()
-    peak = np.abs(obs).max(axis=0)
-    for _ in range(steps):
-        obs, *_ = venv.step(venv.sample_actions())
-        peak = np.maximum(peak, np.abs(obs).max(axis=0))
-    return (1.0 / np.maximum(peak, 1.0)).astype(np.float32)
 
 
 def bot_baseline(game, bot: str, episodes: int, seed: int, **options) -> np.ndarray:

@@ -4,8 +4,8 @@ The AEC env goes through RLlib's ``PettingZooEnv`` (a ``MultiAgentEnv``: each st
 the next acting agent's observation and the reward it collected since its last turn, so
 rewards are credited per seat). A small AEC wrapper renames the observation to the
 ``{"observations", "action_mask"}`` dict that RLlib's ``ActionMaskingTorchRLModule`` (shipped
-in ``ray.rllib.examples``) expects, scales it by a fixed per-feature factor and gives the
-mask as float32. All seats map to one shared policy (self-play; in The Game, the team).
+in ``ray.rllib.examples``) expects and gives the mask as float32 (observations lie in
+[0, 1]: no scaling). All seats map to one shared policy (self-play; in The Game, the team).
 
 Versions: ray[rllib] 2.60 pins gymnasium==1.2.2 (the project needs >= 1.0, fine); tested
 with torch 2.13.0 (CPU), pettingzoo 1.27.0, numpy 2.4.
@@ -30,21 +30,20 @@ from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 from ray.tune.registry import register_env
-from rl_common import obs_scale
 
 from tabletop_core.games import GAME_PACKAGES, load_game
 
 
 class MaskedDictObs(BaseWrapper):
-    """Observations as ``{"observations": scaled float32, "action_mask": float32}``."""
+    """Observations as ``{"observations": float32 in [0, 1], "action_mask": float32}``."""
 
-    def __init__(self, env, scale: np.ndarray):
+    def __init__(self, env):
         super().__init__(env)
-        self.scale = scale
-        n = env.action_space(env.possible_agents[0]).n
+        agent = env.possible_agents[0]
+        n = env.action_space(agent).n
         self._space = gymnasium.spaces.Dict(
             {
-                "observations": gymnasium.spaces.Box(-np.inf, np.inf, scale.shape, np.float32),
+                "observations": env.observation_space(agent)["observation"],  # Box(0, 1, (D,))
                 "action_mask": gymnasium.spaces.Box(0.0, 1.0, (n,), np.float32),
             }
         )
@@ -55,7 +54,7 @@ class MaskedDictObs(BaseWrapper):
     def observe(self, agent):
         o = super().observe(agent)
         return {
-            "observations": (o["observation"] * self.scale).astype(np.float32),
+            "observations": o["observation"],
             "action_mask": o["action_mask"].astype(np.float32),
         }
 
@@ -63,7 +62,7 @@ class MaskedDictObs(BaseWrapper):
 def env_creator(config: dict):
     package = importlib.import_module(GAME_PACKAGES[config["game"]])
     aec = package.env(num_players=config["players"])
-    return PettingZooEnv(MaskedDictObs(aec, np.asarray(config["scale"], np.float32)))
+    return PettingZooEnv(MaskedDictObs(aec))
 
 
 def main() -> None:
@@ -82,10 +81,9 @@ def main() -> None:
     else:
         ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     load_game(args.game)
-    package = importlib.import_module(GAME_PACKAGES[args.game])
-    scale = obs_scale(package, num_players=args.players).tolist()
+    importlib.import_module(GAME_PACKAGES[args.game])  # registers the game
     register_env("tabletop_aec", env_creator)
-    env_config = {"game": args.game, "players": args.players, "scale": scale}
+    env_config = {"game": args.game, "players": args.players}
 
     config = (
         PPOConfig()

@@ -3,8 +3,8 @@
 The learner plays every seat of The Game (cooperative); in a competitive game it plays
 ``--seat`` against ``--opponents`` bots. ``LearnerVectorEnv`` steps all envs in one
 compiled call; a ~40-line adapter below makes it a Stable-Baselines3 ``VecEnv``
-(``env_method("action_masks")`` feeds MaskablePPO's masks). Observations are scaled by a
-fixed per-feature factor (see ``rl_common.obs_scale``).
+(``env_method("action_masks")`` feeds MaskablePPO's masks). Observations already lie in
+[0, 1] (``observation_space`` is ``Box(0, 1)``): the network takes them as they are.
 
 Every ``--eval-every`` steps the deterministic policy plays ``--eval-episodes`` fixed deals;
 the curve goes to ``--curve`` (CSV). At the end the policy, the random bot and the strong
@@ -22,7 +22,7 @@ import time
 
 import numpy as np
 import torch
-from rl_common import bot_baseline, evaluate_policy, load, obs_scale
+from rl_common import bot_baseline, evaluate_policy, load
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import VecEnv, VecMonitor
@@ -31,15 +31,15 @@ from tabletop_core.single_agent import LearnerVectorEnv
 
 
 class SB3LearnerVecEnv(VecEnv):
-    """A ``LearnerVectorEnv`` as a Stable-Baselines3 ``VecEnv`` (observations scaled)."""
+    """A ``LearnerVectorEnv`` as a Stable-Baselines3 ``VecEnv``."""
 
-    def __init__(self, venv: LearnerVectorEnv, scale: np.ndarray, seed: int):
-        self.venv, self.scale, self._seed = venv, scale, seed
+    def __init__(self, venv: LearnerVectorEnv, seed: int):
+        self.venv, self._seed = venv, seed
         super().__init__(venv.num_envs, venv.single_observation_space, venv.single_action_space)
 
     def reset(self):
         obs, _ = self.venv.reset(seed=self._seed)
-        return obs * self.scale
+        return obs
 
     def step_async(self, actions):
         self._actions = np.asarray(actions, np.int64)
@@ -49,9 +49,9 @@ class SB3LearnerVecEnv(VecEnv):
         done = term | trunc
         infos = [{} for _ in range(self.num_envs)]
         for i in np.flatnonzero(done):
-            infos[i]["terminal_observation"] = info["final_obs"][i] * self.scale
+            infos[i]["terminal_observation"] = info["final_obs"][i]
             infos[i]["TimeLimit.truncated"] = bool(trunc[i] and not term[i])
-        return obs * self.scale, rewards.astype(np.float32), done, infos
+        return obs, rewards.astype(np.float32), done, infos
 
     def action_masks(self) -> np.ndarray:
         return self.venv.action_masks()
@@ -79,9 +79,9 @@ class SB3LearnerVecEnv(VecEnv):
         pass
 
 
-def policy_fn(model, scale):
+def policy_fn(model):
     def act(obs, mask):
-        actions, _ = model.predict(obs * scale, action_masks=mask, deterministic=True)
+        actions, _ = model.predict(obs, action_masks=mask, deterministic=True)
         return actions
 
     return act
@@ -108,12 +108,13 @@ class CurveCallback(BaseCallback):
         print(f"eval steps={self.num_timesteps} mean_return={r.mean():.2f}", flush=True)
 
 
-def export_npz(model, scale: np.ndarray, path: str) -> None:
-    """The policy's tanh MLP and the observation scale as ``W0, b0, W1, b1, ..., scale``
-    (logits = last layer; tanh between layers), the format ``tabletop_core.policy`` reads."""
+def export_npz(model, path: str) -> None:
+    """The policy's tanh MLP as ``W0, b0, W1, b1, ...`` (logits = last layer; tanh between
+    layers), the format ``tabletop_core.policy`` reads (no ``scale``: observations are
+    already in [0, 1])."""
     layers = [m for m in model.policy.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)]
     layers.append(model.policy.action_net)
-    w = {"scale": scale.astype(np.float32)}
+    w = {}
     for k, lin in enumerate(layers):
         w[f"W{k}"] = lin.weight.detach().cpu().numpy().T.astype(np.float32)
         w[f"b{k}"] = lin.bias.detach().cpu().numpy().astype(np.float32)
@@ -142,19 +143,16 @@ def main() -> None:
     p.add_argument(
         "--export-npz",
         default=None,
-        help="export the policy as numpy weights (W0, b0, ..., scale) for `tabletop match --bots policy:FILE`",
+        help="export the policy as numpy weights (W0, b0, W1, b1, ...) for `tabletop match --bots policy:FILE`",
     )
     args = p.parse_args()
 
     torch.set_num_threads(args.threads)
-    game, package = load(args.game)
+    game, _ = load(args.game)
     options = {"num_players": args.players}
     seat = int(args.seat) if args.seat is not None and args.seat.isdigit() else args.seat
     view = {"seat": seat, "opponents": None if game.cooperative else args.opponents}
-    scale = obs_scale(package, **options)
-    venv = VecMonitor(
-        SB3LearnerVecEnv(LearnerVectorEnv(game, args.num_envs, **view, **options), scale, args.seed)
-    )
+    venv = VecMonitor(SB3LearnerVecEnv(LearnerVectorEnv(game, args.num_envs, **view, **options), args.seed))
     batch = args.num_envs * args.n_steps
     model = MaskablePPO(
         "MlpPolicy",
@@ -173,7 +171,7 @@ def main() -> None:
     )
 
     def evaluate(n=args.eval_episodes):
-        return evaluate_policy(game, policy_fn(model, scale), n, args.eval_seed, **view, **options)
+        return evaluate_policy(game, policy_fn(model), n, args.eval_seed, **view, **options)
 
     cb = CurveCallback(args.eval_every, evaluate, 60 * args.max_minutes)
     t0 = time.time()
@@ -189,7 +187,7 @@ def main() -> None:
     if args.save_model:
         model.save(args.save_model)
     if args.export_npz:
-        export_npz(model, scale, args.export_npz)
+        export_npz(model, args.export_npz)
     final = evaluate(args.final_episodes)
     line = f"mean_return={final.mean():.2f} steps={model.num_timesteps} seconds={seconds:.0f}"
     if args.eval_json:

@@ -5,7 +5,7 @@ AEC wrapper that plays every other seat with a scripted bot (``--bot``, in the g
 compiled ``bot_action`` kernel) inside ``step``, so the wrapped env has one agent whose
 reward is everything its seat receives between two of its turns. In The Game (cooperative)
 that is the team's reward with a ``strong`` (default) or ``random`` partner; in a competitive
-game it is a learner against bots. Observations are scaled by a fixed per-feature factor.
+game it is a learner against bots. Observations lie in [0, 1] and are used as they are.
 
 Tianshou's ``PettingZooEnv`` turns the ``action_mask`` into ``obs.mask``, which
 ``DiscreteQLearningPolicy`` applies to the Q-values and to epsilon-greedy exploration; the
@@ -26,7 +26,6 @@ import gymnasium
 import numpy as np
 import torch
 from pettingzoo import AECEnv
-from rl_common import obs_scale
 from tianshou.algorithm import DQN, MultiAgentOffPolicyAlgorithm
 from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
 from tianshou.algorithm.optim import AdamOptimizerFactory
@@ -45,9 +44,9 @@ class BotSeats(AECEnv):
 
     metadata = {"render_modes": [], "is_parallelizable": False, "name": "bot_seats"}
 
-    def __init__(self, raw, seat: str, bot: str, scale: np.ndarray):
+    def __init__(self, raw, seat: str, bot: str):
         super().__init__()
-        self.raw, self.seat, self.scale = raw, seat, scale
+        self.raw, self.seat = raw, seat
         self.game = raw.game
         self.bot_id = int(self.game.bot_ids(bot, len(raw.possible_agents))[0])
         self.bot_rng = np.zeros(1, np.uint64)
@@ -101,7 +100,7 @@ class BotSeats(AECEnv):
 
     def observe(self, agent):
         o = self.raw.observe(self.seat)
-        return {"observation": o["observation"] * self.scale, "action_mask": o["action_mask"]}
+        return {"observation": o["observation"], "action_mask": o["action_mask"]}
 
 
 def main() -> None:
@@ -123,10 +122,9 @@ def main() -> None:
 
     load_game(args.game)
     package = importlib.import_module(GAME_PACKAGES[args.game])
-    scale = obs_scale(package, num_players=args.players)
 
     def make_env():
-        return PettingZooEnv(BotSeats(package.raw_env(num_players=args.players), args.seat, args.bot, scale))
+        return PettingZooEnv(BotSeats(package.raw_env(num_players=args.players), args.seat, args.bot))
 
     env = make_env()
     obs_space = env.observation_space["observation"]

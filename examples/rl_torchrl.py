@@ -21,7 +21,6 @@ import inspect
 import time
 
 import torch
-from rl_common import obs_scale
 from tensordict.nn import TensorDictModule
 from torch import nn
 from torchrl.envs.libs.pettingzoo import PettingZooWrapper
@@ -43,16 +42,6 @@ def mlp(inp: int, out: int, hidden: int = 128) -> nn.Module:
     return nn.Sequential(
         nn.Linear(inp, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(), nn.Linear(hidden, out)
     )
-
-
-class Scaled(nn.Module):
-    def __init__(self, net: nn.Module, scale: torch.Tensor):
-        super().__init__()
-        self.net = net
-        self.register_buffer("scale", scale)
-
-    def forward(self, x):
-        return self.net(x * self.scale)
 
 
 def make_env(game: str, players: int, seed: int):
@@ -79,13 +68,8 @@ def main() -> None:
     env, num_players = make_env(args.game, args.players, args.seed)
     obs_dim = env.observation_spec[OBS].shape[-1]
     num_actions = env.full_action_spec[ACTION].space.n
-    scale = torch.as_tensor(
-        obs_scale(importlib.import_module(GAME_PACKAGES[args.game]), num_players=args.players)
-    )
-
-    logits = TensorDictModule(
-        Scaled(mlp(obs_dim, num_actions), scale), in_keys=[OBS], out_keys=[("players", "logits")]
-    )
+    # observations lie in [0, 1] (Box(0, 1)): the networks take them as they are
+    logits = TensorDictModule(mlp(obs_dim, num_actions), in_keys=[OBS], out_keys=[("players", "logits")])
     actor = ProbabilisticActor(
         logits,
         in_keys={"logits": ("players", "logits"), "mask": MASK},
@@ -93,7 +77,7 @@ def main() -> None:
         distribution_class=MaskedCategorical,
         return_log_prob=False,
     )
-    critic = Scaled(mlp(obs_dim, 1), scale)
+    critic = mlp(obs_dim, 1)
     optim = torch.optim.Adam([*actor.parameters(), *critic.parameters()], lr=args.lr)
     kwargs = (
         {"auto_register_policy_transforms": False}

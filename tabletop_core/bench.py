@@ -21,7 +21,8 @@ Each measurement is one dict (printed as one JSON line by ``tabletop bench --jso
 (g) ``threads``: the vector env's default threads against one thread in the same run, at
     batch 4096 with Python actions, on a quiet machine, beside another busy process, and
     interleaved with a torch MLP forward pass (:func:`thread_cases`; ``tabletop bench
-    GAME --threads`` runs only these).
+    GAME --threads`` runs only these and the next);
+(h) ``copy``: ``copy=True`` against ``copy=False`` at batch 4096 (:func:`copy_case`).
 
 Machine noise: each figure is the best of three windows, and the ratios of one run
 (ours / peer, measured back to back) are the figures to compare; absolute numbers move
@@ -300,8 +301,12 @@ def run_benchmarks(
                 ),
             )
     # (g) default threads vs one thread at batch 4096: quiet, busy process, torch
-    if threads:
-        yield from thread_cases(game, options, 4096, max(2.0 * seconds, 4.0))
+    if threads:  # a short run (--seconds below 1) gets short cases, for a smoke test
+        short = seconds < 1.0
+        yield from thread_cases(
+            game, options, 4096, 2.0 * seconds, warmup=10 if short else 40, min_steps=20 if short else 300
+        )
+        yield copy_case(game, options, 4096, 2.0 * seconds)
     # (c) bot games
     for bot in game.bot_names:
         yield rec("bots", bot=bot, games_per_s=_bot_games_per_second(game, bot, bot_games, options))
@@ -436,6 +441,51 @@ def thread_cases(
             "layer": numba.threading_layer() if envs["default"].num_threads > 1 else "none",
             "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY", ""),
         }
+
+
+def copy_case(game: GameDef, options: dict | None = None, num_envs: int = 4096, seconds: float = 4.0) -> dict:
+    """``copy=True`` (the default) against ``copy=False``, default threads, same run.
+
+    Both envs step in alternating windows of 10 steps with Python actions (the compiled
+    sampler, then ``step``) for ``seconds``; the caller keeps each step's outputs until
+    the next step, as a training loop does. Returns the ``copy`` record:
+    ``copy_steps_per_s``, ``no_copy_steps_per_s``, ``ratio`` and ``median_window_ratio``.
+    """
+    from .vector import SelfPlayVectorEnv
+
+    options = dict(options or {})
+    envs = {c: SelfPlayVectorEnv(game, num_envs, seed=0, copy=c, **options) for c in (True, False)}
+    out = {}
+    for c, v in envs.items():
+        v.reset()
+        for _ in range(40):
+            out[c] = v.step(v.sample_actions())
+    spent = {c: 0.0 for c in envs}
+    steps = {c: 0 for c in envs}
+    pairs = []
+    t_end = time.perf_counter() + seconds
+    while time.perf_counter() < t_end:
+        window = {}
+        for c, v in envs.items():
+            t0 = time.perf_counter()
+            for _ in range(10):
+                out[c] = v.step(v.sample_actions())
+            window[c] = time.perf_counter() - t0
+            spent[c] += window[c]
+            steps[c] += 10
+        pairs.append((window[True], window[False]))
+    rate = {c: steps[c] * num_envs / spent[c] for c in envs}
+    return {
+        "bench": "copy",
+        "game": game.name,
+        "options": options,
+        "batch": num_envs,
+        "copy_steps_per_s": rate[True],
+        "no_copy_steps_per_s": rate[False],
+        "ratio": rate[True] / rate[False],
+        "median_window_ratio": float(np.median([nc / cp for cp, nc in pairs])),
+        "threads": envs[True].num_threads,
+    }
 
 
 def main_json(records: Iterator[dict]) -> None:

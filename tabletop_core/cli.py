@@ -195,10 +195,14 @@ def cmd_bench(args: argparse.Namespace, extra: list[str]) -> int:
     game = load_game(args.game)
     options = _game_options(extra)
     batches = (1, 64, 1024, 4096) if not args.quick else (1, 64, 1024)
-    if args.threads:  # only the default-vs-one-thread cases (quiet, busy, torch)
-        from .bench import thread_cases
+    if args.threads:  # only default vs one thread (quiet, busy, torch) and copy=True vs False
+        from .bench import copy_case, thread_cases
 
-        records = thread_cases(game, options, seconds=max(args.seconds, 4.0))
+        def threads_and_copy():
+            yield from thread_cases(game, options, seconds=max(args.seconds, 4.0))
+            yield copy_case(game, options, seconds=max(args.seconds, 4.0))
+
+        records = threads_and_copy()
     else:
         records = run_benchmarks(
             game,
@@ -227,6 +231,11 @@ def _bench_line(r: dict) -> str:
     kind = r["bench"]
     if kind == "threads" and "error" in r:
         return f"threads, {r['case']}: {r['error']}"
+    if kind == "copy":
+        return (
+            f"copy=True (batch {r['batch']}): {r['copy_steps_per_s']:,.0f} · copy=False "
+            f"{r['no_copy_steps_per_s']:,.0f} steps/s (×{r['ratio']:.2f})"
+        )
     if kind == "threads":
         return (
             f"threads, {r['case']} (batch {r['batch']}): default ({r['threads']} threads, "
@@ -399,7 +408,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--quick", action="store_true", help="smaller batches and fewer games")
     sp.add_argument("--no-peers", action="store_true", help="skip PettingZoo classic and Pgx peers")
     sp.add_argument(
-        "--threads", action="store_true", help="only default vs one thread: quiet, busy process, torch"
+        "--threads",
+        action="store_true",
+        help="only default vs one thread (quiet, busy process, torch) and copy=True vs copy=False",
     )
 
     sp = sub.add_parser("play", help="play in the terminal against bots")

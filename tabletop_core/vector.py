@@ -19,16 +19,63 @@ episode an AEC env reset with seed ``s + i`` plays under the same actions, and s
 following (autoreset) episodes, which continue each env's own generator.
 
 Threads (as EnvPool's thread pool, inside compiled code): a large batch is cut into
-``num_threads`` contiguous shards of envs, and a step runs the game's batch kernel on
-every shard at once (the game's ``batch_step_threads`` / ``batch_step_bots_threads``, a
-``prange`` over the shards on numba's threading layer: a parallel region costs ~2 us with
-OpenMP on this machine, while a ``prange`` over the envs themselves was measured 5-9x
-slower than a plain loop). Every env keeps its own generator and buffer rows, so the
-results are identical, bit for bit, whatever the number of threads. numba picks its
-threading layer (OpenMP where the system has it, else its own work queue, ~0.2 ms a
-call); with GNU OpenMP, do not ``fork`` a process that stepped a threaded env
+contiguous shards of envs (``num_shards``: up to 8 per thread, at least 128 envs each),
+and a step runs the game's batch kernel on the shards at once (the game's
+``batch_step_threads`` / ``batch_step_bots_threads``, a ``prange`` over the shards on
+numba's threading layer, handed out one shard at a time to whichever thread is free:
+``numba.set_parallel_chunksize(1)``). Every env keeps its own generator and buffer rows,
+so the results are identical, bit for bit, whatever the number of threads.
+
+Thread defaults, chosen so that the default is never much slower than one thread (The
+Game, 2 players, batch 4096, Python actions; ``tabletop bench thegame --threads`` prints
+these cases; 2 cores shared with five other engineers' test runs, load average 4-8, so
+"quiet" below was not quiet):
+
+* ``num_threads=None`` (default) weighs ``n`` threads (one per 256 envs, at most the
+  cores) against one thread as the env steps and keeps the faster
+  (:class:`ThreadChooser`: every step timed, a 4-step probe of the other choice at an
+  interval that keeps probing under 2 % of the time, asymmetric because the risks are:
+  ``n`` threads gain at most ``n``x but lose 5-20x when a core is taken). Measured, default
+  / one thread in the same run: quiet 0.96-0.99, busy process beside 0.95-0.97, torch MLP
+  forward between steps 0.96-1.06 (each case ran 0.57-1.3 with an earlier, symmetric
+  chooser). With ``num_threads=2`` fixed, the same cases gave 0.04-0.07 (GNU OpenMP's
+  default spin), 0.14-0.38 (``GOMP_SPINCOUNT=20000``), 0.11-0.62 (``GOMP_SPINCOUNT=2000``),
+  0.44-0.71 (``OMP_WAIT_POLICY=PASSIVE``), 0.19-0.26 (numba's ``workqueue`` layer; the
+  ``tbb`` layer is not installed here). On the quiet machine of earlier
+  sessions two threads ran 2.0x one thread, which the chooser keeps (``n`` threads are
+  taken when a probe finds them 1.25x faster).
+* ``GOMP_SPINCOUNT=2000`` (set when this module is imported, unless the user set
+  ``GOMP_SPINCOUNT`` or ``OMP_WAIT_POLICY``; GNU OpenMP reads it when numba's OpenMP
+  layer loads at the first threaded step, and torch's when torch is imported later): after
+  a parallel step, idle threads spin ~0.1 ms (45 ns a spin here), enough to bridge the
+  Python between two steps of a tight loop, then sleep. GNU OpenMP's default, 300,000
+  spins (~13 ms, measured as process CPU time between parallel regions 10 ms apart),
+  burnt a core after every step that another process or torch's threads needed: 64 k
+  against 9.8 M steps/s one thread on a loaded machine. torch ships its own GNU OpenMP
+  under the same soname, which numba's OpenMP layer then shares: import the game
+  packages before torch, or export ``GOMP_SPINCOUNT`` yourself (measured: torch imported
+  first, numba's and torch's idle threads both spun ~9-17 ms per parallel region; the
+  env imported first, 0.2 ms). The chooser keeps the default safe either way (torch
+  first, torch case: 1.20x, one thread in use).
+* More shards than threads, handed out dynamically: measured no different from one shard
+  per thread under this load (0.56-0.62 vs 0.55-0.58, fixed 2 threads); kept because a
+  thread that is descheduled then delays the step by one small shard, not half the batch.
+
+numba picks its threading layer (OpenMP where the system has it, else its own work queue,
+~0.2 ms a call). With GNU OpenMP, do not ``fork`` a process that stepped a threaded env
 (multiprocessing: use the ``spawn`` or ``forkserver`` start method), or use
 ``num_threads=1``.
+
+``copy=True`` (default) hands out arrays the caller owns: a step copies the observations,
+masks, rewards, flags and acting seats it produced into recycled arrays (an array is
+reused only once nobody else references it, see ``_Recycler``: a fresh multi-megabyte
+array pays a page fault per 4 KiB page, and that, not the copy, made ``copy=True`` run at
+0.07-0.2x ``copy=False``), and ``info["final_obs"]`` copies only the rows of the envs that
+ended. Measured at batch 4096 (The Game, 2 players, Python actions, same run): 0.63-0.71x
+``copy=False`` with one thread, 0.99x with the default threads on this loaded machine.
+Pass ``copy=False`` when each step's outputs are consumed or copied before the next step
+(into a rollout buffer, a torch tensor): it hands out read-only views of the env's own
+buffers, which the next step overwrites.
 """
 
 from __future__ import annotations
@@ -70,14 +117,16 @@ class ThreadChooser:
     The thread count the default vector env uses (``num_threads=None``): every step is
     timed; the choice in use keeps a moving average of its step time, and a probe of
     :attr:`PROBE_STEPS` steps with the other choice measures that one now and then (the
-    mean of the probe: a slow step counts); after a probe the faster one is kept
-    (:attr:`HYSTERESIS`), and between probes the env falls back to the other choice at
-    once when the one in use became :attr:`BAILOUT` times slower than the other's last
-    measure (a process started beside it). The
+    mean of the probe's steps); after a probe the faster one is kept (``n`` threads only
+    when :attr:`HYSTERESIS` times faster), and between probes the env leaves ``n``
+    threads at once when their average falls behind one thread's last measure, and one
+    thread when it became :attr:`BAILOUT` times slower than ``n``'s. The
     next probe comes after ``PROBE_STEPS * (ratio - 1) / OVERHEAD`` steps (``ratio``: the
     other choice's time over the one in use), at least :attr:`MIN_INTERVAL` and at most
     :attr:`MAX_INTERVAL`: probing a choice that is 10x slower costs about ``OVERHEAD``
-    (2 %) of the time, one that is as fast costs nothing. The first
+    (2 %) of the time, one that is as fast costs nothing. While ``n`` threads are in use,
+    ``ratio`` is taken at most ``n`` (one thread cannot be more than ``n`` times slower:
+    a probe that says so met a burst of other load, and is checked again soon). The first
     :attr:`WARMUP` calls of each choice are not timed (compilation, thread start).
 
     Args:
@@ -88,8 +137,11 @@ class ThreadChooser:
     MIN_INTERVAL = 8
     MAX_INTERVAL = 20_000
     OVERHEAD = 0.02
-    HYSTERESIS = 1.1  # after a probe, switch when the other choice is this much faster
-    BAILOUT = 4.0  # between probes, switch when the choice in use got this much slower
+    # Asymmetric, as the risks are: n threads gain at most n x, but lose 5-20x when the
+    # cores are shared (a thread waits for a descheduled one). So n threads must prove
+    # themselves HYSTERESIS x faster to be taken, and are left as soon as they are slower.
+    HYSTERESIS = 1.25  # after a probe, take n threads when they are this much faster
+    BAILOUT = 4.0  # between probes, leave one thread when it became this much slower
     WARMUP = 2
 
     def __init__(self, n: int):
@@ -123,8 +175,8 @@ class ThreadChooser:
             if self._seen[k] > self.WARMUP:
                 self._probe.append(seconds)
             if self._probe_left == 0:
-                if self._probe:
-                    self.cost[k] = float(np.mean(self._probe))  # a slow step counts: mean
+                if self._probe:  # the mean: a slow step (a preempted thread) counts
+                    self.cost[k] = float(np.mean(self._probe))
                 self._probe = []
                 self._decide()
             return
@@ -132,7 +184,8 @@ class ThreadChooser:
             c = self.cost[k]
             self.cost[k] = seconds if c == 0.0 else c + 0.2 * (seconds - c)
             other = self.cost[self._other(k)]
-            if other > 0.0 and self.cost[k] > self.BAILOUT * other:
+            limit = 1.0 if k == self.n else self.BAILOUT
+            if other > 0.0 and self.cost[k] > limit * other:
                 self.use = self._other(k)  # the other was faster when last measured:
                 self.cost[self.use] = 0.0  # measure it afresh, and probe this one soon
                 self._until_probe = min(self._until_probe, 2 * self.MIN_INTERVAL)
@@ -143,10 +196,13 @@ class ThreadChooser:
 
     def _decide(self) -> None:
         use, other = self.cost[self.use], self.cost[self._other(self.use)]
-        if use > 0.0 and other > 0.0 and other * self.HYSTERESIS < use:
+        gain = self.HYSTERESIS if self.use == 1 else 1.0
+        if use > 0.0 and other > 0.0 and other * gain < use:
             self.use = self._other(self.use)
             use, other = other, use
         ratio = other / use if use > 0.0 and other > 0.0 else 1.0
+        if self.use == self.n:
+            ratio = min(ratio, float(self.n))
         wait = self.PROBE_STEPS * max(ratio - 1.0, 0.0) / self.OVERHEAD
         self._until_probe = int(min(max(wait, self.MIN_INTERVAL), self.MAX_INTERVAL))
 
@@ -222,16 +278,20 @@ class SelfPlayVectorEnv(VectorEnv):
         game: the game's :class:`~tabletop_core.game.GameDef`.
         num_envs: batch size ``B`` (>= 1).
         seed: seed for the first reset (``reset(seed=...)`` overrides it).
-        copy: return fresh arrays from ``reset``/``step`` (default). ``False`` returns
-            read-only views of the env's internal buffers, which the next call
-            overwrites (faster). Read-only because the env relies on them: the step
+        copy: return arrays the caller owns from ``reset``/``step`` (default; the step's
+            outputs are copied, ``final_obs`` only for the envs that ended; see the
+            module docstring). ``False`` returns read-only views of the env's internal
+            buffers, which the next call overwrites (faster: use it when each step's
+            outputs are consumed or copied before the next step). Read-only because the env relies on them: the step
             checks actions against the mask buffer, and a game may patch the
             observation buffer in place (Exit Now); writing to one raises NumPy's
             ``ValueError: assignment destination is read-only``. Copy what you keep.
         num_threads: threads that step the batch (contiguous shards of envs, see the
-            module docstring); ``None`` (default): one per :data:`MIN_ENVS_PER_THREAD`
-            envs, at most :func:`available_cores` and numba's ``NUMBA_NUM_THREADS``.
-            Results do not depend on it.
+            module docstring); ``None`` (default): up to one per
+            :data:`MIN_ENVS_PER_THREAD` envs, at most :func:`available_cores` and
+            numba's ``NUMBA_NUM_THREADS``, used only while they are faster than one
+            thread (:class:`ThreadChooser`; :attr:`threads_in_use`). An int fixes the
+            count. Results do not depend on it.
         **options: the game's options (validated; ValueError on a bad one).
 
     Raises:
