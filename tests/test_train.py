@@ -87,9 +87,9 @@ def _train(tmp_path, *args: str) -> int:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["nogame", "--steps", "10"], "unknown game 'nogame'"),
-        (["thegame", "--players", "9", "--steps", "10"], "num_players"),
-        (["thegame", "--steps", "10", "--no-such-option", "1"], "bad game option"),
+        (["nogame", "--steps", "10"], "nogame"),
+        (["thegame", "--players", "9", "--steps", "10"], "players"),
+        (["thegame", "--steps", "10", "--no-such-option", "1"], ("no_such_option", "no-such-option")),
         (["thegame", "--steps", "10", "--opponents", "greedy"], "cooperative"),
         (["koikoi", "--steps", "10", "--opponents", "self,champion"], "unknown entry 'champion'"),
         (["koikoi", "--steps", "10", "--opponents", "self:0.8,league:x"], "not a number"),
@@ -101,7 +101,8 @@ def _train(tmp_path, *args: str) -> int:
 )
 def test_bad_options_fail_before_training(tmp_path, capsys, args, message):
     assert _train(tmp_path, *args) == 2
-    assert message in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert any(m in err for m in ((message,) if isinstance(message, str) else message)), err
     assert not (tmp_path / "run" / "log.jsonl").exists()
 
 

@@ -19,7 +19,16 @@ import json
 import sys
 from typing import Any
 
-__all__ = ["add_train_parser", "add_bench_flag", "cmd_train", "cmd_bench_train", "config_from_args"]
+__all__ = [
+    "add_train_parser",
+    "setup_train",
+    "add_bench_flag",
+    "cmd_train",
+    "train_handler",
+    "cmd_bench_train",
+    "bench_train_handler",
+    "config_from_args",
+]
 
 _HELP_EPILOG = """Game options follow as --option-name VALUE (e.g. --on-fire, --level 1, --rounds 4).
 Outputs in --out: policy.npz (plays in `tabletop match --bots policy:FILE`), checkpoint.pt
@@ -38,16 +47,12 @@ def _widths(text: str) -> tuple[int, ...]:
 
 
 def add_train_parser(sub, games: list[str]) -> argparse.ArgumentParser:
-    """Add ``train`` to the ``tabletop`` subcommands (``sub``: argparse subparsers)."""
-    from dataclasses import fields
-
-    from .config import TrainConfig
-
-    D = {f.name: f.default for f in fields(TrainConfig) if not callable(f.default_factory)}
-
+    """Add ``train`` to the ``tabletop`` subcommands (``sub``: argparse subparsers), with a
+    ``game`` positional, ``--players`` and the game options as ``--name value``
+    (:func:`cmd_train`)."""
     sp = sub.add_parser(
         "train",
-        help="train a policy with masked PPO on the vector env (needs the 'train' extra)",
+        help=TRAIN_HELP,
         description="Masked PPO on the game's vector env: self-play, a league of past snapshots "
         "and scripted bots as opponents.",
         epilog=_HELP_EPILOG,
@@ -62,6 +67,22 @@ def add_train_parser(sub, games: list[str]) -> argparse.ArgumentParser:
         default=None,
         help="number of players (Exit Now: humans)",
     )
+    setup_train(sp)
+    return sp
+
+
+TRAIN_HELP = "train a policy with masked PPO on the vector env (needs the 'train' extra)"
+
+
+def setup_train(sp: argparse.ArgumentParser, game=None) -> None:
+    """Add the trainer's own arguments to ``sp``: usable as the ``setup(parser, game)``
+    callback of a per-game sub-parser (``tabletop_core.cli.add_game_subparsers``), whose
+    handler is then :func:`train_handler`."""
+    from dataclasses import fields
+
+    from .config import TrainConfig
+
+    D = {f.name: f.default for f in fields(TrainConfig) if not callable(f.default_factory)}
     g = sp.add_argument_group("run")
     g.add_argument("--minutes", type=float, default=None, help="training wall time (evaluation excluded)")
     g.add_argument("--steps", type=int, default=None, help="env steps (learner and snapshot decisions)")
@@ -135,7 +156,6 @@ def add_train_parser(sub, games: list[str]) -> argparse.ArgumentParser:
         help="last snapshots rated with openskill at the end",
     )
     g.add_argument("--checkpoint-every", type=float, default=D["checkpoint_every"], help="seconds")
-    return sp
 
 
 def add_bench_flag(bench_parser: argparse.ArgumentParser) -> None:
@@ -188,7 +208,8 @@ def game_options(extra: list[str]) -> dict[str, Any]:
 
 
 def config_from_args(args: argparse.Namespace, extra: list[str]):
-    """A validated :class:`~tabletop_core.train.trainer.TrainConfig` from parsed arguments.
+    """A validated :class:`~tabletop_core.train.config.TrainConfig` from parsed arguments
+    and the game options left in ``extra`` (``--name value``).
 
     Raises:
         ValueError: a bad game, game option, bot, opponent mix or policy file.
@@ -199,27 +220,47 @@ def config_from_args(args: argparse.Namespace, extra: list[str]):
     options = game_options(extra)
     if args.players is not None:
         options[game.players_option] = args.players
+    return config_from_options(args, options)
+
+
+def config_from_options(args: argparse.Namespace, options: dict[str, Any]):
+    """The same from parsed arguments and the game options as a dict."""
+    from ..games import load_game
+    from .config import TrainConfig, validate
+
+    game = load_game(args.game)
     try:
         game.make_options(**options)
     except TypeError as exc:
         raise ValueError(f"{args.game}: bad game option ({exc})") from None
-    from .config import TrainConfig, validate
-
     fields = {
         k: getattr(args, k) for k in TrainConfig.__dataclass_fields__ if hasattr(args, k) and k != "options"
     }
-    cfg = TrainConfig(options=options, **fields)
+    cfg = TrainConfig(options=dict(options), **fields)
     validate(cfg)
     return cfg
 
 
 def cmd_train(args: argparse.Namespace, extra: list[str]) -> int:
-    """Run ``tabletop train``; returns the exit code."""
+    """Run ``tabletop train`` (game options in ``extra``); returns the exit code."""
+    _require_torch()
+    return _run(config_from_args(args, extra))
+
+
+def train_handler(args: argparse.Namespace) -> int:
+    """Run ``tabletop train`` from a per-game sub-parser (``args.game``, ``args.options``)."""
+    _require_torch()
+    return _run(config_from_options(args, args.options))
+
+
+def _require_torch() -> None:
     try:
         import torch  # noqa: F401
     except ImportError:
         sys.exit("tabletop train needs torch: pip install torch==2.13.0 && pip install 'tabletop-rl[train]'")
-    cfg = config_from_args(args, extra)
+
+
+def _run(cfg) -> int:
     from .loop import run
 
     summary = run(cfg)
@@ -236,8 +277,17 @@ def cmd_train(args: argparse.Namespace, extra: list[str]) -> int:
 
 def cmd_bench_train(args: argparse.Namespace, extra: list[str]) -> int:
     """``tabletop bench GAME --train``: the training benchmark's JSON lines."""
+    return _bench(args.game, game_options(extra), args.seconds)
+
+
+def bench_train_handler(args: argparse.Namespace) -> int:
+    """The same from a per-game sub-parser (``args.game``, ``args.options``)."""
+    return _bench(args.game, dict(args.options), args.seconds)
+
+
+def _bench(game: str, options: dict[str, Any], seconds: float) -> int:
     from .bench import run_train_bench
 
-    for rec in run_train_bench(args.game, game_options(extra), seconds=max(float(args.seconds), 20.0)):
+    for rec in run_train_bench(game, options, seconds=max(float(seconds), 20.0)):
         print(json.dumps(rec), flush=True)
     return 0
