@@ -105,10 +105,12 @@ if "OMP_WAIT_POLICY" not in os.environ and "GOMP_SPINCOUNT" not in os.environ:
 __all__ = ["SelfPlayVectorEnv", "ThreadChooser", "first_unmasked", "available_cores", "MIN_ENVS_PER_THREAD"]
 
 MIN_ENVS_PER_THREAD = 256
+"""Envs per thread the default ``num_threads`` needs: below it, waking another thread
+costs about what it saves."""
 SHARDS_PER_THREAD = int(os.environ.get("TABLETOP_SHARDS_PER_THREAD", "8"))
+"""Shards per thread (a free thread takes the next one), at most one per
+:data:`MIN_ENVS_PER_SHARD` envs; ``TABLETOP_SHARDS_PER_THREAD`` overrides it."""
 MIN_ENVS_PER_SHARD = 128
-"""Smallest shard the default ``num_threads`` gives a thread: below it, waking another
-thread costs about what it saves."""
 
 
 class ThreadChooser:
