@@ -90,7 +90,7 @@ def run_match(
     opts = game.make_options(**options)
     agents = list(game.agents(opts))
     bot_list = [b.strip() for b in bots.split(",")] if isinstance(bots, str) else list(bots)
-    if any(b.startswith("policy:") for b in bot_list):
+    if any(_is_policy(b) for b in bot_list):
         return _run_policy_match(game, bot_list, games, seed, chunk, progress, opts, agents, options)
     ids = game.bot_ids(bots, len(agents))
     names = [game.bot_names[k] for k in ids]
@@ -139,29 +139,47 @@ def run_match(
     )
 
 
+def _is_policy(bot) -> bool:
+    return not isinstance(bot, str) or bot.startswith("policy:")
+
+
 def _run_policy_match(game, bot_list, games, seed, chunk, progress, opts, agents, options) -> MatchResult:
-    """A match in which one seat is a trained policy (``policy:FILE.npz``) and the other
-    seats are bots: the games run in a single-agent vector env (the bots inside compiled
-    code, the policy in numpy), dealt exactly as in a bot match (game g: seed + g).
-    ``steps`` counts the policy's decisions; no game figures (``stats``) are gathered."""
+    """A match in which one seat is a trained policy (``policy:FILE.npz``, or an
+    :class:`~tabletop_core.policy.MLPPolicy` given as an object) and the other seats are
+    bots, or, in a cooperative game, the same policy plays every seat: the games run in a
+    single-agent vector env (the bots inside compiled code, the policy in numpy), dealt
+    exactly as in a bot match (game g: seed + g). ``steps`` counts the policy's
+    decisions; no game figures (``stats``) are gathered."""
     from .policy import MLPPolicy
     from .single_agent import LearnerVectorEnv
 
     p = len(agents)
-    if len(bot_list) == 1:
+    if len(bot_list) == 1 and not (game.cooperative and p == 1):
         raise ValueError("a policy plays one seat: name a bot for every other seat")
     if len(bot_list) != p:
         raise ValueError(f"{game.name}: need {p} bots (one per seat), got {len(bot_list)}: {bot_list}")
-    seats = [k for k, b in enumerate(bot_list) if b.startswith("policy:")]
-    if len(seats) != 1 or game.cooperative:
+    seats = [k for k, b in enumerate(bot_list) if _is_policy(b)]
+    if game.cooperative:
+        # the learner view of a cooperative game plays every seat with one policy
+        if len(seats) != p or any(b is not bot_list[0] and b != bot_list[0] for b in bot_list):
+            raise ValueError(
+                f"{game.name} is cooperative: a policy plays every seat (the same policy:FILE "
+                "for each seat); a policy beside bots needs a competitive game"
+            )
+        seat = None
+    elif len(seats) != 1:
         raise ValueError("a match takes exactly one policy seat, in a competitive game")
-    seat = seats[0]
-    policy = MLPPolicy.load(bot_list[seat][len("policy:") :])
-    others = [b for k, b in enumerate(bot_list) if k != seat]
-    game.bot_ids(others, p - 1)  # validates the bot names
+    else:
+        seat = seats[0]
+    chosen = bot_list[seats[0]]
+    policy = chosen if isinstance(chosen, MLPPolicy) else MLPPolicy.load(chosen[len("policy:") :])
+    others = [b for k, b in enumerate(bot_list) if k != seat] if seat is not None else None
+    if others is not None:
+        game.bot_ids(others, p - 1)  # validates the bot names
     returns = np.zeros((games, p), np.float64)
     steps = np.zeros(games, np.int64)
-    bar = _progress(progress, games, f"{game.name}: {','.join(bot_list)}")
+    names = [b if not _is_policy(b) else "policy" for b in bot_list]
+    bar = _progress(progress, games, f"{game.name}: {','.join(names)}")
     seconds = 0.0
     try:
         for start in range(0, games, chunk):
@@ -184,7 +202,6 @@ def _run_policy_match(game, bot_list, games, seed, chunk, progress, opts, agents
     finally:
         if bar is not None:
             bar[0].stop()
-    names = [b if not b.startswith("policy:") else "policy" for b in bot_list]
     return MatchResult(game.name, names, opts, returns, steps, {}, seconds, int(seed), agents)
 
 

@@ -246,9 +246,16 @@ def _setup_bench(p: argparse.ArgumentParser, game: GameDef) -> None:
         action="store_true",
         help="only default vs one thread (quiet, busy process, torch) and copy=True vs copy=False",
     )
+    from .train.cli import add_bench_flag
+
+    add_bench_flag(p)
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    if getattr(args, "train", False):
+        from .train.cli import bench_train_handler
+
+        return bench_train_handler(args)
     from .bench import _json_default as jd
     from .bench import run_benchmarks
 
@@ -465,6 +472,7 @@ def build_parser() -> argparse.ArgumentParser:
         setup=_setup_replay,
     )
     from .soak import cmd_soak, setup_soak_parser
+    from .train.cli import TRAIN_HELP, setup_train, train_handler
 
     add_game_subparsers(
         sub,
@@ -473,6 +481,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="random and bot games in the vector env, invariants checked every step",
         setup=setup_soak_parser,
     )
+    add_game_subparsers(sub, "train", train_handler, help=TRAIN_HELP, setup=setup_train)
     return p
 
 

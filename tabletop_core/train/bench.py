@@ -1,0 +1,232 @@
+"""Training throughput of ``tabletop train``, measured in one run (``tabletop bench --train``,
+``benchmarks/train.py``): one JSON line per measurement.
+
+* ``matmul``: torch's matrix-multiply throughput on this machine, now, with the trainer's
+  threads and dtype, on the network's own layer shapes at the update's minibatch
+  (``(mb, 256) @ (256, 256)`` and the first and last layers), best of a few windows.
+* ``train``: the trainer at its defaults, end to end (rollout + update, evaluation
+  excluded) for ``seconds``: env steps/s; the wall time split into env stepping,
+  inference, update and plumbing (everything else: copies into the rollout storage,
+  advantages, bookkeeping); ``env_plumbing_share``; ``mfu``, the model FLOPs (counted from
+  the layer shapes: one forward per inference sample, three per update sample) per second
+  of inference and update, over the ``matmul`` figure.
+* ``sb3``: sb3-contrib ``MaskablePPO`` on the same env (the single-agent view, the learner
+  playing every seat of The Game / seat 0 against random bots elsewhere), at its
+  documented defaults (minibatch 64, 10 epochs, lr 3e-4, gamma 0.99) except the network
+  (``net_arch=[256, 256]``, tanh: SB3 builds separate policy and value MLPs of that shape)
+  and the rollout size (``n_envs x n_steps`` = the trainer's ``num_envs x rollout``): one
+  rollout and its update, timed; ``speedup_vs_sb3``.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from .config import TrainConfig
+
+__all__ = ["run_train_bench", "matmul_gflops"]
+
+
+def matmul_gflops(
+    shapes: list[tuple[int, int, int]], dtype_name: str, threads: int, seconds: float = 1.0
+) -> float:
+    """Best GFLOP/s of torch matmuls ``(m, k) @ (k, n)`` over ``shapes`` run in turn."""
+    import torch
+
+    torch.set_num_threads(threads)
+    dtype = torch.bfloat16 if dtype_name == "bfloat16" else torch.float32
+    mats = [(torch.randn(m, k, dtype=dtype), torch.randn(k, n, dtype=dtype)) for m, k, n in shapes]
+    flops = sum(2 * m * k * n for m, k, n in shapes)
+    for a, b in mats:
+        a @ b
+    best = 0.0
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        t0 = time.perf_counter()
+        for _ in range(5):
+            for a, b in mats:
+                a @ b
+        best = max(best, 5 * flops / (time.perf_counter() - t0) / 1e9)
+    return best
+
+
+def _sb3_steps_per_s(
+    game_name: str, options: dict, num_envs: int, rollout: int, seed: int, threads: int
+) -> dict:
+    try:
+        import torch
+        from sb3_contrib import MaskablePPO
+        from stable_baselines3.common.vec_env import VecEnv
+    except ImportError as exc:
+        return {"bench": "sb3", "error": f"sb3-contrib not installed ({exc}): pip install 'tabletop-rl[rl]'"}
+    from ..games import load_game
+    from ..single_agent import LearnerVectorEnv
+
+    game = load_game(game_name)
+    venv = LearnerVectorEnv(
+        game, num_envs, seat=None if game.cooperative else 0, opponents="random", **options
+    )
+
+    class Adapter(VecEnv):
+        def __init__(self):
+            super().__init__(num_envs, venv.single_observation_space, venv.single_action_space)
+
+        def reset(self):
+            return venv.reset(seed=seed)[0]
+
+        def step_async(self, actions):
+            self._a = np.asarray(actions, np.int64)
+
+        def step_wait(self):
+            obs, r, term, trunc, info = venv.step(self._a)
+            infos = [{} for _ in range(num_envs)]
+            for i in np.flatnonzero(term):
+                infos[i]["terminal_observation"] = info["final_obs"][i]
+            return obs, r.astype(np.float32), term | trunc, infos
+
+        def action_masks(self):
+            return venv.action_masks()
+
+        def env_method(self, name, *args, indices=None, **kwargs):
+            if name == "action_masks":
+                return list(venv.action_masks())
+            raise AttributeError(name)
+
+        def has_attr(self, name):
+            return name == "action_masks"
+
+        def get_attr(self, name, indices=None):
+            if name == "render_mode":
+                return [None] * num_envs
+            raise AttributeError(name)
+
+        def set_attr(self, *a, **k):
+            raise AttributeError(a[0])
+
+        def env_is_wrapped(self, wrapper_class, indices=None):
+            return [False] * num_envs
+
+        def close(self):
+            pass
+
+    torch.set_num_threads(threads)
+    model = MaskablePPO(
+        "MlpPolicy",
+        Adapter(),
+        n_steps=rollout,
+        policy_kwargs={"net_arch": [256, 256], "activation_fn": torch.nn.Tanh},
+        seed=seed,
+        device="cpu",
+        verbose=0,
+    )
+    t0 = time.perf_counter()
+    model.learn(total_timesteps=num_envs * rollout)
+    dt = time.perf_counter() - t0
+    return {
+        "bench": "sb3",
+        "what": "sb3-contrib MaskablePPO, documented defaults (batch_size 64, n_epochs 10) except "
+        "net_arch [256, 256] tanh and n_envs x n_steps",
+        "n_envs": num_envs,
+        "n_steps": rollout,
+        "batch_size": model.batch_size,
+        "n_epochs": model.n_epochs,
+        "steps": int(model.num_timesteps),
+        "seconds": dt,
+        "steps_per_s": model.num_timesteps / dt,
+    }
+
+
+def run_train_bench(
+    game: str = "thegame", options: dict[str, Any] | None = None, seconds: float = 30.0, sb3: bool = True
+) -> list[dict]:
+    """The benchmark's records (see the module docstring). ``seconds``: the trainer's
+    timed window (after one warm-up update). The Game 2 players when no options are given."""
+    import torch
+
+    from .trainer import Trainer
+
+    options = dict(options or {})
+    if game == "thegame" and "num_players" not in options:
+        options["num_players"] = 2
+    cfg = TrainConfig(game=game, options=options, steps=10**12, progress=False)
+    trainer = Trainer(cfg)
+    threads, dtype = trainer.threads, "bfloat16" if trainer.bf16 else "float32"
+    d, a, h = trainer.obs_dim, trainer.num_actions, cfg.hidden
+    mb = cfg.minibatch
+    shapes = [(mb, d, h[0])] + [(mb, x, y) for x, y in zip(h[:-1], h[1:])] + [(mb, h[-1], a + 1)]
+    out: list[dict] = []
+    peak = matmul_gflops(shapes, dtype, threads)
+    out.append(
+        {
+            "bench": "matmul",
+            "dtype": dtype,
+            "threads": threads,
+            "shapes": shapes,
+            "gflops": peak,
+            "gflops_float32": matmul_gflops(shapes, "float32", threads) if dtype != "float32" else peak,
+        }
+    )
+    torch.set_num_threads(threads)
+
+    trainer.collect()
+    trainer.update(cfg.lr)
+    trainer.seconds = dict.fromkeys(trainer.seconds, 0.0)
+    trainer.flops = dict.fromkeys(trainer.flops, 0.0)
+    s0 = trainer.global_step
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        trainer.collect()
+        trainer.update(cfg.lr)
+    wall = time.perf_counter() - t0
+    sec = trainer.seconds
+    steps = trainer.global_step - s0
+    compute = sec["inference"] + sec["update"]
+    achieved = (trainer.flops["inference"] + trainer.flops["update"]) / compute / 1e9
+    rec = {
+        "bench": "train",
+        "game": game,
+        "options": options,
+        "num_envs": trainer.num_envs,
+        "rollout": cfg.rollout,
+        "minibatch": mb,
+        "epochs": cfg.epochs,
+        "hidden": list(h),
+        "dtype": dtype,
+        "threads": threads,
+        "env_threads": cfg.env_threads,
+        "steps": steps,
+        "seconds": wall,
+        "steps_per_s": steps / wall,
+        "time_split": {k: v / wall for k, v in sec.items()},
+        "env_plumbing_share": (sec["env"] + sec["plumbing"]) / wall,
+        "model_gflops": achieved,
+        "inference_gflops": trainer.flops["inference"] / max(sec["inference"], 1e-9) / 1e9,
+        "update_gflops": trainer.flops["update"] / max(sec["update"], 1e-9) / 1e9,
+        "mfu": achieved / peak,
+        "mfu_vs_float32_matmul": achieved / out[0]["gflops_float32"],
+    }
+    out.append(rec)
+    if sb3:
+        s = _sb3_steps_per_s(game, options, trainer.num_envs, cfg.rollout, 0, threads)
+        out.append(s)
+        if "steps_per_s" in s:
+            out.append(
+                {
+                    "bench": "summary",
+                    "game": game,
+                    "steps_per_s": rec["steps_per_s"],
+                    "sb3_steps_per_s": s["steps_per_s"],
+                    "speedup_vs_sb3": rec["steps_per_s"] / s["steps_per_s"],
+                    "mfu": rec["mfu"],
+                    "env_plumbing_share": rec["env_plumbing_share"],
+                    "targets": {
+                        "speedup_vs_sb3": ">= 10 (aim 30)",
+                        "mfu": ">= 0.5",
+                        "env_plumbing_share": "<= 0.15",
+                    },
+                }
+            )
+    return out

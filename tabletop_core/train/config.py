@@ -1,0 +1,208 @@
+"""The settings of a ``tabletop train`` run and their checks (no torch needed here)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..games import GAME_PACKAGES, load_game
+from .opponents import default_opponents, parse_opponents, split_envs
+
+__all__ = ["TrainConfig", "ConfigError", "validate", "bf16_supported"]
+
+
+@dataclass
+class TrainConfig:
+    """Every setting of a run (the ``tabletop train`` flags, same names with dashes).
+
+    Budget: ``minutes`` (wall time of training, evaluation excluded) and/or ``steps``
+    (env steps: one per env per vector step, a decision of the learner or of a league
+    snapshot; a bot's decisions inside the learner kernels are not counted); training
+    stops at the first reached.
+    Defaults: chosen by the quality reached in a fixed time on The Game, 2 players
+    (``docs/training.md``).
+    """
+
+    game: str = "thegame"
+    options: dict[str, Any] = field(default_factory=dict)
+    out: str = "runs/train"
+    minutes: float | None = None
+    steps: int | None = None
+    seed: int = 0
+    device: str = "cpu"
+    resume: bool = False
+    init_policy: str | None = None
+    # rollout
+    num_envs: int | None = None
+    rollout: int = 16
+    opponents: str | None = None
+    league_every: int = 10
+    league_size: int = 16
+    # PPO
+    epochs: int = 1
+    minibatch: int = 4096
+    hidden: tuple[int, ...] = (256, 256)
+    lr: float = 1e-3
+    anneal_lr: bool = True
+    gamma: float = 0.995
+    gae_lambda: float = 0.95
+    clip: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    normalize_rewards: bool = True
+    bf16: str = "auto"
+    # threads
+    threads: int | None = None
+    env_threads: int = 1
+    # evaluation
+    eval_every: float = 60.0
+    eval_games: int = 200
+    final_games: int = 500
+    eval_seed: int = 1_000_000
+    eval_opponents: str = "random"
+    eval_bots: str | None = None
+    rate_snapshots: int = 8
+    progress: bool = True
+    checkpoint_every: float = 120.0
+
+
+class ConfigError(ValueError):
+    """A bad ``tabletop train`` option, raised before any training starts."""
+
+
+def _positive(name: str, value, kind=int, allow_none=False, zero=False):
+    if value is None and allow_none:
+        return
+    ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+    if kind is int:
+        ok = ok and float(value).is_integer()
+    if not ok or not math.isfinite(float(value)) or (value < 0 if zero else value <= 0):
+        raise ConfigError(
+            f"--{name.replace('_', '-')} must be a {'non-negative' if zero else 'positive'} "
+            f"{'integer' if kind is int else 'number'}, got {value!r}"
+        )
+
+
+def validate(cfg: TrainConfig):
+    """Check every option before anything is built; returns ``(game, options)``.
+
+    Raises:
+        ConfigError (a ValueError): naming the option and what is allowed (unknown game,
+            bot, opponent mix, bad game option, a budget missing, ...).
+    """
+    game = load_game(cfg.game) if cfg.game in GAME_PACKAGES else None
+    if game is None:
+        raise ConfigError(f"unknown game {cfg.game!r}; games: {', '.join(GAME_PACKAGES)}")
+    try:
+        options = game.make_options(**cfg.options)
+    except TypeError as exc:
+        raise ConfigError(f"{cfg.game}: bad game option ({exc})") from None
+    if cfg.minutes is None and cfg.steps is None:
+        raise ConfigError("give a budget: --minutes M and/or --steps N")
+    _positive("minutes", cfg.minutes, float, allow_none=True)
+    _positive("steps", cfg.steps, int, allow_none=True)
+    if cfg.num_envs is None:
+        cfg.num_envs = auto_num_envs(game.observation_layout(options).dim, game.num_actions, cfg.rollout)
+    for name in (
+        "num_envs",
+        "rollout",
+        "epochs",
+        "minibatch",
+        "league_every",
+        "league_size",
+        "env_threads",
+        "eval_games",
+        "final_games",
+    ):
+        _positive(name, getattr(cfg, name), int)
+    _positive("threads", cfg.threads, int, allow_none=True)
+    for name in ("lr", "gamma", "gae_lambda", "clip", "max_grad_norm", "eval_every", "checkpoint_every"):
+        _positive(name, getattr(cfg, name), float)
+    for name in ("ent_coef", "vf_coef", "rate_snapshots"):
+        _positive(name, getattr(cfg, name), float, zero=True)
+    if not all(isinstance(h, int) and h > 0 for h in cfg.hidden) or not cfg.hidden:
+        raise ConfigError(f"--hidden must be positive widths such as 256,256, got {cfg.hidden!r}")
+    if cfg.bf16 not in ("auto", "on", "off"):
+        raise ConfigError(f"--bf16 must be auto, on or off, got {cfg.bf16!r}")
+    if cfg.device != "cpu" and not cfg.device.startswith("cuda"):
+        raise ConfigError(f"--device must be cpu or cuda[:N], got {cfg.device!r}")
+    if cfg.device.startswith("cuda") and not _cuda_available():
+        raise ConfigError("--device cuda: torch sees no CUDA device here")
+    if cfg.env_threads > 1 and game.batch_step_threads is None:
+        raise ConfigError(f"{cfg.game} has no threaded batch kernels: --env-threads must be 1")
+    if cfg.init_policy is not None:
+        load_init_policy(cfg.init_policy, game, options, cfg.hidden)
+    mix = parse_opponents(cfg.opponents or default_opponents(game), game)
+    num_players = len(game.agents(options))
+    split_envs(cfg.num_envs, mix, num_players)
+    if not game.cooperative:
+        opp = [b.strip() for b in cfg.eval_opponents.split(",")]
+        try:
+            game.bot_ids(opp if len(opp) > 1 else opp * (num_players - 1), num_players - 1)
+        except ValueError as exc:
+            raise ConfigError(f"--eval-opponents: {exc}") from None
+    if cfg.eval_bots:
+        try:
+            game.bot_ids(cfg.eval_bots, len(cfg.eval_bots.split(",")))
+        except ValueError as exc:
+            raise ConfigError(f"--eval-bots: {exc}") from None
+    return game, options
+
+
+def bf16_supported() -> bool:
+    """True where this CPU multiplies bfloat16 natively (AVX512-BF16 or AMX)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = f.read()
+    except OSError:
+        return False
+    return "avx512_bf16" in flags or "amx_bf16" in flags
+
+
+DEFAULT_NUM_ENVS = 4096
+ROLLOUT_BYTES = 1 << 30
+
+
+def auto_num_envs(obs_dim: int, num_actions: int, rollout: int) -> int:
+    """``--num-envs`` when not given: 4096, fewer where the rollout storage (float32
+    observations and bool masks, ``rollout`` steps per env) would pass 1 GiB (Exit Now's
+    8,001-float observation: 2048)."""
+    per_env = rollout * (4 * obs_dim + num_actions)
+    n = DEFAULT_NUM_ENVS
+    while n > 64 and n * per_env > ROLLOUT_BYTES:
+        n //= 2
+    return n
+
+
+def _cuda_available() -> bool:
+    import torch
+
+    return torch.cuda.is_available()
+
+
+def load_init_policy(path: str, game, options, hidden) -> dict:
+    """The weights of an :class:`~tabletop_core.policy.MLPPolicy` file to start the actor
+    from, checked against the game, its options and the network's widths.
+
+    Raises:
+        ConfigError: the file is missing, not a policy, made for another game or other
+            options, or has other hidden widths.
+    """
+    from ..policy import MLPPolicy
+
+    try:
+        policy = MLPPolicy.load(path)
+        policy.check(game.observation_layout(options).dim, game.num_actions, f"{game.name} {options}")
+    except ValueError as exc:
+        raise ConfigError(f"--init-policy: {exc}") from None
+    widths = tuple(w.shape[1] for w, _ in policy.layers[:-1])
+    if widths != tuple(hidden):
+        raise ConfigError(
+            f"--init-policy: the policy's hidden widths are {','.join(map(str, widths))}; "
+            f"this run's --hidden is {','.join(map(str, hidden))}"
+        )
+    return {"layers": policy.layers, "scale": policy.scale}

@@ -1,0 +1,559 @@
+"""``tabletop train``: masked PPO on the vector env, one file's worth of hot loop.
+
+Read it like CleanRL's ``ppo.py``: a config (:class:`TrainConfig`, every field a flag),
+a rollout, per-seat advantages, a clipped-objective update. What is built for these envs:
+
+* **Rollout.** Thousands of envs. The envs run with ``copy=False``; their observation,
+  mask, reward, termination and acting-seat buffers are wrapped once by
+  ``torch.from_numpy`` and rewritten in place by every step, so a step's only copy is
+  the one into the rollout storage the update reads. Masked sampling is Gumbel-max
+  (:func:`~tabletop_core.train.model.masked_gumbel_sample`).
+* **Opponents** (:mod:`tabletop_core.train.opponents`). The envs are split between
+  self-play (one :class:`~tabletop_core.vector.SelfPlayVectorEnv`, the learner acting for
+  whichever seat is to move; league envs share it, a snapshot acting for the seats the
+  learner does not hold) and scripted bots (the game's learner kernels: the bots' turns
+  run inside compiled code).
+* **Credit** per seat (:func:`~tabletop_core.train.advantages.seat_advantages`); a
+  cooperative game's team is credited as one chain, as the learner views do.
+* **Threads.** torch's intra-op threads take the cores (``--threads``, default every
+  core), the env steps on one numba thread (``--env-threads 1``): the env's share of the
+  wall time is small, and two spin-waiting OpenMP pools (numba's and torch's) on the same
+  two cores slow each other (measured; ``docs/training.md``).
+* **Time split.** Every phase is timed (env stepping, inference, update, plumbing: the
+  rest), logged per update and summed in the final record.
+
+Outputs in ``--out``: ``policy.npz`` (:class:`~tabletop_core.policy.MLPPolicy`, so
+``tabletop match --bots policy:FILE`` plays it), ``checkpoint.pt`` (``--resume``),
+``log.jsonl``, ``curve.png`` and ``summary.json``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+import warnings
+
+import numpy as np
+import torch
+from torch import nn
+
+from ..policy import MLPPolicy
+from ..rng import seed_word
+from ..single_agent import _LearnerCore
+from ..vector import SelfPlayVectorEnv, available_cores
+from .advantages import seat_advantages
+from .config import ConfigError, TrainConfig, bf16_supported, load_init_policy, validate
+from .model import Agent, masked_gumbel_sample, masked_logits, model_flops_per_sample
+from .opponents import League, default_opponents, parse_opponents, split_envs
+from .sample import legal_index, masked_sample, max_legal
+
+__all__ = ["TrainConfig", "Trainer", "train"]
+
+
+def default_threads() -> int:
+    """torch threads when ``--threads`` is not given: every core on an otherwise idle
+    machine, else one. Measured here: with other busy processes on the 2 cores, a second
+    torch thread ran the update at 0.6-1.2x of one thread (and a spin-waiting one at 0.1x);
+    results do not depend on it."""
+    cores = available_cores()
+    try:
+        busy = os.getloadavg()[0] >= 1.0
+    except OSError:
+        busy = False
+    return 1 if busy else cores
+
+
+# --- env groups ------------------------------------------------------------------------------
+class _Group:
+    """Rows ``lo:hi`` of the batch, stepped by one env object; numpy buffers rewritten in
+    place by each step, wrapped once as tensors (no per-step conversion)."""
+
+    lo: int
+    hi: int
+    obs: np.ndarray
+    mask: np.ndarray
+    rewards: np.ndarray
+    term: np.ndarray
+    cur: np.ndarray
+
+    def wrap(self):
+        with warnings.catch_warnings():  # read-only views of the env buffers: we only read
+            warnings.simplefilter("ignore", UserWarning)
+            self.obs_t = torch.from_numpy(self.obs)
+            self.mask_t = torch.from_numpy(self.mask)
+
+
+class _SelfPlayGroup(_Group):
+    """Self-play and league envs: a :class:`SelfPlayVectorEnv` (``copy=False``)."""
+
+    def __init__(self, game, n, lo, league_rows, seed, env_threads, options, rng):
+        self.venv = SelfPlayVectorEnv(
+            game, n, seed=seed, copy=False, num_threads=min(env_threads, n), **options
+        )
+        self.lo, self.hi, self.n = lo, lo + n, n
+        self.num_players = self.venv.num_players
+        self.venv.reset(seed=seed)
+        v = self.venv
+        self.obs, self.mask, self.rewards, self.term, self.cur = v._obs, v._mask, v._rewards, v._term, v._cur
+        # league: envs [n - league_rows, n) hold a snapshot in the seats the learner does not
+        self.league = np.zeros(n, np.bool_)
+        self.league[n - league_rows :] = True
+        self.opp = np.full(n, -1, np.int64)  # snapshot id per env, -1: self-play
+        self.seat = np.zeros(n, np.int64)  # the learner's seat in a league env
+        self.rng = rng
+        self.wrap()
+
+    def resample(self, rows: np.ndarray, league: League) -> None:
+        rows = rows[self.league[rows]]
+        if rows.size:
+            self.opp[rows] = league.sample(self.rng, rows.size)
+            self.seat[rows] = self.rng.integers(0, self.num_players, rows.size)
+
+    def learner_acts(self) -> np.ndarray:
+        return (self.opp < 0) | (self.cur == self.seat)
+
+    def step(self, actions: np.ndarray) -> None:
+        self.venv.step(actions)
+
+
+class _BotGroup(_Group):
+    """Envs against a scripted bot: the game's learner kernels (bots inside compiled code)."""
+
+    def __init__(self, game, n, lo, bot, seat, seed, options):
+        self.core = _LearnerCore(game, n, seat, bot, options)
+        self.lo, self.hi, self.n, self.bot, self.learner = lo, lo + n, n, bot, seat
+        self.core.reset([seed + k for k in range(n)])
+        c = self.core
+        self.obs, self.mask, self.rewards, self.term, self.cur = c.obs, c.mask, c.rewards, c.term, c.cur
+        self.wrap()
+
+    def step(self, actions: np.ndarray) -> None:
+        self.core.step(actions, autoreset=True)
+
+
+class _RunningStd:
+    """Running variance of the learner's discounted return (gymnasium's NormalizeReward):
+    rewards are divided by its standard deviation before the advantages."""
+
+    def __init__(self, num_envs: int, gamma: float):
+        self.ret = np.zeros(num_envs, np.float64)
+        self.gamma, self.count, self.mean, self.var = gamma, 1e-4, 0.0, 1.0
+
+    def update(self, rewards: np.ndarray, dones: np.ndarray) -> None:
+        for t in range(rewards.shape[0]):
+            self.ret = self.ret * self.gamma + rewards[t]
+            x = self.ret
+            bm, bv, bc = x.mean(), x.var(), x.size
+            delta, tot = bm - self.mean, self.count + bc
+            self.mean += delta * bc / tot
+            self.var = (self.var * self.count + bv * bc + delta**2 * self.count * bc / tot) / tot
+            self.count = tot
+            self.ret[dones[t]] = 0.0
+
+    @property
+    def std(self) -> float:
+        return float(np.sqrt(self.var + 1e-8))
+
+
+# --- the trainer -----------------------------------------------------------------------------
+class Trainer:
+    """Build everything for a run from a :class:`TrainConfig` (validated first), then
+    :meth:`run` it. Exposed for tests and benchmarks (:meth:`collect`, :meth:`update`)."""
+
+    def __init__(self, cfg: TrainConfig):
+        self.cfg = cfg
+        self.game, self.options = validate(cfg)
+        self.opts = dataclasses.asdict(self.options) if dataclasses.is_dataclass(self.options) else {}
+        self.game_options = {k: v for k, v in cfg.options.items()}
+        game = self.game
+        self.agents = list(game.agents(self.options))
+        self.num_players = p = len(self.agents)
+        self.device = torch.device(cfg.device)
+        threads = cfg.threads or default_threads()
+        torch.set_num_threads(threads)
+        self.threads = threads
+        self.bf16 = cfg.bf16 == "on" or (
+            cfg.bf16 == "auto" and self.device.type == "cpu" and bf16_supported()
+        )
+        torch.manual_seed(cfg.seed)
+        self.gen = torch.Generator(device=self.device).manual_seed(cfg.seed)
+        self.rng = np.random.default_rng(cfg.seed)
+        self.mix = parse_opponents(cfg.opponents or default_opponents(game), game)
+        counts = dict(split_envs(cfg.num_envs, self.mix, p))
+
+        # --- envs: one self-play vector env (self + league rows), one learner core per bot x seat
+        n_self, n_league = counts.get("self", 0), counts.get("league", 0)
+        self.groups: list[_Group] = []
+        lo = 0
+        self.selfplay: _SelfPlayGroup | None = None
+        if n_self + n_league:
+            self.selfplay = _SelfPlayGroup(
+                game, n_self + n_league, 0, n_league, cfg.seed, cfg.env_threads, self.game_options, self.rng
+            )
+            self.groups.append(self.selfplay)
+            lo = self.selfplay.hi
+        for name, c in counts.items():
+            if name in ("self", "league"):
+                continue
+            for seat in range(p):
+                n = c // p + (1 if seat < c % p else 0)
+                g = _BotGroup(game, n, lo, name, seat, cfg.seed + 7_919 * (lo + 1), self.game_options)
+                self.groups.append(g)
+                lo = g.hi
+        self.num_envs = n = lo
+        self.league = League(cfg.league_size)
+        if self.selfplay is not None:
+            self.selfplay.resample(np.arange(self.selfplay.n), self.league)
+
+        # --- model, optimiser, storage
+        d = game.observation_layout(self.options).dim
+        a = game.num_actions
+        self.obs_dim, self.num_actions = d, a
+        self.agent = Agent(d, a, cfg.hidden).to(self.device)
+        if cfg.init_policy is not None and not cfg.resume:
+            init = load_init_policy(cfg.init_policy, game, self.options, cfg.hidden)
+            linears = [m for m in self.agent.trunk if isinstance(m, nn.Linear)] + [self.agent.actor]
+            with torch.no_grad():
+                for k, (lin, (w, b)) in enumerate(zip(linears, init["layers"])):
+                    if k == 0 and init["scale"] is not None:  # fold the observation scale in
+                        w = w * init["scale"][:, None]
+                    lin.weight.copy_(torch.from_numpy(np.ascontiguousarray(w.T)))
+                    lin.bias.copy_(torch.from_numpy(b))
+        self.optim = torch.optim.Adam(self.agent.parameters(), lr=cfg.lr, eps=1e-5)
+        t = cfg.rollout
+        dev = self.device
+        # bf16 autocast casts a linear layer's input to bf16 anyway: storing the observations
+        # as bf16 is the same computation with half the bytes to copy and gather
+        self.obs_buf = torch.zeros(
+            (t, n, d), device=dev, dtype=torch.bfloat16 if self.bf16 else torch.float32
+        )
+        self.mask_buf = torch.zeros((t, n, a), dtype=torch.bool, device=dev)
+        self.act_buf = torch.zeros((t, n), dtype=torch.long, device=dev)
+        self.logp_buf = torch.zeros((t, n), device=dev)
+        self.val_buf = np.zeros((t, n), np.float32)
+        self.rew_buf = np.zeros((t, n, p), np.float32)
+        self.done_buf = np.zeros((t, n), np.bool_)
+        self.seat_buf = np.zeros((t, n), np.int64)
+        self.sample_rng = np.array([seed_word(cfg.seed * 1_000_003 + i) for i in range(n)], np.uint64)
+        self.reward_std = _RunningStd(n, cfg.gamma)
+        self.ep_ret = np.zeros(n, np.float64)
+        self.finished: list[float] = []
+        self.global_step = 0
+        self.update_idx = 0
+        self.seconds = {"env": 0.0, "inference": 0.0, "update": 0.0, "plumbing": 0.0}
+        self.train_seconds = 0.0
+        self._snap_models: dict[int, Agent] = {}
+        # compile (or load from numba's cache) the two kernels before any timing
+        seat_advantages(
+            np.zeros((1, 1, p), np.float32),
+            np.zeros((1, 1), np.float32),
+            np.zeros((1, 1), np.int64),
+            np.zeros((1, 1), np.bool_),
+            np.zeros(1, np.float32),
+            np.zeros(1, np.int64),
+            0.9,
+            0.9,
+        )
+        masked_sample(
+            np.zeros((1, a), np.float32),
+            np.ones((1, a), np.bool_),
+            np.ones(1, np.uint64),
+            np.zeros(1, np.int64),
+            np.zeros(1, np.float32),
+        )
+        self.flops_per_sample = model_flops_per_sample(d, a, cfg.hidden)
+        self.flops = {"inference": 0.0, "update": 0.0}
+
+    # --- helpers -------------------------------------------------------------------------------
+    def _autocast(self):
+        return torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.bf16)
+
+    def _chain_seat(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per env: the learner chain of the current observation (-1: a snapshot acts),
+        and whether the learner acts."""
+        n = self.num_envs
+        seat = np.empty(n, np.int64)
+        for g in self.groups:
+            rows = slice(g.lo, g.hi)
+            if isinstance(g, _SelfPlayGroup):
+                acts = g.learner_acts()
+                chain = np.zeros(g.n, np.int64) if self.game.cooperative else g.cur.copy()
+                seat[rows] = np.where(acts, chain, -1)
+            else:
+                seat[rows] = 0 if self.game.cooperative else g.learner
+        return seat, seat >= 0
+
+    def _reward_column(self) -> np.ndarray:
+        """Per env, the seat whose return the progress bar shows (the learner's seat; seat 0
+        in self-play)."""
+        col = np.zeros(self.num_envs, np.int64)
+        for g in self.groups:
+            if isinstance(g, _SelfPlayGroup):
+                col[g.lo : g.hi] = np.where(g.opp >= 0, g.seat, 0)
+            elif not self.game.cooperative:
+                col[g.lo : g.hi] = g.learner
+        return col
+
+    def _snapshot_model(self, sid: int) -> Agent:
+        m = self._snap_models.get(sid)
+        if m is None:
+            m = Agent(self.obs_dim, self.num_actions, self.cfg.hidden).to(self.device)
+            m.load_state_dict(self.league.snapshots[sid][1])
+            m.eval()
+            self._snap_models[sid] = m
+        return m
+
+    def _sample(self, logits: torch.Tensor, t: int, rows) -> tuple[torch.Tensor, torch.Tensor]:
+        """Masked Gumbel-max sample of rows ``rows`` of step ``t``: compiled on the CPU
+        (noise drawn only for legal actions, a generator word per env), torch on a GPU."""
+        if self.device.type != "cpu":
+            return masked_gumbel_sample(logits, self.mask_buf[t, rows], self.gen)
+        lg = np.ascontiguousarray(logits.float().numpy())
+        mask = self.mask_buf[t].numpy()
+        n = lg.shape[0]
+        actions = torch.empty(n, dtype=torch.long)
+        logp = torch.empty(n, dtype=torch.float32)
+        if isinstance(rows, slice):
+            masked_sample(lg, mask, self.sample_rng, actions.numpy(), logp.numpy())
+        else:
+            rng = self.sample_rng[rows]
+            masked_sample(lg, mask[rows], rng, actions.numpy(), logp.numpy())
+            self.sample_rng[rows] = rng
+        return actions, logp
+
+    # --- rollout -------------------------------------------------------------------------------
+    @torch.no_grad()
+    def collect(self) -> None:
+        """Play ``rollout`` vector steps in every env, filling the rollout storage."""
+        tick = time.perf_counter
+        sec = self.seconds
+        agent = self.agent
+        col_cache = None
+        for t in range(self.cfg.rollout):
+            t0 = tick()
+            for g in self.groups:
+                self.obs_buf[t, g.lo : g.hi].copy_(g.obs_t, non_blocking=True)
+                self.mask_buf[t, g.lo : g.hi].copy_(g.mask_t, non_blocking=True)
+            seat, learner = self._chain_seat()
+            self.seat_buf[t] = seat
+            t1 = tick()
+            with self._autocast():
+                logits, value = agent(self.obs_buf[t])
+            actions, logp = self._sample(logits, t, slice(None))
+            if not learner.all():  # league snapshots act for their seats
+                sp = self.selfplay
+                rows = np.flatnonzero(~learner)
+                ids = sp.opp[rows - sp.lo]
+                for sid in np.unique(ids):
+                    r = rows[ids == sid]
+                    with self._autocast():
+                        sl, _ = self._snapshot_model(int(sid))(
+                            self.obs_buf[t, torch.from_numpy(r).to(self.device)]
+                        )
+                    actions[torch.from_numpy(r).to(self.device)] = self._sample(sl, t, r)[0]
+            self.act_buf[t] = actions
+            self.logp_buf[t] = logp
+            self.val_buf[t] = value.float().cpu().numpy()
+            acts = actions.numpy() if self.device.type == "cpu" else actions.cpu().numpy()
+            t2 = tick()
+            for g in self.groups:
+                g.step(acts[g.lo : g.hi])
+            t3 = tick()
+            for g in self.groups:
+                self.rew_buf[t, g.lo : g.hi] = g.rewards
+                self.done_buf[t, g.lo : g.hi] = g.term
+            if col_cache is None:
+                col_cache = self._reward_column()
+            self.ep_ret += self.rew_buf[t, np.arange(self.num_envs), col_cache]
+            done = self.done_buf[t]
+            if done.any():
+                ended = np.flatnonzero(done)
+                self.finished.extend(self.ep_ret[ended].tolist())
+                self.ep_ret[ended] = 0.0
+                if self.selfplay is not None:
+                    sp = ended[(ended >= self.selfplay.lo) & (ended < self.selfplay.hi)] - self.selfplay.lo
+                    self.selfplay.resample(sp, self.league)
+                    col_cache = None
+            self.global_step += self.num_envs
+            t4 = tick()
+            sec["plumbing"] += (t1 - t0) + (t4 - t3)
+            sec["inference"] += t2 - t1
+            sec["env"] += t3 - t2
+        self.flops["inference"] += self.flops_per_sample * self.num_envs * self.cfg.rollout
+
+    # --- update --------------------------------------------------------------------------------
+    def update(self, lr: float | None = None) -> dict[str, float]:
+        """One PPO update on the stored rollout; returns the losses."""
+        cfg = self.cfg
+        tick = time.perf_counter
+        t0 = tick()
+        with torch.no_grad(), self._autocast():
+            _, last_value = self.agent(
+                torch.from_numpy(np.concatenate([g.obs for g in self.groups])).to(self.device)
+            )
+        last_seat, _ = self._chain_seat()
+        rewards = self.rew_buf
+        if cfg.normalize_rewards:
+            col = self._reward_column()
+            self.reward_std.update(rewards[:, np.arange(self.num_envs), col], self.done_buf)
+            rewards = rewards / np.float32(self.reward_std.std)
+        adv, valid = seat_advantages(
+            rewards,
+            self.val_buf,
+            self.seat_buf,
+            self.done_buf,
+            last_value.float().cpu().numpy(),
+            last_seat,
+            cfg.gamma,
+            cfg.gae_lambda,
+        )
+        ret = adv + self.val_buf
+        keep = torch.from_numpy(valid.reshape(-1)).to(self.device)
+        t_len, n = self.val_buf.shape
+
+        def kept(x: torch.Tensor) -> torch.Tensor:  # no copy when every transition is valid
+            x = x.view(t_len * n, *x.shape[2:])
+            return x if all_valid else x[keep]
+
+        all_valid = bool(valid.all())
+        obs, mask, act = kept(self.obs_buf), kept(self.mask_buf), kept(self.act_buf)
+        # the loss needs only the legal actions' logits (The Game: at most 29 of 393): a
+        # padded list of them per sample makes the softmax, entropy and their gradients
+        # work on (mb, K) instead of (mb, A)
+        mask_np, act_np = mask.cpu().numpy(), act.cpu().numpy()
+        width = max(1, int(max_legal(mask_np)))
+        lidx = np.empty((mask_np.shape[0], width), np.int64)
+        lvalid = np.empty((mask_np.shape[0], width), np.bool_)
+        lpos = np.empty(mask_np.shape[0], np.int64)
+        legal_index(mask_np, act_np, width, lidx, lvalid, lpos)
+        lidx = torch.from_numpy(lidx).to(self.device)
+        lvalid = torch.from_numpy(lvalid).to(self.device)
+        lpos = torch.from_numpy(lpos).to(self.device)
+        old_logp = kept(self.logp_buf)
+        advs = kept(torch.from_numpy(adv).to(self.device))
+        rets = kept(torch.from_numpy(ret).to(self.device))
+        m = obs.shape[0]
+        t1 = tick()
+        if lr is not None:
+            self.optim.param_groups[0]["lr"] = lr
+        stats = {"pg_loss": 0.0, "v_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clipfrac": 0.0}
+        count = 0
+        mb = min(cfg.minibatch, m)
+        for _ in range(cfg.epochs):
+            perm = torch.randperm(m, generator=self.gen, device=self.device)
+            for start in range(0, m - mb + 1, mb):  # full minibatches only (equal weight)
+                idx = perm[start : start + mb]
+                with self._autocast():
+                    logits, value = self.agent(obs[idx])
+                z = masked_logits(logits.gather(1, lidx[idx]).float(), lvalid[idx])
+                logp_all = torch.log_softmax(z, dim=1)
+                new_logp = logp_all.gather(1, lpos[idx, None]).squeeze(1)
+                # softmax, not logp_all.exp(): torch's CPU exp ran 8x slower than softmax here
+                entropy = -(torch.softmax(z, dim=1) * logp_all).sum(1).mean()
+                log_ratio = new_logp - old_logp[idx]
+                ratio = log_ratio.exp()
+                a = advs[idx]
+                a = (a - a.mean()) / (a.std() + 1e-8)
+                pg_loss = torch.max(-a * ratio, -a * ratio.clamp(1 - cfg.clip, 1 + cfg.clip)).mean()
+                v_loss = 0.5 * (value.float() - rets[idx]).pow(2).mean()
+                loss = pg_loss + cfg.vf_coef * v_loss - cfg.ent_coef * entropy
+                self.optim.zero_grad(set_to_none=True)
+                loss.backward()
+                nn.utils.clip_grad_norm_(self.agent.parameters(), cfg.max_grad_norm)
+                self.optim.step()
+                with torch.no_grad():
+                    stats["pg_loss"] += float(pg_loss)
+                    stats["v_loss"] += float(v_loss)
+                    stats["entropy"] += float(entropy)
+                    stats["approx_kl"] += float(((ratio - 1) - log_ratio).mean())
+                    stats["clipfrac"] += float(((ratio - 1).abs() > cfg.clip).float().mean())
+                count += 1
+                self.flops["update"] += 3 * self.flops_per_sample * mb
+        t2 = tick()
+        self.seconds["plumbing"] += t1 - t0
+        self.seconds["update"] += t2 - t1
+        self.update_idx += 1
+        out = {k: v / max(count, 1) for k, v in stats.items()}
+        out["samples"] = int(m)
+        return out
+
+    def snapshot_if_due(self) -> None:
+        """Every ``league_every`` updates, add the learner to the league's pool (league envs
+        draw from it; at the end the last snapshots are rated against the bots, with or
+        without league envs) and forget snapshots no env plays any more."""
+        if self.update_idx % self.cfg.league_every:
+            return
+        self.league.add(self.update_idx, self.agent.state_dict())
+        if self.selfplay is not None:
+            self.league.release(self.selfplay.opp)
+        self._snap_models = {k: v for k, v in self._snap_models.items() if k in self.league.snapshots}
+
+    # --- persistence ---------------------------------------------------------------------------
+    def policy(self) -> MLPPolicy:
+        return MLPPolicy(self.agent.policy_weights())
+
+    def save_policy(self, path: str) -> None:
+        """Write the actor as an :class:`MLPPolicy` ``.npz`` (plus the game and options it
+        was made for, which ``tabletop train --resume`` checks)."""
+        np.savez(path, **self.agent.policy_weights())
+
+    def checkpoint(self) -> dict:
+        return {
+            "config": dataclasses.asdict(self.cfg),
+            "game": self.game.name,
+            "options": self.opts,
+            "obs_dim": self.obs_dim,
+            "num_actions": self.num_actions,
+            "model": self.agent.state_dict(),
+            "optim": self.optim.state_dict(),
+            "update": self.update_idx,
+            "global_step": self.global_step,
+            "train_seconds": self.train_seconds,
+            "league": self.league.state(),
+            "reward_std": (self.reward_std.count, self.reward_std.mean, self.reward_std.var),
+            "torch_rng": self.gen.get_state(),
+            "numpy_rng": self.rng.bit_generator.state,
+        }
+
+    def load_checkpoint(self, ck: dict) -> None:
+        """Continue from :meth:`checkpoint` output.
+
+        Raises:
+            ValueError: the checkpoint was made for another game, other options or
+                another network.
+        """
+        if ck.get("game") != self.game.name or ck.get("options") != self.opts:
+            raise ConfigError(
+                f"--resume: the checkpoint was made for {ck.get('game')} {ck.get('options')}, "
+                f"this run is {self.game.name} {self.opts} (another game or other options)"
+            )
+        if tuple(ck["config"]["hidden"]) != tuple(self.cfg.hidden):
+            raise ConfigError(
+                f"--resume: the checkpoint's network is --hidden {ck['config']['hidden']}, "
+                f"this run asks for {list(self.cfg.hidden)}"
+            )
+        self.agent.load_state_dict(ck["model"])
+        self.optim.load_state_dict(ck["optim"])
+        self.update_idx, self.global_step = int(ck["update"]), int(ck["global_step"])
+        self.train_seconds = float(ck["train_seconds"])
+        self.league.load(ck["league"])
+        self.reward_std.count, self.reward_std.mean, self.reward_std.var = ck["reward_std"]
+        self.gen.set_state(ck["torch_rng"])
+        self.rng.bit_generator.state = ck["numpy_rng"]
+        # fresh deals, not the first run's again: reseed every env from the seed and update
+        seed = self.cfg.seed + 1_000_003 * self.update_idx
+        for g in self.groups:
+            if isinstance(g, _SelfPlayGroup):
+                g.venv.reset(seed=seed + g.lo)
+                g.resample(np.arange(g.n), self.league)
+            else:
+                g.core.reset([seed + g.lo + k for k in range(g.n)])
+        self.ep_ret[:] = 0.0
+
+
+def train(cfg: TrainConfig) -> dict:
+    """Run ``tabletop train`` (see :mod:`tabletop_core.train.loop`)."""
+    from .loop import run
+
+    return run(cfg)

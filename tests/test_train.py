@@ -1,0 +1,256 @@
+"""`tabletop train` (tabletop_core/train/): per-seat advantages, masked sampling, clear
+errors before training, the bit-identical first update, the league, and a smoke run whose
+policy `tabletop match` plays."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from tabletop_core import cli  # noqa: E402
+from tabletop_core.rng import seed_word  # noqa: E402
+from tabletop_core.train import TrainConfig  # noqa: E402
+from tabletop_core.train.advantages import seat_advantages  # noqa: E402
+from tabletop_core.train.opponents import League, parse_opponents  # noqa: E402
+from tabletop_core.train.sample import masked_sample  # noqa: E402
+
+
+# --- per-seat GAE ---------------------------------------------------------------------------
+def test_one_seat_advantages_are_cleanrl_gae():
+    rng = np.random.default_rng(0)
+    t_len, b, gamma, lam = 12, 3, 0.9, 0.8
+    rewards = rng.normal(size=(t_len, b, 1)).astype(np.float32)
+    values = rng.normal(size=(t_len, b)).astype(np.float32)
+    dones = rng.random((t_len, b)) < 0.2
+    last_value = rng.normal(size=b).astype(np.float32)
+    seat = np.zeros((t_len, b), np.int64)
+    adv, valid = seat_advantages(rewards, values, seat, dones, last_value, np.zeros(b, np.int64), gamma, lam)
+    ref = np.zeros((t_len, b))
+    gae = np.zeros(b)
+    for t in range(t_len - 1, -1, -1):
+        nxt = last_value if t == t_len - 1 else values[t + 1]
+        nonterm = 1.0 - dones[t]
+        delta = rewards[t, :, 0] + gamma * nxt * nonterm - values[t]
+        gae = delta + gamma * lam * nonterm * gae
+        ref[t] = gae
+    np.testing.assert_allclose(adv, ref, rtol=1e-5, atol=1e-5)
+    assert valid.all()
+
+
+def test_two_seat_chains_and_snapshot_steps():
+    # seat 0 acts at t=0, 2; seat 1 at t=1, 3; rewards of seat 0 arrive at every step
+    r = np.zeros((4, 1, 2), np.float32)
+    r[:, 0, 0] = [1, 2, 3, 4]
+    z = np.zeros((4, 1), np.float32)
+    adv, valid = seat_advantages(
+        r, z, np.array([[0], [1], [0], [1]]), np.zeros((4, 1), bool), z[0], np.array([0]), 1.0, 1.0
+    )
+    # seat 0's first transition earns the rewards of t=0 and t=1 (its own and seat 1's
+    # move), plus, with lambda = 1, its next transition's advantage (3 + 4)
+    assert adv[0, 0] == pytest.approx(1 + 2 + 3 + 4) and adv[2, 0] == pytest.approx(3 + 4)
+    assert adv[1, 0] == 0.0  # seat 1 receives nothing
+    assert valid[:, 0].tolist() == [True, True, True, False]  # seat 1's t=3 successor is unknown
+    # a league snapshot acting at t=1 (seat -1): no transition, its step's rewards flow on
+    adv, valid = seat_advantages(
+        r, z, np.array([[0], [-1], [0], [-1]]), np.zeros((4, 1), bool), z[0], np.array([0]), 1.0, 1.0
+    )
+    assert valid[:, 0].tolist() == [True, False, True, False] and adv[1, 0] == 0.0
+    assert adv[0, 0] == pytest.approx(10.0)
+
+
+# --- masked Gumbel-max sampling -------------------------------------------------------------
+def test_masked_sample_draws_the_masked_softmax():
+    n = 40_000
+    logits = np.tile(np.array([1.0, 5.0, 0.0, -1.0, 9.0], np.float32), (n, 1))
+    mask = np.zeros((n, 5), np.int8)
+    mask[:, [0, 2, 3]] = 1
+    rng = np.array([seed_word(i) for i in range(n)], np.uint64)
+    actions, logp = np.empty(n, np.int64), np.empty(n, np.float32)
+    masked_sample(logits, mask, rng, actions, logp)
+    p = np.exp([1.0, 0.0, -1.0])
+    p /= p.sum()
+    freq = np.bincount(actions, minlength=5) / n
+    assert freq[1] == 0 and freq[4] == 0  # never an illegal action
+    np.testing.assert_allclose(freq[[0, 2, 3]], p, atol=0.01)
+    np.testing.assert_allclose(logp, np.log(p)[np.searchsorted([0, 2, 3], actions)], rtol=1e-5)
+
+
+# --- clear errors before training -----------------------------------------------------------
+def _train(tmp_path, *args: str) -> int:
+    return cli.main(["train", *args, "--out", str(tmp_path / "run"), "--no-progress"])
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["nogame", "--steps", "10"], "nogame"),
+        (["thegame", "--players", "9", "--steps", "10"], "players"),
+        (["thegame", "--steps", "10", "--no-such-option", "1"], ("no_such_option", "no-such-option")),
+        (["thegame", "--steps", "10", "--opponents", "greedy"], "cooperative"),
+        (["koikoi", "--steps", "10", "--opponents", "self,champion"], "unknown entry 'champion'"),
+        (["koikoi", "--steps", "10", "--opponents", "self:0.8,league:x"], "not a number"),
+        (["koikoi", "--steps", "10", "--opponents", "self:0.8,league:0.7,random"], "sum to"),
+        (["koikoi", "--steps", "10", "--eval-opponents", "nobody"], "unknown bot 'nobody'"),
+        (["thegame"], "budget"),
+        (["thegame", "--steps", "10", "--minibatch", "0"], "--minibatch"),
+    ],
+)
+def test_bad_options_fail_before_training(tmp_path, capsys, args, message):
+    assert _train(tmp_path, *args) == 2
+    err = capsys.readouterr().err
+    assert any(m in err for m in ((message,) if isinstance(message, str) else message)), err
+    assert not (tmp_path / "run" / "log.jsonl").exists()
+
+
+def test_policy_file_for_another_game_or_options(tmp_path, capsys):
+    from tabletop_core.train.model import Agent
+
+    koikoi = tmp_path / "koikoi.npz"
+    import koikoi_env
+
+    dim = koikoi_env.GAME.observation_layout(koikoi_env.Options(num_players=2)).dim
+    np.savez(koikoi, **Agent(dim, koikoi_env.GAME.num_actions).policy_weights())
+    assert _train(tmp_path, "thegame", "--players", "2", "--steps", "10", "--init-policy", str(koikoi)) == 2
+    assert "another game or other options" in capsys.readouterr().err
+    # The Game for 3 players has a longer observation than for 2
+    import thegame_env
+
+    three = tmp_path / "three.npz"
+    dim3 = thegame_env.GAME.observation_layout(thegame_env.Options(num_players=3)).dim
+    np.savez(three, **Agent(dim3, thegame_env.GAME.num_actions).policy_weights())
+    assert _train(tmp_path, "thegame", "--players", "2", "--steps", "10", "--init-policy", str(three)) == 2
+    assert "another game or other options" in capsys.readouterr().err
+    assert _train(tmp_path, "thegame", "--steps", "10", "--init-policy", str(tmp_path / "none.npz")) == 2
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_opponent_mix_parsing():
+    import koikoi_env
+
+    g = koikoi_env.GAME
+    assert parse_opponents("self:0.5,league,greedy", g) == [("self", 0.5), ("league", 0.25), ("greedy", 0.25)]
+    assert parse_opponents("strong", g) == [("strong", 1.0)]
+    with pytest.raises(ValueError, match="twice"):
+        parse_opponents("self,self", g)
+
+
+# --- reproducibility ------------------------------------------------------------------------
+def _small(**kw) -> TrainConfig:
+    base = dict(
+        game="thegame", options={"num_players": 2}, steps=10**6, num_envs=64, rollout=8, minibatch=128
+    )
+    base.update(kw)
+    return TrainConfig(**base)
+
+
+def _first_update(cfg: TrainConfig):
+    from tabletop_core.train import Trainer
+
+    tr = Trainer(cfg)
+    tr.collect()
+    stats = tr.update(cfg.lr)
+    return {k: v.clone() for k, v in tr.agent.state_dict().items()}, tr.act_buf.clone(), stats
+
+
+def test_first_update_is_bit_identical_on_a_rerun():
+    a, acts_a, sa = _first_update(_small(seed=3))
+    b, acts_b, sb = _first_update(_small(seed=3))
+    assert torch.equal(acts_a, acts_b)
+    for k in a:
+        assert torch.equal(a[k], b[k]), k
+    assert sa == sb
+    c, acts_c, _ = _first_update(_small(seed=4))
+    assert not torch.equal(acts_a, acts_c)
+
+
+# --- the league -----------------------------------------------------------------------------
+def test_league_pool_keeps_the_newest():
+    league = League(2)
+    rng = np.random.default_rng(0)
+    assert (league.sample(rng, 5) == -1).all()  # empty pool: self-play
+    sd = {"w": torch.zeros(2)}
+    for u in (1, 2, 3):
+        league.add(u, sd)
+    assert league.pool == [1, 2]
+    league.release(np.array([0, -1]))  # snapshot 0 left the pool but env 0 still plays it
+    assert 0 in league.snapshots
+    league.release(np.array([-1]))
+    assert 0 not in league.snapshots and set(league.sample(rng, 50)) <= {1, 2}
+
+
+@pytest.mark.slow
+def test_league_envs_play_past_snapshots():
+    from tabletop_core.train import Trainer
+
+    cfg = TrainConfig(
+        game="koikoi",
+        options={"num_players": 2, "rounds": 1},
+        steps=10**6,
+        num_envs=96,
+        rollout=16,
+        minibatch=256,
+        opponents="self:0.25,league:0.5,random:0.25",
+        league_every=1,
+        league_size=3,
+        seed=1,
+    )
+    tr = Trainer(cfg)
+    assert [type(g).__name__ for g in tr.groups] == ["_SelfPlayGroup", "_BotGroup", "_BotGroup"]
+    snapshot_moves = 0
+    for _ in range(6):
+        tr.collect()
+        snapshot_moves += int((tr.seat_buf < 0).sum())
+        tr.update(cfg.lr)
+        tr.snapshot_if_due()
+    sp = tr.selfplay
+    drawn = {k: v for k, v in tr.league.drawn.items() if v > 0}
+    assert len(drawn) >= 2  # several past snapshots were drawn at resets
+    assert snapshot_moves > 0  # and they played their seats
+    in_use = sp.opp[sp.league & (sp.opp >= 0)]
+    assert in_use.size > 0
+    # every snapshot in play is a past learner: taken at an earlier update, with other weights
+    for sid in np.unique(in_use):
+        update, state = tr.league.snapshots[int(sid)]
+        assert update < tr.update_idx
+        assert not torch.equal(state["actor.weight"], tr.agent.state_dict()["actor.weight"])
+    assert (sp.opp[~sp.league] == -1).all()  # self-play envs never get a snapshot
+
+
+# --- end to end -----------------------------------------------------------------------------
+@pytest.mark.slow
+def test_smoke_run_writes_a_policy_that_match_plays(tmp_path, capsys):
+    out = tmp_path / "run"
+    common = ["--players", "2", "--num-envs", "256", "--rollout", "8", "--minibatch", "512"]
+    common += ["--eval-games", "20", "--final-games", "20", "--out", str(out), "--no-progress"]
+    assert cli.main(["train", "thegame", "--steps", "8000", "--seed", "0", *common]) == 0
+    for name in ("policy.npz", "checkpoint.pt", "log.jsonl", "curve.png", "summary.json"):
+        assert (out / name).exists(), name
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["steps"] >= 8000 and set(summary["levels"]) == {"random", "greedy", "strong"}
+    assert "final" in summary["ratings"]
+    kinds = {json.loads(line)["kind"] for line in (out / "log.jsonl").read_text().splitlines()}
+    assert kinds == {"config", "levels", "eval", "update", "final"}
+    capsys.readouterr()
+    policy = f"policy:{out / 'policy.npz'}"
+    assert (
+        cli.main(
+            ["match", "thegame", "--players", "2", "--bots", f"{policy},{policy}", "--games", "30", "--json"]
+        )
+        == 0
+    )
+    match = json.loads(capsys.readouterr().out)
+    assert match["games"] == 30 and match["bots"] == ["policy", "policy"]
+    assert 0 <= match["seats"][0]["mean_return"]["mean"] <= 98
+    # --resume continues the run: more steps, the update counter goes on
+    before = summary["updates"]
+    assert cli.main(["train", "thegame", "--steps", "16000", "--resume", *common]) == 0
+    after = json.loads((out / "summary.json").read_text())
+    assert after["updates"] > before and after["steps"] >= 16000
+    # a checkpoint of The Game for 2 players does not resume a 3-player run
+    common3 = [c if c != "2" else "3" for c in common]
+    assert cli.main(["train", "thegame", "--steps", "20000", "--resume", *common3]) == 2
+    assert "another game or other options" in capsys.readouterr().err
