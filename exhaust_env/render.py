@@ -166,14 +166,13 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
     Raises:
         ValueError: if ``seat`` is not a seat of this game's agents.
     """
-    from tabletop_core.svg import THEME, Svg, card, card_back, pile, seat_label
+    from tabletop_core.svg import THEME, Svg, card, card_back, check_view_seat, pile, seat_label
 
     e = state[i]
     mode = Mode(int(e["cfg_mode"]))
     n = int(e["cfg_seats"])
     agents = int(e["cfg_agents"])
-    if seat is not None and not 0 <= int(seat) < agents:
-        raise ValueError(f"seat must be None (omniscient) or 0..{agents - 1}, got {seat!r}")
+    check_view_seat(seat, agents)
     singles = int(e["cfg_singles"])
     playing = int(e["status"]) == Status.PLAYING
     cur = int(e["current"])
@@ -279,14 +278,5 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
         y += hh + 18
     if not playing:
         loser = int(e["loser"])
-        svg.rect(0, SVG_HEIGHT - 36, SVG_WIDTH, 36, fill="#000000", opacity=0.6)
-        svg.text(
-            SVG_WIDTH / 2,
-            SVG_HEIGHT - 12,
-            f"game over — {_svg_seat_name(e, loser)} is exhausted and loses",
-            size=16,
-            anchor="middle",
-            weight="bold",
-            fill=THEME.highlight,
-        )
+        svg.end_banner(f"game over — {_svg_seat_name(e, loser)} is exhausted and loses")
     return svg.to_string()

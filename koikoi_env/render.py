@@ -149,14 +149,13 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
     Raises:
         ValueError: if ``seat`` is not a seat of this game.
     """
-    from tabletop_core.svg import THEME, Svg, card_back, pile, seat_label
+    from tabletop_core.svg import THEME, Svg, card_back, check_view_seat, pile, seat_label
 
     from .spec import SUIT_NAMES, SUIT_SYMBOLS
 
     e = state[i]
     n = int(e["cfg_players"])
-    if seat is not None and not 0 <= int(seat) < n:
-        raise ValueError(f"seat must be None (omniscient) or 0..{n - 1}, got {seat!r}")
+    check_view_seat(seat, n)
     loc = e["loc"]
     status = Status(int(e["status"]))
     playing = status == Status.PLAYING
@@ -239,14 +238,5 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
         best = max(chips)
         winners = ", ".join(f"player_{k}" for k in range(n) if chips[k] == best)
         why = "all rounds played" if status == Status.ROUNDS_DONE else "a player has no chips left"
-        svg.rect(0, SVG_HEIGHT - 36, SVG_WIDTH, 36, fill="#000000", opacity=0.6)
-        svg.text(
-            SVG_WIDTH / 2,
-            SVG_HEIGHT - 12,
-            f"game over ({why}) — winner(s): {winners} with {best} chips",
-            size=15,
-            anchor="middle",
-            weight="bold",
-            fill=THEME.highlight,
-        )
+        svg.end_banner(f"game over ({why}) — winner(s): {winners} with {best} chips", size=15)
     return svg.to_string()

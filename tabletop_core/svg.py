@@ -142,12 +142,35 @@ class Svg:
             **kw,
         )
 
+    def end_banner(self, message: str, height: float = 36, size: float = 16) -> None:
+        """The end-of-game message on a dark band across the bottom of the picture."""
+        self.rect(0, self.height - height, self.width, height, fill="#000000", opacity=0.6)
+        self.text(
+            self.width / 2,
+            self.height - height / 3,
+            message,
+            size=size,
+            anchor="middle",
+            weight="bold",
+            fill=THEME.highlight,
+        )
+
     def to_string(self) -> str:
         head = (
             f'<svg xmlns="http://www.w3.org/2000/svg" width="{self.width}" height="{self.height}" '
             f'viewBox="0 0 {self.width} {self.height}">'
         )
         return head + "".join(self.parts) + "</svg>"
+
+
+def check_view_seat(seat: int | None, num_seats: int) -> None:
+    """Check a picture's point of view: ``None`` (omniscient) or a seat ``0..num_seats-1``.
+
+    Raises:
+        ValueError: naming the seat given and what is allowed.
+    """
+    if seat is not None and not 0 <= int(seat) < num_seats:
+        raise ValueError(f"seat must be None (omniscient) or 0..{num_seats - 1}, got {seat!r}")
 
 
 def card(

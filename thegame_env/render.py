@@ -90,14 +90,13 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
     Raises:
         ValueError: if ``seat`` is not a seat of this game.
     """
-    from tabletop_core.svg import THEME, Svg, card, card_back, pile, seat_label
+    from tabletop_core.svg import THEME, Svg, card, card_back, check_view_seat, pile, seat_label
 
     from .rules import min_plays_now
 
     e = state[i]
     n = int(e["cfg_players"])
-    if seat is not None and not 0 <= int(seat) < n:
-        raise ValueError(f"seat must be None (omniscient) or 0..{n - 1}, got {seat!r}")
+    check_view_seat(seat, n)
     on_fire = bool(e["cfg_on_fire"])
     playing = int(e["status"]) == Status.PLAYING
     draw = NUM_CARDS - int(e["deck_pos"])
@@ -218,14 +217,7 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
             else:
                 card_back(svg, x, y, hw, hh - 6)
     if not playing:
-        svg.rect(0, SVG_HEIGHT - 40, SVG_WIDTH, 40, fill="#000000", opacity=0.6)
-        svg.text(
-            SVG_WIDTH / 2,
-            SVG_HEIGHT - 14,
-            f"game over — {_SVG_END[Status(int(e['status']))]}; score {left} (cards not played)",
-            size=16,
-            anchor="middle",
-            weight="bold",
-            fill=THEME.highlight,
+        svg.end_banner(
+            f"game over — {_SVG_END[Status(int(e['status']))]}; score {left} (cards not played)", height=40
         )
     return svg.to_string()
