@@ -81,6 +81,7 @@ from .spec import (
     MAP,
     MAP_SWAP,
     MAX_GHOSTS,
+    NO_CHIP,
     NUM_ACTIONS,
     NUM_ITEM_KINDS,
     NUM_KINDS,
@@ -101,8 +102,8 @@ from .spec import (
     Status,
 )
 
-_DR = np.array([-1, 0, 1, 0], np.int64)
-_DC = np.array([0, 1, 0, -1], np.int64)
+DR = np.array([-1, 0, 1, 0], np.int64)  # row step of each direction (DIR_NAMES order)
+DC = np.array([0, 1, 0, -1], np.int64)  # column step of each direction
 _DECK = np.array(DECK, np.int8)
 _CORNER_BR = np.array([0, 0, 2, 2], np.int64)
 _CORNER_BC = np.array([0, 2, 2, 0], np.int64)
@@ -172,24 +173,12 @@ def find_kind_r(e, kind):
 
 
 @kernel
-def find_kind(s, i, kind):
-    """:func:`find_kind_r` of env ``i``."""
-    return find_kind_r(s[i], kind)
-
-
-@kernel
 def ghost_at_r(e, r, c):
     """Lowest-numbered ghost on (r, c), or -1."""
     for g in range(MAX_GHOSTS):
         if e.gon[g] != 0 and e.gpos[g, 0] == r and e.gpos[g, 1] == c:
             return g
     return -1
-
-
-@kernel
-def ghost_at(s, i, r, c):
-    """:func:`ghost_at_r` of env ``i``."""
-    return ghost_at_r(s[i], r, c)
 
 
 @kernel
@@ -200,12 +189,6 @@ def humans_at_r(e, r, c):
         if e.hpos[h, 0] == r and e.hpos[h, 1] == c:
             n += 1
     return n
-
-
-@kernel
-def humans_at(s, i, r, c):
-    """:func:`humans_at_r` of env ``i``."""
-    return humans_at_r(s[i], r, c)
 
 
 @kernel
@@ -239,7 +222,7 @@ def ghost_free_r(e, r, c):
     k = e.cell[r, c]
     if k in (WALL, EXIT) or is_sealed(k):
         return False
-    return e.chip[r, c] == 0
+    return e.chip[r, c] == NO_CHIP
 
 
 @kernel
@@ -289,7 +272,7 @@ def sync_map_r(e):
             x |= np.uint32(ex) << b
             sl |= np.uint32(se) << b
             w |= np.uint32(human_walkable(k)) << b
-            ch |= np.uint32(e.chip[r, c] != 0) << b
+            ch |= np.uint32(e.chip[r, c] != NO_CHIP) << b
             lm |= np.uint32(k >= EXIT and k != PLACE) << b
             pl |= np.uint32(e.place[r, c] >= 0) << b
         e.wbits[r + 1] = w
@@ -405,7 +388,7 @@ def build_map_r(e):
                 e.place[r, c] = n
                 n += 1
             else:
-                e.chip[r, c] = 0
+                e.chip[r, c] = NO_CHIP
                 e.place[r, c] = -1
     sync_map_r(e)
 
@@ -471,12 +454,6 @@ def move_block_r(e, bra, bca, brb, bcb, k):
         if e.gon[g] != 0 and not moved and not same:
             _move_piece_block(e.gpos[g], kb, brb, bcb, kb, bra, bca)
     sync_map_r(e)
-
-
-@kernel
-def move_block(s, i, bra, bca, brb, bcb, k):
-    """:func:`move_block_r` of env ``i``."""
-    move_block_r(s[i], bra, bca, brb, bcb, k)
 
 
 @kernel
@@ -626,12 +603,6 @@ def walk_bits_r(e, h, length, acc):
 
 
 @kernel
-def walk_bits(s, i, h, length, acc):
-    """:func:`walk_bits_r` of env ``i``."""
-    return walk_bits_r(s[i], h, length, acc)
-
-
-@kernel
 def reachable_r(e, h, length, out, row, offset):
     """Mark every legal destination of human ``h`` moving ``length`` squares.
 
@@ -691,15 +662,15 @@ def ghost_moves_r(e):
     c = np.int64(e.gpos[g, 1])
     raw = 0
     for d in range(4):
-        r1 = r + _DR[d]
-        c1 = c + _DC[d]
+        r1 = r + DR[d]
+        c1 = c + DC[d]
         if not in_map(r1, c1):
             continue
         if ghost_free_r(e, r1, c1):
             raw |= 1 << d
         elif e.moves_left >= 2:
             k = e.cell[r1, c1]
-            if (k == WALL or is_sealed(k)) and ghost_free_r(e, r1 + _DR[d], c1 + _DC[d]):
+            if (k == WALL or is_sealed(k)) and ghost_free_r(e, r1 + DR[d], c1 + DC[d]):
                 raw |= 1 << (4 + d)
     if e.last_dir >= 0:
         back = (e.last_dir + 2) % 4
@@ -707,12 +678,6 @@ def ghost_moves_r(e):
         if m != 0:
             return m
     return raw
-
-
-@kernel
-def ghost_moves(s, i):
-    """:func:`ghost_moves_r` of env ``i``."""
-    return ghost_moves_r(s[i])
 
 
 # --- captures, contact ----------------------------------------------------------------------
@@ -739,12 +704,6 @@ def start_contact_r(e, g):
 
 
 @kernel
-def start_contact(s, i, g):
-    """:func:`start_contact_r` of env ``i``."""
-    start_contact_r(s[i], g)
-
-
-@kernel
 def capture_square_r(e, r, c):
     """Capture every human on (r, c): off the map, items to the confiscated pile; flag the
     item-chip placement. Rules "Capture"."""
@@ -761,21 +720,14 @@ def capture_square_r(e, r, c):
 
 
 @kernel
-def capture_square(s, i, r, c):
-    """:func:`capture_square_r` of env ``i``."""
-    capture_square_r(s[i], r, c)
-
-
-@kernel
 def chip_place_ok_r(e, r, c):
     """Whether the item chip may go on (r, c): an event-chip place without chip or piece."""
-    return e.place[r, c] >= 0 and e.chip[r, c] == 0 and humans_at_r(e, r, c) == 0 and ghost_at_r(e, r, c) < 0
-
-
-@kernel
-def chip_place_ok(s, i, r, c):
-    """:func:`chip_place_ok_r` of env ``i``."""
-    return chip_place_ok_r(s[i], r, c)
+    return (
+        e.place[r, c] >= 0
+        and e.chip[r, c] == NO_CHIP
+        and humans_at_r(e, r, c) == 0
+        and ghost_at_r(e, r, c) < 0
+    )
 
 
 @kernel
@@ -807,12 +759,6 @@ def can_place_item_chip_r(e):
         if e.ppos[p, 0] >= 0 and e.chip[e.ppos[p, 0], e.ppos[p, 1]] == ITEM_CHIP:
             return False
     return chip_places_r(e) != 0
-
-
-@kernel
-def can_place_item_chip(s, i):
-    """:func:`can_place_item_chip_r` of env ``i``."""
-    return can_place_item_chip_r(s[i])
 
 
 @kernel
@@ -856,12 +802,6 @@ def seal_door_r(e, letter):
 
 
 @kernel
-def seal_door(s, i, letter):
-    """:func:`seal_door_r` of env ``i``."""
-    seal_door_r(s[i], letter)
-
-
-@kernel
 def add_ghost_r(e):
     """Add Ghost: the lowest free ghost number appears on the ghost start (nothing if three
     are out); contact with humans standing there."""
@@ -871,12 +811,6 @@ def add_ghost_r(e):
     r, c = find_kind_r(e, GHOST_START)
     _place_ghost_r(e, g, r, c)
     start_contact_r(e, g)
-
-
-@kernel
-def add_ghost(s, i):
-    """:func:`add_ghost_r` of env ``i``."""
-    add_ghost_r(s[i])
 
 
 @kernel
@@ -1319,8 +1253,8 @@ def can_step_r(e, h):
     xm = _ALL if e.items[h, I_KEY] > 0 else np.uint32(0)
     sm = _ALL if e.items[h, I_PICKAXE] > 0 else np.uint32(0)
     for d in range(4):
-        r1 = r + _DR[d]
-        c1 = c + _DC[d]
+        r1 = r + DR[d]
+        c1 = c + DC[d]
         if in_map(r1, c1):
             j = r1 + 1
             b = np.uint32(1) << np.uint32(c1)
@@ -1386,12 +1320,6 @@ def move_human_r(e, h, r, c):
 
 
 @kernel
-def move_human(s, i, h, r, c):
-    """:func:`move_human_r` of env ``i``."""
-    move_human_r(s[i], h, r, c)
-
-
-@kernel
 def move_ghost_r(e, action):
     """The acting ghost makes one move (slide or wall pass); entering a human's square
     captures (contact) and ends that ghost's turn."""
@@ -1402,8 +1330,8 @@ def move_ghost_r(e, action):
     if action < PASS_OFFSET:
         d = action - SLIDE_OFFSET
         while True:
-            r1 = r + _DR[d]
-            c1 = c + _DC[d]
+            r1 = r + DR[d]
+            c1 = c + DC[d]
             if not ghost_free_r(e, r1, c1):
                 break
             r = r1
@@ -1414,8 +1342,8 @@ def move_ghost_r(e, action):
         e.moves_left -= 1
     else:
         d = action - PASS_OFFSET
-        r = r + 2 * _DR[d]
-        c = c + 2 * _DC[d]
+        r = r + 2 * DR[d]
+        c = c + 2 * DC[d]
         hit = humans_at_r(e, r, c) > 0
         e.moves_left -= 2
     e.gpos[g, 0] = r
@@ -1424,12 +1352,6 @@ def move_ghost_r(e, action):
     if hit:
         _next_ghost_r(e)
         start_contact_r(e, g)
-
-
-@kernel
-def move_ghost(s, i, action):
-    """:func:`move_ghost_r` of env ``i``."""
-    move_ghost_r(s[i], action)
 
 
 @kernel

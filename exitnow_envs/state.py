@@ -157,11 +157,6 @@ def new_state(batch: int, options: Options) -> np.ndarray:
     return s
 
 
-def state_nbytes() -> int:
-    """Bytes of state per env."""
-    return STATE_DTYPE.itemsize
-
-
 def derived_map_fields(s: np.ndarray) -> dict[str, np.ndarray]:
     """The fields :func:`exitnow_envs.rules.sync_map_r` derives from ``cell``, ``chip`` and
     ``place`` (``wbits``, ``xbits``, ``sbits``, ``cbits``, ``kpos``, ``ppos``), computed

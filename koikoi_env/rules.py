@@ -167,12 +167,6 @@ def stock_size_r(e):
 
 
 @kernel
-def stock_size(s, i):
-    """Cards left in the stock."""
-    return stock_size_r(s[i])
-
-
-@kernel
 def legal_mask_r(e, out, row):
     """:func:`legal_mask` of the record ``e`` into row ``row`` of ``out`` ((B, 178) int8;
     indexing rows here rather than passing ``out[row]`` keeps numba from reference

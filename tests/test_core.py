@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tabletop_core.encoders import ObservationLayout, write_counts, write_multi_hot, write_one_hot
+from tabletop_core.encoders import ObservationLayout
 from tabletop_core.games import available_games, load_game
 from tabletop_core.rng import randint, random01, sample_legal, sample_legal_batch, seed_word, shuffle_prefix
 
@@ -82,18 +82,6 @@ def test_observation_layout_decodes_its_pieces():
         layout.decode(np.zeros(7))
     with pytest.raises(ValueError, match="duplicate"):
         ObservationLayout([("a", (1,)), ("a", (2,))])
-
-
-def test_write_kernels():
-    out = np.zeros(12, np.float32)
-    write_one_hot(out, 2, 3, 4)
-    assert out[2:6].tolist() == [0, 0, 0, 1]
-    write_one_hot(out, 2, -1, 4)
-    assert out[2:6].sum() == 0
-    write_multi_hot(out, 6, np.array([10, 12], np.int64), 2, 10)
-    assert out[6:9].tolist() == [1, 0, 1]
-    write_counts(out, 9, np.array([1, 2, 3], np.int8), 0.5)
-    assert out[9:12].tolist() == [0.5, 1.0, 1.5]
 
 
 def test_game_catalog():

@@ -46,7 +46,6 @@ P_DEAD = 7  # weight multiplier of a skipped card left with no pile
 P_ONE = 8  # weight multiplier of a skipped card left with one pile
 P_DEPTH_EMPTY = 9  # plays looked ahead once the draw pile is empty
 P_TWO = 10  # weight multiplier of a skipped card left with two piles
-NUM_PARAMS = 11
 
 
 @kernel(inline="always")
@@ -161,12 +160,6 @@ def first_legal_r(masks, row):
         if masks[row, a] != 0:
             return a
     return -1
-
-
-@kernel
-def sample_legal_first(mask):
-    """First legal action of ``mask`` (fallback), -1 if none."""
-    return first_legal_r(mask[np.newaxis, :], 0)
 
 
 _SCALE = 16  # costs are integers in 1/16 of a skipped card
