@@ -307,3 +307,14 @@ def test_sample_legal_picks_the_kth_nonzero_entry_for_every_length():
         legal = np.flatnonzero(mask)
         expected = -1 if len(legal) == 0 else legal[randint(twin, 0, len(legal))]
         assert got == expected and rng[0] == twin[0]
+
+
+def test_regions_lay_out_consecutive_offsets():
+    from tabletop_core.layout import regions
+
+    w = regions(("a", 3), ("b", 0), ("c", 5))
+    assert w.offsets() == (0, 3, 3) and w.size == 8 and w.length["c"] == 5
+    with pytest.raises(ValueError, match="duplicate"):
+        regions(("a", 1), ("a", 2))
+    with pytest.raises(ValueError, match="non-negative int"):
+        regions(("a", -1))

@@ -25,10 +25,11 @@ import numpy as np
 
 from tabletop_core.bits import ctz, popcount
 from tabletop_core.jit import kernel
+from tabletop_core.layout import regions
 from tabletop_core.rng import randint_word
 
 from .rules import can_place, hand_bits_r, min_plays_now_r, pile_accepts
-from .spec import BACKWARDS_STEP, END_TURN, MAX_HAND, MIN_CARD, NUM_CARDS, NUM_PILES
+from .spec import BACKWARDS_STEP, DESCENDING_START, END_TURN, MAX_HAND, MIN_CARD, NUM_CARDS, NUM_PILES
 
 BOT_NAMES = ("random", "strong", "greedy")
 BOT_IDS = {name: k for k, name in enumerate(BOT_NAMES)}
@@ -165,37 +166,48 @@ def first_legal_r(masks, row):
 _SCALE = 16  # costs are integers in 1/16 of a skipped card
 _INF = 1 << 40
 
-# Scratch layout (one int64 array per decision)
-_CP = 0  # [_CP + x]: prefix (cards < x) of the skip weight of the cards still in game
-_LP = 104  # [_LP + x]: prefix (cards < x) of the number of cards still in game
-_HAND = 208  # own hand cards
-_CAND = 216  # candidate plays from the root position, sorted by pile: _NC fields each
-_NC = 6
-_MAX_CAND = 32
-_PSTART = _CAND + _NC * _MAX_CAND  # first candidate index of each pile (5 entries)
-_OPT = _PSTART + 5  # indices of the candidates worth searching as optional plays
-_OSTART = _OPT + _MAX_CAND  # first _OPT index of each pile (5 entries)
-_ST = _OSTART + 5  # search stack, _NF fields per level
-_NF = 12
-_MAX_DEPTH = 8
-_SCRATCH = _ST + _NF * (_MAX_DEPTH + 1)
-# candidate fields
-_C_K = 0  # hand slot
-_C_PILE = 1
-_C_CARD = 2
-_C_COST = 3  # cost from the root position
-_C_LO = 4  # open range of cards skipped / won back
-_C_HI = 5
-# stack fields
-_F_T0 = 0  # four pile tops
-_F_USED = 4  # bit mask of hand slots spent by the plan
-_F_ACC = 5  # cost so far
-_F_OWED = 6  # plays still owed
-_F_IT = 7  # next option to try: hand slot (chain on the last pile) then root candidate
-_F_LASTP = 8  # pile of the last play (canonical order: later plays on piles >= it)
-_F_ROOT = 9  # root action of this branch
-_F_CARD = 10  # card placed to reach this level
-_F_CHILD = 11  # 1 once a legal play was seen from this level
+_MAX_CAND = 32  # root candidate plays
+_MAX_DEPTH = 8  # search levels below the root
+# candidate fields (one entry per root candidate play)
+_CF = regions(
+    ("k", 1),  # hand slot
+    ("pile", 1),
+    ("card", 1),
+    ("cost", 1),  # cost from the root position
+    ("lo", 1),  # open range of cards skipped / won back
+    ("hi", 1),
+)
+_C_K, _C_PILE, _C_CARD, _C_COST, _C_LO, _C_HI = _CF.offsets()
+_NC = _CF.size
+# search stack fields (one entry per level)
+_SF = regions(
+    ("t0", NUM_PILES),  # four pile tops
+    ("used", 1),  # bit mask of hand slots spent by the plan
+    ("acc", 1),  # cost so far
+    ("owed", 1),  # plays still owed
+    ("it", 1),  # next option to try: hand slot (chain on the last pile) then root candidate
+    ("lastp", 1),  # pile of the last play (canonical order: later plays on piles >= it)
+    ("root", 1),  # root action of this branch
+    ("card", 1),  # card placed to reach this level
+    ("child", 1),  # 1 once a legal play was seen from this level
+)
+_F_T0, _F_USED, _F_ACC, _F_OWED, _F_IT, _F_LASTP, _F_ROOT, _F_CARD, _F_CHILD = _SF.offsets()
+_NF = _SF.size
+# Scratch layout (one int64 array per decision); the prefixes are read at x = 0 .. the
+# highest pile top (DESCENDING_START)
+_PREFIX = DESCENDING_START + 1
+_W = regions(
+    ("cp", _PREFIX),  # [_CP + x]: prefix (cards < x) of the skip weight of the cards still in game
+    ("lp", _PREFIX),  # [_LP + x]: prefix (cards < x) of the number of cards still in game
+    ("hand", MAX_HAND),  # own hand cards
+    ("cand", _NC * _MAX_CAND),  # candidate plays from the root position, sorted by pile
+    ("pstart", NUM_PILES + 1),  # first candidate index of each pile (and the end)
+    ("opt", _MAX_CAND),  # indices of the candidates worth searching as optional plays
+    ("ostart", NUM_PILES + 1),  # first _OPT index of each pile (and the end)
+    ("st", _NF * (_MAX_DEPTH + 1)),  # search stack, _NF fields per level
+)
+_CP, _LP, _HAND, _CAND, _PSTART, _OPT, _OSTART, _ST = _W.offsets()
+_SCRATCH = _W.size
 
 
 @kernel(inline="always")
@@ -258,7 +270,7 @@ def strong_decide_r(e, masks, row, prm):
                 acc += wd if n_open <= 1 else (w1 if n_open == 2 else (w2 if n_open == 3 else _SCALE))
             else:
                 acc += wdo if n_open <= 1 else (w1o if n_open == 2 else (w2o if n_open == 3 else w3o))
-    for x in range(NUM_CARDS + MIN_CARD, _LP - _CP):
+    for x in range(NUM_CARDS + MIN_CARD, _PREFIX):
         w[_CP + x] = acc
         w[_LP + x] = live
     owed0 = min_plays_now_r(e) - np.int64(e.plays_this_turn)
