@@ -223,12 +223,9 @@ def strong_decide(s, i, mask, prm):
     return strong_decide_r(s[i], mask[np.newaxis, :], 0, prm)
 
 
-@kernel
-def strong_decide_r(e, masks, row, prm):
-    """:func:`strong_decide` of the record ``e``; ``masks[row]`` is the acting seat's mask."""
-    seat = e.current
-    nh = np.int64(e.hand_size[seat])
-    w = np.empty(_SCRATCH, np.int64)
+@kernel(inline="always")
+def _hand_bits_r(e, seat, nh, w):
+    """Copy the seat's hand into the scratch; its cards as two 64-bit sets (hm0, hm1)."""
     ehand = e.hand
     hm0 = np.int64(0)
     hm1 = np.int64(0)
@@ -240,11 +237,13 @@ def strong_decide_r(e, masks, row, prm):
             hm0 |= one << c
         else:
             hm1 |= one << (c - 64)
-    t0 = np.int64(e.piles[0])
-    t1 = np.int64(e.piles[1])
-    t2 = np.int64(e.piles[2])
-    t3 = np.int64(e.piles[3])
-    # skip weight by open piles left after the skip (0, 1, 2+) and owner (other, own)
+    return hm0, hm1
+
+
+@kernel(inline="always")
+def _skip_prefixes_r(e, w, prm, hm0, hm1, t0, t1, t2, t3):
+    """Prefix sums over the cards still in game: skip weight (``_CP``, by open piles left
+    after the skip (0, 1, 2+) and owner (other, own)) and count (``_LP``)."""
     wd = np.int64(prm[P_DEAD] * _SCALE + 0.5)
     w1 = np.int64(prm[P_ONE] * _SCALE + 0.5)
     wo = prm[P_W_OWN]
@@ -273,16 +272,43 @@ def strong_decide_r(e, masks, row, prm):
     for x in range(NUM_CARDS + MIN_CARD, _PREFIX):
         w[_CP + x] = acc
         w[_LP + x] = live
-    owed0 = min_plays_now_r(e) - np.int64(e.plays_this_turn)
-    deck = NUM_CARDS - np.int64(e.deck_pos)
-    bonus = np.int64((prm[P_EXTRA] if deck > 0 else prm[P_EXTRA_EMPTY]) * _SCALE + 0.5)
-    wtrick = np.int64(prm[P_W_TRICK] * _SCALE + 0.5)
-    btrick = np.int64(prm[P_TRICK] * _SCALE + 0.5)
-    stuck = np.int64(prm[P_STUCK] * _SCALE + 0.5)
-    depth = np.int64(prm[P_DEPTH] if deck > 0 else prm[P_DEPTH_EMPTY])
-    if depth > _MAX_DEPTH:
-        depth = _MAX_DEPTH
-    # root candidates: per pile, every card on its closest pile of each direction + tricks
+
+
+@kernel(inline="always")
+def _play_range(pile, card, top, other):
+    """The rules' play of ``card`` on ``pile`` (top ``top``, ``other`` the top of the other
+    pile of its direction), as the bot prices it: (kind, lo, hi) with kind 0 (skip it:
+    not legal, or the other pile of that direction is closer), 1 (a normal play skipping
+    the cards in the open range (lo, hi)) or 2 (the backwards trick winning back (lo, hi))."""
+    if pile < 2:
+        if card > top:
+            if other > top and card > other:
+                return 0, top, card
+            return 1, top, card
+        if card == top - BACKWARDS_STEP:
+            return 2, card, top
+        return 0, card, top
+    if card < top:
+        if other < top and card < other:
+            return 0, card, top
+        return 1, card, top
+    if card == top + BACKWARDS_STEP:
+        return 2, top, card
+    return 0, top, card
+
+
+@kernel(inline="always")
+def _range_cost(w, kind, lo, hi, wtrick, btrick):
+    """Cost of a play of kind 1 (skip weight of (lo, hi)) or 2 (minus the trick's gain)."""
+    if kind == 2:
+        return -(wtrick * (w[_LP + hi] - w[_LP + lo + 1]) + btrick)
+    return w[_CP + hi] - w[_CP + lo + 1]
+
+
+@kernel(inline="always")
+def _root_candidates_r(w, nh, t0, t1, t2, t3, wtrick, btrick):
+    """Every card of the hand on its closest pile of each direction, and the tricks, sorted
+    by pile into ``_CAND`` (with ``_PSTART``); returns their number."""
     nc = 0
     for pile in range(NUM_PILES):
         w[_PSTART + pile] = nc
@@ -293,52 +319,39 @@ def strong_decide_r(e, masks, row, prm):
             other = t3 if pile == 2 else t2
         for k in range(nh):
             card = w[_HAND + k]
-            if pile < 2:
-                if card > top:
-                    if other > top and card > other:
-                        continue
-                    lo = top
-                    hi = card
-                    c = w[_CP + hi] - w[_CP + lo + 1]
-                elif card == top - BACKWARDS_STEP:
-                    lo = card
-                    hi = top
-                    c = -(wtrick * (w[_LP + hi] - w[_LP + lo + 1]) + btrick)
-                else:
-                    continue
-            else:
-                if card < top:
-                    if other < top and card < other:
-                        continue
-                    lo = card
-                    hi = top
-                    c = w[_CP + hi] - w[_CP + lo + 1]
-                elif card == top + BACKWARDS_STEP:
-                    lo = top
-                    hi = card
-                    c = -(wtrick * (w[_LP + hi] - w[_LP + lo + 1]) + btrick)
-                else:
-                    continue
+            kind, lo, hi = _play_range(pile, card, top, other)
+            if kind == 0:
+                continue
             cb = _CAND + nc * _NC
             w[cb + _C_K] = k
             w[cb + _C_PILE] = pile
             w[cb + _C_CARD] = card
-            w[cb + _C_COST] = c
+            w[cb + _C_COST] = _range_cost(w, kind, lo, hi, wtrick, btrick)
             w[cb + _C_LO] = lo
             w[cb + _C_HI] = hi
             nc += 1
     w[_PSTART + NUM_PILES] = nc
-    # optional plays worth searching: cheaper than the bonus, or setting up a trick
+    return nc
+
+
+@kernel(inline="always")
+def _sets_up_trick(hm0, hm1, pile, card):
+    """Whether the hand holds the card that plays backwards on ``card`` on ``pile``."""
+    nxt = card - BACKWARDS_STEP if pile < 2 else card + BACKWARDS_STEP
+    return nxt >= MIN_CARD and nxt <= NUM_CARDS + 1 and _held(hm0, hm1, nxt) != 0
+
+
+@kernel(inline="always")
+def _optional_plays_r(w, nh, nc, bonus, wtrick, btrick, hm0, hm1):
+    """The root candidates worth searching as optional plays (cheaper than the bonus, or
+    setting up a trick) into ``_OPT`` / ``_OSTART``; returns (their number, the bound on
+    what one optional play can gain, for pruning optional-only subtrees)."""
     no = 0
     for j in range(nc):
         cb = _CAND + j * _NC
-        pile = w[cb + _C_PILE]
-        card = w[cb + _C_CARD]
-        nxt = card - BACKWARDS_STEP if pile < 2 else card + BACKWARDS_STEP
-        if w[cb + _C_COST] < bonus or (nxt >= MIN_CARD and nxt <= NUM_CARDS + 1 and _held(hm0, hm1, nxt)):
+        if w[cb + _C_COST] < bonus or _sets_up_trick(hm0, hm1, w[cb + _C_PILE], w[cb + _C_CARD]):
             w[_OPT + no] = j
             no += 1
-    # bound on what one optional play can gain (pruning of optional-only subtrees)
     gain1 = bonus
     for j in range(no):
         g = bonus - w[_CAND + w[_OPT + j] * _NC + _C_COST]
@@ -358,24 +371,105 @@ def strong_decide_r(e, masks, row, prm):
         while p2 < no and w[_CAND + w[_OPT + p2] * _NC + _C_PILE] < pile:
             p2 += 1
         w[_OSTART + pile] = p2
+    return no, gain1
+
+
+@kernel(inline="always")
+def _set_level(w, b, t0, t1, t2, t3, used, acc, owed, it, lastp, root, card):
+    """Write search level ``b`` (its four pile tops and fields)."""
+    w[b + _F_T0] = t0
+    w[b + _F_T0 + 1] = t1
+    w[b + _F_T0 + 2] = t2
+    w[b + _F_T0 + 3] = t3
+    w[b + _F_USED] = used
+    w[b + _F_ACC] = acc
+    w[b + _F_OWED] = owed
+    w[b + _F_IT] = it
+    w[b + _F_LASTP] = lastp
+    w[b + _F_ROOT] = root
+    w[b + _F_CARD] = card
+    w[b + _F_CHILD] = 0
+
+
+@kernel(inline="always")
+def _level_option(w, b, it, nh, nc, used, lastp, wtrick, btrick):
+    """Option ``it`` of search level ``b``: a chain (hand slot ``it`` on the pile just
+    played) or a root candidate. Returns (ok, k, pile, card, cost, lo, hi, trick); ok is
+    False when the hand slot is spent or the chain play is not worth trying."""
+    if it < nh:
+        k = it
+        if (used >> k) & 1:
+            return False, k, lastp, np.int64(0), np.int64(0), np.int64(0), np.int64(0), False
+        pile = lastp
+        card = w[_HAND + k]
+        other = w[b + _F_T0 + 1 - pile] if pile < 2 else w[b + _F_T0 + 5 - pile]
+        kind, lo, hi = _play_range(pile, card, w[b + _F_T0 + pile], other)
+        if kind == 0:
+            return False, k, pile, card, np.int64(0), lo, hi, False
+        return True, k, pile, card, _range_cost(w, kind, lo, hi, wtrick, btrick), lo, hi, kind == 2
+    j = it - nh
+    if j >= nc:
+        j = w[_OPT + j - nc]
+    cb = _CAND + j * _NC
+    k = w[cb + _C_K]
+    pile = w[cb + _C_PILE]
+    card = w[cb + _C_CARD]
+    lo = w[cb + _C_LO]
+    hi = w[cb + _C_HI]
+    trick = (pile < 2 and card == lo) or (pile >= 2 and card == hi)
+    return ((used >> k) & 1) == 0, k, pile, card, w[cb + _C_COST], lo, hi, trick
+
+
+@kernel(inline="always")
+def _plan_overlap(w, lvl, lo, hi, trick, wtrick):
+    """Cost correction for the cards already placed by the plan (levels 1 .. lvl) inside
+    (lo, hi): no longer skipped, or no longer won back."""
+    d = np.int64(0)
+    for j in range(1, lvl + 1):
+        u = w[_ST + j * _NF + _F_CARD]
+        if u > lo and u < hi:
+            if trick:
+                d += wtrick
+            else:
+                d -= w[_CP + u + 1] - w[_CP + u]
+    return d
+
+
+@kernel
+def strong_decide_r(e, masks, row, prm):
+    """:func:`strong_decide` of the record ``e``; ``masks[row]`` is the acting seat's mask.
+
+    Prices every root play by the cards it skips (:func:`_skip_prefixes_r`), then searches
+    the plans of the turn depth-first (owed plays first, then optional ones worth a bonus),
+    keeping the cheapest root action."""
+    seat = e.current
+    nh = np.int64(e.hand_size[seat])
+    w = np.empty(_SCRATCH, np.int64)
+    hm0, hm1 = _hand_bits_r(e, seat, nh, w)
+    t0 = np.int64(e.piles[0])
+    t1 = np.int64(e.piles[1])
+    t2 = np.int64(e.piles[2])
+    t3 = np.int64(e.piles[3])
+    _skip_prefixes_r(e, w, prm, hm0, hm1, t0, t1, t2, t3)
+    owed0 = min_plays_now_r(e) - np.int64(e.plays_this_turn)
+    deck = NUM_CARDS - np.int64(e.deck_pos)
+    bonus = np.int64((prm[P_EXTRA] if deck > 0 else prm[P_EXTRA_EMPTY]) * _SCALE + 0.5)
+    wtrick = np.int64(prm[P_W_TRICK] * _SCALE + 0.5)
+    btrick = np.int64(prm[P_TRICK] * _SCALE + 0.5)
+    stuck = np.int64(prm[P_STUCK] * _SCALE + 0.5)
+    depth = np.int64(prm[P_DEPTH] if deck > 0 else prm[P_DEPTH_EMPTY])
+    if depth > _MAX_DEPTH:
+        depth = _MAX_DEPTH
+    nc = _root_candidates_r(w, nh, t0, t1, t2, t3, wtrick, btrick)
+    no, gain1 = _optional_plays_r(w, nh, nc, bonus, wtrick, btrick, hm0, hm1)
     best_a = -1
     best_v = _INF
     if masks[row, END_TURN] != 0:
         best_a = END_TURN
         best_v = 0
-    b = _ST
-    w[b + _F_T0] = t0
-    w[b + _F_T0 + 1] = t1
-    w[b + _F_T0 + 2] = t2
-    w[b + _F_T0 + 3] = t3
-    w[b + _F_USED] = 0
-    w[b + _F_ACC] = 0
-    w[b + _F_OWED] = owed0
-    w[b + _F_IT] = nh  # no chain options at the root
-    w[b + _F_LASTP] = -1
-    w[b + _F_ROOT] = -1
-    w[b + _F_CARD] = 0
-    w[b + _F_CHILD] = 0
+    one = np.int64(1)
+    # root level: no chain options (it = nh)
+    _set_level(w, _ST, t0, t1, t2, t3, 0, 0, owed0, nh, -1, -1, 0)
     lvl = 0
     while lvl >= 0:
         b = _ST + lvl * _NF
@@ -397,76 +491,17 @@ def strong_decide_r(e, masks, row, prm):
             continue
         w[b + _F_IT] = it + 1
         used = w[b + _F_USED]
-        trick = False
-        if it < nh:
-            # chain: another card on the pile just played
-            k = it
-            if (used >> k) & 1:
-                continue
-            pile = lastp
-            card = w[_HAND + k]
-            top = w[b + _F_T0 + pile]
-            if pile < 2:
-                if card > top:
-                    other = w[b + _F_T0 + 1 - pile]
-                    if other > top and card > other:
-                        continue
-                    lo = top
-                    hi = card
-                elif card == top - BACKWARDS_STEP:
-                    trick = True
-                    lo = card
-                    hi = top
-                else:
-                    continue
-            else:
-                if card < top:
-                    other = w[b + _F_T0 + 5 - pile]
-                    if other < top and card < other:
-                        continue
-                    lo = card
-                    hi = top
-                elif card == top + BACKWARDS_STEP:
-                    trick = True
-                    lo = top
-                    hi = card
-                else:
-                    continue
-            if trick:
-                c = -(wtrick * (w[_LP + hi] - w[_LP + lo + 1]) + btrick)
-            else:
-                c = w[_CP + hi] - w[_CP + lo + 1]
-        else:
-            j = it - nh
-            if j >= nc:
-                j = w[_OPT + j - nc]
-            cb = _CAND + j * _NC
-            k = w[cb + _C_K]
-            if (used >> k) & 1:
-                continue
-            pile = w[cb + _C_PILE]
-            card = w[cb + _C_CARD]
-            c = w[cb + _C_COST]
-            lo = w[cb + _C_LO]
-            hi = w[cb + _C_HI]
-            trick = (pile < 2 and card == lo) or (pile >= 2 and card == hi)
+        ok, k, pile, card, c, lo, hi, trick = _level_option(w, b, it, nh, nc, used, lastp, wtrick, btrick)
+        if not ok:
+            continue
         w[b + _F_CHILD] = 1
-        # cards already placed by the plan are no longer skipped / won back
-        for j in range(1, lvl + 1):
-            u = w[_ST + j * _NF + _F_CARD]
-            if u > lo and u < hi:
-                if trick:
-                    c += wtrick
-                else:
-                    c -= w[_CP + u + 1] - w[_CP + u]
+        c += _plan_overlap(w, lvl, lo, hi, trick, wtrick)
         owed = w[b + _F_OWED]
         if owed <= 0:
             c -= bonus
-            if c >= 0:
-                # an optional play that costs is searched only if it sets up a trick
-                nxt = card - BACKWARDS_STEP if pile < 2 else card + BACKWARDS_STEP
-                if nxt < MIN_CARD or nxt > NUM_CARDS + 1 or _held(hm0, hm1, nxt) == 0:
-                    continue
+            # an optional play that costs is searched only if it sets up a trick
+            if c >= 0 and not _sets_up_trick(hm0, hm1, pile, card):
+                continue
         total = w[b + _F_ACC] + c
         root = pile * NUM_CARDS + card - MIN_CARD if lvl == 0 else w[b + _F_ROOT]
         if (owed <= 1 or lvl + 1 >= depth) and total < best_v:
@@ -474,19 +509,23 @@ def strong_decide_r(e, masks, row, prm):
             best_a = root
         if lvl + 1 < depth and (owed > 1 or total - gain1 * (depth - lvl - 1) < best_v):
             nb = b + _NF
-            w[nb + _F_T0] = w[b + _F_T0]
-            w[nb + _F_T0 + 1] = w[b + _F_T0 + 1]
-            w[nb + _F_T0 + 2] = w[b + _F_T0 + 2]
-            w[nb + _F_T0 + 3] = w[b + _F_T0 + 3]
+            tops = b + _F_T0
+            _set_level(
+                w,
+                nb,
+                w[tops],
+                w[tops + 1],
+                w[tops + 2],
+                w[tops + 3],
+                used | (one << k),
+                total,
+                owed - 1,
+                0,
+                pile,
+                root,
+                card,
+            )
             w[nb + _F_T0 + pile] = card
-            w[nb + _F_USED] = used | (one << k)
-            w[nb + _F_ACC] = total
-            w[nb + _F_OWED] = owed - 1
-            w[nb + _F_IT] = 0
-            w[nb + _F_LASTP] = pile
-            w[nb + _F_ROOT] = root
-            w[nb + _F_CARD] = card
-            w[nb + _F_CHILD] = 0
             lvl += 1
     if best_a < 0 or masks[row, best_a] == 0:
         return first_legal_r(masks, row)
