@@ -1,7 +1,7 @@
 """Exit Now's State: a NumPy structured array of shape ``(B,)``, one record per env.
 
 The AEC env holds a batch of one, the vector env a batch of ``num_envs``; the same kernels
-(``rules.py``) run on both. Options and the board data live in the record (``cfg_*``), so
+(the ``rules`` package) run on both. Options and the board data live in the record (``cfg_*``), so
 one record fully describes its game (and a random layout can be built from the episode's
 own generator at reset). Squares are ``(row, col)`` on the 21x21 map, row 0 at the top.
 
