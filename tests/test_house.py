@@ -20,7 +20,6 @@ TOO_LONG_FOR_NOW: set[str] = {
     "exitnow_envs/render.py:render_svg",
     "exitnow_envs/state.py:validate_state",
     "thegame_env/render.py:render_svg",
-    "koikoi_env/state.py:validate_state",
     "exhaust_env/render.py:render_svg",
     "koikoi_env/render.py:render_svg",
 }
