@@ -18,7 +18,6 @@ MAX_FUNCTION_LINES = 120
 # Functions still over the limit, to be split; the list may only shrink.
 TOO_LONG_FOR_NOW: set[str] = {
     "exitnow_envs/render.py:render_svg",
-    "exitnow_envs/state.py:validate_state",
     "thegame_env/render.py:render_svg",
     "exhaust_env/render.py:render_svg",
     "koikoi_env/render.py:render_svg",
