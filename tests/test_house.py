@@ -17,7 +17,6 @@ GAME_PACKAGES = ("thegame_env", "exhaust_env", "koikoi_env", "exitnow_envs")
 MAX_FUNCTION_LINES = 120
 # Functions still over the limit, to be split; the list may only shrink.
 TOO_LONG_FOR_NOW: set[str] = {
-    "thegame_env/render.py:render_svg",
     "exhaust_env/render.py:render_svg",
     "koikoi_env/render.py:render_svg",
 }
