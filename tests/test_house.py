@@ -8,18 +8,11 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
-
 from tabletop_core.rng import BOT_SEED_SALT
 
 ROOT = Path(__file__).resolve().parent.parent
 GAME_PACKAGES = ("thegame_env", "exhaust_env", "koikoi_env", "exitnow_envs")
 MAX_FUNCTION_LINES = 120
-# Functions still over the limit, to be split; the list may only shrink.
-TOO_LONG_FOR_NOW: set[str] = {
-    "exhaust_env/render.py:render_svg",
-    "koikoi_env/render.py:render_svg",
-}
 
 
 def _tree(rel: str) -> ast.AST:
@@ -116,11 +109,4 @@ def _long_functions() -> dict[str, int]:
 
 def test_no_function_over_120_lines():
     long = _long_functions()
-    new = {k: v for k, v in long.items() if k not in TOO_LONG_FOR_NOW}
-    assert new == {}, f"functions over {MAX_FUNCTION_LINES} lines (split them into named steps): {new}"
-
-
-@pytest.mark.parametrize("name", sorted(TOO_LONG_FOR_NOW))
-def test_too_long_list_only_shrinks(name):
-    """An entry of TOO_LONG_FOR_NOW that is split goes off the list."""
-    assert name in _long_functions(), f"{name} is no longer over the limit: remove it from TOO_LONG_FOR_NOW"
+    assert long == {}, f"functions over {MAX_FUNCTION_LINES} lines (split them into named steps): {long}"
