@@ -146,12 +146,6 @@ def ghost_free_r(e, r, c):
 
 
 @kernel
-def ghost_free(s, i, r, c):
-    """:func:`ghost_free_r` of env ``i``."""
-    return ghost_free_r(s[i], r, c)
-
-
-@kernel
 def _on_top_r(e, h):
     """Human ``h`` goes on top of the pieces of its square (stacking order)."""
     e.height_counter += 1

@@ -239,12 +239,6 @@ def proceed_r(e):
 
 
 @kernel
-def proceed(s, i):
-    """:func:`proceed_r` of env ``i``."""
-    proceed_r(s[i])
-
-
-@kernel
 def deal_r(e):
     """Start a new game with the env's generator: build the map, shuffle the 17 event
     cards, put ghost 1 on the ghost start, and run the engine to the first decision
@@ -482,12 +476,6 @@ def random_legal_r(e, rng, r):
 
 
 @kernel
-def random_legal(s, i, rng, r):
-    """:func:`random_legal_r` of env ``i``."""
-    return random_legal_r(s[i], rng, r)
-
-
-@kernel
 def can_step_r(e, h):
     """Whether human ``h`` can take a first step: a neighbour square it may enter
     (walkable, a ghost's square included; the exit with a key; a sealed door with a
@@ -667,9 +655,3 @@ def seat_reward_r(e, seat):
             return 1.0
         return -1.0
     return 1.0 if seat == n else -1.0
-
-
-@kernel
-def seat_reward(s, i, seat):
-    """:func:`seat_reward_r` of env ``i``."""
-    return seat_reward_r(s[i], seat)

@@ -96,9 +96,3 @@ def draw_event_r(e, h):
         map_swap_r(e, kind, a, b)
     elif card == CENTRE_ROTATION:
         centre_rotation_r(e)
-
-
-@kernel
-def draw_event(s, i, h):
-    """:func:`draw_event_r` of env ``i``."""
-    draw_event_r(s[i], h)

@@ -118,12 +118,6 @@ def chip_places_r(e):
 
 
 @kernel
-def chip_places(s, i):
-    """:func:`chip_places_r` of env ``i``."""
-    return chip_places_r(s[i])
-
-
-@kernel
 def can_place_item_chip_r(e):
     """Whether the ghost player gets to place the item chip now (see module docstring)."""
     total = 0

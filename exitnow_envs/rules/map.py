@@ -268,12 +268,6 @@ def map_swap_r(e, kind, a, b):
 
 
 @kernel
-def map_swap(s, i, kind, a, b):
-    """:func:`map_swap_r` of env ``i``."""
-    map_swap_r(s[i], kind, a, b)
-
-
-@kernel
 def centre_rotation_r(e):
     """Turn the centre piece 90 degrees clockwise with its pieces and chips."""
     move_block_r(e, 1, 1, 1, 1, 1)
