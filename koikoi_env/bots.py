@@ -292,18 +292,6 @@ def _koikoi_or_stop(e, prm):
 
 
 @kernel
-def greedy_bot(s, i, mask, rng, r):
-    """Greedy yaku collector (see the module docstring)."""
-    return decide_r(s[i], mask, GREEDY_PARAMS)
-
-
-@kernel
-def strong_bot(s, i, mask, rng, r):
-    """Evaluation with denial, feeding risk and a koi-koi rule (module docstring)."""
-    return decide_r(s[i], mask, STRONG_PARAMS)
-
-
-@kernel
 def bot_action_r(bot_id, e, mask, rng, r):
     """:func:`bot_action` of the record ``e``."""
     if bot_id == 1:

@@ -145,19 +145,14 @@ def koikoi_multiplier(count):
 # --- queries ------------------------------------------------------------------------------
 @kernel
 def match_count_r(e, card):
-    """:func:`match_count` of the record ``e``."""
+    """Number of field cards with ``card``'s rank in the record ``e`` (0..3: each rank has
+    four cards)."""
     r = card % RANKS_PER_SUIT
     n = 0
     for suit in range(NUM_SUITS):
         c = suit * RANKS_PER_SUIT + r
         n += (c != card) & (e.loc[c] == LOC_FIELD)
     return n
-
-
-@kernel
-def match_count(s, i, card):
-    """Number of field cards with ``card``'s rank (0..3: each rank has four cards)."""
-    return match_count_r(s[i], card)
 
 
 @kernel

@@ -10,7 +10,7 @@ Bots:
     random  uniform over legal actions; reads them from the state, not from ``mask`` (the
             same choice as ``tabletop_core.rng.sample_legal`` on the mask with the same
             generator word), so loops that only run random bots may skip the mask.
-    strong  see :func:`strong_bot`.
+    strong  see :func:`strong_decide_r`.
     greedy  smallest numeric jump, stop at the minimum (the first simple baseline).
 
 Every bot kernel has a record form taking ``e = s[i]`` (``random_bot_r``,
@@ -124,15 +124,10 @@ def random_bot(s, i, mask, rng, r):
 
 
 @kernel
-def greedy_bot(s, i, mask, rng, r):
-    """Greedy by gap: play the card/pile with the smallest jump, then stop at the minimum
-    unless a backwards trick or a gap of at most 2 is available."""
-    return greedy_bot_r(s[i], mask[np.newaxis, :], 0)
-
-
-@kernel
 def greedy_bot_r(e, masks, row):
-    """:func:`greedy_bot` of the record ``e``; ``masks[row]`` is the acting seat's mask."""
+    """Greedy by gap: play the card/pile with the smallest jump, then stop at the minimum
+    unless a backwards trick or a gap of at most 2 is available.
+    ``masks[row]`` is the acting seat's mask of the record ``e``."""
     seat = e.current
     best = -1
     best_cost = 1 << 30
@@ -215,12 +210,6 @@ def _held(hm0, hm1, x):
     if x < 64:
         return (hm0 >> x) & 1
     return (hm1 >> (x - 64)) & 1
-
-
-@kernel
-def strong_decide(s, i, mask, prm):
-    """The strong bot's decision with parameter vector ``prm`` (see :func:`strong_bot`)."""
-    return strong_decide_r(s[i], mask[np.newaxis, :], 0, prm)
 
 
 @kernel(inline="always")
@@ -437,11 +426,34 @@ def _plan_overlap(w, lvl, lo, hi, trick, wtrick):
 
 @kernel
 def strong_decide_r(e, masks, row, prm):
-    """:func:`strong_decide` of the record ``e``; ``masks[row]`` is the acting seat's mask.
+    """The strong bot's decision for the record ``e`` with parameter vector ``prm``
+    (``STRONG_PARAMS[num_players]``); ``masks[row]`` is the acting seat's mask.
 
-    Prices every root play by the cards it skips (:func:`_skip_prefixes_r`), then searches
-    the plans of the turn depth-first (owed plays first, then optional ones worth a bonus),
-    keeping the cheapest root action."""
+    Card-counting turn planner (deterministic; reads only the acting seat's view).
+
+    Cost of a play = the cards still in game (not on a pile: in some hand or in the draw
+    pile, known from the public ``played`` array) that it skips, i.e. that can no longer
+    go on that pile. Each skipped card is weighted by how many piles still accept it
+    afterwards: 3 for a card left with none (dead: the game cannot be perfect), 1.5 with
+    one, 1.5 (solo 1.3) with two, 1 with three; own cards are weighted x0.5 in solo (the
+    planner sees where they can still go). A backwards trick (exactly 10 the wrong way) is
+    a gain: minus the cards it wins back, minus a flat 2.
+
+    Each decision searches the plays of this turn from the own hand (depth 3, solo 5,
+    explicit-stack DFS): plays on different piles commute, so they are searched in pile
+    order only; chains on one pile (45 then the trick 35, runs 41-42-43) are found by the
+    search. Plays beyond the minimum earn a bonus (1.5, solo 1.0), so the bot keeps
+    playing only while a play skips less than that (or sets up a trick) and otherwise
+    ends the turn; owing a play with none left costs 30. The value of a first play is the
+    best plan starting with it; the bot plays the first play of the best plan (or ends
+    the turn), and plans again at its next decision. Once the draw pile is empty the
+    minimum is 1 and the same planner plays the rest. No communication: other seats are
+    only present through the cards still in game and the dead-card weights.
+
+    Steps: prices every root play by the cards it skips (:func:`_skip_prefixes_r`), then
+    searches the plans of the turn depth-first (owed plays first, then optional ones worth
+    the bonus), keeping the cheapest root action.
+    """
     seat = e.current
     nh = np.int64(e.hand_size[seat])
     w = np.empty(_SCRATCH, np.int64)
@@ -545,32 +557,6 @@ STRONG_PARAMS = np.array(
     ],
     np.float64,
 )
-
-
-@kernel
-def strong_bot(s, i, mask, rng, r):
-    """Card-counting turn planner (deterministic; reads only the acting seat's view).
-
-    Cost of a play = the cards still in game (not on a pile: in some hand or in the draw
-    pile, known from the public ``played`` array) that it skips, i.e. that can no longer
-    go on that pile. Each skipped card is weighted by how many piles still accept it
-    afterwards: 3 for a card left with none (dead: the game cannot be perfect), 1.5 with
-    one, 1.5 (solo 1.3) with two, 1 with three; own cards are weighted x0.5 in solo (the
-    planner sees where they can still go). A backwards trick (exactly 10 the wrong way) is
-    a gain: minus the cards it wins back, minus a flat 2.
-
-    Each decision searches the plays of this turn from the own hand (depth 3, solo 5,
-    explicit-stack DFS): plays on different piles commute, so they are searched in pile
-    order only; chains on one pile (45 then the trick 35, runs 41-42-43) are found by the
-    search. Plays beyond the minimum earn a bonus (1.5, solo 1.0), so the bot keeps
-    playing only while a play skips less than that (or sets up a trick) and otherwise
-    ends the turn; owing a play with none left costs 30. The value of a first play is the
-    best plan starting with it; the bot plays the first play of the best plan (or ends
-    the turn), and plans again at its next decision. Once the draw pile is empty the
-    minimum is 1 and the same planner plays the rest. No communication: other seats are
-    only present through the cards still in game and the dead-card weights.
-    """
-    return strong_decide_r(s[i], mask[np.newaxis, :], 0, STRONG_PARAMS[s[i].cfg_players])
 
 
 @kernel
