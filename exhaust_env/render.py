@@ -252,7 +252,7 @@ def _svg_piles(svg, e, mode):
 
 def _svg_seats(playing, seat, cur, n, mode, e, svg):
     """A row per seat: hand (or its size from another seat's view), Time Magic, Exhaust cards, the loser."""
-    from tabletop_core.svg import THEME, card_back, seat_label
+    from tabletop_core.svg import THEME, banner, card_back, seat_label
 
     sel_visible = playing and (seat is None or int(seat) == cur)
     y = 342
@@ -304,13 +304,4 @@ def _svg_seats(playing, seat, cur, n, mode, e, svg):
         y += hh + 18
     if not playing:
         loser = int(e["loser"])
-        svg.rect(0, SVG_HEIGHT - 36, SVG_WIDTH, 36, fill="#000000", opacity=0.6)
-        svg.text(
-            SVG_WIDTH / 2,
-            SVG_HEIGHT - 12,
-            f"game over — {_svg_seat_name(e, loser)} is exhausted and loses",
-            size=16,
-            anchor="middle",
-            weight="bold",
-            fill=THEME.highlight,
-        )
+        banner(svg, f"game over — {_svg_seat_name(e, loser)} is exhausted and loses")

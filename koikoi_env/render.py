@@ -251,7 +251,7 @@ def _svg_seats(n, playing, e, svg, loc, seat, cw, ch):
 
 def _svg_status(e, playing, svg, n, status):
     """The status line: the decision to make or the round's result."""
-    from tabletop_core.svg import THEME
+    from tabletop_core.svg import THEME, banner
 
     last = RoundEnd(int(e["last_end"]))
     msg = ""
@@ -265,13 +265,4 @@ def _svg_status(e, playing, svg, n, status):
         best = max(chips)
         winners = ", ".join(f"player_{k}" for k in range(n) if chips[k] == best)
         why = "all rounds played" if status == Status.ROUNDS_DONE else "a player has no chips left"
-        svg.rect(0, SVG_HEIGHT - 36, SVG_WIDTH, 36, fill="#000000", opacity=0.6)
-        svg.text(
-            SVG_WIDTH / 2,
-            SVG_HEIGHT - 12,
-            f"game over ({why}) — winner(s): {winners} with {best} chips",
-            size=15,
-            anchor="middle",
-            weight="bold",
-            fill=THEME.highlight,
-        )
+        banner(svg, f"game over ({why}) — winner(s): {winners} with {best} chips", size=15)

@@ -192,7 +192,7 @@ def _svg_piles(e, svg, on_fire, draw, left, playing, state, i):
 
 def _svg_hands(n, playing, e, svg, seat, on_fire, left):
     """A row per seat (its hand, or card backs from another seat's view) and the result once over."""
-    from tabletop_core.svg import THEME, card, card_back, seat_label
+    from tabletop_core.svg import THEME, banner, card, card_back, seat_label
 
     hw, hh = 44, 62
     for k in range(n):
@@ -229,13 +229,9 @@ def _svg_hands(n, playing, e, svg, seat, on_fire, left):
             else:
                 card_back(svg, x, y, hw, hh - 6)
     if not playing:
-        svg.rect(0, SVG_HEIGHT - 40, SVG_WIDTH, 40, fill="#000000", opacity=0.6)
-        svg.text(
-            SVG_WIDTH / 2,
-            SVG_HEIGHT - 14,
+        banner(
+            svg,
             f"game over — {_SVG_END[Status(int(e['status']))]}; score {left} (cards not played)",
-            size=16,
-            anchor="middle",
-            weight="bold",
-            fill=THEME.highlight,
+            height=40,
+            baseline=14,
         )
