@@ -80,7 +80,6 @@ W_BLOCK = 11  # bonus per unseen card (likely an opponent's) stranded below a ra
 W_SIM = 12  # weight of the turns the rest of the hand sustains alone after the play
 W_GAMMA = 13  # discount of each further simulated card play (opponents may block it)
 W_SIM_TM = 14  # value of a Time Magic card won in the simulation (a turn nobody can block)
-NUM_WEIGHTS = 15
 # Tuned against three npc bots (4 players, every seat): lower thresholds for Time Magic,
 # blocking bonuses, a discount < 1 or a dearer simulated Time Magic all lost more games.
 STRONG_WEIGHTS = np.array(

@@ -166,7 +166,7 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
     Raises:
         ValueError: if ``seat`` is not a seat of this game's agents.
     """
-    from tabletop_core.svg import THEME, Svg, card, card_back, check_view_seat, pile, seat_label
+    from tabletop_core.svg import THEME, Svg, check_view_seat
 
     e = state[i]
     mode = Mode(int(e["cfg_mode"]))
@@ -186,7 +186,17 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
     svg.text(16, 28, head, size=20, weight="bold")
     view = "omniscient view" if seat is None else f"player_{int(seat)}'s view"
     svg.text(SVG_WIDTH - 16, 28, view, size=13, fill=THEME.dim, anchor="end")
-    # legend
+    _svg_legend(svg)
+    _svg_areas(singles, e, svg)
+    _svg_piles(svg, e, mode)
+    _svg_seats(playing, seat, cur, n, mode, e, svg)
+    return svg.to_string()
+
+
+def _svg_legend(svg):
+    """The legend of the area kinds."""
+    from tabletop_core.svg import THEME
+
     lx = 470
     for c, name in enumerate(("red", "blue", "yellow", "green")):
         svg.rect(lx, 16, 12, 14, fill=COLOUR_TINT[c], stroke=COLOUR_INK[c], stroke_width=2, rx=2)
@@ -194,7 +204,12 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
         lx += 62
     svg.rect(lx, 16, 12, 14, fill=COPY_TINT, stroke=COPY_INK, stroke_width=2, rx=2)
     svg.text(lx + 16, 28, "C copy", size=11, fill=THEME.dim)
-    # combo areas
+
+
+def _svg_areas(singles, e, svg):
+    """The combo areas: kind, cards on it, top."""
+    from tabletop_core.svg import THEME
+
     y = 44
     cw, ch = 20, 23
     for a in range(NUM_AREAS):
@@ -219,7 +234,12 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
             _kind_card(svg, x, y + 2, cw, ch, int(e["area_cards"][a, j]))
             x += step
         y += ch + 6
-    # piles
+
+
+def _svg_piles(svg, e, mode):
+    """Time Magic pile, replenishment and NPC decks."""
+    from tabletop_core.svg import THEME, card, pile
+
     svg.rect(742, 44, 206, 250, fill=THEME.panel, rx=8)
     tm = int(e["tm_pile"])
     card(svg, 758, 60, 56, 80, str(tm), colour="#ffffff", fill="#5b3e8f", edge="#d9c8f5")
@@ -227,7 +247,12 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
     pile(svg, 866, 60, 56, 80, int(e["repl_n"]), label="replenishment")
     if mode == Mode.SOLO:
         pile(svg, 812, 188, 56, 80, int(e["npc_n"]), label="NPC deck")
-    # seats
+
+
+def _svg_seats(playing, seat, cur, n, mode, e, svg):
+    """A row per seat: hand (or its size from another seat's view), Time Magic, Exhaust cards, the loser."""
+    from tabletop_core.svg import THEME, banner, card_back, seat_label
+
     sel_visible = playing and (seat is None or int(seat) == cur)
     y = 342
     hw, hh = 30, 42
@@ -278,5 +303,4 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
         y += hh + 18
     if not playing:
         loser = int(e["loser"])
-        svg.end_banner(f"game over — {_svg_seat_name(e, loser)} is exhausted and loses")
-    return svg.to_string()
+        banner(svg, f"game over — {_svg_seat_name(e, loser)} is exhausted and loses")

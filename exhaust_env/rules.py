@@ -385,18 +385,13 @@ def has_play(hand, tops, singles):
 
 @kernel
 def _can_act(e, seat):
-    """:func:`can_act` on the env record ``e``."""
+    """Whether ``seat`` of the record ``e`` can take an action at the start of its turn: a
+    spell-card play, a Time Magic card, or (long game) a face-up Exhaust card to flip.
+    docs/rules/exhaust.md "A turn"."""
     if e.tm[seat] > 0 or e.exhaust_up[seat] != 0:
         return True
     hand = e.hand[seat]
     return has_play_word(card_word(hand), np.int64(hand[COPY_KIND]), e.area_top, e.cfg_singles)
-
-
-@kernel
-def can_act(s, i, seat):
-    """Whether ``seat`` can take an action at the start of its turn: a spell-card play, a
-    Time Magic card, or (long game) a face-up Exhaust card to flip. docs/rules/exhaust.md "A turn"."""
-    return _can_act(s[i], seat)
 
 
 @kernel

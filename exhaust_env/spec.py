@@ -45,7 +45,6 @@ NUM_KINDS = NUM_NUMBER_CARDS + 1  # 61
 COLOUR_NAMES = ("red", "blue", "yellow", "green")
 COLOUR_LETTERS = ("R", "B", "Y", "G")
 TIME_MAGIC_CARDS = 16
-EXHAUST_CARDS = 6
 REPLENISH_SIZE = 4
 NPC_HAND = 5  # the NPC draws its open hand up to 5
 
@@ -87,7 +86,6 @@ AREA_NAMES = (
     "Flush",
     "Any",
 )
-SET_SIZE = {PAIR: 2, THREE: 3, FOUR: 4}
 
 # --- Players, deal ------------------------------------------------------------------------
 MIN_PLAYERS = 2

@@ -13,14 +13,28 @@ import numpy as np
 from tabletop_core.rng import seed_word
 
 from .spec import (
+    COPY_KIND,
+    HAND_SIZE,
+    MAX_NPC_DECK,
+    MAX_PLAYERS,
+    MAX_ROUND_STEPS,
     MAX_SEATS,
+    MIN_NPC_DECK,
+    MIN_PLAYERS,
     MODE_NAMES,
+    NUM_ACTIONS,
     NUM_AREAS,
     NUM_CARDS,
+    NUM_COPIES,
     NUM_KINDS,
+    NUM_NUMBERS,
+    NUM_SINGLES,
     REPLENISH_SIZE,
+    SOLO_HAND,
     TIME_MAGIC_CARDS,
+    Mode,
     Options,
+    Status,
 )
 
 STATE_DTYPE = np.dtype(
@@ -93,11 +107,6 @@ def new_state(batch: int, options: Options) -> np.ndarray:
     return s
 
 
-def state_nbytes() -> int:
-    """Bytes of state per env."""
-    return STATE_DTYPE.itemsize
-
-
 def validate_state(saved) -> None:
     """Check a saved State (a ``get_state()`` dict or the ``(B,)`` array) field by field
     and against the invariants the rules rely on; the one validation ``set_state`` runs
@@ -119,29 +128,22 @@ def validate_state(saved) -> None:
     Raises:
         ValueError: naming the env index, the field, the value and what is allowed.
     """
-    from tabletop_core.validation import StateChecker, check_legal_action_exists, row_counts, states_of
+    from tabletop_core.validation import StateChecker, check_legal_action_exists, states_of
 
     from .rules import legal_mask
-    from .spec import (
-        COPY_KIND,
-        HAND_SIZE,
-        MAX_NPC_DECK,
-        MAX_PLAYERS,
-        MAX_ROUND_STEPS,
-        MIN_NPC_DECK,
-        MIN_PLAYERS,
-        NUM_ACTIONS,
-        NUM_COPIES,
-        NUM_NUMBERS,
-        NUM_SINGLES,
-        SOLO_HAND,
-        Mode,
-        Status,
-    )
 
     s = states_of(saved, STATE_DTYPE, "exhaust")
     ck = StateChecker(s, "exhaust")
-    n = s.shape[0]
+    solo, long_game, seats = _check_options(ck, s)
+    in_game = np.arange(MAX_SEATS)[None, :] < seats[:, None]
+    _check_cards(ck, s, solo, seats, in_game)
+    _check_areas(ck, s)
+    playing = _check_counters(ck, s, long_game, seats, in_game)
+    check_legal_action_exists(s, legal_mask, NUM_ACTIONS, playing, "exhaust")
+
+
+def _check_options(ck, s):
+    """Options in range and consistent; returns (solo, long_game, seats) per env."""
     ck.range("cfg_mode", 0, len(Mode) - 1)
     solo = s["cfg_mode"] == Mode.SOLO
     long_game = s["cfg_mode"] == Mode.LONG
@@ -167,7 +169,14 @@ def validate_state(saved) -> None:
     ck.range("cfg_npc_deck", MIN_NPC_DECK, MAX_NPC_DECK)
     ck.range("cfg_zero_sum", 0, 1)
     ck.range("cfg_start", 0, np.where(solo, 0, seats - 1), allowed="a seat 0..cfg_seats-1 (0 in solo)")
-    # cards
+    return solo, long_game, seats
+
+
+def _check_cards(ck, s, solo, seats, in_game):
+    """Deck, hands, selection, replenishment and NPC decks; every card once (conserved)."""
+    from tabletop_core.validation import row_counts
+
+    n = s.shape[0]
     ck.range("deck", 0, NUM_CARDS - 1)
     deck = s["deck"].astype(np.int64)
     rows = np.broadcast_to(np.arange(n)[:, None], deck.shape)
@@ -176,8 +185,6 @@ def validate_state(saved) -> None:
     ck.fail("deck", seen != 1, "a permutation of the card ids 0..63", None)
     kind_max = np.ones(NUM_KINDS, np.int64)
     kind_max[COPY_KIND] = NUM_COPIES
-    seat_ids = np.arange(MAX_SEATS)
-    in_game = seat_ids[None, :] < seats[:, None]
     hand = s["hand"].astype(np.int64)
     ck.range(
         "hand",
@@ -219,7 +226,13 @@ def validate_state(saved) -> None:
         "deck (cards conserved)",
         count,
     )
-    # combo areas
+
+
+def _check_areas(ck, s):
+    """Combo areas: cards listed below area_n, played = listed, tops, unused Singles."""
+    from tabletop_core.validation import row_counts
+
+    n = s.shape[0]
     area_n = s["area_n"].astype(np.int64)
     ck.range("area_n", 0, NUM_CARDS)
     on_area = np.arange(NUM_CARDS)[None, None, :] < area_n[:, :, None]
@@ -244,7 +257,10 @@ def validate_state(saved) -> None:
         np.arange(NUM_AREAS)[None, :] >= s["cfg_singles"][:, None]
     )
     ck.fail("area_n", unused & (area_n != 0), "0 on the unused Single areas")
-    # Time Magic and Exhaust cards
+
+
+def _check_counters(ck, s, long_game, seats, in_game):
+    """Time Magic and Exhaust cards, round, turn, status and loser; returns playing."""
     ck.range("tm", 0, np.where(in_game, TIME_MAGIC_CARDS, 0), allowed="0..16, 0 for unused seats")
     ck.range("tm_pile", 0, TIME_MAGIC_CARDS)
     ck.fail(
@@ -278,4 +294,4 @@ def validate_state(saved) -> None:
         allowed="-1 while playing, the losing seat once over",
     )
     ck.range("last_loser", -1, seats - 1, allowed="-1 or a seat")
-    check_legal_action_exists(s, legal_mask, NUM_ACTIONS, playing, "exhaust")
+    return playing

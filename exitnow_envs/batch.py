@@ -1,6 +1,6 @@
 """Batch kernels: the loops the vector env, the AEC env (batch of one) and the arena run.
 
-Each loop is a thin adapter over the rules kernels; all the rules live in ``rules.py``.
+Each loop is a thin adapter over the rules kernels; all the rules live in the ``rules`` package.
 Rewards are the episode's +1 / -1 per seat on the step that ends it, 0 otherwise.
 
 Observation buffers: :func:`batch_reset` and :func:`batch_observe` write ``obs`` in full;

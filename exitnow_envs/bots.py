@@ -29,6 +29,8 @@ from tabletop_core.jit import kernel
 from tabletop_core.rng import random01, sample_legal
 
 from .rules import (
+    DC,
+    DR,
     MASK_WORDS,
     ghost_free_r,
     human_never_walks,
@@ -63,8 +65,6 @@ from .spec import (
 BOT_NAMES = ("random", "smart", "human", "ghost")  # "human"/"ghost": the smart bot in that role
 BOT_IDS = {name: k for k, name in enumerate(BOT_NAMES)}
 
-_DR = np.array([-1, 0, 1, 0], np.int64)
-_DC = np.array([0, 1, 0, -1], np.int64)
 _FAR = 999
 GUARD = 15.0  # weight of guarding the exit per item held by the humans
 _P_ITEM = int(Phase.ITEM)
@@ -118,31 +118,25 @@ def ghost_sweep_r(e, r0, c0, max_moves, out):
                 for d in range(4):
                     rr = r
                     cc = c
-                    while ghost_free_r(e, rr + _DR[d], cc + _DC[d]):
-                        rr += _DR[d]
-                        cc += _DC[d]
+                    while ghost_free_r(e, rr + DR[d], cc + DC[d]):
+                        rr += DR[d]
+                        cc += DC[d]
                         if out[rr, cc] > m + 1:
                             out[rr, cc] = m + 1
                     if (rr != r or cc != c) and front[rr, cc] > m + 1:
                         front[rr, cc] = m + 1
                     if m + 2 <= max_moves:
-                        r1 = r + _DR[d]
-                        c1 = c + _DC[d]
+                        r1 = r + DR[d]
+                        c1 = c + DC[d]
                         if in_map(r1, c1):
                             k = e.cell[r1, c1]
-                            r2 = r1 + _DR[d]
-                            c2 = c1 + _DC[d]
+                            r2 = r1 + DR[d]
+                            c2 = c1 + DC[d]
                             if (k == WALL or is_sealed(k)) and ghost_free_r(e, r2, c2):
                                 if out[r2, c2] > m + 2:
                                     out[r2, c2] = m + 2
                                 if front[r2, c2] > m + 2:
                                     front[r2, c2] = m + 2
-
-
-@kernel
-def ghost_sweep(s, i, r0, c0, max_moves, out):
-    """:func:`ghost_sweep_r` of env ``i``."""
-    ghost_sweep_r(s[i], r0, c0, max_moves, out)
 
 
 @kernel
@@ -166,8 +160,8 @@ def human_distance_r(e, targets, out):
         c = qc[head]
         head += 1
         for d in range(4):
-            r1 = r + _DR[d]
-            c1 = c + _DC[d]
+            r1 = r + DR[d]
+            c1 = c + DC[d]
             if not in_map(r1, c1) or out[r1, c1] != _FAR:
                 continue
             if not human_walkable(e.cell[r1, c1]):
@@ -176,12 +170,6 @@ def human_distance_r(e, targets, out):
             qr[tail] = r1
             qc[tail] = c1
             tail += 1
-
-
-@kernel
-def human_distance(s, i, targets, out):
-    """:func:`human_distance_r` of env ``i``."""
-    human_distance_r(s[i], targets, out)
 
 
 @kernel
@@ -237,8 +225,8 @@ def human_bot_r(e, mask, rng, r):
     human_distance_r(e, targets, dist)
     if key and er >= 0:
         for d in range(4):
-            r1 = er + _DR[d]
-            c1 = ec + _DC[d]
+            r1 = er + DR[d]
+            c1 = ec + DC[d]
             if in_map(r1, c1) and dist[r1, c1] == _FAR and not human_never_walks(e.cell[r1, c1]):
                 t2 = np.zeros((MAP, MAP), np.uint8)
                 t2[r1, c1] = 1
@@ -301,28 +289,22 @@ def human_bot_r(e, mask, rng, r):
 
 
 @kernel
-def human_bot(s, i, mask, rng, r):
-    """:func:`human_bot_r` of env ``i``."""
-    return human_bot_r(s[i], mask, rng, r)
-
-
-@kernel
 def _ghost_land_r(e, g, action):
     """Where ghost ``g`` lands with ``action`` and whether it hits a human."""
     r = np.int64(e.gpos[g, 0])
     c = np.int64(e.gpos[g, 1])
     if action < PASS_OFFSET:
         d = action - SLIDE_OFFSET
-        while ghost_free_r(e, r + _DR[d], c + _DC[d]):
-            r += _DR[d]
-            c += _DC[d]
+        while ghost_free_r(e, r + DR[d], c + DC[d]):
+            r += DR[d]
+            c += DC[d]
             for h in range(e.cfg_humans):
                 if e.hpos[h, 0] == r and e.hpos[h, 1] == c:
                     return r, c, True
         return r, c, False
     d = action - PASS_OFFSET
-    r += 2 * _DR[d]
-    c += 2 * _DC[d]
+    r += 2 * DR[d]
+    c += 2 * DC[d]
     for h in range(e.cfg_humans):
         if e.hpos[h, 0] == r and e.hpos[h, 1] == c:
             return r, c, True
@@ -404,8 +386,8 @@ def ghost_bot_r(e, mask, rng, r):
                 # guard the exit's approach while the humans hold items (a key may be among them)
                 m_ex = _FAR
                 for d in range(4):
-                    r1 = er + _DR[d]
-                    c1 = ec + _DC[d]
+                    r1 = er + DR[d]
+                    c1 = ec + DC[d]
                     if in_map(r1, c1) and sweep[r1, c1] < m_ex:
                         m_ex = sweep[r1, c1]
                 if m_ex < _FAR:
@@ -418,23 +400,11 @@ def ghost_bot_r(e, mask, rng, r):
 
 
 @kernel
-def ghost_bot(s, i, mask, rng, r):
-    """:func:`ghost_bot_r` of env ``i``."""
-    return ghost_bot_r(s[i], mask, rng, r)
-
-
-@kernel
 def smart_bot_r(e, mask, rng, r):
     """Role-aware: :func:`human_bot_r` on human seats, :func:`ghost_bot_r` for the ghost."""
     if e.current == e.cfg_humans:
         return ghost_bot_r(e, mask, rng, r)
     return human_bot_r(e, mask, rng, r)
-
-
-@kernel
-def smart_bot(s, i, mask, rng, r):
-    """:func:`smart_bot_r` of env ``i``."""
-    return smart_bot_r(s[i], mask, rng, r)
 
 
 @kernel

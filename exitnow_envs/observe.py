@@ -148,7 +148,6 @@ def _layout(max_rounds: int) -> ObservationLayout:
 
 LAYOUT = _layout(DEFAULT_MAX_ROUNDS)
 """The layout with the default ``max_rounds`` (offsets are the same for every option)."""
-PIECES = LAYOUT.pieces
 OBS_DIM = LAYOUT.dim
 _SQ = MAP * MAP
 S_OTHERS = np.float32(1.0) / np.float32(MAX_HUMANS - 1)  # reciprocal scales (float32 constants)

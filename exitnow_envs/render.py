@@ -257,7 +257,7 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
     Raises:
         ValueError: if ``seat`` is not a seat of this game.
     """
-    from tabletop_core.svg import THEME, Svg, pile
+    from tabletop_core.svg import THEME, Svg
 
     e = state[i]
     n = int(e["cfg_humans"])
@@ -279,6 +279,16 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
     view = "omniscient view" if seat is None else f"{names[int(seat)]}'s view"
     svg.text(SVG_WIDTH - 14, 30, view, size=13, fill=THEME.dim, anchor="end")
     cs = _SVG_CELL
+    _svg_map(e, cs, svg)
+    _svg_pieces(n, e, cs, svg)
+    pw, px = _svg_panel(cs, svg, e, seat, playing, names, status)
+    y = _svg_seats(n, playing, e, svg, px, pw, seat)
+    _svg_legend(y, svg, px, pw)
+    return svg.to_string()
+
+
+def _svg_map(e, cs, svg):
+    """Squares by kind, door letters, sealed bars, event and item chips."""
     for r in range(MAP):
         for c in range(MAP):
             k = int(e["cell"][r, c])
@@ -335,6 +345,10 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
                     cx - d, cy - d, 2 * d, 2 * d, fill="#c8a01e", stroke="#5a3c00", stroke_width=1.2, rx=2
                 )
                 svg.text(cx, cy + 4, "$", size=11, fill="#3c2800", anchor="middle", weight="bold")
+
+
+def _svg_pieces(n, e, cs, svg):
+    """Humans (a stack shows its top human and +n) and ghosts."""
     stacks: dict[tuple[int, int], list[int]] = {}
     for h in range(n):
         r, c = int(e["hpos"][h, 0]), int(e["hpos"][h, 1])
@@ -354,7 +368,12 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
             cx, cy = _MAP_X + c * cs + cs / 2, _MAP_Y + r * cs + cs / 2
             svg.circle(cx, cy, cs * 0.42, fill=_rgb(_GHOST), stroke=_rgb(_GHOST_EDGE), stroke_width=2)
             svg.text(cx, cy + 4, f"g{g + 1}", size=10, fill=_rgb(_GHOST_EDGE), anchor="middle", weight="bold")
-    # side panel
+
+
+def _svg_panel(cs, svg, e, seat, playing, names, status):
+    """Round, event deck, confiscated and used piles."""
+    from tabletop_core.svg import THEME, pile
+
     px = _MAP_X + MAP * cs + 14
     pw = SVG_WIDTH - px - 10
     svg.rect(px, 46, pw, 150, fill=THEME.panel, rx=8)
@@ -407,7 +426,13 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
         )
     if e["cfg_team"]:
         svg.text(px + 12, 170, "team game: every human wins when one escapes", size=10, fill=THEME.dim)
-    # seats
+    return pw, px
+
+
+def _svg_seats(n, playing, e, svg, px, pw, seat):
+    """A line per seat, the decision to make and the last action card."""
+    from tabletop_core.svg import THEME
+
     y = 214
     for h in range(n + 1):
         acting = playing and int(e["current"]) == h
@@ -456,7 +481,11 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
                 weight="bold",
             )
         y += 44
-    # legend
+    return y
+
+
+def _svg_legend(y, svg, px, pw):
+    """The legend."""
     y = max(y, 470)
     svg.text(px, y - 6, "legend", size=12, weight="bold")
     items = [
@@ -478,4 +507,3 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
         ly = y + (j // 2) * 18
         svg.rect(lx, ly, 12, 12, fill=col, stroke="#000000", stroke_width=0.6, rx=2)
         svg.text(lx + 17, ly + 10, label, size=11)
-    return svg.to_string()

@@ -31,8 +31,6 @@ BOARD = 7  # squares per board side
 MAP = 3 * BOARD  # 21 squares per map side
 NUM_SQUARES = MAP * MAP  # 441
 NUM_PLACES = 17  # event-chip places (one per event card)
-NUM_CORNERS = 4
-NUM_EDGES = 4
 NUM_LAYOUTS = 576  # 4! corner orders x 4! edge orders
 # Bit boards (State.wbits ...): map row r is the uint32 word r + 1 (bit c = column c); the
 # words 0, 22 and 23 stay 0, so a step up or down never leaves the array.
@@ -134,8 +132,6 @@ CARD_NAMES = (
 ITEM_NAMES = CARD_NAMES[FIRST_ITEM:]
 
 # --- Directions -------------------------------------------------------------------------
-DR = (-1, 0, 1, 0)
-DC = (0, 1, 0, -1)
 DIR_NAMES = ("up", "right", "down", "left")
 
 # --- Actions ----------------------------------------------------------------------------

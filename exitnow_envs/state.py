@@ -1,7 +1,7 @@
 """Exit Now's State: a NumPy structured array of shape ``(B,)``, one record per env.
 
 The AEC env holds a batch of one, the vector env a batch of ``num_envs``; the same kernels
-(``rules.py``) run on both. Options and the board data live in the record (``cfg_*``), so
+(the ``rules`` package) run on both. Options and the board data live in the record (``cfg_*``), so
 one record fully describes its game (and a random layout can be built from the episode's
 own generator at reset). Squares are ``(row, col)`` on the 21x21 map, row 0 at the top.
 
@@ -157,11 +157,6 @@ def new_state(batch: int, options: Options) -> np.ndarray:
     return s
 
 
-def state_nbytes() -> int:
-    """Bytes of state per env."""
-    return STATE_DTYPE.itemsize
-
-
 def derived_map_fields(s: np.ndarray) -> dict[str, np.ndarray]:
     """The fields :func:`exitnow_envs.rules.sync_map_r` derives from ``cell``, ``chip`` and
     ``place`` (``wbits``, ``xbits``, ``sbits``, ``cbits``, ``kpos``, ``ppos``), computed
@@ -232,27 +227,13 @@ def validate_state(saved) -> None:
     Raises:
         ValueError: naming the env index, the field, the value and what is allowed.
     """
-    from tabletop_core.validation import StateChecker, check_legal_action_exists, row_counts, states_of
+    from tabletop_core.validation import StateChecker, states_of
 
-    from .rules import ST_ROUND_END, legal_mask
     from .spec import (
-        DECK,
-        EXIT,
-        FIRST_ITEM,
         GHOST_START,
-        I_CROSS,
         MAX_MAX_ROUNDS,
         MIN_HUMANS,
-        NUM_ACTIONS,
-        NUM_CARD_KINDS,
         NUM_LAYOUTS,
-        NUM_PHASES,
-        SEALED_A,
-        SEALED_C,
-        WALL,
-        WATER,
-        Phase,
-        Status,
     )
 
     s = states_of(saved, STATE_DTYPE, "exitnow")
@@ -268,7 +249,20 @@ def validate_state(saved) -> None:
     ck.range("cfg_centre_rot", -1, 3)
     for f in ("cfg_corner", "cfg_edge", "cfg_centre"):
         ck.range(f, 0, GHOST_START, allowed="board square kinds 0..10")
-    # map
+    _check_map(ck, s, n, b)
+    on = _check_humans(ck, s, nh, b)
+    gon = _check_ghosts(ck, s, b)
+    _check_cards_and_items(ck, s, n, b)
+    playing = _check_turn(ck, s, nh, on, gon, b)
+    _check_notes(ck, s, playing)
+
+
+def _check_map(ck, s, n, b):
+    """Boards and layout in range; cell kinds, chips, places and the derived map fields."""
+    from tabletop_core.validation import row_counts
+
+    from .spec import NUM_LAYOUTS
+
     ck.range("layout", 0, NUM_LAYOUTS - 1)
     ck.range("slot_board", 0, 3)
     ck.fail("slot_board", s["slot_board"][:, 4] > 1, "a centre side 0..1 in slot 4")
@@ -284,7 +278,12 @@ def validate_state(saved) -> None:
     ck.fail("place", per_place[:, 1:] > 1, "each place number 0..16 on one square at most", None)
     for field, want in derived_map_fields(s).items():
         ck.equal(field, want, f"what cell / chip / place give (rules.sync_map); got {field} out of step")
-    # humans
+
+
+def _check_humans(ck, s, nh, b):
+    """Human pieces: flags, on the map exactly when entered and not captured, squares, heights."""
+    from .spec import EXIT, SEALED_A, SEALED_C, WALL, WATER, Status
+
     seat = np.arange(MAX_HUMANS)[None, :]
     used = seat < nh[:, None]
     for f in ("entered", "captured", "skip"):
@@ -312,7 +311,13 @@ def validate_state(saved) -> None:
     )
     ck.range("height_counter", 0, np.iinfo(np.int16).max)
     ck.range("hheight", 0, s["height_counter"].astype(np.int64), allowed="0..height_counter")
-    # ghosts
+    return on
+
+
+def _check_ghosts(ck, s, b):
+    """Ghosts on the map exactly when on, never on a wall, sealed door, exit or chip."""
+    from .spec import EXIT, SEALED_A, SEALED_C, WALL
+
     ck.range("gon", 0, 1)
     gon = s["gon"] == 1
     gpos = s["gpos"].astype(np.int64)
@@ -328,7 +333,15 @@ def validate_state(saved) -> None:
     gchip = s["chip"][b[:, None], gr, gc]
     bad_g = (gcell == WALL) | (gcell == EXIT) | ((gcell >= SEALED_A) & (gcell <= SEALED_C)) | (gchip != 0)
     ck.fail("gpos", gon & bad_g, "a square a ghost may stand on (not wall, exit, sealed door or chip)")
-    # event cards and items
+    return gon
+
+
+def _check_cards_and_items(ck, s, n, b):
+    """Event deck and items conserved (held + confiscated + used + in the deck)."""
+    from tabletop_core.validation import row_counts
+
+    from .spec import DECK, FIRST_ITEM, NUM_CARD_KINDS
+
     ck.range("deck", 0, NUM_CARD_KINDS - 1)
     deck = s["deck"].astype(np.int64)
     per_card = np.zeros((n, NUM_CARD_KINDS), np.int64)
@@ -349,7 +362,13 @@ def validate_state(saved) -> None:
         total,
     )
     ck.range("last_card", -1, FIRST_ITEM - 1, allowed="-1 or an action card 0..5")
-    # turn machine
+
+
+def _check_turn(ck, s, nh, on, gon, b):
+    """Turn machine fields in range and the phase consistent with the acting seat; returns playing."""
+    from .rules import ST_ROUND_END
+    from .spec import I_CROSS, NUM_PHASES, Phase, Status
+
     ck.range("status", 0, len(Status) - 1)
     playing = s["status"] == Status.PLAYING
     ck.range(
@@ -421,7 +440,16 @@ def validate_state(saved) -> None:
     ck.range("pending_chip", 0, 1)
     ck.range("round", 0, s["cfg_max_rounds"].astype(np.int64), allowed="0..cfg_max_rounds")
     ck.fail("round", playing & (s["round"] >= s["cfg_max_rounds"]), "below cfg_max_rounds while playing")
-    # observation notes (rewritten in full by set_state)
+    return playing
+
+
+def _check_notes(ck, s, playing):
+    """Observation notes in range (set_state rewrites them), and a legal action while playing."""
+    from tabletop_core.validation import check_legal_action_exists
+
+    from .rules import legal_mask
+    from .spec import NUM_ACTIONS
+
     ck.range("ob_hpos", -1, MAP - 1)
     ck.range("ob_gpos", -1, MAP - 1)
     ck.range("ob_sq", 0, 127)

@@ -68,7 +68,6 @@ P_FEED = 6  # weight of what a discard may feed to an opponent
 P_KOI_MAX = 7  # strong: koi-koi only while the stake (yaku x multiplier) is below this
 P_KOI_STOCK = 8  # strong: ... and at least this many cards are left in the stock
 P_KOI_THREAT = 9  # strong: ... and no opponent's potential is within this of a yaku
-NUM_PARAMS = 10
 
 GREEDY_PARAMS = np.array([1.2, 0.3, 1.6, 0.15, 0.5, 0.0, 0.0, 0.0, 99.0, 0.0], np.float64)
 # tuned by hill climbing against three greedy bots (4 players, seats rotated)
@@ -290,18 +289,6 @@ def _koikoi_or_stop(e, prm):
         if pot + prm[P_KOI_THREAT] >= 5.0:
             return STOP
     return KOIKOI
-
-
-@kernel
-def greedy_bot(s, i, mask, rng, r):
-    """Greedy yaku collector (see the module docstring)."""
-    return decide_r(s[i], mask, GREEDY_PARAMS)
-
-
-@kernel
-def strong_bot(s, i, mask, rng, r):
-    """Evaluation with denial, feeding risk and a koi-koi rule (module docstring)."""
-    return decide_r(s[i], mask, STRONG_PARAMS)
 
 
 @kernel

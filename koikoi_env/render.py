@@ -149,9 +149,7 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
     Raises:
         ValueError: if ``seat`` is not a seat of this game.
     """
-    from tabletop_core.svg import THEME, Svg, card_back, check_view_seat, pile, seat_label
-
-    from .spec import SUIT_NAMES, SUIT_SYMBOLS
+    from tabletop_core.svg import THEME, Svg, check_view_seat
 
     e = state[i]
     n = int(e["cfg_players"])
@@ -165,7 +163,19 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
     svg.text(16, 28, f"Shikokushi Koikoi — round {rnd}/{int(e['cfg_rounds'])}", size=20, weight="bold")
     view = "omniscient view" if seat is None else f"player_{int(seat)}'s view"
     svg.text(SVG_WIDTH - 16, 28, view, size=13, fill=THEME.dim, anchor="end")
-    # legend
+    _svg_legend(svg)
+    cw, ch = _svg_field(svg, loc, e, playing, stock)
+    _svg_seats(n, playing, e, svg, loc, seat, cw, ch)
+    _svg_status(e, playing, svg, n, status)
+    return svg.to_string()
+
+
+def _svg_legend(svg):
+    """The legend of the suits."""
+    from tabletop_core.svg import THEME
+
+    from .spec import SUIT_NAMES, SUIT_SYMBOLS
+
     x = 16
     for s in range(4):
         svg.rect(x, 40, 14, 16, fill=SUIT_TINT[s], stroke=SUIT_INK[s], stroke_width=1.5, rx=2)
@@ -173,7 +183,12 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
         x += 96
     svg.rect(x, 40, 14, 16, fill=THEME.card_face, stroke="#c9a227", stroke_width=2.5, rx=2)
     svg.text(x + 18, 53, "ranks 0–15 are numbers; α β γ δ ε ζ the six non-number ranks (gold frame)", size=12)
-    # field, pending card, stock
+
+
+def _svg_field(svg, loc, e, playing, stock):
+    """The field, the pending card and the stock."""
+    from tabletop_core.svg import THEME, pile
+
     svg.rect(12, 64, SVG_WIDTH - 24, 84, fill=THEME.panel, rx=8)
     svg.text(22, 84, "field", size=13, weight="bold")
     field = sorted(int(c) for c in np.flatnonzero(loc == LOC_FIELD))
@@ -188,7 +203,13 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
     pile(svg, 800, 74, 40, 58, stock, label=None)
     svg.text(860, 98, "stock", size=12, fill=THEME.dim)
     svg.text(860, 114, f"{stock} cards", size=12, fill=THEME.dim)
-    # seats
+    return cw, ch
+
+
+def _svg_seats(n, playing, e, svg, loc, seat, cw, ch):
+    """A row per seat: hand (or backs from another seat's view), captured cards, yaku, chips."""
+    from tabletop_core.svg import THEME, card_back, seat_label
+
     y = 158
     row = 140 if n <= 4 else 120
     for k in range(n):
@@ -225,7 +246,12 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
         for j, c in enumerate(capt):
             _koikoi_card(svg, 560 + (j % per_row) * cstep, y + 22 + (j // per_row) * (sh + 3), sw, sh, c)
         y += row
-    # status line
+
+
+def _svg_status(e, playing, svg, n, status):
+    """The status line: the decision to make or the round's result."""
+    from tabletop_core.svg import THEME, banner
+
     last = RoundEnd(int(e["last_end"]))
     msg = ""
     if last != RoundEnd.NONE:
@@ -238,5 +264,4 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
         best = max(chips)
         winners = ", ".join(f"player_{k}" for k in range(n) if chips[k] == best)
         why = "all rounds played" if status == Status.ROUNDS_DONE else "a player has no chips left"
-        svg.end_banner(f"game over ({why}) — winner(s): {winners} with {best} chips", size=15)
-    return svg.to_string()
+        banner(svg, f"game over ({why}) — winner(s): {winners} with {best} chips", size=15)

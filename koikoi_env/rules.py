@@ -115,21 +115,15 @@ def suit_bits_yaku(bits):
 
 @kernel
 def yaku_score_r(e, seat):
-    """:func:`yaku_score` of the record ``e``."""
-    total = 0
-    for suit in range(NUM_SUITS):
-        total += suit_bits_yaku(e.capt_bits[seat, suit])
-    return total
-
-
-@kernel
-def yaku_score(s, i, seat):
-    """Total yaku score of ``seat``'s captured cards in env ``i`` (sum over the 4 suits),
+    """Total yaku score of ``seat``'s captured cards in the record ``e`` (sum over the 4 suits),
     read from ``capt_bits``.
 
     Decision (rules "Yaku"): for Triple X only the longest run of the suit counts.
     """
-    return yaku_score_r(s[i], seat)
+    total = 0
+    for suit in range(NUM_SUITS):
+        total += suit_bits_yaku(e.capt_bits[seat, suit])
+    return total
 
 
 @kernel
@@ -145,7 +139,8 @@ def koikoi_multiplier(count):
 # --- queries ------------------------------------------------------------------------------
 @kernel
 def match_count_r(e, card):
-    """:func:`match_count` of the record ``e``."""
+    """Number of field cards with ``card``'s rank in the record ``e`` (0..3: each rank has
+    four cards)."""
     r = card % RANKS_PER_SUIT
     n = 0
     for suit in range(NUM_SUITS):
@@ -155,21 +150,9 @@ def match_count_r(e, card):
 
 
 @kernel
-def match_count(s, i, card):
-    """Number of field cards with ``card``'s rank (0..3: each rank has four cards)."""
-    return match_count_r(s[i], card)
-
-
-@kernel
 def stock_size_r(e):
     """Cards left in the stock of the record ``e``."""
     return NUM_CARDS - np.int64(e.deck_pos)
-
-
-@kernel
-def stock_size(s, i):
-    """Cards left in the stock."""
-    return stock_size_r(s[i])
 
 
 @kernel
@@ -249,20 +232,14 @@ def shuffle_deck_r(e):
 
 @kernel
 def deal_round_r(e):
-    """:func:`deal_round` of the record ``e``."""
-    shuffle_deck_r(e)
-    _deal_shuffled_r(e)
-
-
-@kernel
-def deal_round(s, i):
-    """Start a round in env ``i``: shuffle the 88 cards with the env's generator (87
+    """Start a round in the record ``e``: shuffle the 88 cards with the env's generator (87
     draws), deal 8 to each seat, 8 to the field; the dealer acts first.
 
     Resets the round's yaku scores, koi-koi counts, phase and turn; keeps chips, dealer
     and round counter.
     """
-    deal_round_r(s[i])
+    shuffle_deck_r(e)
+    _deal_shuffled_r(e)
 
 
 @kernel
@@ -275,7 +252,7 @@ def _clear_bits_r(e):
 
 @kernel
 def _deal_shuffled_r(e):
-    """The deal of :func:`deal_round` once ``deck`` is shuffled."""
+    """The deal of :func:`deal_round_r` once ``deck`` is shuffled."""
     for c in range(NUM_CARDS):
         e.loc[c] = LOC_STOCK
     _clear_bits_r(e)
@@ -304,15 +281,9 @@ def _deal_shuffled_r(e):
 
 
 @kernel
-def new_game(s, i):
-    """Start a new game in env ``i``: every seat at 25 chips, first dealer
-    ``cfg_first_dealer``, round 0, then :func:`deal_round`."""
-    new_game_r(s[i])
-
-
-@kernel
 def new_game_r(e):
-    """:func:`new_game` of the record ``e``."""
+    """Start a new game in the record ``e``: every seat at 25 chips, first dealer
+    ``cfg_first_dealer``, round 0, then :func:`deal_round_r`."""
     n = e.cfg_players
     for seat in range(MAX_PLAYERS):
         e.chips[seat] = START_CHIPS if seat < n else 0

@@ -27,7 +27,6 @@ NUM_NUMBER_RANKS = 16  # ranks 0..15 are numbers; they form runs ("Triple X")
 NUM_CARDS = NUM_SUITS * RANKS_PER_SUIT  # 88
 SUIT_SYMBOLS = ("♠", "♥", "♦", "♣")
 SUIT_NAMES = ("swords", "cups", "coins", "trees")
-SUIT_NAMES_JA = ("魔剣", "聖杯", "金貨", "聖樹")
 # Names of the 22 ranks. The seed does not name the six non-number ranks (16..21); these
 # neutral names are the single table to edit when the real names are known.
 RANK_NAMES = tuple(str(r) for r in range(NUM_NUMBER_RANKS)) + ("α", "β", "γ", "δ", "ε", "ζ")

@@ -18,7 +18,21 @@ import numpy as np
 
 from tabletop_core.rng import seed_word
 
-from .spec import MAX_PLAYERS, NUM_CARDS, NUM_SUITS, START_CHIPS, Options
+from .spec import (
+    HAND_SIZE,
+    MAX_PLAYERS,
+    MAX_ROUNDS,
+    MIN_PLAYERS,
+    NUM_ACTIONS,
+    NUM_CARDS,
+    NUM_PHASES,
+    NUM_SUITS,
+    START_CHIPS,
+    Options,
+    Phase,
+    RoundEnd,
+    Status,
+)
 
 # Location codes of ``loc`` (a card is in exactly one place).
 LOC_STOCK = 0  # in the deck (face down); its position is in ``deck``
@@ -90,11 +104,6 @@ def new_state(batch: int, options: Options) -> np.ndarray:
     return s
 
 
-def state_nbytes() -> int:
-    """Bytes of state per env."""
-    return STATE_DTYPE.itemsize
-
-
 def validate_state(saved) -> None:
     """Check a saved State (a ``get_state()`` dict or the ``(B,)`` array) field by field
     and against the invariants the rules rely on; the one validation ``set_state`` runs
@@ -115,28 +124,31 @@ def validate_state(saved) -> None:
     Raises:
         ValueError: naming the env index, the field, the value and what is allowed.
     """
-    from tabletop_core.validation import StateChecker, check_legal_action_exists, row_counts, states_of
+    from tabletop_core.validation import StateChecker, check_legal_action_exists, states_of
 
-    from .rules import BIT_OF, RANK_OF, SUIT_OF, legal_mask
-    from .spec import (
-        HAND_SIZE,
-        MAX_ROUNDS,
-        MIN_PLAYERS,
-        NUM_ACTIONS,
-        NUM_PHASES,
-        Phase,
-        RoundEnd,
-        Status,
-    )
+    from .rules import legal_mask
 
     s = states_of(saved, STATE_DTYPE, "koikoi")
     ck = StateChecker(s, "koikoi")
-    n = s.shape[0]
     ck.range("cfg_players", MIN_PLAYERS, MAX_PLAYERS)
     p = s["cfg_players"].astype(np.int64)
     ck.range("cfg_rounds", 1, MAX_ROUNDS)
     ck.range("cfg_first_dealer", 0, p - 1, allowed="a seat 0..cfg_players-1")
-    # deck and stock
+    loc = _check_deck_and_stock(ck, s, p)
+    _check_hands(ck, s, loc)
+    playing = s["status"] == Status.PLAYING
+    _check_phase_and_pending(ck, s, loc, playing)
+    _check_round(ck, s, p, playing)
+    _check_chips(ck, s, p, playing)
+    check_legal_action_exists(s, legal_mask, NUM_ACTIONS, playing, "koikoi")
+
+
+def _check_deck_and_stock(ck, s, p):
+    """``deck`` a permutation, ``deck_pos``, ``loc`` codes, the stock = deck[deck_pos:];
+    returns ``loc`` (int64)."""
+    from tabletop_core.validation import row_counts
+
+    n = s.shape[0]
     ck.range("deck", 0, NUM_CARDS - 1)
     deck = s["deck"].astype(np.int64)
     seen = np.zeros((n, NUM_CARDS), np.int64)
@@ -161,7 +173,14 @@ def validate_state(saved) -> None:
         in_stock != (loc == LOC_STOCK),
         "stock (0) exactly for the cards deck[deck_pos:] (cards conserved)",
     )
-    # hands and bit words
+    return loc
+
+
+def _check_hands(ck, s, loc):
+    """``hand_size`` and the hand / captured bit words are what ``loc`` says."""
+    from .rules import BIT_OF, SUIT_OF
+
+    n = s.shape[0]
     seats = np.arange(MAX_PLAYERS)
     held = (loc[:, None, :] == LOC_HAND + seats[None, :, None]).sum(axis=2)
     ck.range("hand_size", 0, HAND_SIZE)
@@ -176,11 +195,15 @@ def validate_state(saved) -> None:
                 cols = suit_of == suit
                 want[:, seat, suit] = (on[:, cols] * bit_of[None, cols]).sum(axis=1)
         ck.equal(field, want, f"the cards loc says ({field[:4]}: loc {base} + seat), bit r = rank r")
-    # phase and pending
+
+
+def _check_phase_and_pending(ck, s, loc, playing):
+    """``phase`` and the one ``pending`` card of the CHOOSE phases."""
+    from .rules import RANK_OF
+
     ck.range("phase", 0, NUM_PHASES - 1)
     ph = s["phase"].astype(np.int64)
     choosing = (ph == Phase.CHOOSE_PLAYED) | (ph == Phase.CHOOSE_FLIPPED)
-    playing = s["status"] == Status.PLAYING
     pend = s["pending"].astype(np.int64)
     ck.range("pending", -1, -1, where=~(choosing & playing), allowed="-1 outside the CHOOSE phases")
     ck.range(
@@ -198,9 +221,13 @@ def validate_state(saved) -> None:
     rank_of = np.asarray(RANK_OF).astype(np.int64)
     same_rank_field = ((loc == LOC_FIELD) & (rank_of[None, :] == rank_of[pc][:, None])).sum(axis=1)
     ck.fail("pending", choosing & playing & (same_rank_field != 2), "a card with two field cards of its rank")
-    # round bookkeeping
+
+
+def _check_round(ck, s, p, playing):
+    """Yaku, koi-koi counts, dealer, current seat and turn; DECIDE only with a yaku."""
     from .rules import suit_bits_yaku
 
+    ph = s["phase"].astype(np.int64)
     max_yaku = NUM_SUITS * int(suit_bits_yaku(np.int32((1 << 22) - 1)))
     ck.range("yaku", 0, max_yaku, allowed=f"0..{max_yaku} (every card of every suit captured)")
     ck.range("koikoi", 0, np.iinfo(np.int8).max)
@@ -221,7 +248,11 @@ def validate_state(saved) -> None:
         playing & (ph == Phase.DECIDE) & (cur_yaku <= 0),
         "DECIDE (3) only with a yaku (yaku[current] > 0)",
     )
-    # chips
+
+
+def _check_chips(ck, s, p, playing):
+    """Chips conserved and above 0 while playing, ``delta``, round and last-round codes."""
+    seats = np.arange(MAX_PLAYERS)
     in_game = seats[None, :] < p[:, None]
     chips = s["chips"].astype(np.int64)
     ck.range(
@@ -242,4 +273,3 @@ def validate_state(saved) -> None:
     ck.range("last_winner", -1, p - 1, allowed="-1 or a seat 0..cfg_players-1")
     ck.range("last_points", 0, np.iinfo(np.int16).max)
     ck.range("status", 0, len(Status) - 1)
-    check_legal_action_exists(s, legal_mask, NUM_ACTIONS, playing, "koikoi")

@@ -58,11 +58,6 @@ class MatchResult:
         return self.games / self.seconds if self.seconds > 0 else float("inf")
 
 
-def _bot_list(game: GameDef, bots, num_seats: int) -> list[str]:
-    ids = game.bot_ids(bots, num_seats)
-    return [game.bot_names[k] for k in ids]
-
-
 def run_match(
     game: GameDef,
     bots,

@@ -31,7 +31,6 @@ with the machine's load.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -486,11 +485,6 @@ def copy_case(game: GameDef, options: dict | None = None, num_envs: int = 4096, 
         "median_window_ratio": float(np.median([nc / cp for cp, nc in pairs])),
         "threads": envs[True].num_threads,
     }
-
-
-def main_json(records: Iterator[dict]) -> None:
-    for r in records:
-        print(json.dumps(r, default=_json_default), flush=True)
 
 
 def _json_default(x):

@@ -16,7 +16,6 @@ An :class:`ObservationLayout` turns that list into offsets (``layout.offset["han
 and reciprocal scales (``layout.scale["hand"]``, float32) that the numba observation
 kernels use as compile-time constants (a multiply per entry, no Python pass), and decodes
 a flat vector back into the named pieces in game units (:meth:`ObservationLayout.decode`).
-The small ``write_*`` kernels below fill a slice of the buffer.
 
 Pattern after OpenSpiel's ``kuhn_poker.py`` (``pieces = [("player", 2, (2,)), ...]``).
 """
@@ -28,16 +27,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .jit import kernel
-
 __all__ = [
     "KINDS",
     "Piece",
     "ObservationLayout",
-    "write_one_hot",
-    "write_multi_hot",
-    "write_counts",
-    "write_scalar",
 ]
 
 KINDS = ("flag", "one_hot", "count")
@@ -163,35 +156,3 @@ class ObservationLayout:
     def __repr__(self) -> str:
         inner = ", ".join(f"{p.name}{list(p.shape)}@{self.offset[p.name]}" for p in self.pieces)
         return f"ObservationLayout(dim={self.dim}: {inner})"
-
-
-@kernel
-def write_one_hot(out, offset, index, n):
-    """Write a one-hot of length ``n`` at ``out[offset:]``; ``index`` < 0 writes zeros."""
-    for k in range(n):
-        out[offset + k] = 0.0
-    if 0 <= index < n:
-        out[offset + index] = 1.0
-
-
-@kernel
-def write_multi_hot(out, offset, items, count, base):
-    """Write a multi-hot card set: ``out[offset + items[k] - base] = 1`` for k < count.
-
-    The caller zeroes the slice first (so several sets can be OR-ed into one slice).
-    """
-    for k in range(count):
-        out[offset + items[k] - base] = 1.0
-
-
-@kernel
-def write_counts(out, offset, counts, scale):
-    """Write ``counts`` (1-D, any int dtype) times ``scale`` at ``out[offset:]``."""
-    for k in range(counts.shape[0]):
-        out[offset + k] = counts[k] * scale
-
-
-@kernel
-def write_scalar(out, offset, value):
-    """Write one float at ``out[offset]``."""
-    out[offset] = value

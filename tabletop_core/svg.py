@@ -29,6 +29,7 @@ __all__ = [
     "card_back",
     "pile",
     "seat_label",
+    "banner",
     "rasterize",
     "svg_to_png",
     "FONT",
@@ -142,19 +143,6 @@ class Svg:
             **kw,
         )
 
-    def end_banner(self, message: str, height: float = 36, size: float = 16) -> None:
-        """The end-of-game message on a dark band across the bottom of the picture."""
-        self.rect(0, self.height - height, self.width, height, fill="#000000", opacity=0.6)
-        self.text(
-            self.width / 2,
-            self.height - height / 3,
-            message,
-            size=size,
-            anchor="middle",
-            weight="bold",
-            fill=THEME.highlight,
-        )
-
     def to_string(self) -> str:
         head = (
             f'<svg xmlns="http://www.w3.org/2000/svg" width="{self.width}" height="{self.height}" '
@@ -256,6 +244,21 @@ def seat_label(
     )
     if detail:
         svg.text(x, y + size + 2, detail, size=size * 0.8, fill=THEME.dim)
+
+
+def banner(svg: Svg, text: str, size: float = 16, height: float = 36, baseline: float = 12) -> None:
+    """A dark strip ``height`` px high across the bottom of ``svg`` with ``text`` centred in
+    bold, its baseline ``baseline`` px above the bottom edge (the pictures' game-over line)."""
+    svg.rect(0, svg.height - height, svg.width, height, fill="#000000", opacity=0.6)
+    svg.text(
+        svg.width / 2,
+        svg.height - baseline,
+        text,
+        size=size,
+        anchor="middle",
+        weight="bold",
+        fill=THEME.highlight,
+    )
 
 
 def svg_to_png(svg_text: str) -> bytes:

@@ -9,7 +9,7 @@ import numpy as np
 
 from .rng import sample_legal, seed_word
 
-__all__ = ["assert_aec_matches_vector", "assert_state_roundtrip"]
+__all__ = ["assert_aec_matches_vector", "assert_state_roundtrip", "on_env"]
 
 
 def assert_aec_matches_vector(
@@ -88,3 +88,16 @@ def assert_state_roundtrip(env: Any, seed: int = 11, warmup: int = 7, steps: int
     assert play() == first
     np.testing.assert_array_equal(env.get_state()["state"], after["state"])
     return saved
+
+
+def on_env(kernel_r: Any, s: np.ndarray, i: int, *args: Any) -> Any:
+    """Run the record kernel ``kernel_r`` (a rules ``*_r(e, ...)`` kernel) on env ``i`` of
+    the State record array ``s``: ``kernel_r(s[i], *args)``.
+
+    ``s[i]`` is a view of the record, so what the kernel writes lands in ``s``. Tests call
+    the rules this way instead of through one-line ``(s, i, ...)`` wrappers.
+
+    Returns:
+        Whatever the kernel returns.
+    """
+    return kernel_r(s[i], *args)

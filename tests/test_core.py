@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tabletop_core.encoders import ObservationLayout, write_counts, write_multi_hot, write_one_hot
+from tabletop_core.encoders import ObservationLayout
 from tabletop_core.games import available_games, load_game
 from tabletop_core.rng import randint, random01, sample_legal, sample_legal_batch, seed_word, shuffle_prefix
 
@@ -82,18 +82,6 @@ def test_observation_layout_decodes_its_pieces():
         layout.decode(np.zeros(7))
     with pytest.raises(ValueError, match="duplicate"):
         ObservationLayout([("a", (1,)), ("a", (2,))])
-
-
-def test_write_kernels():
-    out = np.zeros(12, np.float32)
-    write_one_hot(out, 2, 3, 4)
-    assert out[2:6].tolist() == [0, 0, 0, 1]
-    write_one_hot(out, 2, -1, 4)
-    assert out[2:6].sum() == 0
-    write_multi_hot(out, 6, np.array([10, 12], np.int64), 2, 10)
-    assert out[6:9].tolist() == [1, 0, 1]
-    write_counts(out, 9, np.array([1, 2, 3], np.int8), 0.5)
-    assert out[9:12].tolist() == [0.5, 1.0, 1.5]
 
 
 def test_game_catalog():
@@ -319,3 +307,14 @@ def test_sample_legal_picks_the_kth_nonzero_entry_for_every_length():
         legal = np.flatnonzero(mask)
         expected = -1 if len(legal) == 0 else legal[randint(twin, 0, len(legal))]
         assert got == expected and rng[0] == twin[0]
+
+
+def test_regions_lay_out_consecutive_offsets():
+    from tabletop_core.layout import regions
+
+    w = regions(("a", 3), ("b", 0), ("c", 5))
+    assert w.offsets() == (0, 3, 3) and w.size == 8 and w.length["c"] == 5
+    with pytest.raises(ValueError, match="duplicate"):
+        regions(("a", 1), ("a", 2))
+    with pytest.raises(ValueError, match="non-negative int"):
+        regions(("a", -1))

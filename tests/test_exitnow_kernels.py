@@ -1,7 +1,7 @@
 """The fast paths of Exit Now's kernels against their plain definitions.
 
 * ``rules.is_legal`` (no mask) agrees with ``rules.legal_mask`` on every action;
-* ``rules.random_legal`` (no mask) draws exactly what ``sample_legal`` draws on the mask;
+* ``rules.random_legal_r`` (no mask) draws exactly what ``sample_legal`` draws on the mask;
 * ``observe.refresh_observation`` (patches the env's own buffer) leaves exactly what a
   full ``observe`` writes, through every event, seat change and autoreset;
 * ``batch.play_games`` (the random bot without a mask) plays what the masked bots play;
@@ -25,6 +25,7 @@ from exitnow_envs.spec import NUM_ACTIONS, Options, Phase
 from exitnow_envs.state import new_state
 from tabletop_core.jit import kernel
 from tabletop_core.rng import sample_legal, seed_word
+from tabletop_core.testing import on_env
 
 OPTIONS = [
     {},
@@ -92,7 +93,7 @@ def _draw_mismatches(snaps, words):
         r1[0] = words[i]
         r2[0] = words[i]
         rules.legal_mask(snaps, i, mask)
-        if rules.random_legal(snaps, i, r1, 0) != sample_legal(r2, 0, mask) or r1[0] != r2[0]:
+        if rules.random_legal_r(snaps[i], r1, 0) != sample_legal(r2, 0, mask) or r1[0] != r2[0]:
             bad += 1
     return bad
 
@@ -118,7 +119,7 @@ def test_random_legal_covers_the_rare_phases():
     assert _legality_mismatches(rare) == 0 and _draw_mismatches(rare, words) == 0
     over = snaps[:1].copy()
     over["status"] = 2
-    assert rules.random_legal(over, 0, np.zeros(1, np.uint64), 0) == -1
+    assert on_env(rules.random_legal_r, over, 0, np.zeros(1, np.uint64), 0) == -1
 
 
 @pytest.mark.parametrize("options", OPTIONS)

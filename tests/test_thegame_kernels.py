@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 from tabletop_core.rng import sample_legal, sample_legal_batch, seed_word, shuffle_prefix
+from tabletop_core.testing import on_env
 from thegame_env import batch, bots, observe, rules, vector_env
 from thegame_env.spec import END_TURN, NUM_ACTIONS, NUM_CARDS, Options
 from thegame_env.state import new_state
@@ -104,7 +105,7 @@ def test_hand_bits_and_has_play_against_the_slots():
         cards = s["hand"][0, seat, : s["hand_size"][0, seat]]
         tops = s["piles"][0]
         want = any(rules.can_place(int(tops[p]), p, int(c)) for c in cards for p in range(4))
-        assert bool(rules.has_play(s, 0)) == want
+        assert bool(on_env(rules.has_play_r, s, 0)) == want
 
 
 @pytest.mark.parametrize("options", OPTION_SETS, ids=lambda o: f"{o.num_players}p")
@@ -166,7 +167,9 @@ def test_random_bot_match_equals_playing_with_sample_legal():
         n, total = 0, 0.0
         while t["status"][i] == 0:
             rules.legal_mask(t, i, mask)
-            total += rules.step_reward(t, i, rules.apply_action(t, i, sample_legal(bot_rng, i, mask)))
+            total += on_env(
+                rules.step_reward_r, t, i, rules.apply_action(t, i, sample_legal(bot_rng, i, mask))
+            )
             n += 1
         assert steps[i] == n and returns[i, 0] == total
     assert np.array_equal(s, t)

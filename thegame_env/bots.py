@@ -10,7 +10,7 @@ Bots:
     random  uniform over legal actions; reads them from the state, not from ``mask`` (the
             same choice as ``tabletop_core.rng.sample_legal`` on the mask with the same
             generator word), so loops that only run random bots may skip the mask.
-    strong  see :func:`strong_bot`.
+    strong  see :func:`strong_decide_r`.
     greedy  smallest numeric jump, stop at the minimum (the first simple baseline).
 
 Every bot kernel has a record form taking ``e = s[i]`` (``random_bot_r``,
@@ -25,10 +25,11 @@ import numpy as np
 
 from tabletop_core.bits import ctz, popcount
 from tabletop_core.jit import kernel
+from tabletop_core.layout import regions
 from tabletop_core.rng import randint_word
 
 from .rules import can_place, hand_bits_r, min_plays_now_r, pile_accepts
-from .spec import BACKWARDS_STEP, END_TURN, MAX_HAND, MIN_CARD, NUM_CARDS, NUM_PILES
+from .spec import BACKWARDS_STEP, DESCENDING_START, END_TURN, MAX_HAND, MIN_CARD, NUM_CARDS, NUM_PILES
 
 BOT_NAMES = ("random", "strong", "greedy")
 BOT_IDS = {name: k for k, name in enumerate(BOT_NAMES)}
@@ -46,7 +47,6 @@ P_DEAD = 7  # weight multiplier of a skipped card left with no pile
 P_ONE = 8  # weight multiplier of a skipped card left with one pile
 P_DEPTH_EMPTY = 9  # plays looked ahead once the draw pile is empty
 P_TWO = 10  # weight multiplier of a skipped card left with two piles
-NUM_PARAMS = 11
 
 
 @kernel(inline="always")
@@ -124,15 +124,10 @@ def random_bot(s, i, mask, rng, r):
 
 
 @kernel
-def greedy_bot(s, i, mask, rng, r):
-    """Greedy by gap: play the card/pile with the smallest jump, then stop at the minimum
-    unless a backwards trick or a gap of at most 2 is available."""
-    return greedy_bot_r(s[i], mask[np.newaxis, :], 0)
-
-
-@kernel
 def greedy_bot_r(e, masks, row):
-    """:func:`greedy_bot` of the record ``e``; ``masks[row]`` is the acting seat's mask."""
+    """Greedy by gap: play the card/pile with the smallest jump, then stop at the minimum
+    unless a backwards trick or a gap of at most 2 is available.
+    ``masks[row]`` is the acting seat's mask of the record ``e``."""
     seat = e.current
     best = -1
     best_cost = 1 << 30
@@ -163,46 +158,51 @@ def first_legal_r(masks, row):
     return -1
 
 
-@kernel
-def sample_legal_first(mask):
-    """First legal action of ``mask`` (fallback), -1 if none."""
-    return first_legal_r(mask[np.newaxis, :], 0)
-
-
 _SCALE = 16  # costs are integers in 1/16 of a skipped card
 _INF = 1 << 40
 
-# Scratch layout (one int64 array per decision)
-_CP = 0  # [_CP + x]: prefix (cards < x) of the skip weight of the cards still in game
-_LP = 104  # [_LP + x]: prefix (cards < x) of the number of cards still in game
-_HAND = 208  # own hand cards
-_CAND = 216  # candidate plays from the root position, sorted by pile: _NC fields each
-_NC = 6
-_MAX_CAND = 32
-_PSTART = _CAND + _NC * _MAX_CAND  # first candidate index of each pile (5 entries)
-_OPT = _PSTART + 5  # indices of the candidates worth searching as optional plays
-_OSTART = _OPT + _MAX_CAND  # first _OPT index of each pile (5 entries)
-_ST = _OSTART + 5  # search stack, _NF fields per level
-_NF = 12
-_MAX_DEPTH = 8
-_SCRATCH = _ST + _NF * (_MAX_DEPTH + 1)
-# candidate fields
-_C_K = 0  # hand slot
-_C_PILE = 1
-_C_CARD = 2
-_C_COST = 3  # cost from the root position
-_C_LO = 4  # open range of cards skipped / won back
-_C_HI = 5
-# stack fields
-_F_T0 = 0  # four pile tops
-_F_USED = 4  # bit mask of hand slots spent by the plan
-_F_ACC = 5  # cost so far
-_F_OWED = 6  # plays still owed
-_F_IT = 7  # next option to try: hand slot (chain on the last pile) then root candidate
-_F_LASTP = 8  # pile of the last play (canonical order: later plays on piles >= it)
-_F_ROOT = 9  # root action of this branch
-_F_CARD = 10  # card placed to reach this level
-_F_CHILD = 11  # 1 once a legal play was seen from this level
+_MAX_CAND = 32  # root candidate plays
+_MAX_DEPTH = 8  # search levels below the root
+# candidate fields (one entry per root candidate play)
+_CF = regions(
+    ("k", 1),  # hand slot
+    ("pile", 1),
+    ("card", 1),
+    ("cost", 1),  # cost from the root position
+    ("lo", 1),  # open range of cards skipped / won back
+    ("hi", 1),
+)
+_C_K, _C_PILE, _C_CARD, _C_COST, _C_LO, _C_HI = _CF.offsets()
+_NC = _CF.size
+# search stack fields (one entry per level)
+_SF = regions(
+    ("t0", NUM_PILES),  # four pile tops
+    ("used", 1),  # bit mask of hand slots spent by the plan
+    ("acc", 1),  # cost so far
+    ("owed", 1),  # plays still owed
+    ("it", 1),  # next option to try: hand slot (chain on the last pile) then root candidate
+    ("lastp", 1),  # pile of the last play (canonical order: later plays on piles >= it)
+    ("root", 1),  # root action of this branch
+    ("card", 1),  # card placed to reach this level
+    ("child", 1),  # 1 once a legal play was seen from this level
+)
+_F_T0, _F_USED, _F_ACC, _F_OWED, _F_IT, _F_LASTP, _F_ROOT, _F_CARD, _F_CHILD = _SF.offsets()
+_NF = _SF.size
+# Scratch layout (one int64 array per decision); the prefixes are read at x = 0 .. the
+# highest pile top (DESCENDING_START)
+_PREFIX = DESCENDING_START + 1
+_W = regions(
+    ("cp", _PREFIX),  # [_CP + x]: prefix (cards < x) of the skip weight of the cards still in game
+    ("lp", _PREFIX),  # [_LP + x]: prefix (cards < x) of the number of cards still in game
+    ("hand", MAX_HAND),  # own hand cards
+    ("cand", _NC * _MAX_CAND),  # candidate plays from the root position, sorted by pile
+    ("pstart", NUM_PILES + 1),  # first candidate index of each pile (and the end)
+    ("opt", _MAX_CAND),  # indices of the candidates worth searching as optional plays
+    ("ostart", NUM_PILES + 1),  # first _OPT index of each pile (and the end)
+    ("st", _NF * (_MAX_DEPTH + 1)),  # search stack, _NF fields per level
+)
+_CP, _LP, _HAND, _CAND, _PSTART, _OPT, _OSTART, _ST = _W.offsets()
+_SCRATCH = _W.size
 
 
 @kernel(inline="always")
@@ -212,18 +212,9 @@ def _held(hm0, hm1, x):
     return (hm1 >> (x - 64)) & 1
 
 
-@kernel
-def strong_decide(s, i, mask, prm):
-    """The strong bot's decision with parameter vector ``prm`` (see :func:`strong_bot`)."""
-    return strong_decide_r(s[i], mask[np.newaxis, :], 0, prm)
-
-
-@kernel
-def strong_decide_r(e, masks, row, prm):
-    """:func:`strong_decide` of the record ``e``; ``masks[row]`` is the acting seat's mask."""
-    seat = e.current
-    nh = np.int64(e.hand_size[seat])
-    w = np.empty(_SCRATCH, np.int64)
+@kernel(inline="always")
+def _hand_bits_r(e, seat, nh, w):
+    """Copy the seat's hand into the scratch; its cards as two 64-bit sets (hm0, hm1)."""
     ehand = e.hand
     hm0 = np.int64(0)
     hm1 = np.int64(0)
@@ -235,11 +226,13 @@ def strong_decide_r(e, masks, row, prm):
             hm0 |= one << c
         else:
             hm1 |= one << (c - 64)
-    t0 = np.int64(e.piles[0])
-    t1 = np.int64(e.piles[1])
-    t2 = np.int64(e.piles[2])
-    t3 = np.int64(e.piles[3])
-    # skip weight by open piles left after the skip (0, 1, 2+) and owner (other, own)
+    return hm0, hm1
+
+
+@kernel(inline="always")
+def _skip_prefixes_r(e, w, prm, hm0, hm1, t0, t1, t2, t3):
+    """Prefix sums over the cards still in game: skip weight (``_CP``, by open piles left
+    after the skip (0, 1, 2+) and owner (other, own)) and count (``_LP``)."""
     wd = np.int64(prm[P_DEAD] * _SCALE + 0.5)
     w1 = np.int64(prm[P_ONE] * _SCALE + 0.5)
     wo = prm[P_W_OWN]
@@ -265,19 +258,46 @@ def strong_decide_r(e, masks, row, prm):
                 acc += wd if n_open <= 1 else (w1 if n_open == 2 else (w2 if n_open == 3 else _SCALE))
             else:
                 acc += wdo if n_open <= 1 else (w1o if n_open == 2 else (w2o if n_open == 3 else w3o))
-    for x in range(NUM_CARDS + MIN_CARD, _LP - _CP):
+    for x in range(NUM_CARDS + MIN_CARD, _PREFIX):
         w[_CP + x] = acc
         w[_LP + x] = live
-    owed0 = min_plays_now_r(e) - np.int64(e.plays_this_turn)
-    deck = NUM_CARDS - np.int64(e.deck_pos)
-    bonus = np.int64((prm[P_EXTRA] if deck > 0 else prm[P_EXTRA_EMPTY]) * _SCALE + 0.5)
-    wtrick = np.int64(prm[P_W_TRICK] * _SCALE + 0.5)
-    btrick = np.int64(prm[P_TRICK] * _SCALE + 0.5)
-    stuck = np.int64(prm[P_STUCK] * _SCALE + 0.5)
-    depth = np.int64(prm[P_DEPTH] if deck > 0 else prm[P_DEPTH_EMPTY])
-    if depth > _MAX_DEPTH:
-        depth = _MAX_DEPTH
-    # root candidates: per pile, every card on its closest pile of each direction + tricks
+
+
+@kernel(inline="always")
+def _play_range(pile, card, top, other):
+    """The rules' play of ``card`` on ``pile`` (top ``top``, ``other`` the top of the other
+    pile of its direction), as the bot prices it: (kind, lo, hi) with kind 0 (skip it:
+    not legal, or the other pile of that direction is closer), 1 (a normal play skipping
+    the cards in the open range (lo, hi)) or 2 (the backwards trick winning back (lo, hi))."""
+    if pile < 2:
+        if card > top:
+            if other > top and card > other:
+                return 0, top, card
+            return 1, top, card
+        if card == top - BACKWARDS_STEP:
+            return 2, card, top
+        return 0, card, top
+    if card < top:
+        if other < top and card < other:
+            return 0, card, top
+        return 1, card, top
+    if card == top + BACKWARDS_STEP:
+        return 2, top, card
+    return 0, top, card
+
+
+@kernel(inline="always")
+def _range_cost(w, kind, lo, hi, wtrick, btrick):
+    """Cost of a play of kind 1 (skip weight of (lo, hi)) or 2 (minus the trick's gain)."""
+    if kind == 2:
+        return -(wtrick * (w[_LP + hi] - w[_LP + lo + 1]) + btrick)
+    return w[_CP + hi] - w[_CP + lo + 1]
+
+
+@kernel(inline="always")
+def _root_candidates_r(w, nh, t0, t1, t2, t3, wtrick, btrick):
+    """Every card of the hand on its closest pile of each direction, and the tricks, sorted
+    by pile into ``_CAND`` (with ``_PSTART``); returns their number."""
     nc = 0
     for pile in range(NUM_PILES):
         w[_PSTART + pile] = nc
@@ -288,52 +308,39 @@ def strong_decide_r(e, masks, row, prm):
             other = t3 if pile == 2 else t2
         for k in range(nh):
             card = w[_HAND + k]
-            if pile < 2:
-                if card > top:
-                    if other > top and card > other:
-                        continue
-                    lo = top
-                    hi = card
-                    c = w[_CP + hi] - w[_CP + lo + 1]
-                elif card == top - BACKWARDS_STEP:
-                    lo = card
-                    hi = top
-                    c = -(wtrick * (w[_LP + hi] - w[_LP + lo + 1]) + btrick)
-                else:
-                    continue
-            else:
-                if card < top:
-                    if other < top and card < other:
-                        continue
-                    lo = card
-                    hi = top
-                    c = w[_CP + hi] - w[_CP + lo + 1]
-                elif card == top + BACKWARDS_STEP:
-                    lo = top
-                    hi = card
-                    c = -(wtrick * (w[_LP + hi] - w[_LP + lo + 1]) + btrick)
-                else:
-                    continue
+            kind, lo, hi = _play_range(pile, card, top, other)
+            if kind == 0:
+                continue
             cb = _CAND + nc * _NC
             w[cb + _C_K] = k
             w[cb + _C_PILE] = pile
             w[cb + _C_CARD] = card
-            w[cb + _C_COST] = c
+            w[cb + _C_COST] = _range_cost(w, kind, lo, hi, wtrick, btrick)
             w[cb + _C_LO] = lo
             w[cb + _C_HI] = hi
             nc += 1
     w[_PSTART + NUM_PILES] = nc
-    # optional plays worth searching: cheaper than the bonus, or setting up a trick
+    return nc
+
+
+@kernel(inline="always")
+def _sets_up_trick(hm0, hm1, pile, card):
+    """Whether the hand holds the card that plays backwards on ``card`` on ``pile``."""
+    nxt = card - BACKWARDS_STEP if pile < 2 else card + BACKWARDS_STEP
+    return nxt >= MIN_CARD and nxt <= NUM_CARDS + 1 and _held(hm0, hm1, nxt) != 0
+
+
+@kernel(inline="always")
+def _optional_plays_r(w, nh, nc, bonus, wtrick, btrick, hm0, hm1):
+    """The root candidates worth searching as optional plays (cheaper than the bonus, or
+    setting up a trick) into ``_OPT`` / ``_OSTART``; returns (their number, the bound on
+    what one optional play can gain, for pruning optional-only subtrees)."""
     no = 0
     for j in range(nc):
         cb = _CAND + j * _NC
-        pile = w[cb + _C_PILE]
-        card = w[cb + _C_CARD]
-        nxt = card - BACKWARDS_STEP if pile < 2 else card + BACKWARDS_STEP
-        if w[cb + _C_COST] < bonus or (nxt >= MIN_CARD and nxt <= NUM_CARDS + 1 and _held(hm0, hm1, nxt)):
+        if w[cb + _C_COST] < bonus or _sets_up_trick(hm0, hm1, w[cb + _C_PILE], w[cb + _C_CARD]):
             w[_OPT + no] = j
             no += 1
-    # bound on what one optional play can gain (pruning of optional-only subtrees)
     gain1 = bonus
     for j in range(no):
         g = bonus - w[_CAND + w[_OPT + j] * _NC + _C_COST]
@@ -353,24 +360,128 @@ def strong_decide_r(e, masks, row, prm):
         while p2 < no and w[_CAND + w[_OPT + p2] * _NC + _C_PILE] < pile:
             p2 += 1
         w[_OSTART + pile] = p2
+    return no, gain1
+
+
+@kernel(inline="always")
+def _set_level(w, b, t0, t1, t2, t3, used, acc, owed, it, lastp, root, card):
+    """Write search level ``b`` (its four pile tops and fields)."""
+    w[b + _F_T0] = t0
+    w[b + _F_T0 + 1] = t1
+    w[b + _F_T0 + 2] = t2
+    w[b + _F_T0 + 3] = t3
+    w[b + _F_USED] = used
+    w[b + _F_ACC] = acc
+    w[b + _F_OWED] = owed
+    w[b + _F_IT] = it
+    w[b + _F_LASTP] = lastp
+    w[b + _F_ROOT] = root
+    w[b + _F_CARD] = card
+    w[b + _F_CHILD] = 0
+
+
+@kernel(inline="always")
+def _level_option(w, b, it, nh, nc, used, lastp, wtrick, btrick):
+    """Option ``it`` of search level ``b``: a chain (hand slot ``it`` on the pile just
+    played) or a root candidate. Returns (ok, k, pile, card, cost, lo, hi, trick); ok is
+    False when the hand slot is spent or the chain play is not worth trying."""
+    if it < nh:
+        k = it
+        if (used >> k) & 1:
+            return False, k, lastp, np.int64(0), np.int64(0), np.int64(0), np.int64(0), False
+        pile = lastp
+        card = w[_HAND + k]
+        other = w[b + _F_T0 + 1 - pile] if pile < 2 else w[b + _F_T0 + 5 - pile]
+        kind, lo, hi = _play_range(pile, card, w[b + _F_T0 + pile], other)
+        if kind == 0:
+            return False, k, pile, card, np.int64(0), lo, hi, False
+        return True, k, pile, card, _range_cost(w, kind, lo, hi, wtrick, btrick), lo, hi, kind == 2
+    j = it - nh
+    if j >= nc:
+        j = w[_OPT + j - nc]
+    cb = _CAND + j * _NC
+    k = w[cb + _C_K]
+    pile = w[cb + _C_PILE]
+    card = w[cb + _C_CARD]
+    lo = w[cb + _C_LO]
+    hi = w[cb + _C_HI]
+    trick = (pile < 2 and card == lo) or (pile >= 2 and card == hi)
+    return ((used >> k) & 1) == 0, k, pile, card, w[cb + _C_COST], lo, hi, trick
+
+
+@kernel(inline="always")
+def _plan_overlap(w, lvl, lo, hi, trick, wtrick):
+    """Cost correction for the cards already placed by the plan (levels 1 .. lvl) inside
+    (lo, hi): no longer skipped, or no longer won back."""
+    d = np.int64(0)
+    for j in range(1, lvl + 1):
+        u = w[_ST + j * _NF + _F_CARD]
+        if u > lo and u < hi:
+            if trick:
+                d += wtrick
+            else:
+                d -= w[_CP + u + 1] - w[_CP + u]
+    return d
+
+
+@kernel
+def strong_decide_r(e, masks, row, prm):
+    """The strong bot's decision for the record ``e`` with parameter vector ``prm``
+    (``STRONG_PARAMS[num_players]``); ``masks[row]`` is the acting seat's mask.
+
+    Card-counting turn planner (deterministic; reads only the acting seat's view).
+
+    Cost of a play = the cards still in game (not on a pile: in some hand or in the draw
+    pile, known from the public ``played`` array) that it skips, i.e. that can no longer
+    go on that pile. Each skipped card is weighted by how many piles still accept it
+    afterwards: 3 for a card left with none (dead: the game cannot be perfect), 1.5 with
+    one, 1.5 (solo 1.3) with two, 1 with three; own cards are weighted x0.5 in solo (the
+    planner sees where they can still go). A backwards trick (exactly 10 the wrong way) is
+    a gain: minus the cards it wins back, minus a flat 2.
+
+    Each decision searches the plays of this turn from the own hand (depth 3, solo 5,
+    explicit-stack DFS): plays on different piles commute, so they are searched in pile
+    order only; chains on one pile (45 then the trick 35, runs 41-42-43) are found by the
+    search. Plays beyond the minimum earn a bonus (1.5, solo 1.0), so the bot keeps
+    playing only while a play skips less than that (or sets up a trick) and otherwise
+    ends the turn; owing a play with none left costs 30. The value of a first play is the
+    best plan starting with it; the bot plays the first play of the best plan (or ends
+    the turn), and plans again at its next decision. Once the draw pile is empty the
+    minimum is 1 and the same planner plays the rest. No communication: other seats are
+    only present through the cards still in game and the dead-card weights.
+
+    Steps: prices every root play by the cards it skips (:func:`_skip_prefixes_r`), then
+    searches the plans of the turn depth-first (owed plays first, then optional ones worth
+    the bonus), keeping the cheapest root action.
+    """
+    seat = e.current
+    nh = np.int64(e.hand_size[seat])
+    w = np.empty(_SCRATCH, np.int64)
+    hm0, hm1 = _hand_bits_r(e, seat, nh, w)
+    t0 = np.int64(e.piles[0])
+    t1 = np.int64(e.piles[1])
+    t2 = np.int64(e.piles[2])
+    t3 = np.int64(e.piles[3])
+    _skip_prefixes_r(e, w, prm, hm0, hm1, t0, t1, t2, t3)
+    owed0 = min_plays_now_r(e) - np.int64(e.plays_this_turn)
+    deck = NUM_CARDS - np.int64(e.deck_pos)
+    bonus = np.int64((prm[P_EXTRA] if deck > 0 else prm[P_EXTRA_EMPTY]) * _SCALE + 0.5)
+    wtrick = np.int64(prm[P_W_TRICK] * _SCALE + 0.5)
+    btrick = np.int64(prm[P_TRICK] * _SCALE + 0.5)
+    stuck = np.int64(prm[P_STUCK] * _SCALE + 0.5)
+    depth = np.int64(prm[P_DEPTH] if deck > 0 else prm[P_DEPTH_EMPTY])
+    if depth > _MAX_DEPTH:
+        depth = _MAX_DEPTH
+    nc = _root_candidates_r(w, nh, t0, t1, t2, t3, wtrick, btrick)
+    no, gain1 = _optional_plays_r(w, nh, nc, bonus, wtrick, btrick, hm0, hm1)
     best_a = -1
     best_v = _INF
     if masks[row, END_TURN] != 0:
         best_a = END_TURN
         best_v = 0
-    b = _ST
-    w[b + _F_T0] = t0
-    w[b + _F_T0 + 1] = t1
-    w[b + _F_T0 + 2] = t2
-    w[b + _F_T0 + 3] = t3
-    w[b + _F_USED] = 0
-    w[b + _F_ACC] = 0
-    w[b + _F_OWED] = owed0
-    w[b + _F_IT] = nh  # no chain options at the root
-    w[b + _F_LASTP] = -1
-    w[b + _F_ROOT] = -1
-    w[b + _F_CARD] = 0
-    w[b + _F_CHILD] = 0
+    one = np.int64(1)
+    # root level: no chain options (it = nh)
+    _set_level(w, _ST, t0, t1, t2, t3, 0, 0, owed0, nh, -1, -1, 0)
     lvl = 0
     while lvl >= 0:
         b = _ST + lvl * _NF
@@ -392,76 +503,17 @@ def strong_decide_r(e, masks, row, prm):
             continue
         w[b + _F_IT] = it + 1
         used = w[b + _F_USED]
-        trick = False
-        if it < nh:
-            # chain: another card on the pile just played
-            k = it
-            if (used >> k) & 1:
-                continue
-            pile = lastp
-            card = w[_HAND + k]
-            top = w[b + _F_T0 + pile]
-            if pile < 2:
-                if card > top:
-                    other = w[b + _F_T0 + 1 - pile]
-                    if other > top and card > other:
-                        continue
-                    lo = top
-                    hi = card
-                elif card == top - BACKWARDS_STEP:
-                    trick = True
-                    lo = card
-                    hi = top
-                else:
-                    continue
-            else:
-                if card < top:
-                    other = w[b + _F_T0 + 5 - pile]
-                    if other < top and card < other:
-                        continue
-                    lo = card
-                    hi = top
-                elif card == top + BACKWARDS_STEP:
-                    trick = True
-                    lo = top
-                    hi = card
-                else:
-                    continue
-            if trick:
-                c = -(wtrick * (w[_LP + hi] - w[_LP + lo + 1]) + btrick)
-            else:
-                c = w[_CP + hi] - w[_CP + lo + 1]
-        else:
-            j = it - nh
-            if j >= nc:
-                j = w[_OPT + j - nc]
-            cb = _CAND + j * _NC
-            k = w[cb + _C_K]
-            if (used >> k) & 1:
-                continue
-            pile = w[cb + _C_PILE]
-            card = w[cb + _C_CARD]
-            c = w[cb + _C_COST]
-            lo = w[cb + _C_LO]
-            hi = w[cb + _C_HI]
-            trick = (pile < 2 and card == lo) or (pile >= 2 and card == hi)
+        ok, k, pile, card, c, lo, hi, trick = _level_option(w, b, it, nh, nc, used, lastp, wtrick, btrick)
+        if not ok:
+            continue
         w[b + _F_CHILD] = 1
-        # cards already placed by the plan are no longer skipped / won back
-        for j in range(1, lvl + 1):
-            u = w[_ST + j * _NF + _F_CARD]
-            if u > lo and u < hi:
-                if trick:
-                    c += wtrick
-                else:
-                    c -= w[_CP + u + 1] - w[_CP + u]
+        c += _plan_overlap(w, lvl, lo, hi, trick, wtrick)
         owed = w[b + _F_OWED]
         if owed <= 0:
             c -= bonus
-            if c >= 0:
-                # an optional play that costs is searched only if it sets up a trick
-                nxt = card - BACKWARDS_STEP if pile < 2 else card + BACKWARDS_STEP
-                if nxt < MIN_CARD or nxt > NUM_CARDS + 1 or _held(hm0, hm1, nxt) == 0:
-                    continue
+            # an optional play that costs is searched only if it sets up a trick
+            if c >= 0 and not _sets_up_trick(hm0, hm1, pile, card):
+                continue
         total = w[b + _F_ACC] + c
         root = pile * NUM_CARDS + card - MIN_CARD if lvl == 0 else w[b + _F_ROOT]
         if (owed <= 1 or lvl + 1 >= depth) and total < best_v:
@@ -469,19 +521,23 @@ def strong_decide_r(e, masks, row, prm):
             best_a = root
         if lvl + 1 < depth and (owed > 1 or total - gain1 * (depth - lvl - 1) < best_v):
             nb = b + _NF
-            w[nb + _F_T0] = w[b + _F_T0]
-            w[nb + _F_T0 + 1] = w[b + _F_T0 + 1]
-            w[nb + _F_T0 + 2] = w[b + _F_T0 + 2]
-            w[nb + _F_T0 + 3] = w[b + _F_T0 + 3]
+            tops = b + _F_T0
+            _set_level(
+                w,
+                nb,
+                w[tops],
+                w[tops + 1],
+                w[tops + 2],
+                w[tops + 3],
+                used | (one << k),
+                total,
+                owed - 1,
+                0,
+                pile,
+                root,
+                card,
+            )
             w[nb + _F_T0 + pile] = card
-            w[nb + _F_USED] = used | (one << k)
-            w[nb + _F_ACC] = total
-            w[nb + _F_OWED] = owed - 1
-            w[nb + _F_IT] = 0
-            w[nb + _F_LASTP] = pile
-            w[nb + _F_ROOT] = root
-            w[nb + _F_CARD] = card
-            w[nb + _F_CHILD] = 0
             lvl += 1
     if best_a < 0 or masks[row, best_a] == 0:
         return first_legal_r(masks, row)
@@ -501,32 +557,6 @@ STRONG_PARAMS = np.array(
     ],
     np.float64,
 )
-
-
-@kernel
-def strong_bot(s, i, mask, rng, r):
-    """Card-counting turn planner (deterministic; reads only the acting seat's view).
-
-    Cost of a play = the cards still in game (not on a pile: in some hand or in the draw
-    pile, known from the public ``played`` array) that it skips, i.e. that can no longer
-    go on that pile. Each skipped card is weighted by how many piles still accept it
-    afterwards: 3 for a card left with none (dead: the game cannot be perfect), 1.5 with
-    one, 1.5 (solo 1.3) with two, 1 with three; own cards are weighted x0.5 in solo (the
-    planner sees where they can still go). A backwards trick (exactly 10 the wrong way) is
-    a gain: minus the cards it wins back, minus a flat 2.
-
-    Each decision searches the plays of this turn from the own hand (depth 3, solo 5,
-    explicit-stack DFS): plays on different piles commute, so they are searched in pile
-    order only; chains on one pile (45 then the trick 35, runs 41-42-43) are found by the
-    search. Plays beyond the minimum earn a bonus (1.5, solo 1.0), so the bot keeps
-    playing only while a play skips less than that (or sets up a trick) and otherwise
-    ends the turn; owing a play with none left costs 30. The value of a first play is the
-    best plan starting with it; the bot plays the first play of the best plan (or ends
-    the turn), and plans again at its next decision. Once the draw pile is empty the
-    minimum is 1 and the same planner plays the rest. No communication: other seats are
-    only present through the cards still in game and the dead-card weights.
-    """
-    return strong_decide_r(s[i], mask[np.newaxis, :], 0, STRONG_PARAMS[s[i].cfg_players])
 
 
 @kernel

@@ -90,9 +90,7 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
     Raises:
         ValueError: if ``seat`` is not a seat of this game.
     """
-    from tabletop_core.svg import THEME, Svg, card, card_back, check_view_seat, pile, seat_label
-
-    from .rules import min_plays_now
+    from tabletop_core.svg import THEME, Svg, check_view_seat
 
     e = state[i]
     n = int(e["cfg_players"])
@@ -105,7 +103,15 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
     view = "omniscient view" if seat is None else f"player_{int(seat)}'s view"
     svg.text(16, 28, f"The Game — turn {int(e['turn']) + 1}", size=20, weight="bold")
     svg.text(SVG_WIDTH - 16, 28, view, size=13, fill=THEME.dim, anchor="end")
-    # piles
+    _svg_piles(e, svg, on_fire, draw, left, playing, state, i)
+    _svg_hands(n, playing, e, svg, seat, on_fire, left)
+    return svg.to_string()
+
+
+def _svg_piles(e, svg, on_fire, draw, left, playing, state, i):
+    """The four piles (tops, direction, the backwards trick's card), the draw pile and the On Fire marks."""
+    from tabletop_core.svg import THEME, card, pile
+
     cw, ch = 70, 98
     for p in range(4):
         x = 24 + p * 130
@@ -181,7 +187,12 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
         svg.text(660, 124, f"still owed {owed}", size=13, fill=THEME.highlight if owed else THEME.text)
     if on_fire:
         svg.text(660, 146, "On Fire: 22, 33, …, 77", size=11, fill=THEME.fire)
-    # hands
+
+
+def _svg_hands(n, playing, e, svg, seat, on_fire, left):
+    """A row per seat (its hand, or card backs from another seat's view) and the result once over."""
+    from tabletop_core.svg import THEME, banner, card, card_back, seat_label
+
     hw, hh = 44, 62
     for k in range(n):
         y = 218 + k * 68
@@ -217,7 +228,9 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
             else:
                 card_back(svg, x, y, hw, hh - 6)
     if not playing:
-        svg.end_banner(
-            f"game over — {_SVG_END[Status(int(e['status']))]}; score {left} (cards not played)", height=40
+        banner(
+            svg,
+            f"game over — {_SVG_END[Status(int(e['status']))]}; score {left} (cards not played)",
+            height=40,
+            baseline=14,
         )
-    return svg.to_string()

@@ -184,7 +184,8 @@ def is_win(s, i):
 
 @kernel
 def has_play_r(e):
-    """:func:`has_play` of the record ``e`` (branch-free over the hand)."""
+    """Whether the active player of the record ``e`` can place at least one card
+    (branch-free over the hand)."""
     seat = e.current
     t0 = np.int64(e.piles[0])
     t1 = np.int64(e.piles[1])
@@ -205,12 +206,6 @@ def has_play_r(e):
             | (c == t3 + BACKWARDS_STEP)
         )
     return ok
-
-
-@kernel
-def has_play(s, i):
-    """Whether the active player can place at least one card."""
-    return has_play_r(s[i])
 
 
 @kernel
@@ -424,19 +419,13 @@ def apply_action(s, i, action):
 
 @kernel
 def step_reward_r(e, placed):
-    """:func:`step_reward` of the record ``e``."""
-    if e.cfg_reward == _REWARD_WIN:
-        if e.status == _PLAYING:
-            return 0.0
-        return 1.0 if is_win_r(e) else -1.0
-    return np.float64(placed)
-
-
-@kernel
-def step_reward(s, i, placed):
     """Reward every seat gets for a step that placed ``placed`` cards (0 or 1).
 
     ``cfg_reward`` 0 (cards): ``placed``. 1 (win): 0 until the game ends, then +1 on a
     win, -1 on a loss.
     """
-    return step_reward_r(s[i], placed)
+    if e.cfg_reward == _REWARD_WIN:
+        if e.status == _PLAYING:
+            return 0.0
+        return 1.0 if is_win_r(e) else -1.0
+    return np.float64(placed)

@@ -21,7 +21,6 @@ MAX_CARD = 99
 NUM_CARDS = MAX_CARD - MIN_CARD + 1  # 98 number cards
 NUM_PILES = 4
 ASCENDING_PILES = (0, 1)
-DESCENDING_PILES = (2, 3)
 ASCENDING_START = 1
 DESCENDING_START = 100
 BACKWARDS_STEP = 10  # the backwards trick: exactly 10 the "wrong" way

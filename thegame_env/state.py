@@ -83,11 +83,6 @@ def new_state(batch: int, options: Options) -> np.ndarray:
     return s
 
 
-def state_nbytes() -> int:
-    """Bytes of state per env."""
-    return STATE_DTYPE.itemsize
-
-
 def validate_state(saved) -> None:
     """Check a saved State (a ``get_state()`` dict or the ``(B,)`` array) field by field
     and against the invariants the rules rely on; the one validation ``set_state`` runs

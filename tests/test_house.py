@@ -1,0 +1,112 @@
+"""House rules of the code base (issue 16): the rules are used, not restated, by bots and
+adapters, the bots' generator salt lives in ``tabletop_core/rng.py`` only, and no
+function of a game package is over 120 lines. Static checks over the source (AST), so
+docstrings and comments may still speak of the numbers."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from tabletop_core.rng import BOT_SEED_SALT
+
+ROOT = Path(__file__).resolve().parent.parent
+GAME_PACKAGES = ("thegame_env", "exhaust_env", "koikoi_env", "exitnow_envs")
+MAX_FUNCTION_LINES = 120
+
+
+def _tree(rel: str) -> ast.AST:
+    return ast.parse((ROOT / rel).read_text(encoding="utf-8"))
+
+
+def _int_constants(tree: ast.AST) -> list[ast.Constant]:
+    return [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Constant) and isinstance(n.value, int) and not isinstance(n.value, bool)
+    ]
+
+
+def _is_int(node: ast.AST, value: int) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) is int and node.value == value
+
+
+def test_thegame_bots_use_the_backwards_step():
+    """The backwards trick is ``spec.BACKWARDS_STEP``: no ``top - 10`` / ``card + 10``."""
+    hits = [
+        n.lineno
+        for n in ast.walk(_tree("thegame_env/bots.py"))
+        if isinstance(n, ast.BinOp)
+        and isinstance(n.op, (ast.Add, ast.Sub))
+        and (_is_int(n.left, 10) or _is_int(n.right, 10))
+    ]
+    assert hits == [], f"thegame_env/bots.py restates the backwards step (± 10) at lines {hits}"
+
+
+def test_thegame_env_takes_score_and_win_from_the_rules():
+    """Score and win come from the rules kernels: no literal 98 (cards) or 9 (win bound)."""
+    hits = [n.lineno for n in _int_constants(_tree("thegame_env/env.py")) if n.value in (98, 9)]
+    assert hits == [], f"thegame_env/env.py restates 98 / 9 at lines {hits}"
+
+
+def test_koikoi_bots_use_the_rules_multiplier():
+    """The koi-koi multiplier is the rules' helper, not ``max(1, min(4, ...))``."""
+
+    def is_call(n, name):
+        return isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == name
+
+    hits = [
+        n.lineno
+        for n in ast.walk(_tree("koikoi_env/bots.py"))
+        if is_call(n, "max")
+        and len(n.args) == 2
+        and _is_int(n.args[0], 1)
+        and is_call(n.args[1], "min")
+        and _is_int(n.args[1].args[0], 4)
+    ]
+    assert hits == [], f"koikoi_env/bots.py restates the multiplier at lines {hits}"
+
+
+def test_exitnow_bots_use_the_rules_passability():
+    """Human passability is the rules' helper, not ``k in (WALL, WATER, EXIT)``."""
+    hits = []
+    for n in ast.walk(_tree("exitnow_envs/bots.py")):
+        if isinstance(n, ast.Tuple):
+            names = {e.id for e in n.elts if isinstance(e, ast.Name)}
+            if {"WALL", "WATER"} <= names:
+                hits.append(n.lineno)
+    assert hits == [], f"exitnow_envs/bots.py restates which squares humans pass at lines {hits}"
+
+
+def _python_files():
+    for top in (*GAME_PACKAGES, "tabletop_core", "tests", "examples", "benchmarks"):
+        yield from sorted((ROOT / top).rglob("*.py"))
+
+
+def test_bot_seed_salt_lives_in_rng_only():
+    rng = ROOT / "tabletop_core" / "rng.py"
+    hits = [
+        f"{p.relative_to(ROOT)}:{n.lineno}"
+        for p in _python_files()
+        if p != rng
+        for n in _int_constants(ast.parse(p.read_text(encoding="utf-8")))
+        if n.value == BOT_SEED_SALT
+    ]
+    assert hits == [], f"the bot seed salt is copied outside tabletop_core/rng.py: {hits}"
+
+
+def _long_functions() -> dict[str, int]:
+    out = {}
+    for pkg in GAME_PACKAGES:
+        for p in sorted((ROOT / pkg).rglob("*.py")):
+            for n in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
+                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    lines = n.end_lineno - n.lineno + 1
+                    if lines > MAX_FUNCTION_LINES:
+                        out[f"{p.relative_to(ROOT).as_posix()}:{n.name}"] = lines
+    return out
+
+
+def test_no_function_over_120_lines():
+    long = _long_functions()
+    assert long == {}, f"functions over {MAX_FUNCTION_LINES} lines (split them into named steps): {long}"
