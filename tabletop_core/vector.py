@@ -36,9 +36,11 @@ these cases; 2 cores shared with five other engineers' test runs, load average 4
   (:class:`ThreadChooser`: every step timed, a 4-step probe of the other choice at an
   interval that keeps probing under 2 % of the time, asymmetric because the risks are:
   ``n`` threads gain at most ``n``x but lose 5-20x when a core is taken). Measured, default
-  / one thread in the same run: quiet 0.96-0.99, busy process beside 0.95-0.97, torch MLP
-  forward between steps 0.96-1.06 (each case ran 0.57-1.3 with an earlier, symmetric
-  chooser). With ``num_threads=2`` fixed, the same cases gave 0.04-0.07 (GNU OpenMP's
+  / one thread in the same run, on the machine with nothing else running: quiet 1.72 (two
+  threads taken), busy process beside 0.98 (one thread kept), torch MLP forward between
+  steps 1.29; with the other engineers' jobs loading the machine (load 4-8) the three
+  cases gave 0.96-0.99, 0.95-0.97 and 0.96-1.06 (each ran 0.57-1.3 with an earlier,
+  symmetric chooser). With ``num_threads=2`` fixed, the same cases gave 0.04-0.07 (GNU OpenMP's
   default spin), 0.14-0.38 (``GOMP_SPINCOUNT=20000``), 0.11-0.62 (``GOMP_SPINCOUNT=2000``),
   0.44-0.71 (``OMP_WAIT_POLICY=PASSIVE``), 0.19-0.26 (numba's ``workqueue`` layer; the
   ``tbb`` layer is not installed here). On the quiet machine of earlier
