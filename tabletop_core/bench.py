@@ -485,11 +485,3 @@ def copy_case(game: GameDef, options: dict | None = None, num_envs: int = 4096, 
         "median_window_ratio": float(np.median([nc / cp for cp, nc in pairs])),
         "threads": envs[True].num_threads,
     }
-
-
-def _json_default(x):
-    if isinstance(x, (np.integer,)):
-        return int(x)
-    if isinstance(x, (np.floating,)):
-        return float(x)
-    return str(x)

@@ -48,10 +48,9 @@ import os
 import sys
 from collections.abc import Callable
 
-import numpy as np
-
 from .game import GameDef
 from .games import GAME_PACKAGES, available_games, load_game
+from .jsonutil import json_default
 from .options import add_option_arguments, options_from_args
 
 __all__ = ["main", "build_parser", "add_game_subparsers"]
@@ -179,7 +178,7 @@ def cmd_match(args: argparse.Namespace) -> int:
     result = run_match(game, args.bots, args.games, seed=args.seed, progress=not args.json, **args.options)
     summary = summarize(result)
     if args.json:
-        print(json.dumps(summary, default=_json_default))
+        print(json.dumps(summary, default=json_default))
         return 0
     _print_match(game, summary)
     return 0
@@ -256,7 +255,6 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from .train.cli import bench_train_handler
 
         return bench_train_handler(args)
-    from .bench import _json_default as jd
     from .bench import run_benchmarks
 
     batches = (1, 64, 1024, 4096) if not args.quick else (1, 64, 1024)
@@ -280,7 +278,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         )
     if args.json:
         for r in records:
-            print(json.dumps(r, default=jd), flush=True)
+            print(json.dumps(r, default=json_default), flush=True)
         return 0
     _require_rich()
     console = _console()
@@ -345,16 +343,6 @@ def _bench_line(r: dict) -> str:
             )
         return "start to first step: " + " · ".join(parts)
     return json.dumps(r)
-
-
-def _json_default(x):
-    if isinstance(x, np.integer):
-        return int(x)
-    if isinstance(x, np.floating):
-        return float(x)
-    if isinstance(x, np.ndarray):
-        return x.tolist()
-    return str(x)
 
 
 # --- play -----------------------------------------------------------------------------------

@@ -12,20 +12,11 @@ from typing import Any
 import numpy as np
 import torch
 
+from ..jsonutil import json_default
 from .evaluate import bot_levels, evaluate_policy, rate_entrants
 from .trainer import Agent, ConfigError, TrainConfig, Trainer
 
 __all__ = ["run"]
-
-
-def _json_default(x):
-    if isinstance(x, np.integer):
-        return int(x)
-    if isinstance(x, np.floating):
-        return float(x)
-    if isinstance(x, np.ndarray):
-        return x.tolist()
-    return str(x)
 
 
 class _Log:
@@ -35,7 +26,7 @@ class _Log:
         self.f = open(path, "a" if append else "w")  # noqa: SIM115 (closed by close())
 
     def write(self, kind: str, **rec: Any) -> None:
-        self.f.write(json.dumps({"kind": kind, **rec}, default=_json_default) + "\n")
+        self.f.write(json.dumps({"kind": kind, **rec}, default=json_default) + "\n")
         self.f.flush()
 
     def close(self) -> None:
@@ -214,7 +205,7 @@ def run(cfg: TrainConfig) -> dict:
     log.write("final", **summary)
     log.close()
     with open(os.path.join(cfg.out, "summary.json"), "w") as f:
-        json.dump(summary, f, indent=1, default=_json_default)
+        json.dump(summary, f, indent=1, default=json_default)
     try:
         from .plot import plot_curve
 
