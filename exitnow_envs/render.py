@@ -48,6 +48,16 @@ LEGEND = (
 )
 
 
+def _human_stacks(e, n: int) -> dict[tuple[int, int], list[int]]:
+    """The squares holding humans, each with its humans bottom to top (``hheight``)."""
+    stacks: dict[tuple[int, int], list[int]] = {}
+    for h in range(n):
+        r, c = int(e["hpos"][h, 0]), int(e["hpos"][h, 1])
+        if r >= 0:
+            stacks.setdefault((r, c), []).append(h)
+    return {sq: sorted(hs, key=lambda h: int(e["hheight"][h])) for sq, hs in stacks.items()}
+
+
 def _square(e, r: int, c: int) -> str:
     k = int(e["cell"][r, c])
     if DOOR_A <= k <= DOOR_C:
@@ -70,13 +80,9 @@ def render_ansi(state: np.ndarray, options=None, i: int = 0, seat: int | None = 
     e = state[i]
     n = int(e["cfg_humans"])
     grid = [[_square(e, r, c) for c in range(MAP)] for r in range(MAP)]
-    stacks: dict[tuple[int, int], list[int]] = {}
-    for h in range(n):
-        r, c = int(e["hpos"][h, 0]), int(e["hpos"][h, 1])
-        if r >= 0:
-            stacks.setdefault((r, c), []).append(h)
+    stacks = _human_stacks(e, n)
     for (r, c), hs in stacks.items():
-        top = max(hs, key=lambda h: int(e["hheight"][h]))
+        top = hs[-1]
         grid[r][c] = f"h{top}" if len(hs) == 1 else f"{top}+"
     for g in range(3):
         if e["gon"][g]:
@@ -193,14 +199,9 @@ def render_rgb(state: np.ndarray, i: int = 0, cell: int = 16) -> np.ndarray:
                 tile[small] = (200, 160, 30)
                 tile[cell // 2, cell // 4 : 3 * cell // 4] = (90, 60, 0)
     n = int(e["cfg_humans"])
-    stacks: dict[tuple[int, int], list[int]] = {}
-    for h in range(n):
-        r, c = int(e["hpos"][h, 0]), int(e["hpos"][h, 1])
-        if r >= 0:
-            stacks.setdefault((r, c), []).append(h)
+    stacks = _human_stacks(e, n)
     for (r, c), hs in stacks.items():
         tile = img[r * cell : (r + 1) * cell, c * cell : (c + 1) * cell]
-        hs = sorted(hs, key=lambda h: int(e["hheight"][h]))
         if len(hs) == 1:
             tile[disc] = _HUMAN_COLORS[hs[0]]
         else:
@@ -349,13 +350,8 @@ def _svg_map(e, cs, svg):
 
 def _svg_pieces(n, e, cs, svg):
     """Humans (a stack shows its top human and +n) and ghosts."""
-    stacks: dict[tuple[int, int], list[int]] = {}
-    for h in range(n):
-        r, c = int(e["hpos"][h, 0]), int(e["hpos"][h, 1])
-        if r >= 0:
-            stacks.setdefault((r, c), []).append(h)
+    stacks = _human_stacks(e, n)
     for (r, c), hs in stacks.items():
-        hs = sorted(hs, key=lambda h: int(e["hheight"][h]))
         top = hs[-1]
         cx, cy = _MAP_X + c * cs + cs / 2, _MAP_Y + r * cs + cs / 2
         svg.circle(cx, cy, cs * 0.42, fill=_rgb(_HUMAN_COLORS[top]), stroke="#ffffff", stroke_width=1.5)
