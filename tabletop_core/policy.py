@@ -9,6 +9,7 @@ observation first. The policy acts greedily over the legal actions.
 from __future__ import annotations
 
 import os
+import zipfile
 
 import numpy as np
 
@@ -49,8 +50,21 @@ class MLPPolicy:
         """
         if not os.path.exists(path):
             raise ValueError(f"policy file {path!r} does not exist")
-        with np.load(path) as f:
-            return cls({k: f[k] for k in f.files})
+        try:
+            loaded = np.load(path, allow_pickle=False)
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+            raise ValueError(f"policy file {path!r} is not a readable .npz of weights ({exc})") from None
+        if not isinstance(loaded, np.lib.npyio.NpzFile):
+            raise ValueError(f"policy file {path!r} holds one array, not an .npz of weights W0, b0, ...")
+        try:
+            with loaded as f:
+                weights = {k: f[k] for k in f.files}
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+            raise ValueError(f"policy file {path!r} is damaged ({exc})") from None
+        bad = [k for k, v in weights.items() if v.dtype.kind in "fc" and not np.isfinite(v).all()]
+        if bad:
+            raise ValueError(f"policy file {path!r} has non-finite values in {', '.join(sorted(bad))}")
+        return cls(weights)
 
     def check(self, obs_dim: int, num_actions: int, what: str) -> None:
         """Raise ValueError if the policy was made for other observation/action sizes."""

@@ -75,3 +75,31 @@ def test_policy_seat_from_the_cli(policy_file, capsys):
     )
     out = capsys.readouterr().out
     assert code == 0 and "policy" in out and "greedy" in out
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"garbage", "not a readable .npz"),
+        (None, "non-finite values in W0"),
+        ("npy", "holds one array"),
+        ("truncated", "not a readable .npz"),
+    ],
+)
+def test_damaged_policy_files_get_a_clear_error(tmp_path, content, message):
+    from tabletop_core.policy import MLPPolicy
+
+    path = tmp_path / "p.npz"
+    good = {"W0": np.zeros((4, 3), np.float32), "b0": np.zeros(3, np.float32)}
+    if content is None:
+        np.savez(path, **{**good, "W0": np.full((4, 3), np.nan, np.float32)})
+    elif content == "npy":
+        with open(path, "wb") as f:
+            np.save(f, np.zeros(3))
+    elif content == "truncated":
+        np.savez(tmp_path / "full.npz", **good)
+        path.write_bytes((tmp_path / "full.npz").read_bytes()[:100])
+    else:
+        path.write_bytes(content)
+    with pytest.raises(ValueError, match=message):
+        MLPPolicy.load(str(path))
