@@ -44,6 +44,11 @@ _S11 = np.uint64(11)
 _MASK64 = (1 << 64) - 1
 
 
+class SeedError(TypeError, ValueError):
+    """A seed that is neither ``None`` nor an integer (a ``ValueError``, as every bad input
+    here, and a ``TypeError``, as Gymnasium's own seeding raises)."""
+
+
 def seed_word(seed: int | None) -> np.uint64:
     """Return the initial generator word for ``seed``.
 
@@ -52,12 +57,13 @@ def seed_word(seed: int | None) -> np.uint64:
             ``None`` for a seed drawn from OS entropy.
 
     Raises:
-        TypeError: if ``seed`` is neither ``None`` nor an integer.
+        SeedError: (a ``TypeError`` and a ``ValueError``) if ``seed`` is neither ``None``
+            nor an integer.
     """
     if seed is None:
         seed = int(np.random.SeedSequence().entropy) & _MASK64
     if isinstance(seed, (bool, float)) or not isinstance(seed, (int, np.integer)):
-        raise TypeError(f"seed must be an int or None, got {type(seed).__name__}: {seed!r}")
+        raise SeedError(f"seed must be an int or None, got {type(seed).__name__}: {seed!r}")
     # Mix the seed once so that consecutive seeds start far apart in the stream.
     z = (int(seed) * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) & _MASK64
     z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64

@@ -21,8 +21,9 @@ def test_seed_word_is_deterministic_and_spreads_seeds():
     assert seed_word(-1) != seed_word(1)
     assert isinstance(seed_word(None), np.uint64)
     for bad in (1.5, "3", True):
-        with pytest.raises(TypeError, match="seed must be an int"):
+        with pytest.raises(ValueError, match="seed must be an int") as info:
             seed_word(bad)
+        assert isinstance(info.value, TypeError)  # also what Gymnasium's seeding raises
 
 
 def test_streams_are_per_env_and_clonable():
