@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
+from tabletop_core.bits import seat_in
 from tabletop_core.jit import kernel
 
 from .bots import RANDOM, bot_action, mask_words_row, random_from_words
@@ -204,10 +205,10 @@ def play_games(s, bot_ids, bot_rng, returns, steps):
 
 
 @kernel
-def _bots_until_learner(s, i, learner, bot_ids, bot_rng, mask, acc, row):
-    """Bots play the other seats of env ``i`` until ``learner`` is to act or the episode
+def _bots_until_learner(s, i, learners, bot_ids, bot_rng, mask, acc, row):
+    """Bots play the other seats of env ``i`` until a seat of ``learners`` (a seat bit set, -1: every seat) is to act or the episode
     ends; their rewards (per seat) are added to ``acc[row]`` (``mask``: (73,) scratch)."""
-    while learner >= 0 and s[i].status == 0 and s[i].current != learner:
+    while s[i].status == 0 and not seat_in(learners, s[i].current):
         w0, w1 = legal_words(s, i)
         bot = bot_ids[s[i].current]
         if bot == RANDOM:
@@ -220,25 +221,25 @@ def _bots_until_learner(s, i, learner, bot_ids, bot_rng, mask, acc, row):
 
 
 @kernel
-def _deal_for_learner(s, i, learner, bot_ids, bot_rng, mask, acc, row):
+def _deal_for_learner(s, i, learners, bot_ids, bot_rng, mask, acc, row):
     """Deal env ``i`` and let bots play up to the learner's first turn (dealing again if
     an episode ends before the learner ever acts); their rewards go to ``acc[row]``."""
     deal(s, i)
-    _bots_until_learner(s, i, learner, bot_ids, bot_rng, mask, acc, row)
+    _bots_until_learner(s, i, learners, bot_ids, bot_rng, mask, acc, row)
     while s[i].status != 0:
         acc[row, :] = 0.0
         deal(s, i)
-        _bots_until_learner(s, i, learner, bot_ids, bot_rng, mask, acc, row)
+        _bots_until_learner(s, i, learners, bot_ids, bot_rng, mask, acc, row)
 
 
 @kernel
-def batch_reset_learner(s, learner, bot_ids, bot_rng, obs, masks, current, carry):
+def batch_reset_learner(s, learners, bot_ids, bot_rng, obs, masks, current, carry):
     """Single-agent reset: deal every env, bots play up to the learner's first turn; their
     rewards go to ``carry`` (B, P), paid with the learner's first step."""
     mask = np.zeros(NUM_ACTIONS, np.int8)
     for i in range(s.shape[0]):
         carry[i, :] = 0.0
-        _deal_for_learner(s, i, learner, bot_ids, bot_rng, mask, carry, i)
+        _deal_for_learner(s, i, learners, bot_ids, bot_rng, mask, carry, i)
         seat = s[i].current
         current[i] = seat
         w0, w1 = legal_words(s, i)
@@ -250,7 +251,7 @@ def batch_reset_learner(s, learner, bot_ids, bot_rng, obs, masks, current, carry
 def batch_step_learner(
     s,
     actions,
-    learner,
+    learners,
     bot_ids,
     bot_rng,
     obs,
@@ -263,7 +264,7 @@ def batch_step_learner(
     autoreset,
 ):
     """Single-agent step: the learner's LEGAL ``actions`` (B,), then bots play the other
-    seats until the learner is to act again (Exhaust is competitive: ``learner`` >= 0).
+    seats until the learner is to act again (``learners``: its seats as a bit set, bit k for seat k).
 
     ``rewards`` (B, P) gets every seat's reward since the learner's previous action, plus
     ``carry``. ``final_obs`` is an ended episode's last observation from the learner's
@@ -278,13 +279,13 @@ def batch_step_learner(
         mover = s[i].current
         apply_action(s, i, actions[i])
         add_rewards_row(s, i, rewards, i)
-        _bots_until_learner(s, i, learner, bot_ids, bot_rng, mask, rewards, i)
+        _bots_until_learner(s, i, learners, bot_ids, bot_rng, mask, rewards, i)
         done = s[i].status != 0
         terminated[i] = done
         if done:
-            observe_row(s, i, learner if learner >= 0 else mover, final_obs, i)
+            observe_row(s, i, mover, final_obs, i)
             if autoreset:
-                _deal_for_learner(s, i, learner, bot_ids, bot_rng, mask, carry, i)
+                _deal_for_learner(s, i, learners, bot_ids, bot_rng, mask, carry, i)
         seat = s[i].current
         current[i] = seat
         w0, w1 = legal_words(s, i)

@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from tabletop_core.bits import prefetch, stack_u64, unowned
+from tabletop_core.bits import prefetch, seat_in, stack_u64, unowned
 from tabletop_core.jit import kernel
 
 from .bots import BOT_IDS, bot_action_r, random_bot_row
@@ -297,13 +297,13 @@ def batch_observe(s, obs, masks, current):
 
 # --- single-agent views (tabletop_core.single_agent): the learner plays one seat --------------
 @kernel
-def _bots_until_learner(e, i, learner, bot_ids, bot_rng, masks, acc):
-    """Bots play the other seats of env ``i`` (record ``e``) until ``learner`` is to act
+def _bots_until_learner(e, i, learners, bot_ids, bot_rng, masks, acc):
+    """Bots play the other seats of env ``i`` (record ``e``) until a seat of ``learners`` (a seat bit set, -1: every seat) is to act
     or the episode ends; their steps' rewards are added to row ``i`` of ``acc`` (B, P).
     Row ``i`` of ``masks`` is scratch for the bots that read a mask."""
     n = e.cfg_humans + 1
     bits = stack_u64(MASK_WORDS)
-    while learner >= 0 and e.status == 0 and e.current != learner:
+    while e.status == 0 and not seat_in(learners, e.current):
         a = _bot_move(e, bits, bot_ids, bot_rng, i, masks, i)
         apply_action_r(e, a)
         for k in range(n):
@@ -311,27 +311,27 @@ def _bots_until_learner(e, i, learner, bot_ids, bot_rng, masks, acc):
 
 
 @kernel
-def _deal_for_learner(e, i, learner, bot_ids, bot_rng, masks, acc):
+def _deal_for_learner(e, i, learners, bot_ids, bot_rng, masks, acc):
     """Deal env ``i`` and let bots play up to the learner's first decision (dealing again
     if an episode ends before the learner ever acts)."""
     deal_r(e)
-    _bots_until_learner(e, i, learner, bot_ids, bot_rng, masks, acc)
+    _bots_until_learner(e, i, learners, bot_ids, bot_rng, masks, acc)
     while e.status != 0:
         for k in range(acc.shape[1]):
             acc[i, k] = 0.0
         deal_r(e)
-        _bots_until_learner(e, i, learner, bot_ids, bot_rng, masks, acc)
+        _bots_until_learner(e, i, learners, bot_ids, bot_rng, masks, acc)
 
 
 @kernel
-def batch_reset_learner(s, learner, bot_ids, bot_rng, obs, masks, current, carry):
+def batch_reset_learner(s, learners, bot_ids, bot_rng, obs, masks, current, carry):
     """Single-agent reset: deal every env, bots play up to the learner's first decision;
     their rewards go to ``carry`` (B, P), paid with the learner's first step."""
     for i in range(s.shape[0]):
         e = s[i]
         for k in range(carry.shape[1]):
             carry[i, k] = 0.0
-        _deal_for_learner(e, i, learner, bot_ids, bot_rng, masks, carry)
+        _deal_for_learner(e, i, learners, bot_ids, bot_rng, masks, carry)
         _refresh(e, i, obs, masks, current, True)
 
 
@@ -339,7 +339,7 @@ def batch_reset_learner(s, learner, bot_ids, bot_rng, obs, masks, current, carry
 def batch_step_learner(
     s,
     actions,
-    learner,
+    learners,
     bot_ids,
     bot_rng,
     obs,
@@ -352,7 +352,7 @@ def batch_step_learner(
     autoreset,
 ):
     """Single-agent step: the learner's LEGAL ``actions`` (B,), then bots play the other
-    seats until the learner is to act again (``learner`` < 0: the learner plays every seat).
+    seats until the learner is to act again (``learners``: its seats as a bit set, bit k for seat k; -1: every seat).
 
     ``rewards`` (B, P) gets every seat's reward since the learner's previous action, plus
     ``carry``. ``final_obs`` is an ended episode's last observation from the learner's
@@ -370,11 +370,11 @@ def batch_step_learner(
         n = e.cfg_humans + 1
         for k in range(n):
             rewards[i, k] += seat_reward_r(e, k)
-        _bots_until_learner(e, i, learner, bot_ids, bot_rng, masks, rewards)
+        _bots_until_learner(e, i, learners, bot_ids, bot_rng, masks, rewards)
         done = e.status != 0
         terminated[i] = done
         if done:
-            observe_r(e, learner if learner >= 0 else mover, final_obs, i)
+            observe_r(e, mover, final_obs, i)
             if autoreset:
-                _deal_for_learner(e, i, learner, bot_ids, bot_rng, masks, carry)
+                _deal_for_learner(e, i, learners, bot_ids, bot_rng, masks, carry)
         _refresh(e, i, obs, masks, current, False)

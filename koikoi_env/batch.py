@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
+from tabletop_core.bits import seat_in
 from tabletop_core.jit import kernel
 
 from .bots import RANDOM_BOT, bot_action_r, random_bot_r
@@ -197,11 +198,11 @@ def batch_observe(s, obs, masks, current):
 
 
 @kernel
-def _bots_until_learner(e, i, learner, bot_ids, bot_rng, masks, acc):
-    """Bots play the other seats of env ``i`` (record ``e``) until ``learner`` is to act
+def _bots_until_learner(e, i, learners, bot_ids, bot_rng, masks, acc):
+    """Bots play the other seats of env ``i`` (record ``e``) until a seat of ``learners`` (a seat bit set, -1: every seat) is to act
     or the game ends; their chip changes are added to row ``i`` of ``acc`` (B, P). Row
     ``i`` of ``masks`` is scratch space for the evaluation bots."""
-    while learner >= 0 and e.status == 0 and e.current != learner:
+    while e.status == 0 and not seat_in(learners, e.current):
         bot = bot_ids[e.current]
         if bot == RANDOM_BOT:
             a = random_bot_r(e, bot_rng, i)
@@ -214,25 +215,25 @@ def _bots_until_learner(e, i, learner, bot_ids, bot_rng, masks, acc):
 
 
 @kernel
-def _new_game_for_learner(e, i, learner, bot_ids, bot_rng, masks, acc):
+def _new_game_for_learner(e, i, learners, bot_ids, bot_rng, masks, acc):
     """Start a game in env ``i``; bots play up to the learner's first turn (a game that
     ends before the learner ever acts is started again)."""
     new_game_r(e)
-    _bots_until_learner(e, i, learner, bot_ids, bot_rng, masks, acc)
+    _bots_until_learner(e, i, learners, bot_ids, bot_rng, masks, acc)
     while e.status != 0:
         acc[i, :] = 0.0
         new_game_r(e)
-        _bots_until_learner(e, i, learner, bot_ids, bot_rng, masks, acc)
+        _bots_until_learner(e, i, learners, bot_ids, bot_rng, masks, acc)
 
 
 @kernel
-def batch_reset_learner(s, learner, bot_ids, bot_rng, obs, masks, current, carry):
+def batch_reset_learner(s, learners, bot_ids, bot_rng, obs, masks, current, carry):
     """Single-agent reset (see ``tabletop_core.single_agent``): bots play up to the
     learner's first turn; their chip changes go to ``carry`` (B, P)."""
     for i in range(s.shape[0]):
         e = s[i]
         carry[i, :] = 0.0
-        _new_game_for_learner(e, i, learner, bot_ids, bot_rng, masks, carry)
+        _new_game_for_learner(e, i, learners, bot_ids, bot_rng, masks, carry)
         _refresh(e, i, obs, masks, current)
 
 
@@ -240,7 +241,7 @@ def batch_reset_learner(s, learner, bot_ids, bot_rng, obs, masks, current, carry
 def batch_step_learner(
     s,
     actions,
-    learner,
+    learners,
     bot_ids,
     bot_rng,
     obs,
@@ -259,14 +260,15 @@ def batch_step_learner(
         e = s[i]
         rewards[i, :] = carry[i]
         carry[i, :] = 0.0
+        mover = e.current
         apply_action_r(e, actions[i])
         for k in range(e.cfg_players):
             rewards[i, k] += e.delta[k]
-        _bots_until_learner(e, i, learner, bot_ids, bot_rng, masks, rewards)
+        _bots_until_learner(e, i, learners, bot_ids, bot_rng, masks, rewards)
         done = e.status != 0
         terminated[i] = done
         if done:
-            observe_r(e, learner, final_obs, i)
+            observe_r(e, learners, final_obs, i)
             if autoreset:
-                _new_game_for_learner(e, i, learner, bot_ids, bot_rng, masks, carry)
+                _new_game_for_learner(e, i, learners, bot_ids, bot_rng, masks, carry)
         _refresh(e, i, obs, masks, current)

@@ -39,6 +39,7 @@ __all__ = [
     "ctz",
     "ctlz",
     "bit_length",
+    "seat_in",
     "stack_u32",
     "stack_u64",
     "prefetch",
@@ -82,6 +83,13 @@ def ctlz(typingctx, x):
         return builder.ctlz(args[0], context.get_constant(types.boolean, False))
 
     return x(x), codegen
+
+
+@kernel(inline="always")
+def seat_in(seats, seat):
+    """Whether ``seat`` is in the seat bit set ``seats`` (bit k for seat k; -1 holds every
+    seat): how the learner kernels name the seats a learner holds."""
+    return (np.int64(seats) >> np.int64(seat)) & 1 != 0
 
 
 @kernel(inline="always")

@@ -30,10 +30,40 @@ from .vector import first_unmasked
 __all__ = ["LearnerEnv", "LearnerVectorEnv"]
 
 
-class _LearnerCore:
-    """The state and buffers shared by both views (B envs)."""
+def learner_seats(agents: list[str], seat) -> tuple[int, ...]:
+    """The seats a learner holds, from one seat or a sequence of them (indices or agent
+    names), sorted.
 
-    def __init__(self, game: GameDef, num_envs: int, seat: int | str | None, opponents, options: dict):
+    Raises:
+        ValueError: an unknown seat, a repeated one, or every seat of a competitive game
+            (bots must hold at least one).
+    """
+    p = len(agents)
+    given = [seat] if isinstance(seat, (int, np.integer, str)) else list(seat)
+    out = []
+    for x in given:
+        if isinstance(x, str):
+            if x not in agents:
+                raise ValueError(f"seat must be one of {agents} or 0..{p - 1}, got {x!r}")
+            x = agents.index(x)
+        if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or not 0 <= int(x) < p:
+            raise ValueError(f"seat must be in 0..{p - 1} or one of {agents}, got {x!r}")
+        if int(x) in out:
+            raise ValueError(f"seat {x} is named twice")
+        out.append(int(x))
+    if not out or len(out) == p:
+        raise ValueError(f"the learner holds 1..{p - 1} of the {p} seats (bots hold the rest), got {seat!r}")
+    return tuple(sorted(out))
+
+
+class _LearnerCore:
+    """The state and buffers shared by both views (B envs).
+
+    ``seat``: the learner's seat, or a sequence of seats it holds together (a team, as Exit
+    Now's humans); the kernels get them as the bit set ``learners`` (-1: every seat, in a
+    cooperative game)."""
+
+    def __init__(self, game: GameDef, num_envs: int, seat, opponents, options: dict):
         if game.batch_step_learner is None or game.batch_reset_learner is None:
             raise ValueError(f"{game.name} has no single-agent kernels")
         self.game = game
@@ -43,25 +73,20 @@ class _LearnerCore:
         if game.cooperative:
             if seat not in (None, -1):
                 raise ValueError(f"{game.name} is cooperative: the learner plays every seat (seat=None)")
-            self.learner = -1
+            self.seats = tuple(range(p))
+            self.learners = -1
             self.bot_ids = np.zeros(p, np.int64)
         else:
-            if seat is None:
-                seat = 0
-            if isinstance(seat, str):
-                if seat not in self.agents:
-                    raise ValueError(f"seat must be one of {self.agents} or 0..{p - 1}, got {seat!r}")
-                seat = self.agents.index(seat)
-            if not 0 <= int(seat) < p:
-                raise ValueError(f"seat must be in 0..{p - 1}, got {seat}")
-            self.learner = int(seat)
+            self.seats = learner_seats(self.agents, 0 if seat is None else seat)
+            self.learners = sum(1 << k for k in self.seats)
             opponents = opponents if opponents is not None else "random"
             names = [opponents] * p if isinstance(opponents, str) and "," not in opponents else opponents
             if isinstance(names, str):
                 names = [x.strip() for x in names.split(",")]
             names = list(names)
-            if len(names) == p - 1:  # one per other seat
-                names.insert(self.learner, names[0])
+            if len(names) == p - len(self.seats):  # one per other seat
+                for k in self.seats:
+                    names.insert(k, names[0])
             self.bot_ids = game.bot_ids(names, p)
         self.layout = game.observation_layout(self.options)
         b, d, a = num_envs, self.layout.dim, game.num_actions
@@ -78,14 +103,14 @@ class _LearnerCore:
         self.num_envs = b
 
     def reward_column(self) -> int:
-        return 0 if self.learner < 0 else self.learner
+        return self.seats[0]
 
     def reset(self, seeds: list[int] | None) -> None:
         if seeds is not None:
             self.state["rng"] = [seed_word(s) for s in seeds]
             self.bot_rng[:] = [bot_seed_word(s) for s in seeds]
         self.game.batch_reset_learner(
-            self.state, self.learner, self.bot_ids, self.bot_rng, self.obs, self.mask, self.cur, self.carry
+            self.state, self.learners, self.bot_ids, self.bot_rng, self.obs, self.mask, self.cur, self.carry
         )
 
     def step(self, actions, autoreset: bool) -> None:
@@ -107,7 +132,7 @@ class _LearnerCore:
         self.game.batch_step_learner(
             self.state,
             a,
-            self.learner,
+            self.learners,
             self.bot_ids,
             self.bot_rng,
             self.obs,

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
+from tabletop_core.bits import seat_in
 from tabletop_core.jit import kernel
 
 from .bots import RANDOM_BOT, bot_action_r, random_bot_r, random_bot_w
@@ -194,12 +195,12 @@ def batch_observe(s, obs, masks, current):
 
 
 @kernel
-def _bots_until_learner(e, i, learner, bot_ids, bot_rng, masks, acc):
-    """Bots play the other seats of env ``i`` (record ``e``) until ``learner`` is to act
+def _bots_until_learner(e, i, learners, bot_ids, bot_rng, masks, acc):
+    """Bots play the other seats of env ``i`` (record ``e``) until a seat of ``learners`` (a seat bit set, -1: every seat) is to act
     or the episode ends; their rewards are added to row ``i`` of ``acc`` (B, P). Row ``i``
     of ``masks`` is scratch space for the bots that read the mask."""
     n = e.cfg_players
-    while learner >= 0 and e.status == 0 and e.current != learner:
+    while e.status == 0 and not seat_in(learners, e.current):
         bot = bot_ids[e.current]
         if bot == RANDOM_BOT:
             a = random_bot_r(e, bot_rng, i)
@@ -212,28 +213,28 @@ def _bots_until_learner(e, i, learner, bot_ids, bot_rng, masks, acc):
 
 
 @kernel
-def _deal_for_learner(e, i, learner, bot_ids, bot_rng, masks, acc):
+def _deal_for_learner(e, i, learners, bot_ids, bot_rng, masks, acc):
     """Deal env ``i`` and let bots play up to the learner's first turn (dealing again if
     an episode ends before the learner ever acts); row ``i`` of ``acc`` (B, P) gets the
     bots' rewards of the episode that is kept."""
     deal_r(e)
-    _bots_until_learner(e, i, learner, bot_ids, bot_rng, masks, acc)
+    _bots_until_learner(e, i, learners, bot_ids, bot_rng, masks, acc)
     while e.status != 0:
         for k in range(acc.shape[1]):
             acc[i, k] = 0.0
         deal_r(e)
-        _bots_until_learner(e, i, learner, bot_ids, bot_rng, masks, acc)
+        _bots_until_learner(e, i, learners, bot_ids, bot_rng, masks, acc)
 
 
 @kernel
-def batch_reset_learner(s, learner, bot_ids, bot_rng, obs, masks, current, carry):
+def batch_reset_learner(s, learners, bot_ids, bot_rng, obs, masks, current, carry):
     """Single-agent reset: deal every env, bots play up to the learner's first turn; their
     rewards go to ``carry`` (B, P), paid with the learner's first step."""
     for i in range(s.shape[0]):
         e = s[i]
         for k in range(carry.shape[1]):
             carry[i, k] = 0.0
-        _deal_for_learner(e, i, learner, bot_ids, bot_rng, masks, carry)
+        _deal_for_learner(e, i, learners, bot_ids, bot_rng, masks, carry)
         _refresh(e, i, obs, masks, current)
 
 
@@ -241,7 +242,7 @@ def batch_reset_learner(s, learner, bot_ids, bot_rng, obs, masks, current, carry
 def batch_step_learner(
     s,
     actions,
-    learner,
+    learners,
     bot_ids,
     bot_rng,
     obs,
@@ -254,7 +255,7 @@ def batch_step_learner(
     autoreset,
 ):
     """Single-agent step: the learner's LEGAL ``actions`` (B,), then bots play the other
-    seats until the learner is to act again (``learner`` < 0: the learner plays every seat).
+    seats until the learner is to act again (``learners``: its seats as a bit set, bit k for seat k; -1: every seat).
 
     ``rewards`` (B, P) gets every seat's reward since the learner's previous action, plus
     ``carry``. ``final_obs`` is an ended episode's last observation from the learner's
@@ -271,17 +272,13 @@ def batch_step_learner(
         r = step_reward_r(e, apply_action_r(e, actions[i]))
         for k in range(e.cfg_players):
             rewards[i, k] += r
-        if learner >= 0:
-            _bots_until_learner(e, i, learner, bot_ids, bot_rng, masks, rewards)
+        _bots_until_learner(e, i, learners, bot_ids, bot_rng, masks, rewards)
         done = e.status != 0
         terminated[i] = done
         if done:
-            observe_r(e, learner if learner >= 0 else mover, final_obs, i)
+            observe_r(e, mover, final_obs, i)
             if autoreset:
-                if learner >= 0:
-                    _deal_for_learner(e, i, learner, bot_ids, bot_rng, masks, carry)
-                else:
-                    deal_r(e)
+                _deal_for_learner(e, i, learners, bot_ids, bot_rng, masks, carry)
         current[i] = e.current
         legal_mask_r(e, masks, i)
         observe_r(e, e.current, obs, i)
