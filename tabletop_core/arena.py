@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from .baseline import BASELINE, baseline_policy, is_baseline
 from .game import GameDef
 from .rng import bot_seed_word, seed_word
 
@@ -135,22 +136,46 @@ def run_match(
 
 
 def _is_policy(bot) -> bool:
-    return not isinstance(bot, str) or bot.startswith("policy:")
+    """A seat played by a trained policy: ``policy:FILE.npz``, the bot name ``baseline``
+    or an :class:`~tabletop_core.policy.MLPPolicy` object."""
+    return not isinstance(bot, str) or bot.startswith("policy:") or is_baseline(bot)
+
+
+def seat_policy(game, bot, seat: int, options: dict):
+    """The :class:`~tabletop_core.policy.MLPPolicy` that plays ``seat`` for the bot entry
+    ``bot`` (``policy:FILE.npz``, ``baseline`` or a policy object), checked against the
+    game and its options.
+
+    Raises:
+        ValueError: an unreadable file, or a policy made for another game, observation
+            layout or (a baseline) other options.
+    """
+    from .policy import MLPPolicy
+
+    opts = game.make_options(**options)
+    if isinstance(bot, MLPPolicy):
+        pol = bot
+    elif is_baseline(bot):
+        return baseline_policy(game, seat, **options)
+    else:
+        pol = MLPPolicy.load(bot[len("policy:") :])
+    pol.check_game(game, opts)
+    return pol
 
 
 def _run_policy_match(game, bot_list, games, seed, chunk, progress, opts, agents, options) -> MatchResult:
-    """A match in which one seat is a trained policy (``policy:FILE.npz``, or an
-    :class:`~tabletop_core.policy.MLPPolicy` given as an object) and the other seats are
-    bots, or, in a cooperative game, the same policy plays every seat: the games run in a
-    single-agent vector env (the bots inside compiled code, the policy in numpy), dealt
-    exactly as in a bot match (game g: seed + g). ``steps`` counts the policy's
-    decisions; no game figures (``stats``) are gathered."""
-    from .policy import MLPPolicy
-    from .single_agent import LearnerVectorEnv
+    """A match in which some seats are trained policies (``policy:FILE.npz``,
+    ``baseline``, or :class:`~tabletop_core.policy.MLPPolicy` objects) and the other
+    seats bots; in a cooperative game the same policy plays every seat. The games run in
+    a single-agent vector env whose learner holds the policy seats (the bots inside
+    compiled code, the policies in numpy, each acting for its own seats), dealt exactly
+    as in a bot match (game g: seed + g). ``steps`` counts the policies' decisions; no
+    game figures (``stats``) are gathered."""
+    from .single_agent import _LearnerCore
 
     p = len(agents)
-    if len(bot_list) == 1 and not (game.cooperative and p == 1):
-        raise ValueError("a policy plays one seat: name a bot for every other seat")
+    if len(bot_list) == 1:
+        bot_list = bot_list * p
     if len(bot_list) != p:
         raise ValueError(f"{game.name}: need {p} bots (one per seat), got {len(bot_list)}: {bot_list}")
     seats = [k for k, b in enumerate(bot_list) if _is_policy(b)]
@@ -161,36 +186,45 @@ def _run_policy_match(game, bot_list, games, seed, chunk, progress, opts, agents
                 f"{game.name} is cooperative: a policy plays every seat (the same policy:FILE "
                 "for each seat); a policy beside bots needs a competitive game"
             )
-        seat = None
-    elif len(seats) != 1:
-        raise ValueError("a match takes exactly one policy seat, in a competitive game")
-    else:
-        seat = seats[0]
-    chosen = bot_list[seats[0]]
-    policy = chosen if isinstance(chosen, MLPPolicy) else MLPPolicy.load(chosen[len("policy:") :])
-    others = [b for k, b in enumerate(bot_list) if k != seat] if seat is not None else None
-    if others is not None:
-        game.bot_ids(others, p - 1)  # validates the bot names
+    elif len(seats) == p:
+        raise ValueError(
+            f"{game.name}: every seat is a policy; name a bot for at least one seat "
+            "(the policies play inside a single-agent view whose other seats are bots)"
+        )
+    policies = {k: seat_policy(game, bot_list[k], k, options) for k in seats}
+    others = [b for k, b in enumerate(bot_list) if k not in seats]
+    if others:
+        game.bot_ids(others, len(others))  # validates the bot names
+    # seats played by the same policy object act in one batch
+    by_policy: dict[int, tuple] = {}
+    for k, pol in policies.items():
+        by_policy.setdefault(id(pol), (pol, []))[1].append(k)
     returns = np.zeros((games, p), np.float64)
     steps = np.zeros(games, np.int64)
-    names = [b if not _is_policy(b) else "policy" for b in bot_list]
+    names = [b if not _is_policy(b) else (BASELINE if is_baseline(b) else "policy") for b in bot_list]
     bar = _progress(progress, games, f"{game.name}: {','.join(names)}")
     seconds = 0.0
     try:
         for start in range(0, games, chunk):
             n = min(chunk, games - start)
-            venv = LearnerVectorEnv(game, n, seat=seat, opponents=others, **options)
-            policy.check(
-                venv.single_observation_space.shape[0], game.num_actions, f"{game.name} {options or ''}"
-            )
-            obs, info = venv.reset(seed=[seed + start + k for k in range(n)])
+            core = _LearnerCore(game, n, None if game.cooperative else seats, others or None, options)
+            core.reset([seed + start + k for k in range(n)])
             live = np.ones(n, bool)
+            actions = np.zeros(n, np.int64)
             t0 = time.perf_counter()
             while live.any():
-                obs, _, term, _, info = venv.step(policy(obs, info["action_mask"]))
-                returns[start : start + n][live] += venv._core.rewards[live]
+                if len(by_policy) == 1:
+                    pol = next(iter(by_policy.values()))[0]
+                    actions[:] = pol(core.obs, core.mask)
+                else:
+                    for pol, held in by_policy.values():
+                        rows = np.flatnonzero(np.isin(core.cur, held))
+                        if rows.size:
+                            actions[rows] = pol(core.obs[rows], core.mask[rows])
+                core.step(actions, autoreset=True)  # a new deal in an ended env is not counted
+                returns[start : start + n][live] += core.rewards[live]
                 steps[start : start + n][live] += 1
-                live &= ~term
+                live &= ~core.term
             seconds += time.perf_counter() - t0
             if bar is not None:
                 bar[0].update(bar[1], advance=n)

@@ -127,6 +127,18 @@ class ObservationLayout:
             pos += n
         self.dim = pos
 
+    def digest(self) -> str:
+        """A 16-hex-digit hash of the pieces' names, shapes and scales (``high``): what a
+        trained policy records of the observation it was trained on, so that a changed
+        observation is an error when the policy loads, not silent nonsense."""
+        import hashlib
+
+        text = ";".join(
+            f"{p.name}:{','.join(map(str, p.shape))}:{np.asarray(p.high, np.float64).tolist()!r}"
+            for p in self.pieces
+        )
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
     def decode(self, vector: np.ndarray) -> dict[str, np.ndarray]:
         """Split a flat observation (``(dim,)``, or batched ``(..., dim)``) into pieces in
         game units.

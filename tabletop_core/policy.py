@@ -4,12 +4,20 @@ The format (written by ``examples/rl_sb3_maskable_ppo.py --export-npz``, read by
 ``examples/ray_rollouts.py`` too): ``W0, b0, W1, b1, ...`` of a tanh MLP whose last layer
 gives the action logits, and an optional ``scale`` vector multiplied into the
 observation first. The policy acts greedily over the legal actions.
+
+A file written by ``tabletop train`` also records what it was made for, as a JSON string
+``meta``: ``{"game", "options", "layout", "seats"}`` (``layout``: the observation layout's
+:meth:`~tabletop_core.encoders.ObservationLayout.digest`). :meth:`MLPPolicy.check_game`
+refuses the policy for another game or another observation layout, so a later change
+to an observation cannot silently break a trained policy.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import zipfile
+from typing import Any
 
 import numpy as np
 
@@ -40,6 +48,56 @@ class MLPPolicy:
         self.obs_dim = self.layers[0][0].shape[0]
         self.num_actions = self.layers[-1][0].shape[1]
         self.scale = np.asarray(weights["scale"], np.float32) if "scale" in weights else None
+        self.meta: dict[str, Any] | None = None
+        if "meta" in weights:
+            meta = weights["meta"]
+            try:
+                self.meta = json.loads(str(np.asarray(meta).item())) if not isinstance(meta, dict) else meta
+            except (ValueError, TypeError) as exc:
+                raise ValueError(f"policy 'meta' is not a JSON object ({exc})") from None
+            if not isinstance(self.meta, dict):
+                raise ValueError("policy 'meta' is not a JSON object")
+
+    def save(self, path: str) -> None:
+        """Write the weights (and ``meta``, when set) as an ``.npz``."""
+        out: dict[str, np.ndarray] = {}
+        for k, (w, b) in enumerate(self.layers):
+            out[f"W{k}"], out[f"b{k}"] = w, b
+        if self.scale is not None:
+            out["scale"] = self.scale
+        if self.meta is not None:
+            out["meta"] = np.array(json.dumps(self.meta, sort_keys=True))
+        np.savez_compressed(path, **out)
+
+    def check_game(self, game, options: Any, strict_options: bool = False) -> None:
+        """Check the recorded ``meta`` against a game and its options (a policy without
+        ``meta`` is only checked for its sizes, by :meth:`check`).
+
+        Raises:
+            ValueError: the policy was trained for another game, on another observation
+                layout (names, shapes or scales changed since), or, with
+                ``strict_options``, with other game options; the message names what the
+                policy was made for.
+        """
+        opts = game.make_options(**options) if isinstance(options, dict) else options
+        layout = game.observation_layout(opts)
+        self.check(layout.dim, game.num_actions, f"{game.name} {opts}")
+        if self.meta is None:
+            return
+        made = self.meta.get("game")
+        if made != game.name:
+            raise ValueError(f"the policy was trained for {made!r}, not {game.name!r}")
+        if self.meta.get("layout") != layout.digest():
+            raise ValueError(
+                f"the policy was trained on {game.name}'s observation layout {self.meta.get('layout')}; "
+                f"the layout now is {layout.digest()} (the observation changed since: retrain the policy)"
+            )
+        if strict_options:
+            trained = self.meta.get("options", {})
+            now = _as_dict(opts)
+            if {k: now.get(k) for k in trained} != trained:
+                shown = ", ".join(f"{k}={v!r}" for k, v in trained.items())
+                raise ValueError(f"the policy was trained for {game.name} with {shown}; asked for {opts}")
 
     @classmethod
     def load(cls, path: str) -> MLPPolicy:
@@ -82,3 +140,9 @@ class MLPPolicy:
             if k < len(self.layers) - 1:
                 x = np.tanh(x)
         return np.where(mask != 0, x, -np.inf).argmax(axis=1).astype(np.int64)
+
+
+def _as_dict(options: Any) -> dict[str, Any]:
+    import dataclasses
+
+    return dataclasses.asdict(options) if dataclasses.is_dataclass(options) else dict(options)

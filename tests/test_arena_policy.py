@@ -44,8 +44,8 @@ def test_policy_seat_match_conserves_chips_and_is_reproducible(policy_file):
 
 def test_policy_seat_errors(policy_file, tmp_path):
     g = koikoi_env.GAME
-    with pytest.raises(ValueError, match="exactly one policy seat"):
-        run_match(g, [f"policy:{policy_file}"] * 2 + ["random"], 5, num_players=3, rounds=1)
+    with pytest.raises(ValueError, match="every seat is a policy"):
+        run_match(g, [f"policy:{policy_file}"] * 3, 5, num_players=3, rounds=1)
     with pytest.raises(ValueError, match="another game or other options"):
         run_match(g, [f"policy:{policy_file}", "random", "random", "random"], 5, num_players=4, rounds=1)
     with pytest.raises(ValueError, match="does not exist"):
@@ -56,6 +56,47 @@ def test_policy_seat_errors(policy_file, tmp_path):
 
     with pytest.raises(ValueError, match="competitive"):
         run_match(thegame_env.GAME, [f"policy:{policy_file}", "random"], 5, num_players=2)
+
+
+def test_policies_in_several_seats(policy_file, tmp_path):
+    """Two policy seats (one file, or two different networks) beside a bot: each seat is
+    played by its own policy, chips are conserved and the match is reproducible."""
+    layout = koikoi_env.GAME.observation_layout(koikoi_env.Options(num_players=3, rounds=1))
+    other = _random_policy(tmp_path / "q.npz", layout.dim, koikoi_env.GAME.num_actions, seed=1)
+    kw = dict(seed=3, chunk=20, num_players=3, rounds=1)
+    same = run_match(koikoi_env.GAME, [f"policy:{policy_file}", f"policy:{policy_file}", "greedy"], 40, **kw)
+    again = run_match(koikoi_env.GAME, [f"policy:{policy_file}", f"policy:{policy_file}", "greedy"], 40, **kw)
+    mixed = run_match(koikoi_env.GAME, [f"policy:{policy_file}", f"policy:{other}", "greedy"], 40, **kw)
+    np.testing.assert_array_equal(same.returns, again.returns)
+    np.testing.assert_allclose(mixed.returns.sum(axis=1), 0.0)
+    assert not np.array_equal(same.returns, mixed.returns)  # seat 1 really plays the other net
+
+
+def test_policy_meta_is_checked(tmp_path):
+    """A policy records its game and observation layout; another game or a changed
+    layout is refused with a message naming what it was made for."""
+    import thegame_env
+
+    g = koikoi_env.GAME
+    opts = koikoi_env.Options(num_players=3, rounds=1)
+    layout = g.observation_layout(opts)
+    pol = MLPPolicy.load(_random_policy(tmp_path / "m.npz", layout.dim, g.num_actions))
+    pol.meta = {"game": "koikoi", "options": {"num_players": 3}, "layout": layout.digest(), "seats": [[0]]}
+    pol.save(tmp_path / "ok.npz")
+    back = MLPPolicy.load(str(tmp_path / "ok.npz"))
+    assert back.meta == pol.meta
+    back.check_game(g, opts)
+    back.check_game(g, opts, strict_options=True)
+    with pytest.raises(ValueError, match="trained for koikoi with num_players=3"):
+        back.check_game(g, koikoi_env.Options(num_players=4, rounds=1), strict_options=True)
+    pol.meta["layout"] = "0" * 16
+    pol.save(tmp_path / "old.npz")
+    with pytest.raises(ValueError, match="observation changed since"):
+        run_match(g, [f"policy:{tmp_path / 'old.npz'}", "random", "random"], 2, num_players=3, rounds=1)
+    pol.meta["game"] = "thegame"
+    with pytest.raises(ValueError, match="trained for 'thegame'"):
+        pol.check_game(g, opts)
+    assert layout.digest() != thegame_env.GAME.observation_layout(thegame_env.Options()).digest()
 
 
 def test_policy_seat_from_the_cli(policy_file, capsys):

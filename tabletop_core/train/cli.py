@@ -111,6 +111,13 @@ def setup_train(sp: argparse.ArgumentParser, game=None) -> None:
         help="mix of self, league and bots, e.g. self:0.5,league:0.3,random:0.2 "
         "(default: self in a cooperative game, else that example)",
     )
+    g.add_argument(
+        "--seats",
+        default=None,
+        help="the learner's seats in bot and league envs and in evaluation (the first choice): "
+        "comma-separated choices, each a seat or a team joined by '+', e.g. 0+1+2 for Exit Now's "
+        "humans (default: every seat alone, evaluation in seat 0)",
+    )
     g.add_argument("--league-every", type=int, default=D["league_every"], help="updates between snapshots")
     g.add_argument("--league-size", type=int, default=D["league_size"], help="snapshots in the pool")
     g = sp.add_argument_group("PPO")

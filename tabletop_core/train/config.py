@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..games import GAME_PACKAGES, load_game
-from .opponents import default_opponents, parse_opponents, split_envs
+from .opponents import default_opponents, parse_opponents, parse_seats, split_envs
 
 __all__ = ["TrainConfig", "ConfigError", "validate", "bf16_supported"]
 
@@ -39,6 +39,7 @@ class TrainConfig:
     num_envs: int | None = None
     rollout: int = 16
     opponents: str | None = None
+    seats: str | None = None
     league_every: int = 10
     league_size: int = 16
     # PPO
@@ -137,12 +138,18 @@ def validate(cfg: TrainConfig):
     if cfg.init_policy is not None:
         load_init_policy(cfg.init_policy, game, options, cfg.hidden)
     mix = parse_opponents(cfg.opponents or default_opponents(game), game)
-    num_players = len(game.agents(options))
+    agents = list(game.agents(options))
+    num_players = len(agents)
+    try:
+        groups = parse_seats(cfg.seats, agents, game.cooperative)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
     split_envs(cfg.num_envs, mix, num_players)
     if not game.cooperative:
         opp = [b.strip() for b in cfg.eval_opponents.split(",")]
+        others = num_players - len(groups[0])
         try:
-            game.bot_ids(opp if len(opp) > 1 else opp * (num_players - 1), num_players - 1)
+            game.bot_ids(opp if len(opp) > 1 else opp * others, others)
         except ValueError as exc:
             raise ConfigError(f"--eval-opponents: {exc}") from None
     if cfg.eval_bots:

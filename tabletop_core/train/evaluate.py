@@ -3,8 +3,9 @@
 The greedy policy (argmax over legal actions, :class:`~tabletop_core.policy.MLPPolicy`)
 plays fixed deals: game ``g`` is dealt as an env seeded ``seed + g``, exactly as
 ``tabletop match`` deals it. In a cooperative game the policy plays every seat; in a
-competitive one it plays seat 0 against ``opponents`` (a bot per other seat). The
-scripted bots' levels are the same match with each bot in the policy's place.
+competitive one it plays ``seats`` (default seat 0; ``--seats``' first choice) against
+``opponents`` (a bot per other seat), and its measure is the mean return of those seats.
+The scripted bots' levels are the same match with each bot in the policy's place.
 """
 
 from __future__ import annotations
@@ -19,17 +20,24 @@ from ..policy import MLPPolicy
 __all__ = ["evaluate_policy", "bot_levels", "rate_entrants"]
 
 
-def _lineup(game, num_players: int, player, opponents: str) -> list:
+def _lineup(game, num_players: int, player, opponents: str, seats=(0,)) -> list:
     if game.cooperative:
         return [player] * num_players
     others = [b.strip() for b in opponents.split(",")]
     if len(others) == 1:
-        others = others * (num_players - 1)
-    return [player, *others]
+        others = others * (num_players - len(seats))
+    others = iter(others)
+    return [player if k in seats else next(others) for k in range(num_players)]
+
+
+def _seat_mean(returns: np.ndarray, game, seats) -> np.ndarray:
+    """Per game, the mean return of the measured seats (seat 0 in a cooperative game,
+    whose seats share one return)."""
+    return returns[:, 0] if game.cooperative else returns[:, list(seats)].mean(axis=1)
 
 
 def evaluate_policy(
-    game, policy: MLPPolicy, options: dict, games: int, seed: int, opponents: str
+    game, policy: MLPPolicy, options: dict, games: int, seed: int, opponents: str, seats=(0,)
 ) -> tuple[dict[str, float], np.ndarray]:
     """Mean return of the policy's seat (every seat in a cooperative game) over ``games``
     fixed deals, with its 95 % interval.
@@ -38,22 +46,24 @@ def evaluate_policy(
         ``({"mean", "low", "high"}, returns (games,) float64)``.
     """
     p = len(game.agents(game.make_options(**options)))
-    r = run_match(game, _lineup(game, p, policy, opponents), games, seed=seed, **options)
-    m, lo, hi = mean_interval(r.returns[:, 0])
-    return {"mean": m, "low": lo, "high": hi}, r.returns[:, 0]
+    r = run_match(game, _lineup(game, p, policy, opponents, seats), games, seed=seed, **options)
+    x = _seat_mean(r.returns, game, seats)
+    m, lo, hi = mean_interval(x)
+    return {"mean": m, "low": lo, "high": hi}, x
 
 
 def bot_levels(
-    game, options: dict, games: int, seed: int, opponents: str, bots: list[str] | None = None
+    game, options: dict, games: int, seed: int, opponents: str, bots: list[str] | None = None, seats=(0,)
 ) -> dict[str, dict[str, Any]]:
     """Each scripted bot in the policy's place on the same deals: ``{bot: {"mean",
     "low", "high", "returns"}}``."""
     p = len(game.agents(game.make_options(**options)))
     out = {}
     for bot in bots or list(game.bot_names):
-        r = run_match(game, _lineup(game, p, bot, opponents), games, seed=seed, **options)
-        m, lo, hi = mean_interval(r.returns[:, 0])
-        out[bot] = {"mean": m, "low": lo, "high": hi, "returns": r.returns[:, 0]}
+        r = run_match(game, _lineup(game, p, bot, opponents, seats), games, seed=seed, **options)
+        x = _seat_mean(r.returns, game, seats)
+        m, lo, hi = mean_interval(x)
+        out[bot] = {"mean": m, "low": lo, "high": hi, "returns": x}
     return out
 
 

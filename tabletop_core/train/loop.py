@@ -78,7 +78,10 @@ def run(cfg: TrainConfig) -> dict:
 
     # the scripted bots' levels on the evaluation deals (once; the curve's reference lines)
     eval_bots = cfg.eval_bots.split(",") if cfg.eval_bots else list(game.bot_names)
-    levels = bot_levels(game, cfg.options, cfg.eval_games, cfg.eval_seed, cfg.eval_opponents, eval_bots)
+    seats = trainer.seat_groups[0]
+    levels = bot_levels(
+        game, cfg.options, cfg.eval_games, cfg.eval_seed, cfg.eval_opponents, eval_bots, seats
+    )
     log.write(
         "levels",
         games=cfg.eval_games,
@@ -93,7 +96,7 @@ def run(cfg: TrainConfig) -> dict:
     def evaluate(final: bool = False) -> dict:
         games = cfg.final_games if final else cfg.eval_games
         res, returns = evaluate_policy(
-            game, trainer.policy(), cfg.options, games, cfg.eval_seed, cfg.eval_opponents
+            game, trainer.policy(), cfg.options, games, cfg.eval_seed, cfg.eval_opponents, seats
         )
         rec = {"step": trainer.global_step, "seconds": trainer.train_seconds, "games": games, **res}
         evals.append(rec)
@@ -180,9 +183,10 @@ def run(cfg: TrainConfig) -> dict:
             cfg.eval_games,
             cfg.eval_seed,
             cfg.eval_opponents,
+            seats,
         )
     _, entrants["final"] = evaluate_policy(
-        game, trainer.policy(), cfg.options, cfg.eval_games, cfg.eval_seed, cfg.eval_opponents
+        game, trainer.policy(), cfg.options, cfg.eval_games, cfg.eval_seed, cfg.eval_opponents, seats
     )
     for b, d in levels.items():
         entrants[b] = d["returns"]

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["parse_opponents", "League", "default_opponents"]
+__all__ = ["parse_opponents", "parse_seats", "League", "default_opponents"]
 
 
 def default_opponents(game) -> str:
@@ -72,6 +72,39 @@ def parse_opponents(text: str, game) -> list[tuple[str, float]]:
             f"{game.name} is cooperative: the learner plays every seat, so --opponents must be 'self' "
             f"(got {text!r})"
         )
+    return out
+
+
+def parse_seats(text: str | None, agents: list[str], cooperative: bool) -> list[tuple[int, ...]]:
+    """The learner's seats in bot and league envs (``--seats``): a comma-separated list
+    of choices the envs are split between, each one seat or a team of seats joined by
+    ``+`` that the learner holds together (indices or agent names). ``None``: every seat
+    alone (the learner's seat rotates over them).
+
+    Example: Exit Now's humans as one team against the ghost bot is ``--seats 0+1+2``
+    (or ``human_0+human_1+human_2``); the ghost alone is ``--seats 3``.
+
+    Raises:
+        ValueError: an unknown or repeated seat, a team of every seat, or any value in a
+            cooperative game (the learner plays every seat there).
+    """
+    from ..single_agent import learner_seats
+
+    if text is None:
+        return [(k,) for k in range(len(agents))]
+    if cooperative:
+        raise ValueError(f"--seats: the game is cooperative, the learner plays every seat (got {text!r})")
+    out = []
+    for part in str(text).split(","):
+        names = [x.strip() for x in part.split("+")]
+        seats = [int(x) if x.lstrip("-").isdigit() else x for x in names]
+        try:
+            team = learner_seats(agents, seats)
+        except ValueError as exc:
+            raise ValueError(f"--seats {text!r}: {exc}") from None
+        if team in out:
+            raise ValueError(f"--seats {text!r}: {part.strip()!r} appears twice")
+        out.append(team)
     return out
 
 

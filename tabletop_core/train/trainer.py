@@ -45,7 +45,7 @@ from ..vector import SelfPlayVectorEnv, available_cores
 from .advantages import seat_advantages
 from .config import ConfigError, TrainConfig, bf16_supported, load_init_policy, validate
 from .model import Agent, masked_gumbel_sample, masked_logits, model_flops_per_sample
-from .opponents import League, default_opponents, parse_opponents, split_envs
+from .opponents import League, default_opponents, parse_opponents, parse_seats, split_envs
 from .sample import legal_index, masked_sample, max_legal
 
 __all__ = ["TrainConfig", "Trainer", "train"]
@@ -87,7 +87,7 @@ class _Group:
 class _SelfPlayGroup(_Group):
     """Self-play and league envs: a :class:`SelfPlayVectorEnv` (``copy=False``)."""
 
-    def __init__(self, game, n, lo, league_rows, seed, env_threads, options, rng):
+    def __init__(self, game, n, lo, league_rows, seed, env_threads, options, rng, seat_groups):
         self.venv = SelfPlayVectorEnv(
             game, n, seed=seed, copy=False, num_threads=min(env_threads, n), **options
         )
@@ -100,7 +100,11 @@ class _SelfPlayGroup(_Group):
         self.league = np.zeros(n, np.bool_)
         self.league[n - league_rows :] = True
         self.opp = np.full(n, -1, np.int64)  # snapshot id per env, -1: self-play
-        self.seat = np.zeros(n, np.int64)  # the learner's seat in a league env
+        self.seat = np.zeros(n, np.int64)  # the learner's (first) seat in a league env
+        self.held = np.zeros(n, np.int64)  # the learner's seats in a league env, as a bit set
+        self.seat_groups = seat_groups
+        self.first = np.array([grp[0] for grp in seat_groups], np.int64)
+        self.bits = np.array([sum(1 << k for k in grp) for grp in seat_groups], np.int64)
         self.rng = rng
         self.wrap()
 
@@ -108,10 +112,11 @@ class _SelfPlayGroup(_Group):
         rows = rows[self.league[rows]]
         if rows.size:
             self.opp[rows] = league.sample(self.rng, rows.size)
-            self.seat[rows] = self.rng.integers(0, self.num_players, rows.size)
+            pick = self.rng.integers(0, len(self.seat_groups), rows.size)
+            self.seat[rows], self.held[rows] = self.first[pick], self.bits[pick]
 
     def learner_acts(self) -> np.ndarray:
-        return (self.opp < 0) | (self.cur == self.seat)
+        return (self.opp < 0) | (((self.held >> self.cur) & 1) != 0)
 
     def step(self, actions: np.ndarray) -> None:
         self.venv.step(actions)
@@ -120,9 +125,10 @@ class _SelfPlayGroup(_Group):
 class _BotGroup(_Group):
     """Envs against a scripted bot: the game's learner kernels (bots inside compiled code)."""
 
-    def __init__(self, game, n, lo, bot, seat, seed, options):
-        self.core = _LearnerCore(game, n, seat, bot, options)
-        self.lo, self.hi, self.n, self.bot, self.learner = lo, lo + n, n, bot, seat
+    def __init__(self, game, n, lo, bot, seats, seed, options):
+        self.core = _LearnerCore(game, n, None if game.cooperative else seats, bot, options)
+        self.lo, self.hi, self.n, self.bot = lo, lo + n, n, bot
+        self.first_seat = self.core.seats[0]
         self.core.reset([seed + k for k in range(n)])
         c = self.core
         self.obs, self.mask, self.rewards, self.term, self.cur = c.obs, c.mask, c.rewards, c.term, c.cur
@@ -181,6 +187,7 @@ class Trainer:
         self.rng = np.random.default_rng(cfg.seed)
         self.mix = parse_opponents(cfg.opponents or default_opponents(game), game)
         counts = dict(split_envs(cfg.num_envs, self.mix, p))
+        self.seat_groups = parse_seats(cfg.seats, list(game.agents(self.options)), game.cooperative)
 
         # --- envs: one self-play vector env (self + league rows), one learner core per bot x seat
         n_self, n_league = counts.get("self", 0), counts.get("league", 0)
@@ -189,16 +196,25 @@ class Trainer:
         self.selfplay: _SelfPlayGroup | None = None
         if n_self + n_league:
             self.selfplay = _SelfPlayGroup(
-                game, n_self + n_league, 0, n_league, cfg.seed, cfg.env_threads, self.game_options, self.rng
+                game,
+                n_self + n_league,
+                0,
+                n_league,
+                cfg.seed,
+                cfg.env_threads,
+                self.game_options,
+                self.rng,
+                self.seat_groups,
             )
             self.groups.append(self.selfplay)
             lo = self.selfplay.hi
         for name, c in counts.items():
             if name in ("self", "league"):
                 continue
-            for seat in range(p):
-                n = c // p + (1 if seat < c % p else 0)
-                g = _BotGroup(game, n, lo, name, seat, cfg.seed + 7_919 * (lo + 1), self.game_options)
+            k = len(self.seat_groups)
+            for j, seats in enumerate(self.seat_groups):
+                n = c // k + (1 if j < c % k else 0)
+                g = _BotGroup(game, n, lo, name, seats, cfg.seed + 7_919 * (lo + 1), self.game_options)
                 self.groups.append(g)
                 lo = g.hi
         self.num_envs = n = lo
@@ -280,8 +296,8 @@ class Trainer:
                 acts = g.learner_acts()
                 chain = np.zeros(g.n, np.int64) if self.game.cooperative else g.cur.copy()
                 seat[rows] = np.where(acts, chain, -1)
-            else:
-                seat[rows] = 0 if self.game.cooperative else g.learner
+            else:  # the learner is to act in every bot env: the chain is the acting seat
+                seat[rows] = 0 if self.game.cooperative else g.cur
         return seat, seat >= 0
 
     def _reward_column(self) -> np.ndarray:
@@ -292,7 +308,7 @@ class Trainer:
             if isinstance(g, _SelfPlayGroup):
                 col[g.lo : g.hi] = np.where(g.opp >= 0, g.seat, 0)
             elif not self.game.cooperative:
-                col[g.lo : g.hi] = g.learner
+                col[g.lo : g.hi] = g.first_seat
         return col
 
     def _snapshot_model(self, sid: int) -> Agent:
@@ -491,12 +507,20 @@ class Trainer:
 
     # --- persistence ---------------------------------------------------------------------------
     def policy(self) -> MLPPolicy:
-        return MLPPolicy(self.agent.policy_weights())
+        """The actor as an :class:`MLPPolicy`, with ``meta``: the game, its options, the
+        observation layout's digest and the seats it was trained in."""
+        pol = MLPPolicy(self.agent.policy_weights())
+        pol.meta = {
+            "game": self.game.name,
+            "options": self.opts,
+            "layout": self.game.observation_layout(self.options).digest(),
+            "seats": [list(grp) for grp in self.seat_groups],
+        }
+        return pol
 
     def save_policy(self, path: str) -> None:
-        """Write the actor as an :class:`MLPPolicy` ``.npz`` (plus the game and options it
-        was made for, which ``tabletop train --resume`` checks)."""
-        np.savez(path, **self.agent.policy_weights())
+        """Write :meth:`policy` as an ``.npz`` (``tabletop match --bots policy:FILE``)."""
+        self.policy().save(path)
 
     def checkpoint(self) -> dict:
         return {

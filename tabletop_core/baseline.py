@@ -1,0 +1,113 @@
+"""Trained baselines: one policy per game, shipped as package data (``docs/baselines.md``).
+
+Each game package holds its baselines in ``<package>/baselines/*.npz``: an
+:class:`~tabletop_core.policy.MLPPolicy` whose ``meta`` records the game, the options it
+was trained with, the observation layout's digest and the seats it plays (Exit Now: one
+file for the human seats, one for the ghost seat; the other games: one for every seat).
+
+The bot name :data:`BASELINE` (``"baseline"``) plays it wherever a bot is named:
+``tabletop match --bots baseline,...``, ``tabletop play --bots baseline``, the trainer's
+``--opponents baseline:W`` and the Python API (``<game>.baseline_policy()``).
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from functools import lru_cache
+from typing import Any
+
+from .policy import MLPPolicy
+
+__all__ = ["BASELINE", "baseline_files", "baseline_policy", "is_baseline", "package_policy"]
+
+BASELINE = "baseline"
+"""The bot name of a game's trained baseline."""
+
+
+def is_baseline(bot: Any) -> bool:
+    """Whether a bot name is the trained baseline."""
+    return isinstance(bot, str) and bot.strip() == BASELINE
+
+
+def _package_dir(game) -> str:
+    import importlib
+
+    from .games import GAME_PACKAGES
+
+    return os.path.dirname(importlib.import_module(GAME_PACKAGES[game.name]).__file__)
+
+
+def baseline_files(game) -> list[str]:
+    """The shipped baseline files of ``game`` (sorted paths; empty if none)."""
+    return sorted(glob.glob(os.path.join(_package_dir(game), "baselines", "*.npz")))
+
+
+@lru_cache(maxsize=None)
+def _load(path: str) -> MLPPolicy:
+    return MLPPolicy.load(path)
+
+
+def baseline_policy(game, seat: int | str | None = None, **options: Any) -> MLPPolicy:
+    """The trained baseline of ``game`` for ``seat`` at ``options``.
+
+    Args:
+        seat: the seat it is to play (index or agent name); ``None``: seat 0. In Exit Now
+            the human seats and the ghost seat have their own baselines.
+        **options: the game's options (defaults where not given).
+
+    Returns:
+        The :class:`~tabletop_core.policy.MLPPolicy` (greedy over legal actions).
+
+    Raises:
+        ValueError: the game ships no baseline for that seat, or the baseline was trained
+            with other options (the message names the options it was trained for) or on
+            another observation layout.
+    """
+    opts = game.make_options(**options)
+    agents = list(game.agents(opts))
+    if seat is None:
+        seat = 0
+    if isinstance(seat, str):
+        if seat not in agents:
+            raise ValueError(f"seat must be one of {agents}, got {seat!r}")
+        seat = agents.index(seat)
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(agents):
+        raise ValueError(f"seat must be in 0..{len(agents) - 1} or one of {agents}, got {seat!r}")
+    files = baseline_files(game)
+    if not files:
+        raise ValueError(f"{game.name} ships no trained baseline")
+    played: set[int] = set()
+    for path in files:
+        pol = _load(path)
+        groups = (pol.meta or {}).get("seats") or [list(range(len(agents)))]
+        held = {int(k) for grp in groups for k in grp}
+        if seat in held:
+            pol.check_game(game, opts, strict_options=True)
+            return pol
+        played |= held
+    raise ValueError(
+        f"{game.name}: no baseline plays seat {seat} ({agents[seat]}); the baselines play seats {sorted(played)}"
+    )
+
+
+def package_policy(src: str, dst: str, seats: list[list[int]] | None = None) -> MLPPolicy:
+    """Copy a trained ``policy.npz`` into a package's ``baselines/`` as float16 weights
+    (half the bytes; a baseline is at most 2 MB), keeping its ``meta`` and optionally
+    replacing the seats it is recorded to play. Returns the packaged policy as loaded
+    back (its float32 weights are the float16 values: what every figure is measured on).
+    """
+    import numpy as np
+
+    pol = MLPPolicy.load(src)
+    if pol.meta is None:
+        raise ValueError(f"{src} records no meta (game, options, layout): train it with tabletop train")
+    if seats is not None:
+        pol.meta["seats"] = [list(map(int, g)) for g in seats]
+    pol.layers = [(w.astype(np.float16), b.astype(np.float16)) for w, b in pol.layers]
+    if pol.scale is not None:
+        pol.scale = pol.scale.astype(np.float16)
+    os.makedirs(os.path.dirname(dst) or ".", exist_ok=True)
+    pol.save(dst)
+    _load.cache_clear()
+    return MLPPolicy.load(dst)
