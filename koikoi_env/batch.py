@@ -268,7 +268,7 @@ def batch_step_learner(
         done = e.status != 0
         terminated[i] = done
         if done:
-            observe_r(e, learners, final_obs, i)
+            observe_r(e, mover, final_obs, i)
             if autoreset:
                 _new_game_for_learner(e, i, learners, bot_ids, bot_rng, masks, carry)
         _refresh(e, i, obs, masks, current)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import glob
 import os
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from .policy import MLPPolicy
@@ -43,7 +43,7 @@ def baseline_files(game) -> list[str]:
     return sorted(glob.glob(os.path.join(_package_dir(game), "baselines", "*.npz")))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _load(path: str) -> MLPPolicy:
     return MLPPolicy.load(path)
 
