@@ -5,7 +5,7 @@
 >>> env.reset(seed=0)
 """
 
-from .env import GAME, env, raw_env, vector_env
+from .env import GAME, baseline_policy, env, raw_env, vector_env
 from .observe import decode_observation
 from .spec import (
     CAST_OFFSET,
@@ -25,6 +25,7 @@ __all__ = [
     "env",
     "raw_env",
     "vector_env",
+    "baseline_policy",
     "decode_observation",
     "Options",
     "CAST_OFFSET",

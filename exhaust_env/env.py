@@ -96,7 +96,7 @@ from __future__ import annotations
 import numpy as np
 
 from tabletop_core.aec import TabletopAECEnv
-from tabletop_core.entry import entry_points
+from tabletop_core.entry import baseline_entry, entry_points
 from tabletop_core.game import GameDef
 
 from . import batch
@@ -222,6 +222,7 @@ env, vector_env = entry_points(
     __doc__,
     rewards="""Rewards are (B, num_players) float32, (B, 1) in solo.""",
 )
+baseline_policy = baseline_entry(GAME, raw_env, "Exhaust")
 
 
 __all__ = ["GAME", "raw_env", "env", "vector_env", "decode_observation"]

@@ -5,7 +5,7 @@
 >>> env.reset(seed=0)
 """
 
-from .env import GAME, env, raw_env, vector_env
+from .env import GAME, baseline_policy, env, raw_env, vector_env
 from .maps import BoardSet, default_boards, layouts
 from .observe import PLANE_NAMES, decode_observation
 from .spec import NUM_ACTIONS, Options, Phase, Status, action_name, dest_action
@@ -16,6 +16,7 @@ __all__ = [
     "env",
     "raw_env",
     "vector_env",
+    "baseline_policy",
     "decode_observation",
     "layouts",
     "BoardSet",

@@ -78,7 +78,7 @@ from typing import Any
 import numpy as np
 
 from tabletop_core.aec import TabletopAECEnv
-from tabletop_core.entry import entry_points
+from tabletop_core.entry import baseline_entry, entry_points
 from tabletop_core.game import GameDef
 
 from . import batch
@@ -222,6 +222,7 @@ env, vector_env = entry_points(
 returned observations are a read-only view of the env's own buffer, which each step
 patches in place (only what changed is rewritten).""",
 )
+baseline_policy = baseline_entry(GAME, raw_env, "Exit Now")
 
 
 __all__ = ["GAME", "raw_env", "env", "vector_env", "decode_observation", "episode_stats"]

@@ -6,7 +6,7 @@
 >>> env.reset(seed=0)
 """
 
-from .env import GAME, env, episode_stats, raw_env, vector_env
+from .env import GAME, baseline_policy, env, episode_stats, raw_env, vector_env
 from .observe import decode_observation
 from .spec import (
     KOIKOI,
@@ -29,6 +29,7 @@ __all__ = [
     "env",
     "raw_env",
     "vector_env",
+    "baseline_policy",
     "decode_observation",
     "episode_stats",
     "Options",

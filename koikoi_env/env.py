@@ -73,7 +73,7 @@ from __future__ import annotations
 import numpy as np
 
 from tabletop_core.aec import TabletopAECEnv
-from tabletop_core.entry import entry_points
+from tabletop_core.entry import baseline_entry, entry_points
 from tabletop_core.game import GameDef
 
 from . import batch
@@ -214,6 +214,7 @@ env, vector_env = entry_points(
     __doc__,
     rewards="""Rewards are (B, num_players) float32 chip changes; observations are the acting seat's.""",
 )
+baseline_policy = baseline_entry(GAME, raw_env, "Shikokushi Koikoi")
 
 
 __all__ = ["GAME", "raw_env", "env", "vector_env", "decode_observation", "episode_stats"]

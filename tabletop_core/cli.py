@@ -161,8 +161,8 @@ def _setup_match(p: argparse.ArgumentParser, game: GameDef) -> None:
     p.add_argument(
         "--bots",
         required=True,
-        help=f"one bot per seat (comma-separated) or one for all, or policy:FILE.npz in one seat; "
-        f"bots: {', '.join(game.bot_names)}",
+        help=f"one bot per seat (comma-separated) or one for all; a seat may be policy:FILE.npz or "
+        f"baseline (the shipped trained policy); bots: {', '.join(game.bot_names)}, baseline",
     )
     p.add_argument("--games", type=int, default=10000, help="games to play (default 10000)")
     p.add_argument("--seed", type=int, default=0, help="game g is dealt with seed + g (default 0)")
@@ -352,7 +352,8 @@ def _setup_play(p: argparse.ArgumentParser, game: GameDef) -> None:
         "--bots",
         default=None,
         help=f"bots for the OTHER seats in seat order (comma-separated), or one for all of them "
-        f"(default {game.play_bot}); bots: {', '.join(game.bot_names)}",
+        f"(default {game.play_bot}); bots: {', '.join(game.bot_names)}, baseline (the shipped trained "
+        "policy), policy:FILE.npz",
     )
     p.add_argument("--seed", type=int, default=None, help="deal of the game (default: a fresh one)")
     p.add_argument(
@@ -413,7 +414,7 @@ def _setup_replay(p: argparse.ArgumentParser, game: GameDef) -> None:
         "--bots",
         default=None,
         help=f"one bot per seat (comma-separated) or one for all, or policy:FILE.npz; bots: "
-        f"{', '.join(game.bot_names)}",
+        f"{', '.join(game.bot_names)}, baseline (the shipped trained policy)",
     )
     p.add_argument("--seed", type=int, default=0, help="deal of the game (default 0)")
 

@@ -110,3 +110,40 @@ def entry_points(
     vector_env.__module__ = module
     vector_env.__qualname__ = "vector_env"
     return env, vector_env
+
+
+def baseline_entry(game: GameDef, raw_env: type[TabletopAECEnv], title: str) -> Callable[..., Any]:
+    """Build a game's ``baseline_policy(seat=None, **options)`` with a real signature.
+
+    The function returns the game's shipped trained baseline for a seat
+    (:func:`tabletop_core.baseline.baseline_policy`).
+    """
+    from .baseline import baseline_policy as _baseline
+
+    options = [
+        p.replace(kind=inspect.Parameter.KEYWORD_ONLY)
+        for p in inspect.signature(raw_env).parameters.values()
+        if p.name != "render_mode"
+    ]
+
+    def baseline_policy(seat: int | str | None = None, **options: Any):
+        return _baseline(game, seat, **options)
+
+    seat = inspect.signature(baseline_policy).parameters["seat"]
+    baseline_policy.__signature__ = inspect.Signature([seat, *options])  # type: ignore[attr-defined]
+    baseline_policy.__doc__ = f"""The trained baseline of {title} (``docs/baselines.md``): an
+:class:`~tabletop_core.policy.MLPPolicy` acting greedily over the legal actions,
+``policy(obs (B, D) float32, mask (B, A)) -> (B,) int64`` actions.
+
+Args:
+    seat: the seat it is to play (index or agent name; default seat 0).
+    **options: the game's options; the baseline plays only the options it was trained
+        with.
+
+Raises:
+    ValueError: other options than the baseline's (the message names them), or a seat
+        no baseline plays.
+"""
+    baseline_policy.__module__ = raw_env.__module__
+    baseline_policy.__qualname__ = "baseline_policy"
+    return baseline_policy

@@ -184,6 +184,12 @@ class GameDef:
             raise ValueError(f"{self.name}: need {num_seats} bots (one per seat), got {len(bots)}: {bots}")
         ids = []
         for b in bots:
+            if b == "baseline":
+                raise ValueError(
+                    f"{self.name}: 'baseline' is a trained policy, not a compiled bot: it plays in "
+                    "tabletop match / play / replay, the trainer's --opponents and "
+                    f"baseline_policy(); here name a scripted bot: {', '.join(self.bot_names)}"
+                )
             if b not in self.bot_names:
                 raise ValueError(
                     f"{self.name}: unknown bot {b!r}; available bots: {', '.join(self.bot_names)}"

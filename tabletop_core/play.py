@@ -72,7 +72,10 @@ def bot_list_for_others(game: GameDef, bots: str | None, num_seats: int, seat: i
             f"--bots names the bots of the {others} other seat{'s' if others != 1 else ''} "
             f"(one name for all, or {others} comma-separated), got {len(names)}: {','.join(names)}"
         )
-    game.bot_ids(names, others)  # validates the names
+    from .arena import _is_policy
+
+    scripted = [b for b in names if not _is_policy(b)]
+    game.bot_ids(scripted, len(scripted))  # validates the names
     out: list[str | None] = list(names)
     out.insert(seat, None)
     return out
@@ -128,7 +131,17 @@ class TerminalPlay:
         self.seat = seat
         n = len(self.env.possible_agents)
         self.bots = bot_list_for_others(game, bots, n, seat)
-        self.bot_ids = [None if b is None else int(game.bot_ids([b], 1)[0]) for b in self.bots]
+        from .arena import _is_policy, seat_policy
+
+        self.policies = {
+            k: seat_policy(game, b, k, options)
+            for k, b in enumerate(self.bots)
+            if b is not None and _is_policy(b)
+        }
+        self.bot_ids = [
+            None if b is None or k in self.policies else int(game.bot_ids([b], 1)[0])
+            for k, b in enumerate(self.bots)
+        ]
         self.seed = seed
         self.rng = np.array([seed_word(None if seed is None else seed + 777)], np.uint64)
         self.input = input or sys.stdin
@@ -208,7 +221,11 @@ class TerminalPlay:
         while not env._done:
             actor = int(env._cur[0])
             if actor != self.seat:
-                a = int(g.bot_action(self.bot_ids[actor], env._state, 0, env._mask[0], self.rng, 0))
+                if actor in self.policies:  # a trained policy (baseline, policy:FILE), greedy
+                    ob = env.observe(env.agent_selection)
+                    a = int(self.policies[actor](ob["observation"][None, :], ob["action_mask"][None, :])[0])
+                else:
+                    a = int(g.bot_action(self.bot_ids[actor], env._state, 0, env._mask[0], self.rng, 0))
                 self.step(a, actor)
                 continue
             self.say("")

@@ -287,13 +287,14 @@ def play_episode(
     views: Sequence[str] | None = None,
     **options: Any,
 ) -> list[Frame]:
-    """Play one game with bots (and ``policy:FILE.npz`` seats) and capture every step.
+    """Play one game with bots (and ``policy:FILE.npz`` or ``baseline`` seats) and capture
+    every step.
 
     Args:
         game_name: ``"thegame"``, ``"exhaust"``, ``"koikoi"`` or ``"exitnow"``.
         bots: one bot per seat (list or comma-separated) or one for every seat;
             ``policy:FILE.npz`` is a trained policy (:class:`~tabletop_core.policy.MLPPolicy`,
-            greedy over the legal actions). Default: the game's ``strong`` bot (Exit Now:
+            greedy over the legal actions), ``baseline`` the game's shipped one. Default: the game's ``strong`` bot (Exit Now:
             ``smart``).
         seed: the env's reset seed (the deal, as ``tabletop match`` game ``seed``).
         views: as :func:`capture`.
@@ -303,6 +304,7 @@ def play_episode(
         ValueError: unknown game, bad bots or options, a policy of another shape.
     """
 
+    from .arena import _is_policy, seat_policy
     from .games import load_game
     from .policy import MLPPolicy
     from .rng import seed_word
@@ -320,11 +322,9 @@ def play_episode(
             f"{game_name}: need {len(agents)} bots (one per seat) or one for all, got {len(names)}"
         )
     players: list[Any] = []
-    for b in names:
-        if b.startswith("policy:"):
-            pol = MLPPolicy.load(b[len("policy:") :])
-            pol.check(env.layout.dim, game.num_actions, f"{game_name} {options or ''}")
-            players.append(pol)
+    for k, b in enumerate(names):
+        if _is_policy(b):
+            players.append(seat_policy(game, b, k, options))
         else:
             players.append(int(game.bot_ids([b], 1)[0]))
     if game.bot_action is None:

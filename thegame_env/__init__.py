@@ -5,7 +5,7 @@
 >>> env.reset(seed=0)
 """
 
-from .env import GAME, env, raw_env, vector_env
+from .env import GAME, baseline_policy, env, raw_env, vector_env
 from .observe import decode_observation
 from .spec import END_TURN, NUM_ACTIONS, Options, action_name, play_to_action
 from .state import validate_state
@@ -15,6 +15,7 @@ __all__ = [
     "env",
     "raw_env",
     "vector_env",
+    "baseline_policy",
     "decode_observation",
     "Options",
     "END_TURN",

@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from tabletop_core.aec import TabletopAECEnv
-from tabletop_core.entry import entry_points
+from tabletop_core.entry import baseline_entry, entry_points
 from tabletop_core.game import GameDef
 
 from . import batch
@@ -149,6 +149,7 @@ env, vector_env = entry_points(
     rewards="""Rewards are (B, num_players) float32 with the same value in every column (the game is
 cooperative).""",
 )
+baseline_policy = baseline_entry(GAME, raw_env, "The Game")
 
 
 __all__ = ["GAME", "raw_env", "env", "vector_env", "decode_observation"]

@@ -145,6 +145,15 @@ def validate(cfg: TrainConfig):
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
     split_envs(cfg.num_envs, mix, num_players)
+    if any(name == "baseline" for name, _ in mix):
+        from ..baseline import baseline_policy
+
+        needed = sorted({k for grp in groups for k in range(num_players) if k not in grp})
+        try:
+            for k in needed:  # the seats the baseline plays beside the learner
+                baseline_policy(game, k, **cfg.options)
+        except ValueError as exc:
+            raise ConfigError(f"--opponents baseline: {exc}") from None
     if not game.cooperative:
         opp = [b.strip() for b in cfg.eval_opponents.split(",")]
         others = num_players - len(groups[0])

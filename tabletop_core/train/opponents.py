@@ -7,8 +7,13 @@ an entry without one gets an equal share of what is left):
 * ``league`` — the learner plays one seat (drawn per episode), a past snapshot of itself
   the others; the snapshot is drawn per env at each reset from the league pool (until the
   first snapshot exists, such an env plays self-play);
+* ``baseline`` — the learner plays one seat (drawn per episode), the game's shipped
+  trained baseline (:mod:`tabletop_core.baseline`) the others;
 * a scripted bot of the game (``random``, ``greedy``, ...) — the learner plays one seat,
   the bot the others, inside the game's compiled learner kernels.
+
+``--seats`` chooses the learner's seats (or teams of seats) in league, baseline and bot
+envs.
 
 The envs are split between the entries by weight, once, at the start. In a cooperative
 game (The Game) the learner plays every seat: the only mix is ``self``.
@@ -19,6 +24,10 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["parse_opponents", "parse_seats", "League", "default_opponents"]
+
+
+POLICY_ENTRIES = ("self", "league", "baseline")
+"""Mix entries played in the self-play vector env (the other entries are scripted bots)."""
 
 
 def default_opponents(game) -> str:
@@ -34,7 +43,7 @@ def parse_opponents(text: str, game) -> list[tuple[str, float]]:
             a repeated entry, weights summing past 1, or anything but ``self`` in a
             cooperative game.
     """
-    allowed = ["self", "league", *game.bot_names]
+    allowed = ["self", "league", "baseline", *game.bot_names]
     if not isinstance(text, str) or not text.strip():
         raise ValueError("--opponents must be a non-empty mix such as 'self:0.5,league:0.3,random:0.2'")
     entries: list[tuple[str, float | None]] = []
@@ -121,10 +130,10 @@ def split_envs(num_envs: int, mix: list[tuple[str, float]], num_players: int) ->
         counts[k] += 1
     out = []
     for (name, _), c in zip(mix, counts):
-        if c < 1 or (name not in ("self", "league") and c < num_players):
+        if c < 1 or (name not in POLICY_ENTRIES and c < num_players):
             raise ValueError(
                 f"--num-envs {num_envs} is too small for the mix entry {name!r} "
-                f"(it needs at least {1 if name in ('self', 'league') else num_players} envs)"
+                f"(it needs at least {1 if name in POLICY_ENTRIES else num_players} envs)"
             )
         out.append((name, c))
     return out

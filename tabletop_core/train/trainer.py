@@ -45,7 +45,7 @@ from ..vector import SelfPlayVectorEnv, available_cores
 from .advantages import seat_advantages
 from .config import ConfigError, TrainConfig, bf16_supported, load_init_policy, validate
 from .model import Agent, masked_gumbel_sample, masked_logits, model_flops_per_sample
-from .opponents import League, default_opponents, parse_opponents, parse_seats, split_envs
+from .opponents import POLICY_ENTRIES, League, default_opponents, parse_opponents, parse_seats, split_envs
 from .sample import legal_index, masked_sample, max_legal
 
 __all__ = ["TrainConfig", "Trainer", "train"]
@@ -84,10 +84,14 @@ class _Group:
             self.mask_t = torch.from_numpy(self.mask)
 
 
+SELF = -1  # a self-play env's opponent id (League.sample's "no snapshot yet" too)
+BASELINE = -2  # a baseline env's opponent id
+
+
 class _SelfPlayGroup(_Group):
     """Self-play and league envs: a :class:`SelfPlayVectorEnv` (``copy=False``)."""
 
-    def __init__(self, game, n, lo, league_rows, seed, env_threads, options, rng, seat_groups):
+    def __init__(self, game, n, lo, league_rows, baseline_rows, seed, env_threads, options, rng, seat_groups):
         self.venv = SelfPlayVectorEnv(
             game, n, seed=seed, copy=False, num_threads=min(env_threads, n), **options
         )
@@ -99,7 +103,10 @@ class _SelfPlayGroup(_Group):
         # league: envs [n - league_rows, n) hold a snapshot in the seats the learner does not
         self.league = np.zeros(n, np.bool_)
         self.league[n - league_rows :] = True
-        self.opp = np.full(n, -1, np.int64)  # snapshot id per env, -1: self-play
+        # baseline: envs [n - league_rows - baseline_rows, n - league_rows) hold the shipped baseline
+        self.baseline = np.zeros(n, np.bool_)
+        self.baseline[n - league_rows - baseline_rows : n - league_rows] = True
+        self.opp = np.full(n, SELF, np.int64)  # snapshot id per env, SELF: self-play, BASELINE
         self.seat = np.zeros(n, np.int64)  # the learner's (first) seat in a league env
         self.held = np.zeros(n, np.int64)  # the learner's seats in a league env, as a bit set
         self.seat_groups = seat_groups
@@ -109,14 +116,19 @@ class _SelfPlayGroup(_Group):
         self.wrap()
 
     def resample(self, rows: np.ndarray, league: League) -> None:
+        base = rows[self.baseline[rows]]
         rows = rows[self.league[rows]]
         if rows.size:
             self.opp[rows] = league.sample(self.rng, rows.size)
             pick = self.rng.integers(0, len(self.seat_groups), rows.size)
             self.seat[rows], self.held[rows] = self.first[pick], self.bits[pick]
+        if base.size:
+            self.opp[base] = BASELINE
+            pick = self.rng.integers(0, len(self.seat_groups), base.size)
+            self.seat[base], self.held[base] = self.first[pick], self.bits[pick]
 
     def learner_acts(self) -> np.ndarray:
-        return (self.opp < 0) | (((self.held >> self.cur) & 1) != 0)
+        return (self.opp == SELF) | (((self.held >> self.cur) & 1) != 0)
 
     def step(self, actions: np.ndarray) -> None:
         self.venv.step(actions)
@@ -191,15 +203,17 @@ class Trainer:
 
         # --- envs: one self-play vector env (self + league rows), one learner core per bot x seat
         n_self, n_league = counts.get("self", 0), counts.get("league", 0)
+        n_base = counts.get("baseline", 0)
         self.groups: list[_Group] = []
         lo = 0
         self.selfplay: _SelfPlayGroup | None = None
-        if n_self + n_league:
+        if n_self + n_base + n_league:
             self.selfplay = _SelfPlayGroup(
                 game,
-                n_self + n_league,
+                n_self + n_base + n_league,
                 0,
                 n_league,
+                n_base,
                 cfg.seed,
                 cfg.env_threads,
                 self.game_options,
@@ -209,7 +223,7 @@ class Trainer:
             self.groups.append(self.selfplay)
             lo = self.selfplay.hi
         for name, c in counts.items():
-            if name in ("self", "league"):
+            if name in POLICY_ENTRIES:
                 continue
             k = len(self.seat_groups)
             for j, seats in enumerate(self.seat_groups):
@@ -306,10 +320,23 @@ class Trainer:
         col = np.zeros(self.num_envs, np.int64)
         for g in self.groups:
             if isinstance(g, _SelfPlayGroup):
-                col[g.lo : g.hi] = np.where(g.opp >= 0, g.seat, 0)
+                col[g.lo : g.hi] = np.where(g.opp != SELF, g.seat, 0)
             elif not self.game.cooperative:
                 col[g.lo : g.hi] = g.first_seat
         return col
+
+    def _baseline_actions(self, obs: torch.Tensor, masks: np.ndarray, cur: np.ndarray) -> torch.Tensor:
+        """Greedy actions of the shipped baseline for the rows ``obs`` (its seat's policy
+        per row: Exit Now's human and ghost seats may have their own)."""
+        from ..baseline import baseline_policy
+
+        x = obs.float().cpu().numpy()
+        out = np.zeros(len(cur), np.int64)
+        for k in np.unique(cur):
+            r = np.flatnonzero(cur == k)
+            pol = baseline_policy(self.game, int(k), **self.game_options)
+            out[r] = pol(x[r], masks[r])
+        return torch.from_numpy(out).to(self.device)
 
     def _snapshot_model(self, sid: int) -> Agent:
         m = self._snap_models.get(sid)
@@ -357,12 +384,18 @@ class Trainer:
             with self._autocast():
                 logits, value = agent(self.obs_buf[t])
             actions, logp = self._sample(logits, t, slice(None))
-            if not learner.all():  # league snapshots act for their seats
+            if not learner.all():  # league snapshots and the baseline act for their seats
                 sp = self.selfplay
                 rows = np.flatnonzero(~learner)
                 ids = sp.opp[rows - sp.lo]
                 for sid in np.unique(ids):
                     r = rows[ids == sid]
+                    if sid == BASELINE:
+                        rt = torch.from_numpy(r).to(self.device)
+                        actions[rt] = self._baseline_actions(
+                            self.obs_buf[t, rt], self.mask_buf[t, rt].cpu().numpy(), sp.cur[r - sp.lo]
+                        )
+                        continue
                     with self._autocast():
                         sl, _ = self._snapshot_model(int(sid))(
                             self.obs_buf[t, torch.from_numpy(r).to(self.device)]
