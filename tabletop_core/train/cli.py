@@ -97,6 +97,16 @@ def setup_train(sp: argparse.ArgumentParser, game=None) -> None:
     )
     g.add_argument("--device", default="cpu", help="cpu or cuda[:N]")
     g.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
+    g = sp.add_argument_group("warm start")
+    g.add_argument(
+        "--imitate",
+        default=None,
+        metavar="BOT",
+        help="first train the actor to play as this scripted bot (behaviour cloning on its games; "
+        "counted in the budget), then PPO",
+    )
+    g.add_argument("--imitate-samples", type=int, default=D["imitate_samples"], help="bot decisions to clone")
+    g.add_argument("--imitate-epochs", type=int, default=D["imitate_epochs"])
     g = sp.add_argument_group("rollout and opponents")
     g.add_argument(
         "--num-envs",

@@ -35,6 +35,9 @@ class TrainConfig:
     device: str = "cpu"
     resume: bool = False
     init_policy: str | None = None
+    imitate: str | None = None
+    imitate_samples: int = 200_000
+    imitate_epochs: int = 3
     # rollout
     num_envs: int | None = None
     rollout: int = 16
@@ -137,6 +140,13 @@ def validate(cfg: TrainConfig):
         raise ConfigError(f"{cfg.game} has no threaded batch kernels: --env-threads must be 1")
     if cfg.init_policy is not None:
         load_init_policy(cfg.init_policy, game, options, cfg.hidden)
+    if cfg.imitate is not None:
+        if cfg.init_policy is not None:
+            raise ConfigError("--imitate and --init-policy both set the starting actor: give one")
+        if cfg.imitate not in game.bot_names:
+            raise ConfigError(f"--imitate: unknown bot {cfg.imitate!r}; bots: {', '.join(game.bot_names)}")
+        _positive("imitate_samples", cfg.imitate_samples, int)
+        _positive("imitate_epochs", cfg.imitate_epochs, int)
     mix = parse_opponents(cfg.opponents or default_opponents(game), game)
     agents = list(game.agents(options))
     num_players = len(agents)

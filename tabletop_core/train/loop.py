@@ -76,6 +76,22 @@ def run(cfg: TrainConfig) -> dict:
         flops_per_sample=trainer.flops_per_sample,
     )
 
+    if cfg.imitate is not None and not cfg.resume:  # behaviour cloning warm start (in the budget)
+        from .imitate import behaviour_cloning
+
+        bc = behaviour_cloning(
+            trainer.agent,
+            game,
+            cfg.options,
+            cfg.imitate,
+            cfg.imitate_samples,
+            cfg.imitate_epochs,
+            cfg.seed,
+            bf16=trainer.bf16,
+            log=log.write,
+        )
+        trainer.train_seconds += bc["seconds"]
+
     # the scripted bots' levels on the evaluation deals (once; the curve's reference lines)
     eval_bots = cfg.eval_bots.split(",") if cfg.eval_bots else list(game.bot_names)
     seats = trainer.seat_groups[0]
