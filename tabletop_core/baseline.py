@@ -91,23 +91,66 @@ def baseline_policy(game, seat: int | str | None = None, **options: Any) -> MLPP
     )
 
 
-def package_policy(src: str, dst: str, seats: list[list[int]] | None = None) -> MLPPolicy:
-    """Copy a trained ``policy.npz`` into a package's ``baselines/`` as float16 weights
-    (half the bytes; a baseline is at most 2 MB), keeping its ``meta`` and optionally
-    replacing the seats it is recorded to play. Returns the packaged policy as loaded
-    back (its float32 weights are the float16 values: what every figure is measured on).
+def package_policy(
+    src: str, game, dst: str | None = None, seats: list[list[int]] | None = None, **options: Any
+) -> MLPPolicy:
+    """Ship a trained ``policy.npz`` as ``game``'s baseline: written to
+    ``<package>/baselines/baseline.npz`` (or ``dst``) with float16 weights (half the bytes;
+    a baseline is at most 2 MB) and ``meta`` recording the game, ``options`` (the defaults
+    where not given), the observation layout's digest and the ``seats`` it plays (default:
+    the seats recorded by ``tabletop train``, else every seat).
+
+    Returns the shipped policy as loaded back: its weights are the float16 values, what
+    every published figure is measured on.
+
+    Raises:
+        ValueError: the file is no policy of this game's sizes, or its recorded game or
+            layout differ.
     """
+    import dataclasses
+
     import numpy as np
 
+    opts = game.make_options(**options)
     pol = MLPPolicy.load(src)
-    if pol.meta is None:
-        raise ValueError(f"{src} records no meta (game, options, layout): train it with tabletop train")
-    if seats is not None:
-        pol.meta["seats"] = [list(map(int, g)) for g in seats]
+    pol.check_game(game, opts)
+    agents = list(game.agents(opts))
+    recorded = (pol.meta or {}).get("seats")
+    pol.meta = {
+        "game": game.name,
+        "options": dataclasses.asdict(opts),
+        "layout": game.observation_layout(opts).digest(),
+        "seats": [list(map(int, g)) for g in (seats or recorded or [list(range(len(agents)))])],
+    }
     pol.layers = [(w.astype(np.float16), b.astype(np.float16)) for w, b in pol.layers]
     if pol.scale is not None:
         pol.scale = pol.scale.astype(np.float16)
+    dst = dst or os.path.join(_package_dir(game), "baselines", "baseline.npz")
     os.makedirs(os.path.dirname(dst) or ".", exist_ok=True)
     pol.save(dst)
     _load.cache_clear()
     return MLPPolicy.load(dst)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m tabletop_core.baseline GAME RUN/policy.npz [--seats 0+1+2,3]``: ship a
+    trained policy as the game's baseline (at its default options)."""
+    import argparse
+
+    from .games import load_game
+
+    ap = argparse.ArgumentParser(prog="python -m tabletop_core.baseline", description=main.__doc__)
+    ap.add_argument("game")
+    ap.add_argument("policy")
+    ap.add_argument("--seats", default=None, help="seats it plays, e.g. 0+1+2,3 (default: as trained)")
+    ap.add_argument("--out", default=None, help="default <package>/baselines/baseline.npz")
+    args = ap.parse_args(argv)
+    game = load_game(args.game)
+    seats = [[int(x) for x in part.split("+")] for part in args.seats.split(",")] if args.seats else None
+    pol = package_policy(args.policy, game, args.out, seats)
+    print(f"{game.name}: shipped {args.out or baseline_files(game)[0]} (seats {pol.meta['seats']})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,98 @@
+"""Round robins of mixed lineups and their openskill ratings, and the baselines' targets
+(``docs/baselines.md``, ``benchmarks/baselines.py``).
+
+A round robin plays ``games`` games split evenly over lineups of the entrants (every
+scripted bot and ``baseline``), each lineup on its own deals (game g of the round robin
+is dealt with ``seed + g``), and rates the entrants with openskill's Plackett-Luce model:
+
+* competitive games with at least as many entrants as seats (Exhaust, Koikoi): every
+  ordering of ``num_players`` distinct entrants over the seats; a game ranks the seats
+  by their returns;
+* Exit Now: one entrant plays every human seat, another the ghost seat (every ordered
+  pair of distinct entrants); a game ranks the human team against the ghost by their
+  returns (the team's best seat: a human who escaped wins for the team);
+* The Game (cooperative): each entrant plays every seat of the same deals; a deal ranks
+  the entrants by their team's return.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+from .arena import run_match
+
+__all__ = ["round_robin", "lineups"]
+
+
+def lineups(game, entrants: list[str], **options: Any) -> list[list[str]]:
+    """The lineups of a round robin of ``entrants`` (see the module docstring)."""
+    opts = game.make_options(**options)
+    p = len(game.agents(opts))
+    if game.cooperative:
+        return [[e] * p for e in entrants]
+    if game.name == "exitnow":
+        return [[h] * (p - 1) + [g] for h, g in itertools.permutations(entrants, 2)]
+    if len(entrants) < p:
+        raise ValueError(f"{game.name}: a round robin needs at least {p} entrants, got {entrants}")
+    return [list(x) for x in itertools.permutations(entrants, p)]
+
+
+def round_robin(
+    game, entrants: list[str], games: int = 10_000, seed: int = 0, progress: bool = False, **options: Any
+) -> dict[str, Any]:
+    """Play a round robin and rate the entrants.
+
+    Returns:
+        ``{"games", "seed", "lineups": [(lineup, games)], "ratings": {entrant: {"mu",
+        "sigma", "ordinal"}}}`` (ordinal = mu - 3 sigma), entrants sorted best first.
+
+    Raises:
+        ValueError: an unknown entrant, too few entrants, or openskill missing.
+    """
+    try:
+        from openskill.models import PlackettLuce
+    except ImportError:
+        raise ValueError("ratings need openskill: pip install 'tabletop-rl[cli]'") from None
+    ups = lineups(game, entrants, **options)
+    model = PlackettLuce()
+    rating = {e: model.rating(name=e) for e in entrants}
+    played = []
+    if game.cooperative:  # the same deals for every entrant, ranked per deal
+        deals = max(1, games // len(ups))
+        returns = {
+            up[0]: run_match(game, up, deals, seed=seed, progress=progress, **options).returns[:, 0]
+            for up in ups
+        }
+        for g in range(deals):
+            new = model.rate([[rating[e]] for e in entrants], scores=[float(returns[e][g]) for e in entrants])
+            rating = {e: t[0] for e, t in zip(entrants, new)}
+        played = [(up, deals) for up in ups]
+    else:
+        per = [games // len(ups) + (1 if k < games % len(ups) else 0) for k in range(len(ups))]
+        start = seed
+        results = []
+        for up, n in zip(ups, per):
+            if n == 0:
+                continue
+            r = run_match(game, up, n, seed=start, progress=progress, **options)
+            start += n
+            results.append((up, r.returns))
+            played.append((up, n))
+        # interleave the lineups' games so no lineup's games all come last
+        order = [(k, g) for g in range(max(n for _, n in played)) for k in range(len(results))]
+        for k, g in order:
+            up, ret = results[k]
+            if g >= len(ret):
+                continue
+            if game.name == "exitnow":
+                teams = [up[0], up[-1]]
+                scores = [float(ret[g, :-1].max()), float(ret[g, -1])]
+            else:
+                teams, scores = up, [float(x) for x in ret[g]]
+            new = model.rate([[rating[e]] for e in teams], scores=scores)
+            for e, t in zip(teams, new):
+                rating[e] = t[0]
+    table = {e: {"mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()} for e, r in rating.items()}
+    table = dict(sorted(table.items(), key=lambda kv: -kv[1]["ordinal"]))
+    return {"games": int(sum(n for _, n in played)), "seed": int(seed), "lineups": played, "ratings": table}

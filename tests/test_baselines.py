@@ -1,0 +1,96 @@
+"""The shipped trained baselines (``docs/baselines.md``): one per game, held against the
+current observation layout, legal over random deals, refusing other options, playable
+as the bot ``baseline`` everywhere a bot is named."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from tabletop_core import cli
+from tabletop_core.arena import run_match
+from tabletop_core.baseline import baseline_files, baseline_policy
+from tabletop_core.games import GAME_PACKAGES, load_game
+
+GAMES = list(GAME_PACKAGES)
+
+# the lineup each baseline is measured in (README), as in docs/baselines.md
+LINEUPS = {
+    "thegame": ["baseline", "baseline"],
+    "koikoi": ["baseline", "strong", "greedy", "random"],
+    "exhaust": ["baseline", "npc", "npc", "npc"],
+    "exitnow": ["baseline", "baseline", "baseline", "ghost"],
+}
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_every_game_ships_a_small_baseline_made_for_the_current_layout(name):
+    game = load_game(name)
+    files = baseline_files(game)
+    assert files, f"{name} ships no baseline"
+    opts = game.make_options()
+    seats = set()
+    for path in files:
+        assert os.path.getsize(path) <= 2 * 1024 * 1024, f"{path} is over 2 MB"
+    for k in range(len(game.agents(opts))):
+        pol = baseline_policy(game, k)
+        # the layout the baseline was trained on is the layout now
+        assert pol.meta["layout"] == game.observation_layout(opts).digest()
+        assert pol.meta["game"] == name
+        seats |= {s for grp in pol.meta["seats"] for s in grp}
+    assert seats == set(range(len(game.agents(opts))))
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_baseline_plays_only_legal_actions_over_200_deals(name):
+    """The single-agent core refuses an illegal action with a ValueError, so 200 complete
+    games without one are 200 deals of legal play in the baseline's seats."""
+    game = load_game(name)
+    r = run_match(game, LINEUPS[name], 200, seed=12345)
+    assert r.returns.shape == (200, len(LINEUPS[name]))
+    assert (r.steps > 0).all()
+    assert np.isfinite(r.returns).all()
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_baseline_refuses_other_options(name):
+    other = {
+        "thegame": {"num_players": 3},
+        "koikoi": {"num_players": 3},
+        "exhaust": {"num_players": 3},
+        "exitnow": {"num_humans": 2},
+    }[name]
+    module = __import__(GAME_PACKAGES[name])
+    with pytest.raises(ValueError, match="trained for"):
+        module.baseline_policy(**other)
+    assert module.baseline_policy().meta["game"] == name
+
+
+def test_baseline_is_not_a_compiled_bot():
+    import koikoi_env
+
+    venv = koikoi_env.vector_env(2, seed=0)
+    venv.reset(seed=0)
+    with pytest.raises(ValueError, match="trained policy, not a compiled bot"):
+        venv.step_bots("baseline")
+
+
+def test_match_with_baseline_from_the_cli(capsys):
+    code = cli.main(["match", "koikoi", "--bots", "baseline,strong,greedy,random", "--games", "20"])
+    out = capsys.readouterr().out
+    assert code == 0 and "baseline" in out
+
+
+def test_play_against_the_baseline():
+    import io
+
+    from tabletop_core.play import play_in_terminal
+
+    out = io.StringIO()
+    # the person quits at once; the baseline seats before the person's turn act greedily
+    code = play_in_terminal(
+        load_game("exitnow"), {}, seat=3, bots="baseline", seed=1, input=io.StringIO("q\n"), output=out
+    )
+    assert code == 0 and "baseline" in out.getvalue()
