@@ -120,3 +120,31 @@ def test_competitive_learner_seat_against_bots():
         acts = np.array([np.flatnonzero(m)[0] for m in info["action_mask"]])
         obs, rewards, term, trunc, info = venv.step(acts)
         assert (venv._core.cur == 2).all()  # the learner is always the one to act
+
+
+@pytest.mark.parametrize("name", ["exhaust", "koikoi", "exitnow"])
+def test_final_observation_is_the_learners_own_seat(name):
+    """An ended episode's last observation is the learner's seat's view of the final
+    state (seat 1 here: a seat index and the kernels' seat bit set differ)."""
+    from tabletop_core.games import load_game
+    from tabletop_core.single_agent import _LearnerCore
+
+    game = load_game(name)
+    core = _LearnerCore(game, 6, 1, "random", {})
+    core.reset(list(range(6)))
+    rng = np.random.default_rng(1)
+    seen = np.zeros(6, bool)
+    for _ in range(3000):
+        if seen.all():
+            break
+        live = ~core.term
+        acts = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in core.mask])
+        if not live.all():  # ended envs stay ended: give them their (unused) legal action
+            break
+        core.step(acts, autoreset=False)
+        for i in np.flatnonzero(core.term & ~seen):
+            want = np.zeros((1, core.final.shape[1]), np.float32)
+            game.observe(core.state[i : i + 1], 0, 1, want)
+            np.testing.assert_array_equal(core.final[i], want[0])
+            seen[i] = True
+    assert seen.any()

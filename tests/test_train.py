@@ -97,6 +97,12 @@ def _train(tmp_path, *args: str) -> int:
         (["koikoi", "--steps", "10", "--eval-opponents", "nobody"], "unknown bot 'nobody'"),
         (["thegame"], "budget"),
         (["thegame", "--steps", "10", "--minibatch", "0"], "--minibatch"),
+        (["thegame", "--steps", "10", "--seats", "0"], "cooperative"),
+        (["koikoi", "--steps", "10", "--seats", "0+1+2+3"], "1..3 of the 4 seats"),
+        (["koikoi", "--steps", "10", "--seats", "0,7"], "seat must be in 0..3"),
+        (["koikoi", "--steps", "10", "--seats", "0+0"], "named twice"),
+        (["koikoi", "--steps", "10", "--imitate", "champion"], "--imitate: unknown bot 'champion'"),
+        (["koikoi", "--steps", "10", "--imitate", "strong", "--imitate-samples", "0"], "--imitate-samples"),
     ],
 )
 def test_bad_options_fail_before_training(tmp_path, capsys, args, message):
@@ -254,3 +260,40 @@ def test_smoke_run_writes_a_policy_that_match_plays(tmp_path, capsys):
     common3 = [c if c != "2" else "3" for c in common]
     assert cli.main(["train", "thegame", "--steps", "20000", "--resume", *common3]) == 2
     assert "another game or other options" in capsys.readouterr().err
+
+
+def test_behaviour_cloning_learns_the_bots_moves():
+    """A few thousand of the greedy bot's decisions make the actor pick the bot's action
+    far more often than a uniform choice over the legal ones does."""
+    import thegame_env
+    from tabletop_core.train.imitate import behaviour_cloning, collect_demos
+    from tabletop_core.train.model import Agent
+
+    game = thegame_env.GAME
+    d = game.observation_layout(game.make_options()).dim
+    torch.manual_seed(0)
+    agent = Agent(d, game.num_actions, (64,))
+    xs, ms, acts = collect_demos(game, {}, "greedy", 4000, seed=3, num_envs=64)
+    assert xs.shape == (4000, d) and ms[torch.arange(4000), acts].all()  # the bot plays legal moves
+    chance = float((1.0 / ms.sum(dim=1)).mean())
+    stats = behaviour_cloning(agent, game, {}, "greedy", 4000, 8, seed=3, minibatch=256)
+    assert stats["accuracy"] > max(0.6, 2 * chance), stats
+
+
+def test_team_seats_hold_several_seats_beside_a_bot():
+    """``--seats 0+1+2``: in Exit Now the learner holds the three human seats and the ghost
+    bot plays seat 3, so the learner is to act at every step and only ever as a human."""
+    import exitnow_envs
+    from tabletop_core.single_agent import _LearnerCore
+
+    core = _LearnerCore(exitnow_envs.GAME, 8, (0, 1, 2), "ghost", {})
+    assert core.learners == 0b0111
+    core.reset(list(range(8)))
+    rng = np.random.default_rng(0)
+    seen = set()
+    for _ in range(300):
+        assert (core.cur <= 2).all()
+        seen |= set(core.cur.tolist())
+        legal = [np.flatnonzero(m) for m in core.mask]
+        core.step(np.array([rng.choice(x) for x in legal]), autoreset=True)
+    assert seen == {0, 1, 2}

@@ -50,7 +50,7 @@ def collect_demos(
         xs[rows] = torch.from_numpy(venv._obs)
         ms[rows] = torch.from_numpy(venv._mask != 0)
         _, _, _, _, info = venv.step_bots(bot)
-        acts[rows] = torch.from_numpy(np.asarray(info["actions"], np.int64))
+        acts[rows] = torch.from_numpy(np.array(info["actions"], np.int64))
     return xs[:samples], ms[:samples], acts[:samples]
 
 
@@ -93,7 +93,7 @@ def behaviour_cloning(
             optim.zero_grad(set_to_none=True)
             loss.backward()
             optim.step()
-            total += float(loss) * len(idx)
+            total += loss.item() * len(idx)
             hits += int((logits.argmax(dim=1) == y).sum())
         out = {"epoch": epoch + 1, "loss": total / n, "accuracy": hits / n}
         if log is not None:
