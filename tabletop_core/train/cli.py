@@ -107,6 +107,12 @@ def setup_train(sp: argparse.ArgumentParser, game=None) -> None:
     )
     g.add_argument("--imitate-samples", type=int, default=D["imitate_samples"], help="bot decisions to clone")
     g.add_argument("--imitate-epochs", type=int, default=D["imitate_epochs"])
+    g.add_argument(
+        "--critic-warmup",
+        type=int,
+        default=D["critic_warmup"],
+        help="first updates that train only the value head (the cloned actor kept as it is)",
+    )
     g = sp.add_argument_group("rollout and opponents")
     g.add_argument(
         "--num-envs",

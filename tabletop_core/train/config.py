@@ -38,6 +38,7 @@ class TrainConfig:
     imitate: str | None = None
     imitate_samples: int = 200_000
     imitate_epochs: int = 3
+    critic_warmup: int = 0
     # rollout
     num_envs: int | None = None
     rollout: int = 16
@@ -147,6 +148,7 @@ def validate(cfg: TrainConfig):
             raise ConfigError(f"--imitate: unknown bot {cfg.imitate!r}; bots: {', '.join(game.bot_names)}")
         _positive("imitate_samples", cfg.imitate_samples, int)
         _positive("imitate_epochs", cfg.imitate_epochs, int)
+    _positive("critic_warmup", cfg.critic_warmup, int, zero=True)
     mix = parse_opponents(cfg.opponents or default_opponents(game), game)
     agents = list(game.agents(options))
     num_players = len(agents)

@@ -57,6 +57,13 @@ class Agent(nn.Module):
         z = self.trunk(obs)
         return self.actor(z), self.critic(z).squeeze(-1)
 
+    def value_only(self, obs: torch.Tensor) -> torch.Tensor:
+        """The value from the trunk's features with no gradient into the trunk: what the
+        critic warm-up trains, leaving the actor (a cloned policy) untouched."""
+        with torch.no_grad():
+            z = self.trunk(obs)
+        return self.critic(z).squeeze(-1)
+
     def policy_weights(self) -> dict[str, np.ndarray]:
         """The actor as :class:`~tabletop_core.policy.MLPPolicy` weights (``W0, b0, ...``,
         ``W_k`` of shape (in, out), float32); the value head is left out."""

@@ -493,6 +493,16 @@ class Trainer:
             perm = torch.randperm(m, generator=self.gen, device=self.device)
             for start in range(0, m - mb + 1, mb):  # full minibatches only (equal weight)
                 idx = perm[start : start + mb]
+                if self.update_idx < cfg.critic_warmup:  # only the value head learns
+                    with self._autocast():
+                        value = self.agent.value_only(obs[idx])
+                    v_loss = 0.5 * (value.float() - rets[idx]).pow(2).mean()
+                    self.optim.zero_grad(set_to_none=True)
+                    (cfg.vf_coef * v_loss).backward()
+                    self.optim.step()
+                    stats["v_loss"] += float(v_loss.detach())
+                    count += 1
+                    continue
                 with self._autocast():
                     logits, value = self.agent(obs[idx])
                 z = masked_logits(logits.gather(1, lidx[idx]).float(), lvalid[idx])
