@@ -9,7 +9,7 @@ import numpy as np
 
 from .rng import sample_legal, seed_word
 
-__all__ = ["assert_aec_matches_vector", "assert_state_roundtrip", "on_env"]
+__all__ = ["api_test", "option_grid", "assert_aec_matches_vector", "assert_state_roundtrip", "on_env"]
 
 
 def assert_aec_matches_vector(
@@ -101,3 +101,106 @@ def on_env(kernel_r: Any, s: np.ndarray, i: int, *args: Any) -> Any:
         Whatever the kernel returns.
     """
     return kernel_r(s[i], *args)
+
+
+def option_grid(game: Any) -> list[dict[str, Any]]:
+    """Option sets that together take every option to each of its values: the defaults,
+    then one option at a time at each of its choices (a ``bool`` both ways; an ``int``
+    range at its ends; its extra words such as ``"random"``), leaving out combinations the
+    game rejects (a start seat past the default player count). Read from the game's
+    ``spec.Options`` declarations (:mod:`tabletop_core.options`).
+    """
+    from .options import option_infos
+
+    grid: list[dict[str, Any]] = [{}]
+    for o in option_infos(type(game.make_options())):
+        if not o.cli:
+            continue
+        if o.choices:
+            values = list(o.choices)
+        elif o.type is bool:
+            values = [True, False]
+        else:
+            values = [v for v in (o.low, o.high) if v is not None]
+        for v in [*values, *o.words]:
+            if v == o.default or {o.name: v} in grid:
+                continue
+            try:
+                game.make_options(**{o.name: v})
+            except ValueError:
+                continue
+            grid.append({o.name: v})
+    return grid
+
+
+def api_test(
+    name: str, options: list[dict[str, Any]] | None = None, cycles: int = 40, steps: int = 150
+) -> int:
+    """The conformance test every game passes (``tests/test_api.py``), over ``options``
+    (default :func:`option_grid`): for each option set,
+
+    * PettingZoo's ``api_test`` on ``env()`` and ``raw_env()``, and its ``seed_test``;
+    * spaces and dtypes: observations ``float32`` inside ``Box(0, 1)``, masks ``int8``
+      with a legal action, single and batched (``vector_env``: obs (B, D), masks (B, A),
+      rewards (B, P) float32, terminations bool);
+    * a whole random game in the AEC env: every agent terminated, finite rewards, no
+      truncation before ``max_episode_steps``;
+    * save/restore: ``get_state`` / ``set_state`` branch exactly (:func:`assert_state_roundtrip`);
+    * AEC ≡ vector: the same seeds play the same episodes (:func:`assert_aec_matches_vector`).
+
+    Returns:
+        The number of option sets checked.
+
+    Raises:
+        AssertionError: at the first failure, naming the options.
+    """
+    import importlib
+
+    from pettingzoo.test import api_test as pz_api_test
+    from pettingzoo.test import seed_test
+
+    from .games import GAME_PACKAGES, load_game
+
+    game = load_game(name)
+    package = importlib.import_module(GAME_PACKAGES[name])
+    grid = options if options is not None else option_grid(game)
+    for opts in grid:
+        try:
+            pz_api_test(package.env(**opts), num_cycles=cycles)
+            pz_api_test(package.raw_env(**opts), num_cycles=cycles // 2)
+            seed_test(lambda opts=opts: package.env(**opts), num_cycles=cycles // 2)
+            _check_spaces_and_a_whole_game(package, game, opts)
+            assert_state_roundtrip(package.raw_env(**opts))
+            assert_aec_matches_vector(package, opts, num_envs=3, steps=steps)
+        except AssertionError as exc:
+            raise AssertionError(f"{name} {opts}: {exc}") from exc
+    return len(grid)
+
+
+def _check_spaces_and_a_whole_game(package: ModuleType, game: Any, opts: dict[str, Any]) -> None:
+    env = package.raw_env(**opts)
+    env.reset(seed=5)
+    rng = np.array([seed_word(5)], np.uint64)
+    steps = 0
+    while env.agents and not all(env.terminations[a] or env.truncations[a] for a in env.agents):
+        agent = env.agent_selection
+        o = env.observe(agent)
+        space = env.observation_space(agent)["observation"]
+        assert o["observation"].dtype == np.float32 and space.contains(o["observation"]), agent
+        assert o["action_mask"].dtype == np.int8 and o["action_mask"].any(), agent
+        env.step(int(sample_legal(rng, 0, o["action_mask"])))
+        steps += 1
+        assert steps <= game.max_episode_steps, "the game did not end within max_episode_steps"
+    assert all(env.terminations.values()) and not any(env.truncations.values())
+    assert all(np.isfinite(r) for r in env._cumulative_rewards.values())
+    venv = package.vector_env(4, **opts)
+    obs, info = venv.reset(seed=9)
+    p = len(env.possible_agents)
+    for _ in range(3):
+        assert obs.dtype == np.float32 and obs.shape == (4, env.layout.dim)
+        assert (obs >= 0).all() and (obs <= 1).all()
+        mask = info["action_mask"]
+        assert mask.dtype == np.int8 and mask.shape == (4, game.num_actions) and mask.any(axis=1).all()
+        obs, rew, term, trunc, info = venv.step(venv.sample_actions())
+        assert rew.dtype == np.float32 and rew.shape == (4, p)
+        assert term.dtype == np.bool_ and trunc.dtype == np.bool_

@@ -173,6 +173,20 @@ def test_first_update_is_bit_identical_on_a_rerun():
     assert not torch.equal(acts_a, acts_c)
 
 
+def test_critic_warmup_trains_only_the_value_head():
+    from tabletop_core.train import Trainer
+
+    tr = Trainer(_small(seed=5, critic_warmup=1))
+    before = {k: v.clone() for k, v in tr.agent.state_dict().items()}
+    tr.collect()
+    stats = tr.update(1e-2)
+    after = tr.agent.state_dict()
+    for k in before:
+        changed = not torch.equal(before[k], after[k])
+        assert changed == k.startswith("critic."), k
+    assert stats["v_loss"] > 0 and stats["pg_loss"] == 0.0
+
+
 # --- the league -----------------------------------------------------------------------------
 def test_league_pool_keeps_the_newest():
     league = League(2)
