@@ -91,6 +91,7 @@ def run(cfg: TrainConfig) -> dict:
             log=log.write,
         )
         trainer.train_seconds += bc["seconds"]
+        trainer.save_policy(os.path.join(cfg.out, "imitated.npz"))  # the cloned actor, before PPO
 
     # the scripted bots' levels on the evaluation deals (once; the curve's reference lines)
     eval_bots = cfg.eval_bots.split(",") if cfg.eval_bots else list(game.bot_names)

@@ -22,7 +22,8 @@ a rollout, per-seat advantages, a clipped-objective update. What is built for th
 * **Time split.** Every phase is timed (env stepping, inference, update, plumbing: the
   rest), logged per update and summed in the final record.
 
-Outputs in ``--out``: ``policy.npz`` (:class:`~tabletop_core.policy.MLPPolicy`, so
+Outputs in ``--out``: ``imitated.npz`` (with ``--imitate``: the cloned actor before PPO),
+``policy.npz`` (:class:`~tabletop_core.policy.MLPPolicy`, so
 ``tabletop match --bots policy:FILE`` plays it), ``checkpoint.pt`` (``--resume``),
 ``log.jsonl``, ``curve.png`` and ``summary.json``.
 """
