@@ -71,12 +71,16 @@ def assert_state_roundtrip(env: Any, seed: int = 11, warmup: int = 7, steps: int
 
     env.reset(seed=seed)
     for _ in range(warmup):
+        if len(env.legal_actions()) == 0:  # a short game (one round) may end in the warm-up
+            break
         env.step(int(env.legal_actions()[-1]))
     saved = pickle.loads(pickle.dumps(env.get_state()))
 
     def play() -> list:
         trace = []
         for _ in range(steps):
+            if len(env.legal_actions()) == 0:
+                break
             a = int(env.legal_actions()[0])
             trace.append((a, env.agent_selection))
             env.step(a)
@@ -107,8 +111,9 @@ def option_grid(game: Any) -> list[dict[str, Any]]:
     """Option sets that together take every option to each of its values: the defaults,
     then one option at a time at each of its choices (a ``bool`` both ways; an ``int``
     range at its ends; its extra words such as ``"random"``), leaving out combinations the
-    game rejects (a start seat past the default player count). Read from the game's
-    ``spec.Options`` declarations (:mod:`tabletop_core.options`).
+    game rejects (a start seat past the default player count), and last as many of those
+    values at once as the game accepts together. Read from the game's ``spec.Options``
+    declarations (:mod:`tabletop_core.options`).
     """
     from .options import option_infos
 
@@ -130,6 +135,17 @@ def option_grid(game: Any) -> list[dict[str, Any]]:
             except ValueError:
                 continue
             grid.append({o.name: v})
+    # and every option off its default at once, where the game allows the combination
+    together: dict[str, Any] = {}
+    for opts in grid[1:]:
+        trial = {**together, **opts}
+        try:
+            game.make_options(**trial)
+        except ValueError:
+            continue
+        together = trial
+    if len(together) > 1 and together not in grid:
+        grid.append(together)
     return grid
 
 
