@@ -95,12 +95,12 @@ def measures(name: str, games: int, seed: int) -> list[dict]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("games_", nargs="*", metavar="GAME", help=f"default: all ({', '.join(GAME_PACKAGES)})")
-    ap.add_argument("--games", type=int, default=10_000)
+    ap.add_argument("--games", type=int, default=10_000, help="games per measure (0: only the round robin)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--rr-games", type=int, default=10_000, help="games of the round robin (0: none)")
     args = ap.parse_args(argv)
     for name in args.games_ or list(GAME_PACKAGES):
-        for row in measures(name, args.games, args.seed):
+        for row in measures(name, args.games, args.seed) if args.games else []:
             print(json.dumps(row, default=json_default), flush=True)
         if args.rr_games:
             game = load_game(name)

@@ -81,23 +81,29 @@ class MLPPolicy:
         """
         opts = game.make_options(**options) if isinstance(options, dict) else options
         layout = game.observation_layout(opts)
+        if self.meta is not None:
+            made = self.meta.get("game")
+            if made != game.name:
+                raise ValueError(f"the policy was trained for {made!r}, not {game.name!r}")
+            if strict_options:
+                trained = self.meta.get("options", {})
+                now = _as_dict(opts)
+                # an option left to the game (None, e.g. Exhaust's player count from its
+                # mode) matches its explicit value: the layout digest below still differs
+                # where the two are different games
+                if any(
+                    v is not None and now.get(k) is not None and now.get(k) != v for k, v in trained.items()
+                ):
+                    shown = ", ".join(f"{k}={v!r}" for k, v in trained.items())
+                    raise ValueError(f"the policy was trained for {game.name} with {shown}; asked for {opts}")
+            if self.meta.get("layout") != layout.digest():
+                shown = ", ".join(f"{k}={v!r}" for k, v in self.meta.get("options", {}).items())
+                raise ValueError(
+                    f"the policy was trained for {game.name} with {shown} on observation layout "
+                    f"{self.meta.get('layout')}; {opts} has layout {layout.digest()}: other options, or "
+                    "the observation changed since the policy was trained (retrain it)"
+                )
         self.check(layout.dim, game.num_actions, f"{game.name} {opts}")
-        if self.meta is None:
-            return
-        made = self.meta.get("game")
-        if made != game.name:
-            raise ValueError(f"the policy was trained for {made!r}, not {game.name!r}")
-        if self.meta.get("layout") != layout.digest():
-            raise ValueError(
-                f"the policy was trained on {game.name}'s observation layout {self.meta.get('layout')}; "
-                f"the layout now is {layout.digest()} (the observation changed since: retrain the policy)"
-            )
-        if strict_options:
-            trained = self.meta.get("options", {})
-            now = _as_dict(opts)
-            if {k: now.get(k) for k in trained} != trained:
-                shown = ", ".join(f"{k}={v!r}" for k, v in trained.items())
-                raise ValueError(f"the policy was trained for {game.name} with {shown}; asked for {opts}")
 
     @classmethod
     def load(cls, path: str) -> MLPPolicy:

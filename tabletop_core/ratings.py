@@ -5,9 +5,10 @@ A round robin plays ``games`` games split evenly over lineups of the entrants (e
 scripted bot and ``baseline``), each lineup on its own deals (game g of the round robin
 is dealt with ``seed + g``), and rates the entrants with openskill's Plackett-Luce model:
 
-* competitive games with at least as many entrants as seats (Exhaust, Koikoi): every
-  ordering of ``num_players`` distinct entrants over the seats; a game ranks the seats
-  by their returns;
+* competitive games (Exhaust, Koikoi): every lineup of the entrants over the seats,
+  repeats allowed, but not one entrant in every seat (so a game with a weak entrant in
+  one seat still tells the others apart); a game ranks the seats by their returns, and an
+  entrant in several seats takes the mean of those seats' updated ratings;
 * Exit Now: one entrant plays every human seat, another the ghost seat (every ordered
   pair of distinct entrants); a game ranks the human team against the ghost by their
   returns (the team's best seat: a human who escaped wins for the team);
@@ -33,9 +34,9 @@ def lineups(game, entrants: list[str], **options: Any) -> list[list[str]]:
         return [[e] * p for e in entrants]
     if game.name == "exitnow":
         return [[h] * (p - 1) + [g] for h, g in itertools.permutations(entrants, 2)]
-    if len(entrants) < p:
-        raise ValueError(f"{game.name}: a round robin needs at least {p} entrants, got {entrants}")
-    return [list(x) for x in itertools.permutations(entrants, p)]
+    if len(entrants) < 2:
+        raise ValueError(f"{game.name}: a round robin needs at least 2 entrants, got {entrants}")
+    return [list(x) for x in itertools.product(entrants, repeat=p) if len(set(x)) > 1]
 
 
 def round_robin(
@@ -91,8 +92,13 @@ def round_robin(
             else:
                 teams, scores = up, [float(x) for x in ret[g]]
             new = model.rate([[rating[e]] for e in teams], scores=scores)
-            for e, t in zip(teams, new):
-                rating[e] = t[0]
+            for e in set(teams):  # an entrant in several seats: the mean of their updates
+                mine = [t[0] for t, who in zip(new, teams) if who == e]
+                rating[e] = model.rating(
+                    mu=sum(r.mu for r in mine) / len(mine),
+                    sigma=sum(r.sigma for r in mine) / len(mine),
+                    name=e,
+                )
     table = {e: {"mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()} for e, r in rating.items()}
     table = dict(sorted(table.items(), key=lambda kv: -kv[1]["ordinal"]))
     return {"games": int(sum(n for _, n in played)), "seed": int(seed), "lineups": played, "ratings": table}

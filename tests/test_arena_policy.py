@@ -91,7 +91,7 @@ def test_policy_meta_is_checked(tmp_path):
         back.check_game(g, koikoi_env.Options(num_players=4, rounds=1), strict_options=True)
     pol.meta["layout"] = "0" * 16
     pol.save(tmp_path / "old.npz")
-    with pytest.raises(ValueError, match="observation changed since"):
+    with pytest.raises(ValueError, match="the observation changed since"):
         run_match(g, [f"policy:{tmp_path / 'old.npz'}", "random", "random"], 2, num_players=3, rounds=1)
     pol.meta["game"] = "thegame"
     with pytest.raises(ValueError, match="trained for 'thegame'"):
