@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, render_test, seed_test
+from pettingzoo.test import render_test
 
 import exitnow_envs
 from exitnow_envs import GAME, Options, decode_observation
@@ -28,16 +28,8 @@ from tabletop_core.rng import seed_word
 MODES = [(n, team) for n in range(1, 6) for team in (False, True)]
 
 
-@pytest.mark.parametrize("num_humans,team", MODES)
-def test_pettingzoo_api(num_humans, team):
-    api_test(exitnow_envs.env(num_humans=num_humans, team=team), num_cycles=60)
-
-
-@pytest.mark.parametrize("num_humans,team", MODES)
-def test_seed_determinism(num_humans, team):
-    seed_test(lambda: exitnow_envs.env(num_humans=num_humans, team=team, layout="random"), num_cycles=30)
-
-
+# PettingZoo's api and seed tests, AEC = vector and save/restore over every option:
+# tests/test_api.py (tabletop_core.testing.api_test)
 @pytest.mark.parametrize("num_humans,team", MODES)
 def test_render_modes(num_humans, team):
     render_test(

@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 import pettingzoo
 import pytest
-from pettingzoo.test import api_test, render_test, seed_test
+from pettingzoo.test import render_test
 
 import koikoi_env
 from koikoi_env import bots, observe, rules
@@ -39,18 +39,7 @@ def _random_actions(env, seed: int, max_steps: int = 10_000):
     return actions
 
 
-# --- PettingZoo test suite --------------------------------------------------------------
-@pytest.mark.parametrize("num_players", PLAYERS)
-def test_pettingzoo_api_test(num_players):
-    api_test(koikoi_env.env(num_players=num_players, rounds=2), num_cycles=300)
-    api_test(koikoi_env.raw_env(num_players=num_players, rounds=1), num_cycles=100)
-
-
-@pytest.mark.parametrize("num_players", PLAYERS)
-def test_pettingzoo_seed_test(num_players):
-    seed_test(functools.partial(koikoi_env.env, num_players=num_players, rounds=2), num_cycles=200)
-
-
+# --- PettingZoo test suite (api and seed tests over every option: tests/test_api.py) -------
 @pytest.mark.parametrize("num_players", PLAYERS)
 def test_pettingzoo_render_test(num_players, capsys):
     render_test(functools.partial(koikoi_env.env, num_players=num_players, rounds=1))
