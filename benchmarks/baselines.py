@@ -104,7 +104,9 @@ def main(argv: list[str] | None = None) -> int:
             print(json.dumps(row, default=json_default), flush=True)
         if args.rr_games:
             game = load_game(name)
-            rr = round_robin(game, [*game.bot_names, "baseline"], args.rr_games, seed=args.seed)
+            # Exit Now's "human" and "ghost" are the smart bot's role names: one entrant
+            bots = [b for b in game.bot_names if not (name == "exitnow" and b in ("human", "ghost"))]
+            rr = round_robin(game, [*bots, "baseline"], args.rr_games, seed=args.seed)
             print(json.dumps({"game": name, "round_robin": rr}, default=json_default), flush=True)
     return 0
 
