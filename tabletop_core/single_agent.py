@@ -36,7 +36,7 @@ def learner_seats(agents: list[str], seat) -> tuple[int, ...]:
 
     Raises:
         ValueError: an unknown seat, a repeated one, or every seat of a competitive game
-            (bots must hold at least one).
+            of two or more seats (bots must hold at least one).
     """
     p = len(agents)
     given = [seat] if isinstance(seat, (int, np.integer, str)) else list(seat)
@@ -51,7 +51,7 @@ def learner_seats(agents: list[str], seat) -> tuple[int, ...]:
         if int(x) in out:
             raise ValueError(f"seat {x} is named twice")
         out.append(int(x))
-    if not out or len(out) == p:
+    if not out or (len(out) == p and p > 1):  # a one-seat game (Exhaust solo) has only the learner
         raise ValueError(f"the learner holds 1..{p - 1} of the {p} seats (bots hold the rest), got {seat!r}")
     return tuple(sorted(out))
 
