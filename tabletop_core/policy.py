@@ -55,8 +55,7 @@ class MLPPolicy:
                 self.meta = json.loads(str(np.asarray(meta).item())) if not isinstance(meta, dict) else meta
             except (ValueError, TypeError) as exc:
                 raise ValueError(f"policy 'meta' is not a JSON object ({exc})") from None
-            if not isinstance(self.meta, dict):
-                raise ValueError("policy 'meta' is not a JSON object")
+            _check_meta(self.meta)
 
     def save(self, path: str) -> None:
         """Write the weights (and ``meta``, when set) as an ``.npz``."""
@@ -152,3 +151,17 @@ def _as_dict(options: Any) -> dict[str, Any]:
     import dataclasses
 
     return dataclasses.asdict(options) if dataclasses.is_dataclass(options) else dict(options)
+
+
+def _check_meta(meta: Any) -> None:
+    """Raise ValueError unless ``meta`` is ``{"game": str, "options": {str: value},
+    "layout": str, "seats": [[int, ...], ...]}`` (each key optional)."""
+    if not isinstance(meta, dict):
+        raise ValueError("policy 'meta' is not a JSON object")
+    kinds = {"game": str, "options": dict, "layout": str, "seats": list}
+    for key, kind in kinds.items():
+        if key in meta and not isinstance(meta[key], kind):
+            raise ValueError(f"policy meta {key!r} must be a {kind.__name__}, got {type(meta[key]).__name__}")
+    seats = meta.get("seats", [])
+    if not all(isinstance(g, list) and all(isinstance(k, int) and k >= 0 for k in g) for g in seats):
+        raise ValueError("policy meta 'seats' must be lists of seat indices, e.g. [[0, 1, 2], [3]]")

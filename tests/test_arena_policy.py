@@ -96,6 +96,14 @@ def test_policy_meta_is_checked(tmp_path):
     pol.meta["game"] = "thegame"
     with pytest.raises(ValueError, match="trained for 'thegame'"):
         pol.check_game(g, opts)
+    # a damaged meta in a policy file is a ValueError on load, never a crash later
+    weights = {f"W{k}": w for k, (w, _) in enumerate(pol.layers)} | {
+        f"b{k}": b for k, (_, b) in enumerate(pol.layers)
+    }
+    for bad in ('"x"', "[1]", '{"options": 3}', '{"seats": [[0, "a"]]}', '{"seats": 5}', "{not json"):
+        np.savez(tmp_path / "bad.npz", **weights, meta=np.array(bad))
+        with pytest.raises(ValueError, match="meta"):
+            MLPPolicy.load(str(tmp_path / "bad.npz"))
     assert layout.digest() != thegame_env.GAME.observation_layout(thegame_env.Options()).digest()
 
 
