@@ -179,17 +179,13 @@ def _run_policy_match(game, bot_list, games, seed, chunk, progress, opts, agents
     if len(bot_list) != p:
         raise ValueError(f"{game.name}: need {p} bots (one per seat), got {len(bot_list)}: {bot_list}")
     seats = [k for k, b in enumerate(bot_list) if _is_policy(b)]
-    if game.cooperative:
-        # the learner view of a cooperative game plays every seat with one policy
-        if len(seats) != p or any(b is not bot_list[0] and b != bot_list[0] for b in bot_list):
-            raise ValueError(
-                f"{game.name} is cooperative: a policy plays every seat (the same policy:FILE "
-                "for each seat); a policy beside bots needs a competitive game"
-            )
-    elif len(seats) == p:
+    # the learner view of a cooperative game plays every seat with one policy
+    if game.cooperative and (
+        len(seats) != p or any(b is not bot_list[0] and b != bot_list[0] for b in bot_list)
+    ):
         raise ValueError(
-            f"{game.name}: every seat is a policy; name a bot for at least one seat "
-            "(the policies play inside a single-agent view whose other seats are bots)"
+            f"{game.name} is cooperative: a policy plays every seat (the same policy:FILE "
+            "for each seat); a policy beside bots needs a competitive game"
         )
     policies = {k: seat_policy(game, bot_list[k], k, options) for k in seats}
     others = [b for k, b in enumerate(bot_list) if k not in seats]

@@ -2,8 +2,8 @@
 
 Each game package holds its baselines in ``<package>/baselines/*.npz``: an
 :class:`~tabletop_core.policy.MLPPolicy` whose ``meta`` records the game, the options it
-was trained with, the observation layout's digest and the seats it plays (Exit Now: one
-file for the human seats, one for the ghost seat; the other games: one for every seat).
+was trained with, the observation layout's digest and the seats it plays (several files
+may split the seats between them; each game ships one, Exit Now's playing both roles).
 
 The bot name :data:`BASELINE` (``"baseline"``) plays it wherever a bot is named:
 ``tabletop match --bots baseline,...``, ``tabletop play --bots baseline``, the trainer's
@@ -52,8 +52,8 @@ def baseline_policy(game, seat: int | str | None = None, **options: Any) -> MLPP
     """The trained baseline of ``game`` for ``seat`` at ``options``.
 
     Args:
-        seat: the seat it is to play (index or agent name); ``None``: seat 0. In Exit Now
-            the human seats and the ghost seat have their own baselines.
+        seat: the seat it is to play (index or agent name); ``None``: seat 0. The file
+            whose recorded ``seats`` hold it is used.
         **options: the game's options (defaults where not given).
 
     Returns:

@@ -70,8 +70,9 @@ class _LearnerCore:
         self.options = game.make_options(**options)
         self.agents = list(game.agents(self.options))
         p = len(self.agents)
-        if game.cooperative:
-            if seat not in (None, -1):
+        every = not isinstance(seat, (int, np.integer, str, type(None))) and set(seat) == set(range(p))
+        if game.cooperative or every:  # a policy in every seat (matches between policies)
+            if not every and seat not in (None, -1):
                 raise ValueError(f"{game.name} is cooperative: the learner plays every seat (seat=None)")
             self.seats = tuple(range(p))
             self.learners = -1

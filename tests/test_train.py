@@ -187,6 +187,22 @@ def test_critic_warmup_trains_only_the_value_head():
     assert stats["v_loss"] > 0 and stats["pg_loss"] == 0.0
 
 
+def test_baseline_opponents_play_their_seats():
+    """``--opponents baseline``: those envs hold the shipped baseline in the seats the
+    learner does not, and its moves are legal."""
+    from tabletop_core.train import Trainer
+    from tabletop_core.train.trainer import BASELINE
+
+    tr = Trainer(_small(game="koikoi", options={}, opponents="self:0.5,baseline:0.5", num_envs=64, seed=2))
+    sp = tr.selfplay
+    assert (sp.opp == BASELINE).sum() == 32
+    tr.collect()
+    seat = tr.seat_buf  # -1 where the baseline acted
+    assert (seat == -1).any() and (seat >= 0).any()
+    acted = tr.mask_buf.gather(2, tr.act_buf.unsqueeze(2)).squeeze(2)
+    assert acted.all()  # every action, the baseline's included, was legal
+
+
 # --- the league -----------------------------------------------------------------------------
 def test_league_pool_keeps_the_newest():
     league = League(2)
