@@ -62,7 +62,7 @@ def test_two_seat_chains_and_snapshot_steps():
     assert adv[0, 0] == pytest.approx(10.0)
 
 
-# --- masked Gumbel-max sampling -------------------------------------------------------------
+# --- masked sampling -----------------------------------------------------------------------
 def test_masked_sample_draws_the_masked_softmax():
     n = 40_000
     logits = np.tile(np.array([1.0, 5.0, 0.0, -1.0, 9.0], np.float32), (n, 1))
@@ -77,6 +77,34 @@ def test_masked_sample_draws_the_masked_softmax():
     assert freq[1] == 0 and freq[4] == 0  # never an illegal action
     np.testing.assert_allclose(freq[[0, 2, 3]], p, atol=0.01)
     np.testing.assert_allclose(logp, np.log(p)[np.searchsorted([0, 2, 3], actions)], rtol=1e-5)
+
+
+def test_fused_network_matches_the_plain_one():
+    """The fused bfloat16 CPU path (oneDNN linear + tanh, legal-logits head) computes what
+    the plain modules compute in float32: outputs and every gradient within bf16 rounding."""
+    from tabletop_core.train.model import Agent, fused_available
+
+    if not fused_available():
+        pytest.skip("this CPU / torch build has no oneDNN bfloat16 linear")
+    torch.manual_seed(0)
+    n, d, a = 512, 37, 23
+    fused = Agent(d, a, (64, 48)).fuse()
+    plain = Agent(d, a, (64, 48))
+    plain.load_state_dict(fused.state_dict())
+    assert fused.fused and not plain.fused
+    x = torch.rand(n, d)
+    index = torch.randint(0, a, (n, 5))
+    logits, value = fused(x)
+    ref_logits, ref_value = plain(x)
+    torch.testing.assert_close(logits.float(), ref_logits, atol=0.02, rtol=0.02)
+    torch.testing.assert_close(value.float(), ref_value, atol=0.02, rtol=0.02)
+    weight = torch.randn(n, 5)
+    for net in (fused, plain):
+        g, v = net.legal_forward(x, index)
+        ((g * weight).sum() + v.square().sum()).backward()
+    for (name, p), q in zip(fused.named_parameters(), plain.parameters()):
+        rel = float((p.grad - q.grad).norm() / q.grad.norm())
+        assert rel < 0.02, f"{name}: gradient off by {rel:.3f}"
 
 
 # --- clear errors before training -----------------------------------------------------------

@@ -8,19 +8,98 @@ CleanRL's two separate networks; the update is what bounds the trainer's speed h
 (``argmax(logits + Gumbel noise)``) instead of ``torch.distributions.Categorical``, whose
 multinomial sample took 29 ms of a 55 ms inference step at batch 1024 on this machine
 (Gumbel-max: 4.4 ms).
+
+On a CPU with bfloat16 (the trainer's default where AVX512-BF16 or AMX exist) the network
+runs a fused path (:meth:`Agent.fuse`): each hidden layer is one oneDNN matmul with the
+``tanh`` applied in its epilogue (``torch.ops.mkldnn._linear_pointwise``), and the update
+asks only for the logits of each sample's legal actions (:meth:`Agent.legal_forward`), so
+the backward pass builds the logits' gradient once instead of going through a bfloat16
+gather, a scatter and three dtype copies. Measured on this machine at minibatch 4096
+(214-256-256-394): a linear layer and its ``tanh`` took 1.19 ms unfused and 0.68 ms fused;
+one update minibatch took 13.4 ms under autocast and 10.6 ms fused (same run). The
+weights stay float32 (Adam's master copy) and are cast per call, as autocast does.
 """
 
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 import torch
 from torch import nn
 
-__all__ = ["Agent", "masked_gumbel_sample", "masked_logits", "model_flops_per_sample"]
+__all__ = [
+    "Agent",
+    "fused_available",
+    "masked_gumbel_sample",
+    "masked_logits",
+    "model_flops_per_sample",
+]
 
 NEG = -1e9
 """Logit given to illegal actions: exp(NEG - max) is 0 in float32 and bfloat16, and unlike
 -inf it keeps ``0 * logit`` finite in the entropy."""
+
+
+_BF16 = torch.bfloat16
+
+
+@functools.cache
+def fused_available() -> bool:
+    """Whether this torch and CPU run oneDNN's fused bfloat16 ``linear + tanh`` (tried once
+    on a tiny input: oneDNN refuses bfloat16 on CPUs without AVX-512)."""
+    if not (torch.backends.mkldnn.is_available() and hasattr(torch.ops.mkldnn, "_linear_pointwise")):
+        return False
+    try:
+        x = torch.ones(2, 4, dtype=_BF16)
+        torch.ops.mkldnn._linear_pointwise(x, torch.ones(3, 4, dtype=_BF16), None, "tanh", [], "")
+    except RuntimeError:
+        return False
+    return True
+
+
+class _LinearTanh(torch.autograd.Function):
+    """``tanh(x @ W.T + b)`` in bfloat16, one oneDNN call forward; float32 weight grads."""
+
+    @staticmethod
+    def forward(ctx, x, weight, bias):
+        xb, wb = x.to(_BF16), weight.to(_BF16)
+        y = torch.ops.mkldnn._linear_pointwise(xb, wb, bias.to(_BF16), "tanh", [], "")
+        ctx.save_for_backward(xb, wb, y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad_y):
+        xb, wb, y = ctx.saved_tensors
+        g = torch.ops.aten.tanh_backward(grad_y.to(_BF16), y)
+        grad_x = g @ wb if ctx.needs_input_grad[0] else None
+        return grad_x, (g.t() @ xb).float(), g.sum(0, dtype=torch.float32)
+
+
+class _LegalHead(torch.autograd.Function):
+    """The actor and critic heads as one ``(A + 1)``-row bfloat16 matmul, returning only the
+    logits at ``index`` (N, K) and the value, both float32. ``scratch`` is a float32
+    (N, A + 1) buffer kept for the logits' gradient: a fresh 6 MB tensor per minibatch cost
+    0.6 ms of page faults in the trainer, zeroing warm memory 0.03 ms."""
+
+    @staticmethod
+    def forward(ctx, z, weight, bias, index, scratch):
+        zb, wb = z.to(_BF16), weight.to(_BF16)
+        out = torch.addmm(bias.to(_BF16), zb, wb.t())
+        ctx.save_for_backward(zb, wb, index)
+        ctx.scratch = scratch
+        return out[:, :-1].gather(1, index).float(), out[:, -1].float()
+
+    @staticmethod
+    def backward(ctx, grad_logits, grad_value):
+        zb, wb, index = ctx.saved_tensors
+        g = ctx.scratch.zero_()
+        g[:, :-1].scatter_add_(1, index, grad_logits)  # padding repeats an index: add, not set
+        g[:, -1] = grad_value
+        gb = g.to(_BF16)
+        grad_bias = g.sum(0)
+        grad_z = gb @ wb if ctx.needs_input_grad[0] else None
+        return grad_z, (gb.t() @ zb).float(), grad_bias, None, None
 
 
 class Agent(nn.Module):
@@ -53,15 +132,61 @@ class Agent(nn.Module):
             nn.init.orthogonal_(head.weight, gain)
             nn.init.zeros_(head.bias)
 
+        self.fused = False
+        self._scratch: torch.Tensor | None = None
+
+    def fuse(self, on: bool = True) -> Agent:
+        """Run the fused bfloat16 CPU path (see the module docstring) when ``on`` and this
+        torch has it (:func:`fused_available`); the plain modules (for autocast) otherwise.
+        Returns ``self``."""
+        self.fused = bool(on) and fused_available()
+        return self
+
+    def _features(self, obs: torch.Tensor) -> torch.Tensor:
+        if not self.fused:
+            return self.trunk(obs)
+        z = obs
+        for lin in self.trunk:
+            if isinstance(lin, nn.Linear):
+                z = _LinearTanh.apply(z, lin.weight, lin.bias)
+        return z
+
+    def _head(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """The actor and critic rows stacked: weight (A + 1, H), bias (A + 1,)."""
+        return (
+            torch.cat([self.actor.weight, self.critic.weight]),
+            torch.cat([self.actor.bias, self.critic.bias]),
+        )
+
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        z = self.trunk(obs)
-        return self.actor(z), self.critic(z).squeeze(-1)
+        z = self._features(obs)
+        if not self.fused:
+            return self.actor(z), self.critic(z).squeeze(-1)
+        w, b = self._head()
+        out = torch.addmm(b.to(_BF16), z, w.to(_BF16).t())
+        return out[:, :-1], out[:, -1]
+
+    def legal_forward(self, obs: torch.Tensor, index: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(logits at index (N, K) float32, value (N,) float32)``: the logits of each
+        sample's legal actions only (``index`` from
+        :func:`~tabletop_core.train.sample.legal_index`), what the PPO loss needs. Under the
+        plain path call it inside the trainer's autocast."""
+        z = self._features(obs)
+        if self.fused:
+            w, b = self._head()
+            n = z.shape[0]
+            if self._scratch is None or self._scratch.shape[0] != n:
+                self._scratch = torch.empty(n, w.shape[0], device=z.device)
+            return _LegalHead.apply(z, w, b, index, self._scratch)
+        return self.actor(z).gather(1, index).float(), self.critic(z).squeeze(-1).float()
 
     def value_only(self, obs: torch.Tensor) -> torch.Tensor:
         """The value from the trunk's features with no gradient into the trunk: what the
         critic warm-up trains, leaving the actor (a cloned policy) untouched."""
         with torch.no_grad():
-            z = self.trunk(obs)
+            z = self._features(obs)
+        if self.fused:
+            return torch.addmm(self.critic.bias.to(_BF16), z, self.critic.weight.to(_BF16).t()).squeeze(-1)
         return self.critic(z).squeeze(-1)
 
     def policy_weights(self) -> dict[str, np.ndarray]:

@@ -1,11 +1,12 @@
-"""Masked Gumbel-max sampling in compiled code, one generator word per env.
+"""Masked sampling in compiled code, one generator word per env.
 
-``argmax over legal a of (logit[a] - log(-log u_a))`` is distributed as the softmax over
-the legal actions (the Gumbel-max trick). Here it reads each row's action mask and draws
-noise only for the legal actions, so it costs a pass over the mask plus a few dozen
-logarithms per row. Measured at batch 1024 x 393 actions on this machine: ~1 ms, where
-``torch.distributions.Categorical(...).sample()`` (multinomial) took 29 ms and a torch
-Gumbel-max over the whole row 4.4 ms (25 ms under load).
+Each row's legal actions are read from its action mask, their softmax weights
+``exp(logit - max)`` summed, and one uniform draw is walked down their cumulative sum
+(inverse-CDF sampling): one random number and one logarithm per row, where the Gumbel-max
+trick this replaced drew a number and took two logarithms per legal action. Measured at
+batch 4096 x 393 actions (25 legal per row) on this machine: 0.98 ms against 1.99 ms for
+the Gumbel-max kernel, same run; ``torch.distributions.Categorical(...).sample()``
+(multinomial) took 29 ms at batch 1024.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ def masked_sample(logits, masks, rng, actions, logp):
     """
     n, a = logits.shape
     legal = np.empty(a, np.int64)
+    weight = np.empty(a, np.float64)
     for i in range(n):
         # one branch-free pass over the mask collects the legal actions (a handful of ~400)
         c = 0
@@ -42,20 +44,20 @@ def masked_sample(logits, masks, rng, actions, logp):
             z = logits[i, legal[j]]
             if z > hi:
                 hi = z
-        best = -np.inf
-        arg = legal[0]
         s = 0.0
         for j in range(c):
-            k = legal[j]
-            z = np.float64(logits[i, k])
-            s += np.exp(z - hi)
-            u = (np.float64(next_u64(rng, i) >> np.uint64(11)) + 0.5) * (1.0 / 9007199254740992.0)
-            g = z - np.log(-np.log(u))
-            if g > best:
-                best = g
-                arg = k
-        actions[i] = arg
-        logp[i] = np.float32(np.float64(logits[i, arg]) - hi - np.log(s))
+            w = np.exp(np.float64(logits[i, legal[j]]) - hi)
+            weight[j] = w
+            s += w
+        # u in (0, s): walk the cumulative weights to the first that reaches it
+        u = (np.float64(next_u64(rng, i) >> np.uint64(11)) + 0.5) * (1.0 / 9007199254740992.0) * s
+        j = 0
+        acc = weight[0]
+        while acc < u and j < c - 1:
+            j += 1
+            acc += weight[j]
+        actions[i] = legal[j]
+        logp[i] = np.float32(np.log(weight[j]) - np.log(s))
 
 
 @kernel

@@ -45,7 +45,7 @@ from ..single_agent import _LearnerCore
 from ..vector import SelfPlayVectorEnv, available_cores
 from .advantages import seat_advantages
 from .config import ConfigError, TrainConfig, bf16_supported, load_init_policy, validate
-from .model import Agent, masked_gumbel_sample, masked_logits, model_flops_per_sample
+from .model import NEG, Agent, masked_gumbel_sample, model_flops_per_sample
 from .opponents import POLICY_ENTRIES, League, default_opponents, parse_opponents, parse_seats, split_envs
 from .sample import legal_index, masked_sample, max_legal
 
@@ -241,7 +241,7 @@ class Trainer:
         d = game.observation_layout(self.options).dim
         a = game.num_actions
         self.obs_dim, self.num_actions = d, a
-        self.agent = Agent(d, a, cfg.hidden).to(self.device)
+        self.agent = Agent(d, a, cfg.hidden).to(self.device).fuse(self.bf16 and self.device.type == "cpu")
         if cfg.init_policy is not None and not cfg.resume:
             init = load_init_policy(cfg.init_policy, game, self.options, cfg.hidden)
             linears = [m for m in self.agent.trunk if isinstance(m, nn.Linear)] + [self.agent.actor]
@@ -251,7 +251,10 @@ class Trainer:
                         w = w * init["scale"][:, None]
                     lin.weight.copy_(torch.from_numpy(np.ascontiguousarray(w.T)))
                     lin.bias.copy_(torch.from_numpy(b))
-        self.optim = torch.optim.Adam(self.agent.parameters(), lr=cfg.lr, eps=1e-5)
+        # fused Adam: one kernel over all parameters (0.08 ms a step here, 0.27 ms foreach)
+        self.optim = torch.optim.Adam(
+            self.agent.parameters(), lr=cfg.lr, eps=1e-5, fused=self.device.type in ("cpu", "cuda")
+        )
         t = cfg.rollout
         dev = self.device
         # bf16 autocast casts a linear layer's input to bf16 anyway: storing the observations
@@ -344,7 +347,7 @@ class Trainer:
         if m is None:
             m = Agent(self.obs_dim, self.num_actions, self.cfg.hidden).to(self.device)
             m.load_state_dict(self.league.snapshots[sid][1])
-            m.eval()
+            m.eval().fuse(self.agent.fused)
             self._snap_models[sid] = m
         return m
 
@@ -478,7 +481,8 @@ class Trainer:
         lpos = np.empty(mask_np.shape[0], np.int64)
         legal_index(mask_np, act_np, width, lidx, lvalid, lpos)
         lidx = torch.from_numpy(lidx).to(self.device)
-        lvalid = torch.from_numpy(lvalid).to(self.device)
+        # padding is masked by adding NEG: cheaper than torch.where forward and backward
+        lbias = torch.from_numpy(np.where(lvalid, np.float32(0.0), np.float32(NEG))).to(self.device)
         lpos = torch.from_numpy(lpos).to(self.device)
         old_logp = kept(self.logp_buf)
         advs = kept(torch.from_numpy(adv).to(self.device))
@@ -493,11 +497,12 @@ class Trainer:
         for _ in range(cfg.epochs):
             perm = torch.randperm(m, generator=self.gen, device=self.device)
             for start in range(0, m - mb + 1, mb):  # full minibatches only (equal weight)
+                # index_select, not x[idx]: 7x faster on the bf16 observations here
                 idx = perm[start : start + mb]
                 if self.update_idx < cfg.critic_warmup:  # only the value head learns
                     with self._autocast():
-                        value = self.agent.value_only(obs[idx])
-                    v_loss = 0.5 * (value.float() - rets[idx]).pow(2).mean()
+                        value = self.agent.value_only(obs.index_select(0, idx))
+                    v_loss = 0.5 * (value.float() - rets.index_select(0, idx)).pow(2).mean()
                     self.optim.zero_grad(set_to_none=True)
                     (cfg.vf_coef * v_loss).backward()
                     self.optim.step()
@@ -505,18 +510,20 @@ class Trainer:
                     count += 1
                     continue
                 with self._autocast():
-                    logits, value = self.agent(obs[idx])
-                z = masked_logits(logits.gather(1, lidx[idx]).float(), lvalid[idx])
+                    legal_logits, value = self.agent.legal_forward(
+                        obs.index_select(0, idx), lidx.index_select(0, idx)
+                    )
+                z = legal_logits + lbias.index_select(0, idx)
                 logp_all = torch.log_softmax(z, dim=1)
                 new_logp = logp_all.gather(1, lpos[idx, None]).squeeze(1)
                 # softmax, not logp_all.exp(): torch's CPU exp ran 8x slower than softmax here
                 entropy = -(torch.softmax(z, dim=1) * logp_all).sum(1).mean()
-                log_ratio = new_logp - old_logp[idx]
+                log_ratio = new_logp - old_logp.index_select(0, idx)
                 ratio = log_ratio.exp()
-                a = advs[idx]
+                a = advs.index_select(0, idx)
                 a = (a - a.mean()) / (a.std() + 1e-8)
                 pg_loss = torch.max(-a * ratio, -a * ratio.clamp(1 - cfg.clip, 1 + cfg.clip)).mean()
-                v_loss = 0.5 * (value.float() - rets[idx]).pow(2).mean()
+                v_loss = 0.5 * (value.float() - rets.index_select(0, idx)).pow(2).mean()
                 loss = pg_loss + cfg.vf_coef * v_loss - cfg.ent_coef * entropy
                 self.optim.zero_grad(set_to_none=True)
                 loss.backward()
