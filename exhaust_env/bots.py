@@ -36,10 +36,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from tabletop_core.bits import read_bits_row, stack_u64
 from tabletop_core.jit import kernel
 from tabletop_core.rng import randint
 
-from .bits import nonzero_bits, nonzero_bits_row, popcount
+from .bits import popcount
 from .rules import count_needed, npc_choose, nth_legal, set_size, single_area_of
 from .spec import (
     ANY,
@@ -130,16 +131,18 @@ def _rescue(s, i, mask):
 
 @kernel
 def mask_words_row(masks, row):
-    """The legal actions of ``masks[row]`` (``masks`` (N, 73) C-contiguous int8) as two
-    words ``(w0, w1)``: bit a of ``w0`` = action a (0..63) is legal, bit a - 64 of ``w1``
-    = action a (64..72). Two vector compares (bytes 0..63 and 57..72)."""
-    return nonzero_bits_row(masks, row, 0, 64), nonzero_bits_row(masks, row, 57, 16) >> np.uint64(7)
+    """The legal actions of ``masks[row]`` (``masks`` (N, 73) int8) as two words
+    ``(w0, w1)``: bit a of ``w0`` = action a (0..63) is legal, bit a - 64 of ``w1`` =
+    action a (64..72) (:func:`tabletop_core.bits.read_bits_row`, in vector loads)."""
+    words = stack_u64(2)
+    read_bits_row(masks, row, NUM_ACTIONS, words)
+    return words[0], words[1]
 
 
 @kernel
 def mask_words(mask):
-    """:func:`mask_words_row` of a (73,) C-contiguous int8 mask."""
-    return nonzero_bits(mask, 0, 64), nonzero_bits(mask, 57, 16) >> np.uint64(7)
+    """:func:`mask_words_row` of a (73,) int8 mask."""
+    return mask_words_row(mask[np.newaxis, :], 0)
 
 
 @kernel

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tabletop_core.bits import stack_u64, write_bits_row
 from tabletop_core.jit import kernel
 from tabletop_core.rng import shuffle_prefix
 
@@ -427,11 +428,12 @@ def legal_words(s, i):
 @kernel
 def write_mask_row(w0, w1, masks, row):
     """Write the legal-action words ``(w0, w1)`` (:func:`legal_words`) into ``masks[row]``
-    (``masks`` (N, 73) int8, 0 or 1); return the count of legal actions."""
-    for a in range(64):
-        masks[row, a] = (w0 >> np.uint64(a)) & _U1
-    for a in range(64, NUM_ACTIONS):
-        masks[row, a] = (w1 >> np.uint64(a - 64)) & _U1
+    (``masks`` (N, 73) int8, 0 or 1; :func:`tabletop_core.bits.write_bits_row`, in vector
+    stores); return the count of legal actions."""
+    words = stack_u64(2)
+    words[0] = w0
+    words[1] = w1
+    write_bits_row(words, masks, row, NUM_ACTIONS)
     return popcount(w0) + popcount(w1)
 
 

@@ -11,6 +11,12 @@ single instructions instead of loops:
 * ``nonzero_bits(arr, start, width)`` / ``nonzero_bits_row(arr, row, start, width)``: the
   bytes ``start .. start + width - 1`` of a 1-D (or of row ``row`` of a 2-D) int8 / uint8 /
   bool array (an action mask) as a uint64 bit set, in one vector compare;
+* ``store_bits_row(arr, row, start, word, width)``: the inverse, bits of ``word`` written
+  as 0 / 1 bytes in one vector store;
+* ``write_bits_row(bits, out, row, n)`` / ``read_bits_row(masks, row, n, bits)``: a whole
+  action mask row of ``n`` entries from / to an action bit set (``(ceil(n / 64),)``
+  uint64 words, bit ``a & 63`` of word ``a >> 6`` = action ``a``), in vector stores /
+  loads: the one bit-set-to-mask helper of the games that keep legal actions as bits;
 * ``stack_u32(n)`` / ``stack_u64(n)``: an uninitialised ``(n,)`` uint32 / uint64 scratch
   array in the calling kernel's stack frame. A per-step kernel must not allocate (``np.empty`` in a kernel costs tens of
   nanoseconds, a stack array nothing). ``n`` must be a compile-time constant (a literal or
@@ -30,9 +36,9 @@ import numpy as np
 from llvmlite import ir
 from numba import carray, types
 from numba.core import cgutils, errors
-from numba.extending import intrinsic
+from numba.extending import intrinsic, overload
 
-from .jit import kernel
+from .jit import NUMBA_OPTIONS, kernel
 
 __all__ = [
     "popcount",
@@ -46,6 +52,9 @@ __all__ = [
     "unowned",
     "nonzero_bits",
     "nonzero_bits_row",
+    "store_bits_row",
+    "write_bits_row",
+    "read_bits_row",
 ]
 
 
@@ -235,3 +244,143 @@ def nonzero_bits_row(typingctx, arr, row, start, width):
         return _nonzero_codegen(context, builder, sig.args[0], args[0], r, first, w)
 
     return types.uint64(arr, row, start, width), codegen
+
+
+@intrinsic
+def store_bits_row(typingctx, arr, row, start, word, width):
+    """``store_bits_row(arr, row, start, word, width)``: write bit j of ``word`` (0 or 1)
+    to ``arr[row, start + j]`` for j < ``width`` (a literal 8, 16, 32 or 64) in one vector
+    store: the inverse of :func:`nonzero_bits_row`. ``arr``: 2-D C-contiguous int8 /
+    uint8; the bytes written must lie inside row ``row`` (unchecked)."""
+    if not (
+        isinstance(arr, types.Array)
+        and arr.ndim == 2
+        and arr.layout == "C"
+        and arr.dtype in (types.int8, types.uint8)
+        and isinstance(row, types.Integer)
+        and isinstance(start, types.Integer)
+        and isinstance(word, types.Integer)
+        and isinstance(width, types.IntegerLiteral)
+        and width.literal_value in _BYTE_WIDTHS
+    ):
+        return None
+    w = width.literal_value
+
+    def codegen(context, builder, sig, args):
+        ary = context.make_array(sig.args[0])(context, builder, args[0])
+        stride = cgutils.unpack_tuple(builder, ary.strides, 2)[0]
+        r = context.cast(builder, args[1], sig.args[1], types.intp)
+        first = context.cast(builder, args[2], sig.args[2], types.intp)
+        x = context.cast(builder, args[3], sig.args[3], types.uint64)
+        bits = builder.bitcast(builder.trunc(x, ir.IntType(w)), ir.VectorType(ir.IntType(1), w))
+        vec = builder.zext(bits, ir.VectorType(ir.IntType(8), w))
+        ptr = builder.gep(ary.data, [builder.add(builder.mul(r, stride), first)])
+        builder.store(vec, builder.bitcast(ptr, vec.type.as_pointer()), align=1)
+        return context.get_dummy_value()
+
+    return types.none(arr, row, start, word, width), codegen
+
+
+def write_bits_row(bits, out, row, n):
+    """Write entries ``0 .. n - 1`` of row ``row`` of ``out`` ((B, >= n) int8 / uint8) as
+    0 / 1 from the action bit set ``bits`` ((ceil(n / 64),) uint64). Every entry is written
+    once (the last 8 may be written twice, with the same values). On a C-contiguous byte
+    array and ``n >= 8``: whole words and a tail of 32 / 16 / 8 in vector stores
+    (:func:`store_bits_row`); otherwise entry by entry. Compiled code only (a kernel)."""
+    raise NotImplementedError("write_bits_row is called from compiled kernels")
+
+
+def read_bits_row(masks, row, n, bits):
+    """Read entries ``0 .. n - 1`` of row ``row`` of ``masks`` (2-D int8 / uint8 / bool)
+    into the action bit set ``bits`` ((ceil(n / 64),) uint64; bit set where the entry is
+    nonzero) and return the number of nonzero entries (int64): the inverse of
+    :func:`write_bits_row`, in vector loads on a C-contiguous array with ``n >= 8``.
+    Compiled code only (a kernel)."""
+    raise NotImplementedError("read_bits_row is called from compiled kernels")
+
+
+# the kernels' options (the caller's cache holds the compiled helper)
+_OVERLOAD_OPTIONS = {k: v for k, v in NUMBA_OPTIONS.items() if k != "cache"}
+
+
+@overload(write_bits_row, jit_options=_OVERLOAD_OPTIONS)
+def _write_bits_row(bits, out, row, n):
+    if not _byte_array(out, 2) or out.dtype == types.boolean:
+
+        def by_entry(bits, out, row, n):
+            for a in range(n):
+                out[row, a] = (bits[a >> 6] >> np.uint64(a & 63)) & np.uint64(1)
+
+        return by_entry
+
+    def vector(bits, out, row, n):
+        full = n >> 6
+        for k in range(full):
+            store_bits_row(out, row, 64 * k, bits[k], 64)
+        base = 64 * full
+        if n > base:
+            w = bits[full]
+            pos = base
+            if n - pos >= 32:
+                store_bits_row(out, row, pos, w, 32)
+                pos += 32
+            if n - pos >= 16:
+                store_bits_row(out, row, pos, w >> np.uint64(pos - base), 16)
+                pos += 16
+            if n - pos >= 8:
+                store_bits_row(out, row, pos, w >> np.uint64(pos - base), 8)
+                pos += 8
+            if n > pos:  # the last 8 entries, overlapping what is written
+                s0 = n - 8
+                if s0 >= base:
+                    chunk = w >> np.uint64(s0 - base)
+                else:
+                    chunk = (bits[full - 1] >> np.uint64(s0 - base + 64)) | (w << np.uint64(base - s0))
+                store_bits_row(out, row, s0, chunk, 8)
+
+    return vector
+
+
+@overload(read_bits_row, jit_options=_OVERLOAD_OPTIONS)
+def _read_bits_row(masks, row, n, bits):
+    if not _byte_array(masks, 2):
+
+        def by_entry(masks, row, n, bits):
+            count = 0
+            for k in range((n + 63) >> 6):
+                bits[k] = 0
+            for a in range(n):
+                if masks[row, a] != 0:
+                    bits[a >> 6] |= np.uint64(1) << np.uint64(a & 63)
+                    count += 1
+            return count
+
+        return by_entry
+
+    def vector(masks, row, n, bits):
+        full = n >> 6
+        count = 0
+        for k in range(full):
+            bits[k] = nonzero_bits_row(masks, row, 64 * k, 64)
+            count += np.int64(popcount(bits[k]))
+        base = 64 * full
+        if n > base:
+            w = np.uint64(0)
+            pos = base
+            if n - pos >= 32:
+                w |= nonzero_bits_row(masks, row, pos, 32)
+                pos += 32
+            if n - pos >= 16:
+                w |= nonzero_bits_row(masks, row, pos, 16) << np.uint64(pos - base)
+                pos += 16
+            if n - pos >= 8:
+                w |= nonzero_bits_row(masks, row, pos, 8) << np.uint64(pos - base)
+                pos += 8
+            if n > pos:  # the last 8 entries: keep those not read yet
+                s0 = n - 8
+                w |= (nonzero_bits_row(masks, row, s0, 8) >> np.uint64(pos - s0)) << np.uint64(pos - base)
+            bits[full] = w
+            count += np.int64(popcount(w))
+        return count
+
+    return vector

@@ -319,3 +319,48 @@ def test_regions_lay_out_consecutive_offsets():
         regions(("a", 1), ("a", 2))
     with pytest.raises(ValueError, match="non-negative int"):
         regions(("a", -1))
+
+
+# --- the bit-set <-> mask-row helper (tabletop_core.bits) ------------------------------------
+def _bits_kernels():
+    from numba import njit
+
+    from tabletop_core.bits import read_bits_row, write_bits_row
+
+    @njit
+    def write(bits, out, row, n):
+        write_bits_row(bits, out, row, n)
+
+    @njit
+    def read(masks, row, n, bits):
+        return read_bits_row(masks, row, n, bits)
+
+    return write, read
+
+
+_WRITE_BITS, _READ_BITS = _bits_kernels()
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(8, 200), seed=st.integers(0, 2**32 - 1), contiguous=st.booleans())
+def test_write_and_read_bits_row_match_a_loop(n, seed, contiguous):
+    """Every entry of the row equals its bit, nothing outside ``0 .. n - 1`` is touched, and
+    reading the row back gives the bit set and its count: the vector paths (C-contiguous
+    int8) and the entry-by-entry ones (a strided view) alike."""
+    rs = np.random.default_rng(seed)
+    words = (n + 63) // 64
+    bits = rs.integers(0, 2**63, size=words, dtype=np.uint64) | (
+        rs.integers(0, 2, size=words, dtype=np.uint64) << np.uint64(63)
+    )
+    last = n - 64 * (words - 1)  # bits past entry n - 1 must not matter
+    if last < 64:
+        bits[-1] &= np.uint64((1 << last) - 1)
+    expect = np.array([(int(bits[a >> 6]) >> (a & 63)) & 1 for a in range(n)], np.int8)
+    base = np.full((3, n + 9), 7, np.int8)
+    out = base if contiguous else np.full((3, 2 * (n + 9)), 7, np.int8)[:, ::2]
+    _WRITE_BITS(bits, out, 1, n)
+    np.testing.assert_array_equal(out[1, :n], expect)
+    assert (out[1, n:] == 7).all() and (out[0] == 7).all() and (out[2] == 7).all()
+    back = np.zeros(words, np.uint64)
+    assert _READ_BITS(out, 1, n, back) == int(expect.sum())
+    np.testing.assert_array_equal(back, bits)

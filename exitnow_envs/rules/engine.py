@@ -3,12 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-from llvmlite import ir
-from numba import types
-from numba.core import cgutils
-from numba.extending import intrinsic
 
-from tabletop_core.bits import ctz, nonzero_bits_row, popcount, stack_u64
+from tabletop_core.bits import ctz, popcount, read_bits_row, stack_u64, write_bits_row
 from tabletop_core.jit import kernel
 from tabletop_core.rng import randint_word, shuffle_word
 
@@ -340,73 +336,22 @@ def legal_bits_r(e, bits):
     return n
 
 
-@intrinsic
-def _store_bits_row(typingctx, arr, row, start, word, width):
-    """``_store_bits_row(arr, row, start, word, width)``: write bit j of ``word`` (0 or 1)
-    to ``arr[row, start + j]`` for j < ``width`` (a literal 8, 16, 32 or 64) in one vector
-    store: the inverse of ``tabletop_core.bits.nonzero_bits_row``. ``arr``: 2-D
-    C-contiguous int8 / uint8; the bytes written must lie inside row ``row`` (unchecked)."""
-    if not (
-        isinstance(arr, types.Array)
-        and arr.ndim == 2
-        and arr.layout == "C"
-        and arr.dtype in (types.int8, types.uint8)
-        and isinstance(row, types.Integer)
-        and isinstance(start, types.Integer)
-        and isinstance(word, types.Integer)
-        and isinstance(width, types.IntegerLiteral)
-        and width.literal_value in (8, 16, 32, 64)
-    ):
-        return None
-    w = width.literal_value
-
-    def codegen(context, builder, sig, args):
-        ary = context.make_array(sig.args[0])(context, builder, args[0])
-        stride = cgutils.unpack_tuple(builder, ary.strides, 2)[0]
-        r = context.cast(builder, args[1], sig.args[1], types.intp)
-        first = context.cast(builder, args[2], sig.args[2], types.intp)
-        x = context.cast(builder, args[3], sig.args[3], types.uint64)
-        bits = builder.bitcast(builder.trunc(x, ir.IntType(w)), ir.VectorType(ir.IntType(1), w))
-        vec = builder.zext(bits, ir.VectorType(ir.IntType(8), w))
-        ptr = builder.gep(ary.data, [builder.add(builder.mul(r, stride), first)])
-        builder.store(vec, builder.bitcast(ptr, vec.type.as_pointer()), align=1)
-        return context.get_dummy_value()
-
-    return types.none(arr, row, start, word, width), codegen
-
-
-_FULL = NUM_ACTIONS // 64  # whole words of an action bit set
-_TAIL = 64 * _FULL  # first action of the last, partial word (448)
-# the partial word's actions are read and written as 16 from _TAIL and the last 8
-assert 16 < NUM_ACTIONS - _TAIL <= 24
-
-
 @kernel
 def write_mask_row(bits, out, row):
     """Write the action bit set ``bits`` (:func:`legal_bits_r`) as row ``row`` of ``out``
-    ((B, 471) int8): every entry once, 0 or 1, in vector stores. A leaf kernel (it calls
-    nothing), so numba keeps no reference count on ``out``."""
-    for k in range(_FULL):
-        _store_bits_row(out, row, 64 * k, bits[k], 64)
-    w = bits[_FULL]
-    _store_bits_row(out, row, _TAIL, w, 16)
-    _store_bits_row(out, row, NUM_ACTIONS - 8, w >> np.uint64(NUM_ACTIONS - 8 - _TAIL), 8)
+    ((B, 471) int8): every entry once, 0 or 1, in vector stores
+    (:func:`tabletop_core.bits.write_bits_row`). A leaf kernel (it calls nothing that
+    takes ``out`` on), so numba keeps no reference count on ``out``."""
+    write_bits_row(bits, out, row, NUM_ACTIONS)
 
 
 @kernel
 def mask_row_bits(masks, row, bits):
     """Read row ``row`` of ``masks`` ((B, 471) int8, C-contiguous) into the action bit set
     ``bits`` ((MASK_WORDS,) uint64: bit set where the entry is nonzero); returns the
-    number of nonzero entries. The inverse of :func:`write_mask_row`, in vector loads."""
-    n = 0
-    for k in range(_FULL):
-        bits[k] = nonzero_bits_row(masks, row, 64 * k, 64)
-        n += np.int64(popcount(bits[k]))
-    lo = nonzero_bits_row(masks, row, _TAIL, 16)
-    hi = nonzero_bits_row(masks, row, NUM_ACTIONS - 8, 8) >> np.uint64(_TAIL + 16 - (NUM_ACTIONS - 8))
-    bits[_FULL] = lo | (hi << np.uint64(16))
-    n += np.int64(popcount(bits[_FULL]))
-    return n
+    number of nonzero entries. The inverse of :func:`write_mask_row`, in vector loads
+    (:func:`tabletop_core.bits.read_bits_row`)."""
+    return read_bits_row(masks, row, NUM_ACTIONS, bits)
 
 
 @kernel
