@@ -102,10 +102,9 @@ def first_legal(mask):
 
 
 @kernel
-def play_step(s, i, play, area, mask):
+def play_step(e, play, area, mask):
     """Next action towards casting ``play`` (61,) counts onto ``area``: the first card of
     ``play`` missing from the selection, or the cast once they match."""
-    e = s[i]
     for k in range(NUM_KINDS):
         if e.sel[k] > play[k]:
             return first_legal(mask)
@@ -120,7 +119,7 @@ def play_step(s, i, play, area, mask):
 
 
 @kernel
-def _rescue(s, i, mask):
+def _rescue(mask):
     """No spell-card play: flip a face-up Exhaust card, else Time Magic, else any."""
     if mask[FLIP_EXHAUST] != 0:
         return FLIP_EXHAUST
@@ -157,23 +156,22 @@ def random_from_words(w0, w1, rng, r):
 
 
 @kernel
-def random_bot(s, i, mask, rng, r):
+def random_bot_r(e, mask, rng, r):
     """Uniform over the legal actions in ``mask`` (:func:`random_from_words`)."""
     w0, w1 = mask_words(mask)
     return random_from_words(w0, w1, rng, r)
 
 
 @kernel
-def npc_bot(s, i, mask, rng, r):
+def npc_bot_r(e, mask, rng, r):
     """The rulebook NPC's choice on the acting seat's own hand (no drawing)."""
-    e = s[i]
     play = np.zeros(NUM_KINDS, np.uint8)
     area = npc_choose(e.hand[e.current], e.area_top, e.cfg_singles, play)
     if area < 0:
         if e.sel_n > 0:
             return first_legal(mask)
-        return _rescue(s, i, mask)
-    return play_step(s, i, play, area, mask)
+        return _rescue(mask)
+    return play_step(e, play, area, mask)
 
 
 # --- strong bot ---------------------------------------------------------------------------
@@ -300,9 +298,8 @@ def _consider(hand, play, area, tops, singles, tm_pile, repl_n, played, w, best,
 
 
 @kernel
-def strong_decide(s, i, mask, w):
+def strong_decide_r(e, mask, w):
     """The strong bot's action with weight vector ``w`` (see the module docstring)."""
-    e = s[i]
     seat = e.current
     hand = e.hand[seat]
     tops = e.area_top
@@ -404,24 +401,30 @@ def strong_decide(s, i, mask, w):
     if best[1] < 0 or (e.sel_n == 0 and best[0] < -w[W_TM_PLAY] and mask[PLAY_TIME_MAGIC] != 0):
         if e.sel_n > 0:
             return first_legal(mask)
-        return _rescue(s, i, mask)
-    return play_step(s, i, best_play, np.int64(best[1]), mask)
+        return _rescue(mask)
+    return play_step(e, best_play, np.int64(best[1]), mask)
 
 
 @kernel
-def strong_bot(s, i, mask, rng, r):
+def strong_bot_r(e, mask, rng, r):
     """The strong scripted bot (see the module docstring)."""
-    return strong_decide(s, i, mask, STRONG_WEIGHTS)
+    return strong_decide_r(e, mask, STRONG_WEIGHTS)
 
 
 @kernel
 def bot_action(bot_id, s, i, mask, rng, r):
     """Dispatch to the bot numbered ``bot_id`` (index in :data:`BOT_NAMES`)."""
+    return bot_action_r(bot_id, s[i], mask, rng, r)
+
+
+@kernel
+def bot_action_r(bot_id, e, mask, rng, r):
+    """:func:`bot_action` for the acting seat of the env record ``e``."""
     if bot_id == NPC:
-        return npc_bot(s, i, mask, rng, r)
+        return npc_bot_r(e, mask, rng, r)
     if bot_id == STRONG:
-        return strong_bot(s, i, mask, rng, r)
-    return random_bot(s, i, mask, rng, r)
+        return strong_bot_r(e, mask, rng, r)
+    return random_bot_r(e, mask, rng, r)
 
 
 __all__ = ["BOT_NAMES", "BOT_IDS", "bot_action", "NUM_ACTIONS"]

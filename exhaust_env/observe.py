@@ -168,7 +168,13 @@ def _fit(obs, start, n):
 
 @kernel
 def observe_row(s, i, seat, obs, row):
-    """Write env ``i``'s observation from ``seat``'s view into ``obs[row]`` (``obs``
+    """:func:`observe_r` of env ``i``."""
+    observe_r(s[i], seat, obs, row)
+
+
+@kernel
+def observe_r(e, seat, obs, row):
+    """Write the env record ``e``'s observation from ``seat``'s view into ``obs[row]`` (``obs``
     (N, dim) float32; the batch kernels pass the whole buffer and a row, which spares
     numba's reference counting of a row view per env).
 
@@ -176,7 +182,6 @@ def observe_row(s, i, seat, obs, row):
     and public facts (docs/rules/exhaust.md "What the environment must make of it"). Every
     entry of the row is written once (no zeroing pass).
     """
-    e = s[i]
     acting = e.status == 0 and e.current == seat
     hand = e.hand[seat]
     for k in range(_fit(obs, O_HAND, NUM_KINDS)):
@@ -232,7 +237,7 @@ def observe_row(s, i, seat, obs, row):
 def observe(s, i, seat, out):
     """Write env ``i``'s observation from ``seat``'s view into ``out`` ((dim,) float32);
     see :func:`observe_row`."""
-    observe_row(s, i, seat, out[None, :], 0)
+    observe_r(s[i], seat, out[None, :], 0)
 
 
 def decode_observation(vector: np.ndarray, seats: int | None = None) -> dict[str, np.ndarray]:

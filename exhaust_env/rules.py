@@ -40,7 +40,7 @@ import numpy as np
 
 from tabletop_core.bits import stack_u64, write_bits_row
 from tabletop_core.jit import kernel
-from tabletop_core.rng import shuffle_prefix
+from tabletop_core.rng import shuffle_word
 
 from .bits import (
     NUMBERS_MASK,
@@ -397,11 +397,16 @@ def _can_act(e, seat):
 
 @kernel
 def legal_words(s, i):
-    """The legal actions of env ``i`` as two words ``(w0, w1)``: bit a of ``w0`` = action
+    """:func:`legal_words_r` of env ``i``."""
+    return legal_words_r(s[i])
+
+
+@kernel
+def legal_words_r(e):
+    """The legal actions of the env record ``e`` as two words ``(w0, w1)``: bit a of ``w0`` = action
     a (0..63) is legal, bit a - 64 of ``w1`` = action a (64..72). Both 0 once the episode
     is over; otherwise at least one bit is set. Time Magic and the Exhaust flip are
     offered only with an empty selection."""
-    e = s[i]
     if e.status != _PLAYING:
         return _U0, _U0
     seat = e.current
@@ -473,9 +478,15 @@ def nth_legal(w0, w1, k):
 @kernel
 def is_legal(s, i, action):
     """Whether ``action`` (any int) is legal for the seat to act in env ``i``."""
+    return is_legal_r(s[i], action)
+
+
+@kernel
+def is_legal_r(e, action):
+    """Whether ``action`` (any int) is legal for the seat to act in the env record ``e``."""
     if action < 0 or action >= NUM_ACTIONS:
         return False
-    w0, w1 = legal_words(s, i)
+    w0, w1 = legal_words_r(e)
     if action < 64:
         return (w0 >> np.uint64(action)) & _U1 != _U0
     return (w1 >> np.uint64(action - 64)) & _U1 != _U0
@@ -492,16 +503,15 @@ def _give(e, seat, card):
 
 
 @kernel
-def deal_round(s, i, starter):
+def deal_round_r(e, starter):
     """Shuffle all 64 spell cards and deal a round (docs/rules/exhaust.md "Setup"): each seat
     ``cfg_hand_size`` cards (solo: the player 15, then ``cfg_npc_deck`` cards to the NPC
     deck), then 4 to the replenishment deck; the rest stay out unseen. Time Magic goes
     back to the pile, the areas are cleared, held Exhaust cards are face up again and
     ``starter`` is to act. Consumes 63 draws of the env's stream."""
-    e = s[i]
     for k in range(NUM_CARDS):
         e.deck[k] = k
-    shuffle_prefix(s.rng, i, e.deck, NUM_CARDS)
+    e.rng = shuffle_word(e.rng, e.deck, NUM_CARDS)
     e.hand[:, :] = 0
     e.hand_n[:] = 0
     e.sel[:] = 0
@@ -538,16 +548,21 @@ def deal_round(s, i, starter):
 
 @kernel
 def deal(s, i):
-    """Start a new episode in env ``i`` with its own generator and options: no Exhaust
-    cards, round 0, ``cfg_start`` to act (:func:`deal_round`)."""
-    e = s[i]
+    """:func:`deal_r` of env ``i``."""
+    deal_r(s[i])
+
+
+@kernel
+def deal_r(e):
+    """Start a new episode in the env record ``e`` with its own generator and options: no
+    Exhaust cards, round 0, ``cfg_start`` to act (:func:`deal_round_r`)."""
     e.exhaust[:] = 0
     e.exhaust_up[:] = 0
     e.round = 0
     e.loser = -1
     e.last_loser = -1
     e.status = _PLAYING
-    deal_round(s, i, e.cfg_start)
+    deal_round_r(e, e.cfg_start)
 
 
 # --- acting -------------------------------------------------------------------------------
@@ -752,17 +767,16 @@ def npc_turn(e):
 
 
 @kernel
-def lose_round(s, i, seat):
+def lose_round_r(e, seat):
     """``seat`` cannot act: it loses the round (docs/rules/exhaust.md "End of a game"). Long
     game: it receives an Exhaust card; with two the episode ends, otherwise a new round is
     dealt and ``seat`` starts it."""
-    e = s[i]
     if e.cfg_mode == _LONG:
         e.exhaust[seat] += 1
         if e.exhaust[seat] < 2:
             e.last_loser = seat
             e.round += 1
-            deal_round(s, i, seat)
+            deal_round_r(e, seat)
             return
     e.status = _OVER
     e.loser = seat
@@ -771,7 +785,7 @@ def lose_round(s, i, seat):
 @kernel
 def _end_turn(e):
     """Pass the turn on the env record ``e`` (solo: the NPC plays first, then the player).
-    Returns the seat now to act if it cannot act (it loses: :func:`lose_round`), else -1."""
+    Returns the seat now to act if it cannot act (it loses: :func:`lose_round_r`), else -1."""
     e.turn += 1
     if e.cfg_mode == _SOLO:
         npc_turn(e)
@@ -790,10 +804,10 @@ def _end_turn(e):
 @kernel
 def end_turn(s, i):
     """Pass the turn (solo: the NPC plays first, then the player) and check that the next
-    seat can act; if it cannot, it loses (:func:`lose_round`)."""
+    seat can act; if it cannot, it loses (:func:`lose_round_r`)."""
     stuck = _end_turn(s[i])
     if stuck >= 0:
-        lose_round(s, i, stuck)
+        lose_round_r(s[i], stuck)
 
 
 @kernel
@@ -801,7 +815,7 @@ def act(e, action):
     """Apply a legal ``action`` on the env record ``e`` (:func:`apply_action` without the
     redeal): -2 for an add to the selection (the turn goes on); else the turn ended and
     the result is the seat now to act if it cannot act (the caller then runs
-    :func:`lose_round`), or -1."""
+    :func:`lose_round_r`), or -1."""
     seat = e.current
     if action < CAST_OFFSET:
         e.sel[action] += 1
@@ -824,19 +838,30 @@ def apply_action(s, i, action):
     """Apply a LEGAL ``action`` for the seat to act in env ``i`` (check with
     :func:`is_legal` or the mask first: an illegal action is undefined behaviour).
     Returns 1 if the action ended the turn, 0 for an add to the selection."""
-    stuck = act(s[i], action)
+    return apply_action_r(s[i], action)
+
+
+@kernel
+def apply_action_r(e, action):
+    """:func:`apply_action` on the env record ``e``."""
+    stuck = act(e, action)
     if stuck == -2:
         return 0
     if stuck >= 0:
-        lose_round(s, i, stuck)
+        lose_round_r(e, stuck)
     return 1
 
 
 @kernel
 def add_rewards_row(s, i, rewards, row):
-    """Add the per-agent rewards of the step that just happened to ``rewards[row]``
-    (``rewards`` (N, P) float)."""
-    e = s[i]
+    """:func:`add_rewards_r` of env ``i``."""
+    add_rewards_r(s[i], rewards, row)
+
+
+@kernel
+def add_rewards_r(e, rewards, row):
+    """Add the per-agent rewards of the step that just happened on the env record ``e`` to
+    ``rewards[row]`` (``rewards`` (N, P) float)."""
     if e.status == _PLAYING:
         return
     if e.cfg_mode == _SOLO:

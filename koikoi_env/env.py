@@ -76,7 +76,7 @@ from tabletop_core.aec import TabletopAECEnv
 from tabletop_core.entry import baseline_entry, entry_points
 from tabletop_core.game import GameDef
 
-from . import batch
+from . import hooks  # noqa: F401  (registers the game's hooks for tabletop_core.loops)
 from .bots import BOT_NAMES, bot_action
 from .observe import decode_observation, observation_layout, observe
 from .render import SVG_HEIGHT, SVG_WIDTH, render_ansi, render_svg
@@ -144,21 +144,11 @@ GAME = GameDef(
     bot_names=BOT_NAMES,
     max_episode_steps=MAX_EPISODE_STEPS,
     reward_range=(-float(START_CHIPS * MAX_PLAYERS), float(START_CHIPS * MAX_PLAYERS)),
-    batch_reset=batch.batch_reset,
-    batch_observe=batch.batch_observe,
-    batch_step=batch.batch_step,
-    batch_step_bots=batch.batch_step_bots,
-    batch_step_threads=batch.batch_step_threads,
-    batch_step_bots_threads=batch.batch_step_bots_threads,
-    first_illegal=batch.first_illegal,
     observe=observe,
-    play_games=batch.play_games,
     episode_stats=episode_stats,
     cooperative=False,
     match_stats=match_stats,
     bot_action=bot_action,
-    batch_reset_learner=batch.batch_reset_learner,
-    batch_step_learner=batch.batch_step_learner,
     render_view=lambda s, o, seat: render_ansi(s, o, seat=seat),
     description="koi-koi for 2-4 players with 88 cards: capture by rank, build yaku, stop or koi-koi",
     render_svg=lambda s, o, seat=None: render_svg(s, o, seat=seat),

@@ -202,7 +202,12 @@ def legal_mask(s, i, out):
 @kernel
 def is_legal(s, i, action):
     """Whether ``action`` (any int) is legal for the acting seat of env ``i``."""
-    e = s[i]
+    return is_legal_r(s[i], action)
+
+
+@kernel
+def is_legal_r(e, action):
+    """Whether ``action`` (any int) is legal for the acting seat of the record ``e``."""
     if e.status != _PLAYING:
         return False
     if e.phase == _PLAY:

@@ -6,11 +6,11 @@ allocation, rendering) plus its numba batch kernels. The AEC env
 (:mod:`tabletop_core.aec`), the vector env (:mod:`tabletop_core.vector`) and the arena
 (:mod:`tabletop_core.arena`) only call these, so all rules stay in the game's kernels.
 
-Why every game writes its own batch loops (``<game>/batch.py``): the loops are a few lines
-each, but a generic loop taking the game's kernels as arguments or closures cannot be
-cached by numba (the cache key would hold the kernels' addresses; measured: every run
-recompiled), and an uncached loop costs seconds of compilation at every start. So the
-loops are repeated per game, with the same names and signatures, and hold no rules.
+The batch loops (reset, step, step with bots, threads, whole games, learner steps,
+observe) are written once, in :mod:`tabletop_core.loops`, over a fixed set of per-game
+hooks (deal, step, mask, observation, bot action, legality) that each game registers from
+its ``hooks.py``: a loop compiles once per game and is cached. :class:`GameDef` exposes
+them as ``batch_reset``, ``batch_step``, ... for every game alike.
 
 How to keep the hot loops fast (measured on Koikoi: 1.0 M -> ~4 M env steps/s):
 numba reference-counts every array passed on to a non-inlined call with atomic
@@ -18,7 +18,9 @@ operations, and a whole step of a card game costs less than a handful of those. 
 per-env step is written out in the batch loop over the env's record ``e = s[i]``; rules
 kernels take the record (``*_r(e, ...)``, with thin ``(s, i)`` wrappers for tests and
 Python callers), and kernels filling a buffer take the whole buffer and the row index
-(``legal_mask_r(e, masks, i)``) instead of a row view ``masks[i]``. Write each
+(``legal_mask_r(e, masks, i)``) instead of a row view ``masks[i]``; the loops hand
+their buffers down as views numba does not reference-count
+(:func:`tabletop_core.bits.unowned`). Write each
 observation and mask entry once rather than zeroing first, keep inner loops free of
 data-dependent branches, allocate nothing per step (:func:`tabletop_core.bits.stack_u32`
 for scratch), and keep a record's generator word in a local
@@ -67,6 +69,7 @@ from typing import Any
 
 import numpy as np
 
+from . import loops
 from .encoders import ObservationLayout
 
 __all__ = ["GameDef"]
@@ -90,7 +93,7 @@ class GameDef:
         bot_names: names of the bots, index = bot id in the kernels.
         max_episode_steps: longest possible episode (agent steps).
         reward_range: ``(low, high)`` of one step's reward.
-        kernels: the batch kernels listed in the module docstring.
+        observe: kernel ``(s, i, seat, out (D,) f32)``, env i from any seat's view.
         episode_stats: ``final states (G,) -> {name: (G,) array}``, game-specific figures
             of finished episodes for the arena (e.g. The Game's ``score``).
         match_stats: ``options -> {name: definition}``, the ``episode_stats`` figures that
@@ -99,11 +102,6 @@ class GameDef:
         cooperative: every seat shares one reward (The Game).
         bot_action: kernel ``(bot_id, s, i, mask (A,) i8, rng (R,) u64, r) -> action``,
             one bot decision for the acting seat of env i (used by ``tabletop play``).
-        batch_step_threads / batch_step_bots_threads: the threaded step kernels (module
-            docstring), or None.
-        batch_reset_learner / batch_step_learner: single-agent kernels (the learner plays
-            one seat, bots the others, inside compiled code); see
-            :mod:`tabletop_core.single_agent` and ``thegame_env/batch.py``.
         render_view: ``(state (1,), options, seat) -> str``, the table as ``seat`` may see
             it (defaults to ``render_ansi``).
         players_option: the option that sets the number of seats (``--players`` in the CLI).
@@ -129,21 +127,11 @@ class GameDef:
     bot_names: tuple[str, ...]
     max_episode_steps: int
     reward_range: tuple[float, float]
-    batch_reset: Callable
-    batch_observe: Callable
-    batch_step: Callable
-    batch_step_bots: Callable
-    first_illegal: Callable
     observe: Callable
-    play_games: Callable
     episode_stats: Callable[[np.ndarray], dict[str, np.ndarray]]
     cooperative: bool = False
     match_stats: Callable[[Any], dict[str, str]] | None = None
     bot_action: Callable | None = None
-    batch_reset_learner: Callable | None = None
-    batch_step_learner: Callable | None = None
-    batch_step_threads: Callable | None = None
-    batch_step_bots_threads: Callable | None = None
     render_view: Callable | None = None
     players_option: str = "num_players"
     render_svg: Callable | None = None
@@ -152,6 +140,19 @@ class GameDef:
     description: str = ""
     default_bot: str = ""
     extra: dict = field(default_factory=dict)
+
+    # the batch loops of the module docstring: the same for every game
+    # (tabletop_core.loops, resolved per game by the hooks its package registered)
+    batch_reset = staticmethod(loops.batch_reset)
+    batch_observe = staticmethod(loops.batch_observe)
+    batch_step = staticmethod(loops.batch_step)
+    batch_step_bots = staticmethod(loops.batch_step_bots)
+    batch_step_threads = staticmethod(loops.batch_step_threads)
+    batch_step_bots_threads = staticmethod(loops.batch_step_bots_threads)
+    first_illegal = staticmethod(loops.first_illegal)
+    play_games = staticmethod(loops.play_games)
+    batch_reset_learner = staticmethod(loops.batch_reset_learner)
+    batch_step_learner = staticmethod(loops.batch_step_learner)
 
     @property
     def env_id(self) -> str:

@@ -10,11 +10,13 @@ Set the environment variable ``TABLETOP_NO_CACHE=1`` to disable the on-disk cach
 (useful when profiling compilation).
 
 Cache invalidation: numba stamps a cached kernel with its own source file only, so a
-kernel in ``batch.py`` that calls (and inlines) a bot in ``bots.py`` would keep running
+kernel in ``loops.py`` that calls (and inlines) a bot in ``bots.py`` would keep running
 the old bot after ``bots.py`` changes. :func:`_install_project_cache_stamp` makes the
 stamp of every kernel of this project a hash over the source files (paths, sizes and
-modification times) of its own package and ``tabletop_core``, so any edit invalidates
-the caches that may depend on it. Kernels of other projects keep numba's behaviour.
+modification times) of its own package and ``tabletop_core`` (for the kernels of
+``tabletop_core``, whose batch loops inline every game's hooks: of every game package),
+so any edit invalidates the caches that may depend on it. Kernels of other projects keep
+numba's behaviour.
 """
 
 from __future__ import annotations
@@ -49,9 +51,12 @@ def _project_package(path: str) -> str | None:
 @cache
 def project_source_stamp(package: str = "tabletop_core") -> bytes:
     """Hash of (path, size, mtime) of every ``.py`` file of ``tabletop_core`` and
-    ``package`` (a kernel can only depend on those two)."""
+    ``package`` (a game's kernel can only depend on those two), or of every project
+    package for ``tabletop_core`` itself (its batch loops inline the games' hooks)."""
     h = hashlib.sha256()
-    for pkg in dict.fromkeys(("tabletop_core", package)):
+    # the batch loops of tabletop_core (tabletop_core.loops) compile every game's hooks in
+    packages = _PACKAGES if package == "tabletop_core" else ("tabletop_core", package)
+    for pkg in packages:
         top = os.path.join(_ROOT, pkg)
         for dirpath, dirnames, filenames in os.walk(top):
             dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")

@@ -4,7 +4,7 @@
 * ``rules.random_legal_r`` (no mask) draws exactly what ``sample_legal`` draws on the mask;
 * ``observe.refresh_observation`` (patches the env's own buffer) leaves exactly what a
   full ``observe`` writes, through every event, seat change and autoreset;
-* ``batch.play_games`` (the random bot without a mask) plays what the masked bots play;
+* ``loops.play_games`` (the random bot without a mask) plays what the masked bots play;
 * the action bit sets (``rules.legal_bits_r``, ``write_mask_row``, ``mask_row_bits``) and
   ``bots.random_bot_row`` agree with the masks and ``sample_legal``;
 * large batches step exactly as small ones, and patched final observations are the ended
@@ -18,11 +18,12 @@ import pytest
 from exitnow_reference import assert_derived_fields
 
 import exitnow_envs
-from exitnow_envs import batch, rules
+from exitnow_envs import rules
 from exitnow_envs.bots import BOT_IDS, bot_action, random_bot_row
 from exitnow_envs.observe import OBS_DIM, observe, refresh_observation
 from exitnow_envs.spec import NUM_ACTIONS, Options, Phase
 from exitnow_envs.state import new_state
+from tabletop_core import loops
 from tabletop_core.jit import kernel
 from tabletop_core.rng import sample_legal, seed_word
 from tabletop_core.testing import on_env
@@ -177,7 +178,7 @@ def test_a_foreign_or_restored_buffer_is_written_in_full():
 
 @kernel(cache=False)  # (tests are outside the project cache stamp)
 def _play_with_masks(s, bot_ids, bot_rng, steps):
-    """``batch.play_games`` as written with a mask for every bot (the plain definition)."""
+    """``loops.play_games`` as written with a mask for every bot (the plain definition)."""
     mask = np.zeros(NUM_ACTIONS, np.int8)
     for i in range(s.shape[0]):
         rules.deal(s, i)
@@ -200,7 +201,7 @@ def test_play_games_plays_what_the_masked_bots_play(bots):
     rng_fast = np.array([seed_word(~k) for k in range(games)], np.uint64)
     rng_plain = rng_fast.copy()
     steps_fast, steps_plain = np.zeros(games, np.int64), np.zeros(games, np.int64)
-    batch.play_games(fast, ids, rng_fast, np.zeros((games, 4)), steps_fast)
+    loops.play_games(fast, ids, rng_fast, np.zeros((games, 4)), steps_fast)
     _play_with_masks(plain, ids, rng_plain, steps_plain)
     assert np.array_equal(steps_fast, steps_plain) and np.array_equal(rng_fast, rng_plain)
     assert np.array_equal(fast, plain)

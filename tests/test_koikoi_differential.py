@@ -21,11 +21,12 @@ import numpy as np
 import pytest
 from koikoi_reference import KOIKOI, STOP, KoikoiReference
 
-from koikoi_env import batch, bots, observe, rules
+from koikoi_env import bots, observe, rules
 from koikoi_env.bots import BOT_NAMES
 from koikoi_env.env import episode_stats
 from koikoi_env.spec import NUM_ACTIONS, NUM_CARDS, Options, Status
 from koikoi_env.state import LOC_CAPTURED, LOC_FIELD, LOC_HAND, LOC_OUT, LOC_PENDING, LOC_STOCK, new_state
+from tabletop_core import loops
 from tabletop_core.rng import seed_word, shuffle_prefix
 from tabletop_core.testing import on_env
 
@@ -144,7 +145,7 @@ def test_random_play_conserves_chips_and_returns_are_final_chips_minus_25(num_pl
     s, bot_rng = _seeded(options, games, 7 * num_players + rounds)
     returns = np.zeros((games, num_players))
     steps = np.zeros(games, np.int64)
-    batch.play_games(s, np.zeros(num_players, np.int64), bot_rng, returns, steps)
+    loops.play_games(s, np.zeros(num_players, np.int64), bot_rng, returns, steps)
     chips = s["chips"][:, :num_players].astype(np.int64)
     assert (chips.sum(axis=1) == 25 * num_players).all()
     assert (chips >= 0).all()
@@ -179,7 +180,7 @@ def test_bot_games_are_legal_and_conserve_chips(bots):
     s, bot_rng = _seeded(Options(num_players=n), games, 99)
     returns = np.zeros((games, n))
     steps = np.zeros(games, np.int64)
-    batch.play_games(s, ids, bot_rng, returns, steps)  # an illegal bot action would corrupt the game
+    loops.play_games(s, ids, bot_rng, returns, steps)  # an illegal bot action would corrupt the game
     chips = s["chips"][:, :n].astype(np.int64)
     assert (chips.sum(axis=1) == 25 * n).all() and (chips >= 0).all()
     assert np.array_equal(returns, chips - 25)

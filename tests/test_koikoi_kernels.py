@@ -19,9 +19,10 @@ import numpy as np
 import pytest
 from koikoi_reference import yaku_of
 
-from koikoi_env import batch, bits, bots, observe, rules
+from koikoi_env import bits, bots, observe, rules
 from koikoi_env.spec import NUM_ACTIONS, NUM_CARDS, Options
 from koikoi_env.state import LOC_CAPTURED, new_state
+from tabletop_core import loops
 from tabletop_core.rng import sample_legal, seed_word, shuffle_prefix
 from tabletop_core.testing import on_env
 
@@ -84,7 +85,7 @@ def test_bit_words_and_yaku_follow_loc_in_bot_games(bots_):
     s = new_state(games, Options(num_players=n, rounds=2))
     s["rng"] = [seed_word(k) for k in range(games)]
     bot_rng = np.array([seed_word(5000 + k) for k in range(games)], np.uint64)
-    batch.play_games(s, ids, bot_rng, np.zeros((games, n)), np.zeros(games, np.int64))
+    loops.play_games(s, ids, bot_rng, np.zeros((games, n)), np.zeros(games, np.int64))
     for g in range(games):
         _assert_consistent(s, g, f"game {g}")
 

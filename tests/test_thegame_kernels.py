@@ -20,9 +20,10 @@ import numba
 import numpy as np
 import pytest
 
+from tabletop_core import loops
 from tabletop_core.rng import sample_legal, sample_legal_batch, seed_word, shuffle_prefix
 from tabletop_core.testing import on_env
-from thegame_env import batch, bots, observe, rules, vector_env
+from thegame_env import bots, observe, rules, vector_env
 from thegame_env.spec import END_TURN, NUM_ACTIONS, NUM_CARDS, Options
 from thegame_env.state import new_state
 
@@ -158,7 +159,7 @@ def test_random_bot_match_equals_playing_with_sample_legal():
     bot_rng = np.array([seed_word(10**6 + k) for k in range(g)], np.uint64)
     returns = np.zeros((g, 3))
     steps = np.zeros(g, np.int64)
-    batch.play_games(s, np.zeros(3, np.int64), bot_rng.copy(), returns, steps)
+    loops.play_games(s, np.zeros(3, np.int64), bot_rng.copy(), returns, steps)
     t = new_state(g, options)
     t["rng"] = [seed_word(k) for k in range(g)]
     mask = np.zeros(NUM_ACTIONS, np.int8)
@@ -194,7 +195,7 @@ def test_observe_and_legal_mask_write_every_entry(options):
         obs = np.full((3, dim), np.nan, np.float32)
         masks = np.full((3, NUM_ACTIONS), 7, np.int8)
         cur = np.full(3, -1, np.int64)
-        batch.batch_observe(np.concatenate([s, s, s]), obs, masks, cur)
+        loops.batch_observe(np.concatenate([s, s, s]), obs, masks, cur)
         observe.observe(s, 0, int(s["current"][0]), clean)
         assert np.array_equal(obs, np.stack([clean] * 3)) and np.array_equal(masks, np.stack([mask] * 3))
 

@@ -1,0 +1,66 @@
+"""Exhaust's hooks for the batch loops of :mod:`tabletop_core.loops`: the rules kernels of
+``rules.py``, ``observe.py`` and ``bots.py`` on the env's record, nothing else. The legal
+actions are two words (:func:`rules.legal_words_r`): the random bot draws from them
+without a mask."""
+
+from __future__ import annotations
+
+from tabletop_core import loops
+from tabletop_core.jit import kernel
+
+from .bots import RANDOM, bot_action_r, mask_words_row, random_from_words
+from .observe import observe_r
+from .rules import add_rewards_r, apply_action_r, deal_r, is_legal_r, legal_words_r, write_mask_row
+from .spec import NUM_ACTIONS
+from .state import STATE_DTYPE
+
+
+@kernel
+def step(e, action, acc, row):
+    """Play ``action`` (a round lost on the way is dealt again); the episode's outcome is
+    the reward of the step that ends it."""
+    apply_action_r(e, action)
+    add_rewards_r(e, acc, row)
+
+
+@kernel
+def write_mask(e, masks, row):
+    w0, w1 = legal_words_r(e)
+    return write_mask_row(w0, w1, masks, row)
+
+
+@kernel
+def bot_action(e, bot, masks, row, rng, r):
+    """The bot's action, ``masks[row]`` holding the acting seat's mask."""
+    if bot == RANDOM:
+        w0, w1 = mask_words_row(masks, row)
+        return random_from_words(w0, w1, rng, r)
+    return bot_action_r(bot, e, masks[row], rng, r)
+
+
+@kernel
+def bot_move(e, bot, masks, row, rng, r):
+    """The bot's action, ``masks[row]`` scratch (the random bot draws from the words)."""
+    w0, w1 = legal_words_r(e)
+    if bot == RANDOM:
+        return random_from_words(w0, w1, rng, r)
+    write_mask_row(w0, w1, masks, row)
+    return bot_action_r(bot, e, masks[row], rng, r)
+
+
+@kernel
+def num_actions(e):
+    return NUM_ACTIONS
+
+
+loops.register(
+    STATE_DTYPE,
+    deal=deal_r,
+    step=step,
+    write_mask=write_mask,
+    observe=observe_r,
+    bot_action=bot_action,
+    bot_move=bot_move,
+    is_legal=is_legal_r,
+    num_actions=num_actions,
+)

@@ -1,0 +1,142 @@
+"""Exit Now's hooks for the batch loops of :mod:`tabletop_core.loops`: the rules kernels of
+the ``rules`` package, ``observe.py`` and ``bots.py`` on the env's record, nothing else.
+
+Observation buffers: the loops' obs and final-obs rows are patched
+(:func:`observe.refresh_observation_r`): only what changed since the previous write is
+rewritten, so between calls ``obs`` and ``final_obs`` must keep what the kernels wrote
+there (the vector env hands its buffers out as read-only views). A row that another call
+wrote (another buffer, a restored State) is recognised and written in full. The mask goes
+through an action bit set on the stack (:func:`rules.legal_bits_r`), written to the row
+in vector stores; the random bot draws from the bit set or from the mask row the
+previous call wrote (:func:`bots.random_bot_row`). A step also asks the CPU for the
+memory of the next envs (:func:`prefetch`)."""
+
+from __future__ import annotations
+
+from tabletop_core import loops
+from tabletop_core.bits import prefetch as prefetch_line
+from tabletop_core.bits import stack_u64
+from tabletop_core.jit import kernel
+
+from .bots import BOT_IDS, bot_action_r, random_bot_row
+from .observe import _C_GHOST, _C_OTHERS, _C_OWN, _SQ, O_SEAT, OBS_DIM, observe_r, refresh_observation_r
+from .rules import (
+    MASK_WORDS,
+    apply_action_r,
+    deal_r,
+    is_legal_r,
+    legal_bits_r,
+    legal_mask_r,
+    sample_bits,
+    seat_reward_r,
+)
+from .spec import MAP, MAX_GHOSTS, MAX_HUMANS, NUM_ACTIONS
+from .state import STATE_DTYPE
+
+_RANDOM = BOT_IDS["random"]
+_ITEM = STATE_DTYPE.itemsize
+# a step reads the record's first line (options), ``cell`` and ``chip`` around the moving
+# piece and the fields from ``wbits`` up to ``ob_sq`` (excluded; ``place`` and ``ob_sq`` are
+# read when the map or a chip changes: prefetching them too costs more than it saves)
+_CELL0 = STATE_DTYPE.fields["cell"][1]
+_PLACE0 = STATE_DTYPE.fields["place"][1]
+_HOT0 = STATE_DTYPE.fields["wbits"][1]
+_HOT1 = STATE_DTYPE.fields["ob_sq"][1]
+_OBS_TAIL = O_SEAT * 4  # bytes of the planes: the scalar pieces follow
+
+
+@kernel
+def step(e, action, acc, row):
+    """Play ``action``; the episode's outcome (+1 / -1 per seat) is the reward of the step
+    that ends it."""
+    apply_action_r(e, action)
+    if e.status != 0:
+        for k in range(e.cfg_humans + 1):
+            acc[row, k] += seat_reward_r(e, k)
+
+
+@kernel
+def observe_patch(e, seat, out, row, note):
+    refresh_observation_r(e, seat, out, row, False, note)
+
+
+@kernel
+def observe_fresh(e, seat, out, row):
+    """In full, and the final-observation note is dropped: this State may come from
+    elsewhere, so its final-obs row must be written in full next time."""
+    e.ob_addr[1] = 0
+    refresh_observation_r(e, seat, out, row, True, 0)
+
+
+@kernel
+def bot_action(e, bot, masks, row, rng, r):
+    """The bot's action, ``masks[row]`` holding the acting seat's mask."""
+    if bot == _RANDOM:
+        return random_bot_row(masks, row, rng, r)
+    return bot_action_r(bot, e, masks[row], rng, r)
+
+
+@kernel
+def bot_move(e, bot, masks, row, rng, r):
+    """The bot's action, ``masks[row]`` scratch: the random bot draws from the legal bit
+    set (:func:`rules.sample_bits`, the draw :func:`bots.random_bot` makes on the mask),
+    the others get the mask."""
+    if bot == _RANDOM:
+        bits = stack_u64(MASK_WORDS)
+        return sample_bits(bits, legal_bits_r(e, bits), rng, r)
+    legal_mask_r(e, masks, row)
+    return bot_action_r(bot, e, masks[row], rng, r)
+
+
+@kernel
+def prefetch(s, obs, masks, i):
+    """Ask the CPU for the memory the step of the next envs will touch (State fields of env
+    i + 2; observation scalars, piece squares and mask of env i + 1): a hint that hides
+    memory latency at large batches, with no effect on results."""
+    if i + 2 < s.shape[0]:
+        base = (i + 2) * _ITEM
+        prefetch_line(s, base)
+        for off in range(_CELL0, _PLACE0, 64):
+            prefetch_line(s, base + off)
+        for off in range(_HOT0, _HOT1 + 64, 64):
+            prefetch_line(s, base + off)
+    if i + 1 < s.shape[0]:
+        j = i + 1
+        ob = j * obs.strides[0]
+        for off in range(_OBS_TAIL, OBS_DIM * 4, 64):
+            prefetch_line(obs, ob + off)
+        mb = j * masks.strides[0]
+        for off in range(0, NUM_ACTIONS, 64):
+            prefetch_line(masks, mb + off)
+        e = s[j]
+        for h in range(MAX_HUMANS):
+            if e.ob_hpos[0, h, 0] >= 0:
+                q = e.ob_hpos[0, h, 0] * MAP + e.ob_hpos[0, h, 1]
+                prefetch_line(obs, ob + (_C_OWN + q) * 4)
+                prefetch_line(obs, ob + (_C_OTHERS + q) * 4)
+        for g in range(MAX_GHOSTS):
+            if e.ob_gpos[0, g, 0] >= 0:
+                prefetch_line(
+                    obs, ob + (_C_GHOST + g * _SQ + e.ob_gpos[0, g, 0] * MAP + e.ob_gpos[0, g, 1]) * 4
+                )
+
+
+@kernel
+def num_actions(e):
+    return NUM_ACTIONS
+
+
+loops.register(
+    STATE_DTYPE,
+    deal=deal_r,
+    step=step,
+    write_mask=legal_mask_r,
+    observe=observe_r,
+    observe_patch=observe_patch,
+    observe_fresh=observe_fresh,
+    bot_action=bot_action,
+    bot_move=bot_move,
+    is_legal=is_legal_r,
+    prefetch=prefetch,
+    num_actions=num_actions,
+)

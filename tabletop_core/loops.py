@@ -1,0 +1,470 @@
+"""The batch loops, written once for every game, over a fixed set of per-game hooks.
+
+The vector env, the AEC env (a batch of one), the single-agent view and the arena run
+these loops. A game provides only its hooks (``<game>/hooks.py``), kernels on the env's
+record ``e = s[i]`` registered with :func:`register`:
+
+=====================================  ===================================================
+hook                                   what the game does
+=====================================  ===================================================
+``deal(e)``                            start a new episode with the record's own
+                                       generator word and options
+``step(e, action, acc, row)``          apply a LEGAL ``action`` for the acting seat and
+                                       add every seat's reward of this step to
+                                       ``acc[row]`` (``acc`` (B, P) float; seats the game
+                                       does not have are left alone)
+``write_mask(e, masks, row)``          the acting seat's action mask into ``masks[row]``
+``observe(e, seat, out, row)``         ``seat``'s observation into ``out[row]``, in full
+``observe_patch(e, seat, out, row,     the same, where ``out`` is the obs (``note`` 0) or
+note)``                                final-obs (1) buffer that the loops keep writing to
+                                       (a game may rewrite only what changed; default:
+                                       :func:`observe`)
+``observe_fresh(e, seat, out, row)``   the same into the obs buffer after a reset or a
+                                       restored State (default: :func:`observe`)
+``bot_action(e, bot, masks, row,       the action of bot ``bot`` for the acting seat,
+rng, r)``                              ``masks[row]`` holding its mask, drawing from
+                                       stream ``r`` of ``rng``
+``bot_move(e, bot, masks, row, rng,    the same where ``masks[row]`` is scratch (written
+r)``                                   only if the bot reads a mask)
+``is_legal(e, action)``                whether ``action`` (any int) is legal now
+``prefetch(s, obs, masks, i)``         optional cache hints for the next envs (default:
+                                       none)
+``num_actions(e)``                     the size of the action space
+=====================================  ===================================================
+
+Each hook is a stub here, resolved per game by ``numba.extending.overload`` on the
+game's record type, so a loop compiles once per game and is cached like any kernel
+(:mod:`tabletop_core.jit` stamps the kernels of ``tabletop_core`` with every game
+package, since these loops inline the games' code).
+
+Speed (measured: see ``tabletop_core/game.py``): numba reference-counts every array
+passed on to a non-inlined call with atomic operations, and a whole step of a card game
+costs less than a handful of those. So each loop first takes views of its buffers that
+own no reference (:func:`tabletop_core.bits.unowned`), the hooks take the record and the
+whole buffer with a row index, never a row view, and the per-env step is written out in
+each loop.
+
+Kernel signatures (``s`` the State, arrays batch-first, ``B`` envs, ``P`` seats, ``D``
+observation length, ``A`` actions) are listed in :mod:`tabletop_core.game`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from numba import from_dtype, prange
+from numba.extending import overload
+
+from .bits import seat_in, unowned
+from .jit import NUMBA_OPTIONS, kernel
+
+__all__ = [
+    "register",
+    "HOOKS",
+    "first_illegal",
+    "batch_reset",
+    "batch_observe",
+    "batch_step",
+    "batch_step_bots",
+    "batch_step_threads",
+    "batch_step_bots_threads",
+    "play_games",
+    "batch_reset_learner",
+    "batch_step_learner",
+]
+
+
+# --- the hooks: stubs, each resolved per game by register() ----------------------------------
+def deal(e):
+    """Start a new episode in the record ``e`` (hook)."""
+    raise NotImplementedError("a hook: called from compiled loops only")
+
+
+def step(e, action, acc, row):
+    """Apply a legal action and add every seat's reward of the step to ``acc[row]`` (hook)."""
+    raise NotImplementedError("a hook: called from compiled loops only")
+
+
+def write_mask(e, masks, row):
+    """The acting seat's action mask into ``masks[row]`` (hook)."""
+    raise NotImplementedError("a hook: called from compiled loops only")
+
+
+def observe(e, seat, out, row):
+    """``seat``'s observation into ``out[row]``, in full (hook)."""
+    raise NotImplementedError("a hook: called from compiled loops only")
+
+
+def observe_patch(e, seat, out, row, note):
+    """``seat``'s observation into a buffer the loops keep writing to (hook)."""
+    raise NotImplementedError("a hook: called from compiled loops only")
+
+
+def observe_fresh(e, seat, out, row):
+    """``seat``'s observation into the obs buffer after a reset or a restore (hook)."""
+    raise NotImplementedError("a hook: called from compiled loops only")
+
+
+def bot_action(e, bot, masks, row, rng, r):
+    """Bot ``bot``'s action, ``masks[row]`` holding the acting seat's mask (hook)."""
+    raise NotImplementedError("a hook: called from compiled loops only")
+
+
+def bot_move(e, bot, masks, row, rng, r):
+    """Bot ``bot``'s action, ``masks[row]`` scratch (hook)."""
+    raise NotImplementedError("a hook: called from compiled loops only")
+
+
+def is_legal(e, action):
+    """Whether ``action`` is legal for the acting seat (hook)."""
+    raise NotImplementedError("a hook: called from compiled loops only")
+
+
+def prefetch(s, obs, masks, i):
+    """Cache hints for the envs after ``i`` (hook, optional)."""
+    raise NotImplementedError("a hook: called from compiled loops only")
+
+
+def num_actions(e):
+    """The size of the action space (hook)."""
+    raise NotImplementedError("a hook: called from compiled loops only")
+
+
+HOOKS: dict[str, Callable] = {
+    f.__name__: f
+    for f in (
+        deal,
+        step,
+        write_mask,
+        observe,
+        observe_patch,
+        observe_fresh,
+        bot_action,
+        bot_move,
+        is_legal,
+        prefetch,
+        num_actions,
+    )
+}
+_OPTIONAL = {"observe_patch", "observe_fresh", "prefetch"}
+_OPTIONS = {k: v for k, v in NUMBA_OPTIONS.items() if k != "cache"}
+
+
+def register(state_dtype: np.dtype, **hooks: Callable) -> None:
+    """Resolve the hook stubs for the game whose State has dtype ``state_dtype``.
+
+    Args:
+        state_dtype: the game's State record dtype.
+        **hooks: a kernel for each name of :data:`HOOKS` (``observe_patch``,
+            ``observe_fresh`` and ``prefetch`` may be left out: they then fall back to
+            ``observe`` and to no hint).
+
+    Raises:
+        ValueError: a hook name that is not one of :data:`HOOKS`, or a required hook
+            missing.
+    """
+    unknown = sorted(set(hooks) - set(HOOKS))
+    if unknown:
+        raise ValueError(f"unknown hooks {unknown}; the hooks are {sorted(HOOKS)}")
+    missing = sorted(set(HOOKS) - _OPTIONAL - set(hooks))
+    if missing:
+        raise ValueError(f"missing hooks {missing}")
+    record = from_dtype(state_dtype)
+    full = hooks["observe"]
+    impls = dict(hooks)
+    impls.setdefault("observe_patch", _patch_as_full(full))
+    impls.setdefault("observe_fresh", full)
+    impls.setdefault("prefetch", _no_prefetch)
+    for name, fn in impls.items():
+        _bind(HOOKS[name], fn, record, on_array=name == "prefetch")
+
+
+def _patch_as_full(full):
+    @kernel(inline="always")
+    def patch(e, seat, out, row, note):
+        full(e, seat, out, row)
+
+    return patch
+
+
+@kernel(inline="always")
+def _no_prefetch(s, obs, masks, i):
+    return None
+
+
+def _bind(stub, fn, record, on_array: bool) -> None:
+    """Overload ``stub`` with ``fn`` for arguments of the game's record type (or, with
+    ``on_array``, a State array of it as the first argument)."""
+    # numba wants the typing function and the implementation to have the stub's argument
+    # names: both are made from one template over them
+    names = ", ".join(stub.__code__.co_varnames[: stub.__code__.co_argcount])
+    first = names.split(",")[0]
+    src = (
+        f"def typer({names}):\n"
+        f"    kind = getattr({first}, 'dtype', None) if on_array else {first}\n"
+        f"    return impl if kind == record else None\n"
+        f"def impl({names}):\n"
+        f"    return fn({names})\n"
+    )
+    scope: dict = {"fn": fn, "record": record, "on_array": on_array}
+    exec(src, scope)  # noqa: S102 - a fixed template over the stub's own argument names
+    overload(stub, jit_options=_OPTIONS)(scope["typer"])
+
+
+# --- the loops ---------------------------------------------------------------------------------
+@kernel
+def first_illegal(s, actions):
+    """Index of the first env whose action is illegal, or -1 if all are legal."""
+    for i in range(s.shape[0]):
+        if not is_legal(s[i], actions[i]):
+            return i
+    return -1
+
+
+@kernel
+def batch_reset(s, obs, masks, current):
+    """Start a new episode in every env with its own generator; write obs (B, D) float32,
+    masks (B, A) int8 and current (B,) int64: the acting seat's observation and mask."""
+    obs = unowned(obs)
+    masks = unowned(masks)
+    for i in range(s.shape[0]):
+        e = s[i]
+        deal(e)
+        current[i] = e.current
+        write_mask(e, masks, i)
+        observe_fresh(e, e.current, obs, i)
+
+
+@kernel
+def batch_observe(s, obs, masks, current):
+    """Write every env's acting-seat observation (in full), mask and seat without changing
+    the game (after a restored State)."""
+    obs = unowned(obs)
+    masks = unowned(masks)
+    for i in range(s.shape[0]):
+        e = s[i]
+        current[i] = e.current
+        write_mask(e, masks, i)
+        observe_fresh(e, e.current, obs, i)
+
+
+@kernel
+def batch_step(s, actions, obs, masks, rewards, terminated, current, final_obs, autoreset):
+    """Step every env with ``actions`` (B,) (all legal: check with :func:`first_illegal`).
+
+    Writes rewards (B, P) float32, terminated (B,) bool and the final observation of ended
+    episodes (from the seat that moved last). With ``autoreset`` an ended env starts its
+    next episode at once (same-step autoreset) and obs/masks/current describe it.
+    """
+    obs = unowned(obs)
+    masks = unowned(masks)
+    rewards = unowned(rewards)
+    final_obs = unowned(final_obs)
+    for i in range(s.shape[0]):
+        prefetch(s, obs, masks, i)
+        e = s[i]
+        seat = e.current
+        for k in range(rewards.shape[1]):
+            rewards[i, k] = 0.0
+        step(e, actions[i], rewards, i)
+        done = e.status != 0
+        terminated[i] = done
+        if done:
+            observe_patch(e, seat, final_obs, i, 1)
+            if autoreset:
+                deal(e)
+        current[i] = e.current
+        write_mask(e, masks, i)
+        observe_patch(e, e.current, obs, i, 0)
+
+
+@kernel
+def batch_step_bots(s, bot_ids, bot_rng, actions, obs, masks, rewards, terminated, current, final_obs):
+    """Like :func:`batch_step` (autoreset on) with each env's action chosen in the kernel by
+    the bot of its acting seat (``bot_ids`` (P,) int64, ``bot_rng`` (B,) uint64); the
+    chosen actions are written to ``actions`` (B,). The bots read row ``i`` of ``masks``,
+    the acting seat's mask written by the previous call."""
+    obs = unowned(obs)
+    masks = unowned(masks)
+    rewards = unowned(rewards)
+    final_obs = unowned(final_obs)
+    bot_rng = unowned(bot_rng)
+    for i in range(s.shape[0]):
+        prefetch(s, obs, masks, i)
+        e = s[i]
+        seat = e.current
+        a = bot_action(e, bot_ids[seat], masks, i, bot_rng, i)
+        actions[i] = a
+        for k in range(rewards.shape[1]):
+            rewards[i, k] = 0.0
+        step(e, a, rewards, i)
+        done = e.status != 0
+        terminated[i] = done
+        if done:
+            observe_patch(e, seat, final_obs, i, 1)
+            deal(e)
+        current[i] = e.current
+        write_mask(e, masks, i)
+        observe_patch(e, e.current, obs, i, 0)
+
+
+# --- threads: the two step loops over shards of the batch at once (tabletop_core.vector) ---
+@kernel(parallel=True)
+def batch_step_threads(bounds, s, actions, obs, masks, rewards, terminated, current, final_obs, autoreset):
+    """:func:`batch_step` on the shards of envs ``bounds[k]:bounds[k + 1]`` (``bounds``
+    (T + 1,) int64, rising from 0 to B) at once, one shard per thread of numba's threading
+    layer. Every env owns its rows and generator: the same results as one call."""
+    for k in prange(bounds.shape[0] - 1):
+        lo = bounds[k]
+        hi = bounds[k + 1]
+        batch_step(
+            s[lo:hi],
+            actions[lo:hi],
+            obs[lo:hi],
+            masks[lo:hi],
+            rewards[lo:hi],
+            terminated[lo:hi],
+            current[lo:hi],
+            final_obs[lo:hi],
+            autoreset,
+        )
+
+
+@kernel(parallel=True)
+def batch_step_bots_threads(
+    bounds, s, bot_ids, bot_rng, actions, obs, masks, rewards, terminated, current, final_obs
+):
+    """:func:`batch_step_bots` on the shards of envs ``bounds[k]:bounds[k + 1]`` at once,
+    one shard per thread (see :func:`batch_step_threads`)."""
+    for k in prange(bounds.shape[0] - 1):
+        lo = bounds[k]
+        hi = bounds[k + 1]
+        batch_step_bots(
+            s[lo:hi],
+            bot_ids,
+            bot_rng[lo:hi],
+            actions[lo:hi],
+            obs[lo:hi],
+            masks[lo:hi],
+            rewards[lo:hi],
+            terminated[lo:hi],
+            current[lo:hi],
+            final_obs[lo:hi],
+        )
+
+
+@kernel
+def play_games(s, bot_ids, bot_rng, returns, steps):
+    """Play one full episode in each env of ``s`` (generators already seeded) with the bots
+    ``bot_ids`` (P,); write each seat's episode return ``returns`` (G, P) float64 and the
+    number of agent steps ``steps`` (G,). The final positions stay in ``s``. The mask is
+    only written for bots that read it."""
+    if s.shape[0] == 0:
+        return
+    mask = np.zeros((1, num_actions(s[0])), np.int8)
+    for i in range(s.shape[0]):
+        e = s[i]
+        deal(e)
+        for k in range(returns.shape[1]):
+            returns[i, k] = 0.0
+        n = 0
+        while e.status == 0:
+            a = bot_move(e, bot_ids[e.current], mask, 0, bot_rng, i)
+            step(e, a, returns, i)
+            n += 1
+        steps[i] = n
+
+
+# --- single-agent views (tabletop_core.single_agent): the learner plays some seats ----------
+@kernel
+def _bots_until_learner(e, i, learners, bot_ids, bot_rng, masks, acc):
+    """Bots play the other seats of env ``i`` (record ``e``) until a seat of ``learners``
+    (a seat bit set, -1: every seat) is to act or the episode ends; their rewards are added
+    to row ``i`` of ``acc`` (B, P). Row ``i`` of ``masks`` is scratch for the bots."""
+    while e.status == 0 and not seat_in(learners, e.current):
+        a = bot_move(e, bot_ids[e.current], masks, i, bot_rng, i)
+        step(e, a, acc, i)
+
+
+@kernel
+def _deal_for_learner(e, i, learners, bot_ids, bot_rng, masks, acc):
+    """Deal env ``i`` and let bots play up to the learner's first decision (dealing again
+    if an episode ends before the learner ever acts); row ``i`` of ``acc`` (B, P) gets the
+    bots' rewards of the episode that is kept."""
+    deal(e)
+    _bots_until_learner(e, i, learners, bot_ids, bot_rng, masks, acc)
+    while e.status != 0:
+        for k in range(acc.shape[1]):
+            acc[i, k] = 0.0
+        deal(e)
+        _bots_until_learner(e, i, learners, bot_ids, bot_rng, masks, acc)
+
+
+@kernel
+def batch_reset_learner(s, learners, bot_ids, bot_rng, obs, masks, current, carry):
+    """Single-agent reset: deal every env, bots play up to the learner's first decision;
+    their rewards go to ``carry`` (B, P), paid with the learner's first step."""
+    obs = unowned(obs)
+    masks = unowned(masks)
+    carry = unowned(carry)
+    bot_rng = unowned(bot_rng)
+    for i in range(s.shape[0]):
+        e = s[i]
+        for k in range(carry.shape[1]):
+            carry[i, k] = 0.0
+        _deal_for_learner(e, i, learners, bot_ids, bot_rng, masks, carry)
+        current[i] = e.current
+        write_mask(e, masks, i)
+        observe_fresh(e, e.current, obs, i)
+
+
+@kernel
+def batch_step_learner(
+    s,
+    actions,
+    learners,
+    bot_ids,
+    bot_rng,
+    obs,
+    masks,
+    rewards,
+    terminated,
+    current,
+    final_obs,
+    carry,
+    autoreset,
+):
+    """Single-agent step: the learner's LEGAL ``actions`` (B,), then bots play the other
+    seats until the learner is to act again (``learners``: its seats as a bit set, bit k
+    for seat k; -1: every seat).
+
+    ``rewards`` (B, P) gets every seat's reward since the learner's previous action, plus
+    ``carry``. ``final_obs`` is an ended episode's last observation from the seat that
+    made the learner's last move. With ``autoreset`` an ended env is dealt again at once
+    and bots play up to the learner's first decision (their rewards go to ``carry``, paid
+    with the next step); without it, an ended env stays ended.
+    """
+    obs = unowned(obs)
+    masks = unowned(masks)
+    rewards = unowned(rewards)
+    final_obs = unowned(final_obs)
+    carry = unowned(carry)
+    bot_rng = unowned(bot_rng)
+    for i in range(s.shape[0]):
+        e = s[i]
+        for k in range(rewards.shape[1]):
+            rewards[i, k] = carry[i, k]
+            carry[i, k] = 0.0
+        mover = e.current
+        step(e, actions[i], rewards, i)
+        _bots_until_learner(e, i, learners, bot_ids, bot_rng, masks, rewards)
+        done = e.status != 0
+        terminated[i] = done
+        if done:
+            observe(e, mover, final_obs, i)
+            if autoreset:
+                _deal_for_learner(e, i, learners, bot_ids, bot_rng, masks, carry)
+        current[i] = e.current
+        write_mask(e, masks, i)
+        observe_patch(e, e.current, obs, i, 0)

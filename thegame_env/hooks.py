@@ -1,0 +1,56 @@
+"""The Game's hooks for the batch loops of :mod:`tabletop_core.loops`: the rules kernels
+of ``rules.py``, ``observe.py`` and ``bots.py`` on the env's record, nothing else."""
+
+from __future__ import annotations
+
+from tabletop_core import loops
+from tabletop_core.jit import kernel
+
+from .bots import RANDOM_BOT, bot_action_r, random_bot_r
+from .observe import observe_r
+from .rules import apply_action_r, deal_r, is_legal_r, legal_mask_r, step_reward_r
+from .spec import NUM_ACTIONS
+from .state import STATE_DTYPE
+
+
+@kernel
+def step(e, action, acc, row):
+    """Play ``action``; the team's reward of the step goes to every seat (cooperative)."""
+    r = step_reward_r(e, apply_action_r(e, action))
+    for k in range(e.cfg_players):
+        acc[row, k] += r
+
+
+@kernel
+def bot_action(e, bot, masks, row, rng, r):
+    """The bot's action, ``masks[row]`` holding the acting seat's mask."""
+    if bot == RANDOM_BOT:
+        return random_bot_r(e, rng, r)
+    return bot_action_r(bot, e, masks, row, rng, r)
+
+
+@kernel
+def bot_move(e, bot, masks, row, rng, r):
+    """The bot's action, ``masks[row]`` scratch (the random bot reads no mask)."""
+    if bot == RANDOM_BOT:
+        return random_bot_r(e, rng, r)
+    legal_mask_r(e, masks, row)
+    return bot_action_r(bot, e, masks, row, rng, r)
+
+
+@kernel
+def num_actions(e):
+    return NUM_ACTIONS
+
+
+loops.register(
+    STATE_DTYPE,
+    deal=deal_r,
+    step=step,
+    write_mask=legal_mask_r,
+    observe=observe_r,
+    bot_action=bot_action,
+    bot_move=bot_move,
+    is_legal=is_legal_r,
+    num_actions=num_actions,
+)
