@@ -73,7 +73,7 @@ class _LinearTanh(torch.autograd.Function):
         xb, wb, y = ctx.saved_tensors
         g = torch.ops.aten.tanh_backward(grad_y.to(_BF16), y)
         grad_x = g @ wb if ctx.needs_input_grad[0] else None
-        return grad_x, (g.t() @ xb).float(), g.sum(0, dtype=torch.float32)
+        return grad_x, (g.t() @ xb).float(), g.sum(0).float()
 
 
 class _LegalHead(torch.autograd.Function):
