@@ -181,14 +181,14 @@ def register(state_dtype: np.dtype, **hooks: Callable) -> None:
 
 
 def _patch_as_full(full):
-    @kernel(inline="always")
+    @kernel
     def patch(e, seat, out, row, note):
         full(e, seat, out, row)
 
     return patch
 
 
-@kernel(inline="always")
+@kernel
 def _no_prefetch(s, obs, masks, i):
     return None
 

@@ -6,8 +6,9 @@ a rollout, per-seat advantages, a clipped-objective update. What is built for th
 * **Rollout.** Thousands of envs. The envs run with ``copy=False``; their observation,
   mask, reward, termination and acting-seat buffers are wrapped once by
   ``torch.from_numpy`` and rewritten in place by every step, so a step's only copy is
-  the one into the rollout storage the update reads. Masked sampling is Gumbel-max
-  (:func:`~tabletop_core.train.model.masked_gumbel_sample`).
+  the one into the rollout storage the update reads. Masked sampling is compiled on the
+  CPU (:func:`~tabletop_core.train.sample.masked_sample`, inverse CDF over the legal
+  actions) and Gumbel-max on a GPU (:func:`~tabletop_core.train.model.masked_gumbel_sample`).
 * **Opponents** (:mod:`tabletop_core.train.opponents`). The envs are split between
   self-play (one :class:`~tabletop_core.vector.SelfPlayVectorEnv`, the learner acting for
   whichever seat is to move; league envs share it, a snapshot acting for the seats the
@@ -352,8 +353,8 @@ class Trainer:
         return m
 
     def _sample(self, logits: torch.Tensor, t: int, rows) -> tuple[torch.Tensor, torch.Tensor]:
-        """Masked Gumbel-max sample of rows ``rows`` of step ``t``: compiled on the CPU
-        (noise drawn only for legal actions, a generator word per env), torch on a GPU."""
+        """Masked sample of rows ``rows`` of step ``t``: compiled on the CPU (inverse CDF
+        over the legal actions, a generator word per env), torch on a GPU."""
         if self.device.type != "cpu":
             return masked_gumbel_sample(logits, self.mask_buf[t, rows], self.gen)
         lg = np.ascontiguousarray(logits.float().numpy())
