@@ -121,22 +121,5 @@ def prefetch(s, obs, masks, i):
                 )
 
 
-@kernel
-def num_actions(e):
-    return NUM_ACTIONS
-
-
-loops.register(
-    STATE_DTYPE,
-    deal=deal_r,
-    step=step,
-    write_mask=legal_mask_r,
-    observe=observe_r,
-    observe_patch=observe_patch,
-    observe_fresh=observe_fresh,
-    bot_action=bot_action,
-    bot_move=bot_move,
-    is_legal=is_legal_r,
-    prefetch=prefetch,
-    num_actions=num_actions,
-)
+deal, write_mask, observe, is_legal = deal_r, legal_mask_r, observe_r, is_legal_r
+loops.register(STATE_DTYPE, NUM_ACTIONS, globals())

@@ -38,19 +38,5 @@ def bot_move(e, bot, masks, row, rng, r):
     return bot_action_r(bot, e, masks, row, rng, r)
 
 
-@kernel
-def num_actions(e):
-    return NUM_ACTIONS
-
-
-loops.register(
-    STATE_DTYPE,
-    deal=deal_r,
-    step=step,
-    write_mask=legal_mask_r,
-    observe=observe_r,
-    bot_action=bot_action,
-    bot_move=bot_move,
-    is_legal=is_legal_r,
-    num_actions=num_actions,
-)
+deal, write_mask, observe, is_legal = deal_r, legal_mask_r, observe_r, is_legal_r
+loops.register(STATE_DTYPE, NUM_ACTIONS, globals())
