@@ -110,3 +110,46 @@ def _long_functions() -> dict[str, int]:
 def test_no_function_over_120_lines():
     long = _long_functions()
     assert long == {}, f"functions over {MAX_FUNCTION_LINES} lines (split them into named steps): {long}"
+
+
+_LOOP_NAMES = {
+    "first_illegal",
+    "play_games",
+    "batch_reset",
+    "batch_observe",
+    "batch_step",
+    "batch_step_bots",
+    "batch_step_threads",
+    "batch_step_bots_threads",
+    "batch_reset_learner",
+    "batch_step_learner",
+}
+
+
+def test_no_game_package_holds_a_batch_loop():
+    """The batch loops live once, in ``tabletop_core/loops.py``: a game package defines
+    none of them and runs no ``prange``; its ``hooks.py`` registers its hooks."""
+    hits = []
+    for pkg in GAME_PACKAGES:
+        assert (ROOT / pkg / "hooks.py").is_file(), f"{pkg} has no hooks.py"
+        for p in sorted((ROOT / pkg).rglob("*.py")):
+            for n in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
+                if isinstance(n, ast.FunctionDef) and n.name in _LOOP_NAMES:
+                    hits.append(f"{p.relative_to(ROOT)}:{n.lineno} {n.name}")
+                if isinstance(n, ast.Name) and n.id == "prange":
+                    hits.append(f"{p.relative_to(ROOT)}:{n.lineno} prange")
+    assert hits == [], f"batch loops outside tabletop_core/loops.py: {hits}"
+
+
+def test_every_game_registers_the_same_hooks():
+    """Each game's hooks resolve every hook of ``tabletop_core.loops`` (the loops compile
+    for its State)."""
+    import importlib
+
+    from tabletop_core import loops
+
+    for pkg in GAME_PACKAGES:
+        hooks = importlib.import_module(f"{pkg}.hooks")
+        required = set(loops.HOOKS) - {"observe_patch", "observe_fresh", "prefetch", "num_actions"}
+        missing = sorted(name for name in required if not hasattr(hooks, name))
+        assert missing == [], f"{pkg}.hooks lacks {missing}"
