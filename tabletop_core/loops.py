@@ -43,9 +43,10 @@ costs less than a handful of those. So each loop first takes views of its buffer
 own no reference (:func:`tabletop_core.bits.unowned`), and the hooks take the record and
 the whole buffer with a row index, never a row view. The hooks' glue and the per-env step
 are inlined into the loops (numba IR): left to LLVM they stayed calls, and the loops ran
-6-30 % slower than the per-game loops they replace. Measured against those (same runs,
-batch 1024, one thread): within a few percent either way, The Game's random-bot vector
-step and random-bot games 4-6 % slower, Exit Now's vector steps 4-9 % faster.
+6-30 % slower than the per-game loops they replace. Measured against those
+(``benchmarks/hot_paths.py``, same runs, batch 1024, one thread): the vector steps within
+-6 % / +9 %, the scripted bots' games within -5 % / +20 %, the random bot's games 4-11 %
+slower (the README's Benchmarks section has the figures).
 
 Adding a game: spec, state, rules, observe, bots, hooks and env, then
 ``tabletop_core.testing.api_test(GAME)``.
