@@ -94,7 +94,7 @@ from .spec import (
     Status,
     action_name,
 )
-from .state import new_state, validate_state
+from .state import NOTES_DTYPE, new_state, validate_state
 
 
 def episode_stats(final: np.ndarray) -> dict[str, np.ndarray]:
@@ -136,6 +136,7 @@ GAME = GameDef(
     agents=_agents,
     observation_layout=observation_layout,
     new_state=new_state,
+    notes_dtype=NOTES_DTYPE,
     render_ansi=lambda s, o: render_ansi(s, o),
     action_name=lambda a, s: action_name(a),
     bot_names=BOT_NAMES,

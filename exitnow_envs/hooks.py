@@ -31,17 +31,18 @@ from .rules import (
     seat_reward_r,
 )
 from .spec import MAP, MAX_GHOSTS, MAX_HUMANS, NUM_ACTIONS
-from .state import STATE_DTYPE
+from .state import NOTES_DTYPE, STATE_DTYPE
 
 _RANDOM = BOT_IDS["random"]
 _ITEM = STATE_DTYPE.itemsize
 # a step reads the record's first line (options), ``cell`` and ``chip`` around the moving
-# piece and the fields from ``wbits`` up to ``ob_sq`` (excluded; ``place`` and ``ob_sq`` are
-# read when the map or a chip changes: prefetching them too costs more than it saves)
+# piece and the fields from ``wbits`` to the end (``place`` is read when the map or a chip
+# changes: prefetching it too costs more than it saves), and the notes' first line
+# (``sq`` is read when the map or a chip changes)
 _CELL0 = STATE_DTYPE.fields["cell"][1]
 _PLACE0 = STATE_DTYPE.fields["place"][1]
 _HOT0 = STATE_DTYPE.fields["wbits"][1]
-_HOT1 = STATE_DTYPE.fields["ob_sq"][1]
+_NOTE_ITEM = NOTES_DTYPE.itemsize
 _OBS_TAIL = O_SEAT * 4  # bytes of the planes: the scalar pieces follow
 
 
@@ -56,16 +57,16 @@ def step(e, action, acc, row):
 
 
 @kernel
-def observe_patch(e, seat, out, row, note):
-    refresh_observation_r(e, seat, out, row, False, note)
+def observe_patch(e, n, seat, out, row, note):
+    refresh_observation_r(e, n, seat, out, row, False, note)
 
 
 @kernel
-def observe_fresh(e, seat, out, row):
+def observe_fresh(e, n, seat, out, row):
     """In full, and the final-observation note is dropped: this State may come from
     elsewhere, so its final-obs row must be written in full next time."""
-    e.ob_addr[1] = 0
-    refresh_observation_r(e, seat, out, row, True, 0)
+    n.addr[1] = 0
+    refresh_observation_r(e, n, seat, out, row, True, 0)
 
 
 @kernel
@@ -89,17 +90,18 @@ def bot_move(e, bot, masks, row, rng, r):
 
 
 @kernel
-def prefetch(s, obs, masks, i):
-    """Ask the CPU for the memory the step of the next envs will touch (State fields of env
-    i + 2; observation scalars, piece squares and mask of env i + 1): a hint that hides
+def prefetch(s, notes, obs, masks, i):
+    """Ask the CPU for the memory the step of the next envs will touch (State fields and
+    notes of env i + 2; observation scalars, piece squares and mask of env i + 1): a hint that hides
     memory latency at large batches, with no effect on results."""
     if i + 2 < s.shape[0]:
         base = (i + 2) * _ITEM
         prefetch_line(s, base)
         for off in range(_CELL0, _PLACE0, 64):
             prefetch_line(s, base + off)
-        for off in range(_HOT0, _HOT1 + 64, 64):
+        for off in range(_HOT0, _ITEM, 64):
             prefetch_line(s, base + off)
+        prefetch_line(notes, (i + 2) * _NOTE_ITEM)
     if i + 1 < s.shape[0]:
         j = i + 1
         ob = j * obs.strides[0]
@@ -108,17 +110,15 @@ def prefetch(s, obs, masks, i):
         mb = j * masks.strides[0]
         for off in range(0, NUM_ACTIONS, 64):
             prefetch_line(masks, mb + off)
-        e = s[j]
+        n = notes[j]
         for h in range(MAX_HUMANS):
-            if e.ob_hpos[0, h, 0] >= 0:
-                q = e.ob_hpos[0, h, 0] * MAP + e.ob_hpos[0, h, 1]
+            if n.hpos[0, h, 0] >= 0:
+                q = n.hpos[0, h, 0] * MAP + n.hpos[0, h, 1]
                 prefetch_line(obs, ob + (_C_OWN + q) * 4)
                 prefetch_line(obs, ob + (_C_OTHERS + q) * 4)
         for g in range(MAX_GHOSTS):
-            if e.ob_gpos[0, g, 0] >= 0:
-                prefetch_line(
-                    obs, ob + (_C_GHOST + g * _SQ + e.ob_gpos[0, g, 0] * MAP + e.ob_gpos[0, g, 1]) * 4
-                )
+            if n.gpos[0, g, 0] >= 0:
+                prefetch_line(obs, ob + (_C_GHOST + g * _SQ + n.gpos[0, g, 0] * MAP + n.gpos[0, g, 1]) * 4)
 
 
 deal, write_mask, observe, is_legal = deal_r, legal_mask_r, observe_r, is_legal_r

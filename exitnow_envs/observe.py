@@ -317,47 +317,48 @@ def _square_code(cell, chip, place):
 
 @kernel
 def _row_address(out, row):
-    """Address of row ``row`` of ``out`` (B, D) (uint64; the State's note ``ob_addr``)."""
+    """Address of row ``row`` of ``out`` (B, D) (uint64; the note ``addr``)."""
     return np.uint64(out.ctypes.data) + np.uint64(row * out.strides[0])
 
 
 @kernel
-def _note_written_r(e, note, addr, full):
-    """Remember in the State's note ``note`` (0: the observation buffer, 1: the
-    final-observation buffer) what :func:`refresh_observation_r` left in the observation
-    row at address ``addr`` (``full``: the map planes were all written)."""
-    e.ob_addr[note] = addr
-    e.ob_mapv[note] = e.mapv
-    e.ob_chipv[note] = e.chipv
+def _note_written_r(e, n, note, addr, full):
+    """Remember in note ``note`` of the notes record ``n`` (0: the observation buffer, 1:
+    the final-observation buffer) what :func:`refresh_observation_r` left of the record
+    ``e`` in the observation row at address ``addr`` (``full``: the map planes were all
+    written)."""
+    n.addr[note] = addr
+    n.mapv[note] = e.mapv
+    n.chipv[note] = e.chipv
     for h in range(MAX_HUMANS):
-        e.ob_hpos[note, h, 0] = e.hpos[h, 0] if h < e.cfg_humans else -1
-        e.ob_hpos[note, h, 1] = e.hpos[h, 1]
+        n.hpos[note, h, 0] = e.hpos[h, 0] if h < e.cfg_humans else -1
+        n.hpos[note, h, 1] = e.hpos[h, 1]
     for g in range(MAX_GHOSTS):
-        e.ob_gpos[note, g, 0] = e.gpos[g, 0] if e.gon[g] != 0 else -1
-        e.ob_gpos[note, g, 1] = e.gpos[g, 1]
+        n.gpos[note, g, 0] = e.gpos[g, 0] if e.gon[g] != 0 else -1
+        n.gpos[note, g, 1] = e.gpos[g, 1]
     if full:
         for r in range(MAP):
             for c in range(MAP):
-                e.ob_sq[note, r, c] = _square_code(e.cell[r, c], e.chip[r, c], e.place[r, c])
+                n.sq[note, r, c] = _square_code(e.cell[r, c], e.chip[r, c], e.place[r, c])
 
 
 @kernel
-def _patch_map_planes_r(e, note, out, row):
+def _patch_map_planes_r(e, n, note, out, row):
     """Rewrite the map-plane entries (row ``row`` of ``out``) of the squares whose cell,
-    chip or place changed since the State's note ``note`` (``ob_sq``): a branch-free pass
+    chip or place changed since note ``note`` of ``n`` (``sq``): a branch-free pass
     per map row finds the rows with a change (usually one square of one row: a chip
     taken)."""
     for r in range(MAP):
         diff = np.uint8(0)
         for c in range(MAP):
-            diff |= _square_code(e.cell[r, c], e.chip[r, c], e.place[r, c]) ^ e.ob_sq[note, r, c]
+            diff |= _square_code(e.cell[r, c], e.chip[r, c], e.place[r, c]) ^ n.sq[note, r, c]
         if diff == 0:
             continue
         for c in range(MAP):
             code = _square_code(e.cell[r, c], e.chip[r, c], e.place[r, c])
-            if code == e.ob_sq[note, r, c]:
+            if code == n.sq[note, r, c]:
                 continue
-            e.ob_sq[note, r, c] = code
+            n.sq[note, r, c] = code
             q = r * MAP + c
             k = e.cell[r, c]
             ch = e.chip[r, c]
@@ -377,14 +378,15 @@ def _patch_map_planes_r(e, note, out, row):
 
 
 @kernel
-def refresh_observation_r(e, seat, out, row, full, note):
+def refresh_observation_r(e, n, seat, out, row, full, note):
     """Make row ``row`` of ``out`` ((B, OBS_DIM) float32) the env's observation from
     ``seat``'s view, as :func:`observe_r` writes it, touching only what changed when it
     can.
 
-    The State's note ``note`` (``ob_*`` fields; note 0 is kept for the observation
-    buffer, note 1 for the final-observation buffer) holds the address of the
-    observation row this function last wrote with that note and what it wrote there.
+    Note ``note`` of the notes record ``n`` (:data:`state.NOTES_DTYPE`, the adapter's,
+    not the State's; note 0 is kept for the observation buffer, note 1 for the
+    final-observation buffer) holds the address of the observation row this function
+    last wrote with that note and what it wrote there.
     When that is row ``row`` of ``out`` (same address) and ``full`` is False, only the
     map-plane entries of the squares whose cell, chip or place changed (looked for when
     the map or chip version moved), the squares the pieces left and reached and the
@@ -392,31 +394,32 @@ def refresh_observation_r(e, seat, out, row, full, note):
     (the env's own buffer, never modified by its users). Otherwise (or with ``full``) the
     whole row is written."""
     addr = _row_address(out, row)
-    if full or e.ob_addr[note] != addr:
+    if full or n.addr[note] != addr:
         observe_r(e, seat, out, row)
-        _note_written_r(e, note, addr, True)
+        _note_written_r(e, n, note, addr, True)
         return
-    if e.ob_mapv[note] != e.mapv or e.ob_chipv[note] != e.chipv:
-        _patch_map_planes_r(e, note, out, row)
+    if n.mapv[note] != e.mapv or n.chipv[note] != e.chipv:
+        _patch_map_planes_r(e, n, note, out, row)
     for h in range(MAX_HUMANS):
-        if e.ob_hpos[note, h, 0] >= 0:
-            q = e.ob_hpos[note, h, 0] * MAP + e.ob_hpos[note, h, 1]
+        if n.hpos[note, h, 0] >= 0:
+            q = n.hpos[note, h, 0] * MAP + n.hpos[note, h, 1]
             out[row, _C_OWN + q] = 0.0
             out[row, _C_OTHERS + q] = 0.0
     for g in range(MAX_GHOSTS):
-        if e.ob_gpos[note, g, 0] >= 0:
-            out[row, _C_GHOST + g * _SQ + e.ob_gpos[note, g, 0] * MAP + e.ob_gpos[note, g, 1]] = 0.0
+        if n.gpos[note, g, 0] >= 0:
+            out[row, _C_GHOST + g * _SQ + n.gpos[note, g, 0] * MAP + n.gpos[note, g, 1]] = 0.0
     for q in range(O_SEAT, OBS_DIM):
         out[row, q] = 0.0
     _pieces_and_scalars_r(e, seat, out, row)
-    _note_written_r(e, note, addr, False)
+    _note_written_r(e, n, note, addr, False)
 
 
 @kernel
-def refresh_observation(s, i, seat, out, full):
-    """:func:`refresh_observation_r` of env ``i`` into ``out`` ((OBS_DIM,) float32; noted
-    in note 0 by its address, as row 0 of ``out`` seen as (1, OBS_DIM))."""
-    refresh_observation_r(s[i], seat, out[np.newaxis, :], 0, full, 0)
+def refresh_observation(s, notes, i, seat, out, full):
+    """:func:`refresh_observation_r` of env ``i`` with notes ``notes[i]`` into ``out``
+    ((OBS_DIM,) float32; noted in note 0 by its address, as row 0 of ``out`` seen as
+    (1, OBS_DIM))."""
+    refresh_observation_r(s[i], notes[i], seat, out[np.newaxis, :], 0, full, 0)
 
 
 def decode_observation(vector: np.ndarray, max_rounds: int = DEFAULT_MAX_ROUNDS) -> dict[str, np.ndarray]:

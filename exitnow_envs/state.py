@@ -9,8 +9,8 @@ The fields after ``place`` up to ``chipv`` are derived from ``cell``, ``chip`` a
 ``place`` (bit boards and positions the per-step kernels read instead of scanning the map,
 and version counters of the map and the chips). Every rules kernel keeps them up to date;
 after editing ``cell``, ``chip`` or ``place`` by hand, call
-:func:`exitnow_envs.rules.sync_map`. The ``ob_*`` fields at the end are no game state:
-they note what :func:`exitnow_envs.observe.refresh_observation` last wrote for the env.
+:func:`exitnow_envs.rules.sync_map`. What the observation kernels remember of the rows
+they wrote is not game state: it lives in the adapters' notes (:data:`NOTES_DTYPE`).
 """
 
 from __future__ import annotations
@@ -105,17 +105,24 @@ STATE_DTYPE = np.dtype(
         ("current", np.int8),  # seat to act
         ("status", np.int8),  # spec.Status: 0 playing, 1 a human escaped, 2 the ghost won
         ("rng", np.uint64),  # SplitMix64 word (tabletop_core.rng)
-        # what observe.refresh_observation last wrote for this env (see there); not game state.
-        # Two notes: [0] the observation buffer (obs), [1] the final-observation buffer
-        # (final_obs, written when an episode ends)
-        ("ob_addr", np.uint64, (2,)),  # address of that observation row, 0 none
-        ("ob_mapv", np.uint32, (2,)),  # mapv / chipv it showed
-        ("ob_chipv", np.uint32, (2,)),
-        ("ob_hpos", np.int8, (2, MAX_HUMANS, 2)),  # human squares it showed, (-1, -1) none
-        ("ob_gpos", np.int8, (2, MAX_GHOSTS, 2)),  # ghost squares it showed, (-1, -1) none
-        ("ob_sq", np.uint8, (2, MAP, MAP)),  # per square: cell | chip << 4 | (place >= 0) << 6 it showed
     ]
 )
+
+NOTES_DTYPE = np.dtype(
+    [
+        # what observe.refresh_observation_r last wrote for one env (see there): the
+        # adapters' data, kept beside their observation buffers, not game state. Two
+        # notes: [0] the observation buffer (obs), [1] the final-observation buffer
+        # (final_obs, written when an episode ends)
+        ("addr", np.uint64, (2,)),  # address of that observation row, 0 none
+        ("mapv", np.uint32, (2,)),  # mapv / chipv it showed
+        ("chipv", np.uint32, (2,)),
+        ("hpos", np.int8, (2, MAX_HUMANS, 2)),  # human squares it showed, (-1, -1) none
+        ("gpos", np.int8, (2, MAX_GHOSTS, 2)),  # ghost squares it showed, (-1, -1) none
+        ("sq", np.uint8, (2, MAP, MAP)),  # per square: cell | chip << 4 | (place >= 0) << 6 it showed
+    ]
+)
+"""The observation notes of one env (:meth:`tabletop_core.game.GameDef.new_notes`)."""
 
 
 def new_state(batch: int, options: Options) -> np.ndarray:
@@ -221,8 +228,7 @@ def validate_state(saved) -> None:
     (ITEM / MOVE: a human on the map, MOVE with a roll 1..12; CROSS: the asked human of
     the pending contact, holding a Cross; GHOST / CHIP: the ghost player, GHOST with an
     acting ghost on the map and moves left; OVER exactly when the game is over); the
-    observation notes ``ob_*`` in range (set_state rewrites them); and a playing position
-    has a legal action.
+    and a playing position has a legal action.
 
     Raises:
         ValueError: naming the env index, the field, the value and what is allowed.
@@ -450,7 +456,4 @@ def _check_notes(ck, s, playing):
     from .rules import legal_mask
     from .spec import NUM_ACTIONS
 
-    ck.range("ob_hpos", -1, MAP - 1)
-    ck.range("ob_gpos", -1, MAP - 1)
-    ck.range("ob_sq", 0, 127)
     check_legal_action_exists(s, legal_mask, NUM_ACTIONS, playing, "exitnow")

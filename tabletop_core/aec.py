@@ -122,6 +122,7 @@ class TabletopAECEnv(AECEnv):
         n, d, a = len(self.possible_agents), self.layout.dim, g.num_actions
         self._num_actions = a
         self._state = g.new_state(1, self.options)
+        self._notes = g.new_notes(1)  # what the kernels wrote to _obs / _final (not game state)
         self._obs = np.zeros((1, d), np.float32)
         self._mask = np.zeros((1, a), np.int8)
         self._rewards = np.zeros((1, n), np.float32)
@@ -158,7 +159,7 @@ class TabletopAECEnv(AECEnv):
         if seed is not None or not self._ever_reset:
             self._state["rng"][0] = seed_word(seed)
         self._ever_reset = True
-        self.game.batch_reset(self._state, self._obs, self._mask, self._cur)
+        self.game.batch_reset(self._state, self._notes, self._obs, self._mask, self._cur)
         self._start_bookkeeping()
 
     def _start_bookkeeping(self) -> None:
@@ -225,6 +226,7 @@ class TabletopAECEnv(AECEnv):
         self._act[0] = a
         self.game.batch_step(
             self._state,
+            self._notes,
             self._act,
             self._obs,
             self._mask,
@@ -360,7 +362,7 @@ class TabletopAECEnv(AECEnv):
             self._done,
         ) = book
         self._ever_reset = True
-        g.batch_observe(self._state, self._obs, self._mask, self._cur)
+        g.batch_observe(self._state, self._notes, self._obs, self._mask, self._cur)
 
     def _checked_bookkeeping(self, saved: dict) -> tuple:
         """The PettingZoo bookkeeping of ``saved`` as fresh objects, after checking it

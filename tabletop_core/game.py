@@ -110,6 +110,9 @@ class GameDef:
             ``seat``'s view (``None``: omniscient), of a fixed size per game
             (``svg_size``); used by ``render_mode="svg"``/``"rgb_array"`` and replays.
         svg_size: ``(width, height)`` in pixels of ``render_svg``'s picture.
+        notes_dtype: the dtype of the adapters' observation notes (:meth:`new_notes`): what
+            a game that patches its observation rows in place remembers of each row it
+            wrote (Exit Now); :data:`tabletop_core.loops.NO_NOTES` otherwise.
         validate_state: ``(saved) -> None``, the game's one validation of a saved State
             (``<game>/state.py``; raises ValueError naming the env, the field and what
             is allowed); run by :meth:`load_saved_state` before anything is written.
@@ -140,6 +143,7 @@ class GameDef:
     description: str = ""
     default_bot: str = ""
     extra: dict = field(default_factory=dict)
+    notes_dtype: np.dtype = loops.NO_NOTES
 
     # the batch loops of the module docstring: the same for every game
     # (tabletop_core.loops, resolved per game by the hooks its package registered)
@@ -153,6 +157,12 @@ class GameDef:
     play_games = staticmethod(loops.play_games)
     batch_reset_learner = staticmethod(loops.batch_reset_learner)
     batch_step_learner = staticmethod(loops.batch_step_learner)
+
+    def new_notes(self, batch: int) -> np.ndarray:
+        """The adapter's observation notes for ``batch`` envs (``(batch,)`` of
+        :attr:`notes_dtype`, zeroed: "nothing written yet"); they go with its observation
+        buffers into every batch loop (:mod:`tabletop_core.loops`)."""
+        return np.zeros(batch, self.notes_dtype)
 
     @property
     def env_id(self) -> str:

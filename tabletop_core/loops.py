@@ -16,21 +16,27 @@ hook                                   what the game does
                                        does not have are left alone)
 ``write_mask(e, masks, row)``          the acting seat's action mask into ``masks[row]``
 ``observe(e, seat, out, row)``         ``seat``'s observation into ``out[row]``, in full
-``observe_patch(e, seat, out, row,     the same, where ``out`` is the obs (``note`` 0) or
-note)``                                final-obs (1) buffer that the loops keep writing to
-                                       (a game may rewrite only what changed; default:
+``observe_patch(e, n, seat, out, row,  the same, where ``out`` is the obs (``note`` 0) or
+note)``                                final-obs (1) buffer that the loops keep writing to:
+                                       a game may rewrite only what changed, keeping what
+                                       it wrote in the env's notes record ``n`` (default:
                                        :func:`observe`)
-``observe_fresh(e, seat, out, row)``   the same into the obs buffer after a reset or a
-                                       restored State (default: :func:`observe`)
+``observe_fresh(e, n, seat, out,       the same into the obs buffer after a reset or a
+row)``                                 restored State, notes ``n`` started afresh
+                                       (default: :func:`observe`)
 ``bot_action(e, bot, masks, row,       the action of bot ``bot`` for the acting seat,
 rng, r)``                              ``masks[row]`` holding its mask, drawing from
                                        stream ``r`` of ``rng``
 ``bot_move(e, bot, masks, row, rng,    the same where ``masks[row]`` is scratch (written
 r)``                                   only if the bot reads a mask)
 ``is_legal(e, action)``                whether ``action`` (any int) is legal now
-``prefetch(s, obs, masks, i)``         optional cache hints for the next envs (default:
+``prefetch(s, notes, obs, masks, i)``  optional cache hints for the next envs (default:
                                        none)
 =====================================  ===================================================
+
+The notes are the adapters' data, not game state: every loop that writes observations
+takes ``notes``, a ``(B,)`` array of the game's ``notes_dtype`` (:data:`NO_NOTES` for a
+game that keeps none) that the adapter owns beside its buffers.
 
 Each hook is a stub here, resolved per game by ``numba.extending.overload`` on the
 game's record type, so a loop compiles once per game and is cached like any kernel
@@ -70,6 +76,7 @@ from .jit import NUMBA_OPTIONS, kernel
 __all__ = [
     "register",
     "HOOKS",
+    "NO_NOTES",
     "first_illegal",
     "batch_reset",
     "batch_observe",
@@ -104,12 +111,12 @@ def observe(e, seat, out, row):
     raise NotImplementedError("a hook: called from compiled loops only")
 
 
-def observe_patch(e, seat, out, row, note):
+def observe_patch(e, n, seat, out, row, note):
     """``seat``'s observation into a buffer the loops keep writing to (hook)."""
     raise NotImplementedError("a hook: called from compiled loops only")
 
 
-def observe_fresh(e, seat, out, row):
+def observe_fresh(e, n, seat, out, row):
     """``seat``'s observation into the obs buffer after a reset or a restore (hook)."""
     raise NotImplementedError("a hook: called from compiled loops only")
 
@@ -129,7 +136,7 @@ def is_legal(e, action):
     raise NotImplementedError("a hook: called from compiled loops only")
 
 
-def prefetch(s, obs, masks, i):
+def prefetch(s, notes, obs, masks, i):
     """Cache hints for the envs after ``i`` (hook, optional)."""
     raise NotImplementedError("a hook: called from compiled loops only")
 
@@ -138,6 +145,9 @@ def num_actions(e):
     """The size of the action space (hook)."""
     raise NotImplementedError("a hook: called from compiled loops only")
 
+
+NO_NOTES = np.dtype([("unused", np.uint8)])
+"""The notes dtype of a game whose observations keep no notes."""
 
 HOOKS: dict[str, Callable] = {
     f.__name__: f
@@ -180,10 +190,10 @@ def register(state_dtype: np.dtype, num_actions: int, namespace: Mapping[str, An
     record = from_dtype(state_dtype)
     full = hooks["observe"]
     calls = {name: None for name in hooks}  # None: the hook's own arguments
-    if "observe_patch" not in hooks:  # the full observation, the note ignored
+    if "observe_patch" not in hooks:  # the full observation, no notes
         hooks["observe_patch"], calls["observe_patch"] = full, "e, seat, out, row"
     if "observe_fresh" not in hooks:
-        hooks["observe_fresh"], calls["observe_fresh"] = full, None
+        hooks["observe_fresh"], calls["observe_fresh"] = full, "e, seat, out, row"
     if "prefetch" not in hooks:  # no hint
         hooks["prefetch"], calls["prefetch"] = None, ""
     hooks["num_actions"], calls["num_actions"] = int(num_actions), ""
@@ -224,7 +234,7 @@ def first_illegal(s, actions):
 
 
 @kernel
-def batch_reset(s, obs, masks, current):
+def batch_reset(s, notes, obs, masks, current):
     """Start a new episode in every env with its own generator; write obs (B, D) float32,
     masks (B, A) int8 and current (B,) int64: the acting seat's observation and mask."""
     obs = unowned(obs)
@@ -234,11 +244,11 @@ def batch_reset(s, obs, masks, current):
         deal(e)
         current[i] = e.current
         write_mask(e, masks, i)
-        observe_fresh(e, e.current, obs, i)
+        observe_fresh(e, notes[i], e.current, obs, i)
 
 
 @kernel
-def batch_observe(s, obs, masks, current):
+def batch_observe(s, notes, obs, masks, current):
     """Write every env's acting-seat observation (in full), mask and seat without changing
     the game (after a restored State)."""
     obs = unowned(obs)
@@ -247,11 +257,11 @@ def batch_observe(s, obs, masks, current):
         e = s[i]
         current[i] = e.current
         write_mask(e, masks, i)
-        observe_fresh(e, e.current, obs, i)
+        observe_fresh(e, notes[i], e.current, obs, i)
 
 
 @kernel(inline="always")
-def _step_env(e, i, action, obs, masks, rewards, terminated, current, final_obs, autoreset):
+def _step_env(e, n, i, action, obs, masks, rewards, terminated, current, final_obs, autoreset):
     """Env ``i`` (record ``e``) plays its legal ``action``: row ``i`` of every buffer, as
     :func:`batch_step` describes. The buffers come unowned (no reference counting).
     Inlined into both step loops (numba IR): as a call, LLVM would not inline it (too
@@ -263,16 +273,16 @@ def _step_env(e, i, action, obs, masks, rewards, terminated, current, final_obs,
     done = e.status != 0
     terminated[i] = done
     if done:
-        observe_patch(e, seat, final_obs, i, 1)
+        observe_patch(e, n, seat, final_obs, i, 1)
         if autoreset:
             deal(e)
     current[i] = e.current
     write_mask(e, masks, i)
-    observe_patch(e, e.current, obs, i, 0)
+    observe_patch(e, n, e.current, obs, i, 0)
 
 
 @kernel
-def batch_step(s, actions, obs, masks, rewards, terminated, current, final_obs, autoreset):
+def batch_step(s, notes, actions, obs, masks, rewards, terminated, current, final_obs, autoreset):
     """Step every env with ``actions`` (B,) (all legal: check with :func:`first_illegal`).
 
     Writes rewards (B, P) float32, terminated (B,) bool and the final observation of ended
@@ -287,13 +297,16 @@ def batch_step(s, actions, obs, masks, rewards, terminated, current, final_obs, 
         unowned(rewards),
     )
     terminated, current, final_obs = unowned(terminated), unowned(current), unowned(final_obs)
+    notes = unowned(notes)
     for i in range(s.shape[0]):
-        prefetch(s, obs, masks, i)
-        _step_env(s[i], i, actions[i], obs, masks, rewards, terminated, current, final_obs, autoreset)
+        prefetch(s, notes, obs, masks, i)
+        _step_env(
+            s[i], notes[i], i, actions[i], obs, masks, rewards, terminated, current, final_obs, autoreset
+        )
 
 
 @kernel
-def batch_step_bots(s, bot_ids, bot_rng, actions, obs, masks, rewards, terminated, current, final_obs):
+def batch_step_bots(s, notes, bot_ids, bot_rng, actions, obs, masks, rewards, terminated, current, final_obs):
     """Like :func:`batch_step` (autoreset on) with each env's action chosen in the kernel by
     the bot of its acting seat (``bot_ids`` (P,) int64, ``bot_rng`` (B,) uint64); the
     chosen actions are written to ``actions`` (B,). The bots read row ``i`` of ``masks``,
@@ -306,18 +319,20 @@ def batch_step_bots(s, bot_ids, bot_rng, actions, obs, masks, rewards, terminate
         unowned(rewards),
     )
     terminated, current, final_obs = unowned(terminated), unowned(current), unowned(final_obs)
-    bot_ids, bot_rng = unowned(bot_ids), unowned(bot_rng)
+    bot_ids, bot_rng, notes = unowned(bot_ids), unowned(bot_rng), unowned(notes)
     for i in range(s.shape[0]):
-        prefetch(s, obs, masks, i)
+        prefetch(s, notes, obs, masks, i)
         e = s[i]
         a = bot_action(e, bot_ids[e.current], masks, i, bot_rng, i)
         actions[i] = a
-        _step_env(e, i, a, obs, masks, rewards, terminated, current, final_obs, True)
+        _step_env(e, notes[i], i, a, obs, masks, rewards, terminated, current, final_obs, True)
 
 
 # --- threads: the two step loops over shards of the batch at once (tabletop_core.vector) ---
 @kernel(parallel=True)
-def batch_step_threads(bounds, s, actions, obs, masks, rewards, terminated, current, final_obs, autoreset):
+def batch_step_threads(
+    bounds, s, notes, actions, obs, masks, rewards, terminated, current, final_obs, autoreset
+):
     """:func:`batch_step` on the shards of envs ``bounds[k]:bounds[k + 1]`` (``bounds``
     (T + 1,) int64, rising from 0 to B) at once, one shard per thread of numba's threading
     layer. Every env owns its rows and generator: the same results as one call."""
@@ -326,6 +341,7 @@ def batch_step_threads(bounds, s, actions, obs, masks, rewards, terminated, curr
         hi = bounds[k + 1]
         batch_step(
             s[lo:hi],
+            notes[lo:hi],
             actions[lo:hi],
             obs[lo:hi],
             masks[lo:hi],
@@ -339,7 +355,7 @@ def batch_step_threads(bounds, s, actions, obs, masks, rewards, terminated, curr
 
 @kernel(parallel=True)
 def batch_step_bots_threads(
-    bounds, s, bot_ids, bot_rng, actions, obs, masks, rewards, terminated, current, final_obs
+    bounds, s, notes, bot_ids, bot_rng, actions, obs, masks, rewards, terminated, current, final_obs
 ):
     """:func:`batch_step_bots` on the shards of envs ``bounds[k]:bounds[k + 1]`` at once,
     one shard per thread (see :func:`batch_step_threads`)."""
@@ -348,6 +364,7 @@ def batch_step_bots_threads(
         hi = bounds[k + 1]
         batch_step_bots(
             s[lo:hi],
+            notes[lo:hi],
             bot_ids,
             bot_rng[lo:hi],
             actions[lo:hi],
@@ -417,7 +434,7 @@ def _deal_for_learner(e, i, learners, bot_ids, bot_rng, masks, acc):
 
 
 @kernel
-def batch_reset_learner(s, learners, bot_ids, bot_rng, obs, masks, current, carry):
+def batch_reset_learner(s, notes, learners, bot_ids, bot_rng, obs, masks, current, carry):
     """Single-agent reset: deal every env, bots play up to the learner's first decision;
     their rewards go to ``carry`` (B, P), paid with the learner's first step."""
     s, obs, masks, current, carry = unowned(s), unowned(obs), unowned(masks), unowned(current), unowned(carry)
@@ -429,12 +446,13 @@ def batch_reset_learner(s, learners, bot_ids, bot_rng, obs, masks, current, carr
         _deal_for_learner(e, i, learners, bot_ids, bot_rng, masks, carry)
         current[i] = e.current
         write_mask(e, masks, i)
-        observe_fresh(e, e.current, obs, i)
+        observe_fresh(e, notes[i], e.current, obs, i)
 
 
 @kernel
 def batch_step_learner(
     s,
+    notes,
     actions,
     learners,
     bot_ids,
@@ -466,7 +484,7 @@ def batch_step_learner(
         unowned(rewards),
     )
     terminated, current, final_obs = unowned(terminated), unowned(current), unowned(final_obs)
-    bot_ids, bot_rng, carry = unowned(bot_ids), unowned(bot_rng), unowned(carry)
+    bot_ids, bot_rng, carry, notes = unowned(bot_ids), unowned(bot_rng), unowned(carry), unowned(notes)
     for i in range(s.shape[0]):
         e = s[i]
         for k in range(rewards.shape[1]):
@@ -483,4 +501,4 @@ def batch_step_learner(
                 _deal_for_learner(e, i, learners, bot_ids, bot_rng, masks, carry)
         current[i] = e.current
         write_mask(e, masks, i)
-        observe_patch(e, e.current, obs, i, 0)
+        observe_patch(e, notes[i], e.current, obs, i, 0)

@@ -92,6 +92,7 @@ class _LearnerCore:
         self.layout = game.observation_layout(self.options)
         b, d, a = num_envs, self.layout.dim, game.num_actions
         self.state = game.new_state(b, self.options)
+        self.notes = game.new_notes(b)  # what the kernels wrote to obs / final (not game state)
         self.obs = np.zeros((b, d), np.float32)
         self.mask = np.zeros((b, a), np.int8)
         self.rewards = np.zeros((b, p), np.float32)
@@ -111,7 +112,15 @@ class _LearnerCore:
             self.state["rng"] = [seed_word(s) for s in seeds]
             self.bot_rng[:] = [bot_seed_word(s) for s in seeds]
         self.game.batch_reset_learner(
-            self.state, self.learners, self.bot_ids, self.bot_rng, self.obs, self.mask, self.cur, self.carry
+            self.state,
+            self.notes,
+            self.learners,
+            self.bot_ids,
+            self.bot_rng,
+            self.obs,
+            self.mask,
+            self.cur,
+            self.carry,
         )
 
     def step(self, actions, autoreset: bool) -> None:
@@ -132,6 +141,7 @@ class _LearnerCore:
             raise ValueError(f"env {bad}: action {a[bad]} is illegal now; legal actions: {names}")
         self.game.batch_step_learner(
             self.state,
+            self.notes,
             a,
             self.learners,
             self.bot_ids,

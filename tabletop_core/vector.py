@@ -348,6 +348,7 @@ class SelfPlayVectorEnv(VectorEnv):
         self.metadata = dict(self.metadata)
         self.render_mode = None
         self.state = game.new_state(b, self.options)
+        self._notes = game.new_notes(b)  # what the kernels wrote to _obs / _final (not game state)
         self._obs = np.zeros((b, d), np.float32)
         self._mask = np.zeros((b, a), np.int8)
         self._rewards = np.zeros((b, p), np.float32)
@@ -442,7 +443,7 @@ class SelfPlayVectorEnv(VectorEnv):
             self._sample_rng[:] = [seed_word(s ^ 0x5A5A5A5A5A5A) for s in seeds]
             self._bot_rng[:] = [bot_seed_word(s) for s in seeds]
         self._has_reset = True
-        self.game.batch_reset(self.state, self._obs, self._mask, self._cur)
+        self.game.batch_reset(self.state, self._notes, self._obs, self._mask, self._cur)
         self._term[:] = False
         return self._out(self._obs), self._info(with_final=False)
 
@@ -498,7 +499,18 @@ class SelfPlayVectorEnv(VectorEnv):
         bad = first_unmasked(self._mask, a)
         if bad >= 0:
             self._raise_illegal(bad, int(a[bad]))
-        args = (self.state, a, self._obs, self._mask, self._rewards, self._term, self._cur, self._final, True)
+        args = (
+            self.state,
+            self._notes,
+            a,
+            self._obs,
+            self._mask,
+            self._rewards,
+            self._term,
+            self._cur,
+            self._final,
+            True,
+        )
         self._run("step", self.game.batch_step, self.game.batch_step_threads, args)
         return self._step_out()
 
@@ -525,6 +537,7 @@ class SelfPlayVectorEnv(VectorEnv):
         ids = self.game.bot_ids(bots, self.num_players)
         args = (
             self.state,
+            self._notes,
             ids,
             self._bot_rng,
             self._actions,
@@ -663,7 +676,7 @@ class SelfPlayVectorEnv(VectorEnv):
         self.state[...] = np.asarray(saved["state"])
         self._sample_rng[:], self._bot_rng[:] = rngs
         self._has_reset = True
-        self.game.batch_observe(self.state, self._obs, self._mask, self._cur)
+        self.game.batch_observe(self.state, self._notes, self._obs, self._mask, self._cur)
 
     def close_extras(self, **kwargs: Any) -> None:
         pass

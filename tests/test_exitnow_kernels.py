@@ -153,15 +153,16 @@ def test_a_foreign_or_restored_buffer_is_written_in_full():
     s["rng"][0] = seed_word(3)
     rules.deal(s, 0)
     mine = np.full(OBS_DIM, 7.0, np.float32)
-    refresh_observation(s, 0, 0, mine, False)  # first write: in full
+    notes = exitnow_envs.GAME.new_notes(1)
+    refresh_observation(s, notes, 0, 0, mine, False)  # first write: in full
     want = np.empty(OBS_DIM, np.float32)
     observe(s, 0, 0, want)
     assert np.array_equal(mine, want)
     other = np.full(OBS_DIM, 7.0, np.float32)
-    refresh_observation(s, 0, 0, other, False)  # another buffer: in full again
+    refresh_observation(s, notes, 0, 0, other, False)  # another buffer: in full again
     assert np.array_equal(other, want)
     other[:] = 3.0
-    refresh_observation(s, 0, 0, other, True)  # full=True after the buffer was overwritten
+    refresh_observation(s, notes, 0, 0, other, True)  # full=True after the buffer was overwritten
     assert np.array_equal(other, want)
     # the AEC env and the vector env rewrite their buffer after set_state
     venv = exitnow_envs.vector_env(4, seed=1, copy=False)
@@ -267,8 +268,7 @@ def test_large_batches_step_as_small_ones():
         ended += int(term.sum())
     assert ended > 100
     for name in big.state.dtype.names:
-        if name != "ob_addr":  # (the address of each env's observation row)
-            assert np.array_equal(big.state[name], np.concatenate([v.state[name] for v in small])), name
+        assert np.array_equal(big.state[name], np.concatenate([v.state[name] for v in small])), name
 
 
 def test_patched_final_observations_are_the_ended_episodes_full_observations():

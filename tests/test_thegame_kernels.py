@@ -195,7 +195,7 @@ def test_observe_and_legal_mask_write_every_entry(options):
         obs = np.full((3, dim), np.nan, np.float32)
         masks = np.full((3, NUM_ACTIONS), 7, np.int8)
         cur = np.full(3, -1, np.int64)
-        loops.batch_observe(np.concatenate([s, s, s]), obs, masks, cur)
+        loops.batch_observe(np.concatenate([s, s, s]), np.zeros(3, loops.NO_NOTES), obs, masks, cur)
         observe.observe(s, 0, int(s["current"][0]), clean)
         assert np.array_equal(obs, np.stack([clean] * 3)) and np.array_equal(masks, np.stack([mask] * 3))
 
