@@ -15,7 +15,7 @@ from .spec import NUM_ACTIONS
 from .state import STATE_DTYPE
 
 
-@kernel
+@kernel(inline="always")
 def step(e, action, acc, row):
     """Play ``action`` (a round lost on the way is dealt again); the episode's outcome is
     the reward of the step that ends it."""
@@ -23,13 +23,13 @@ def step(e, action, acc, row):
     add_rewards_r(e, acc, row)
 
 
-@kernel
+@kernel(inline="always")
 def write_mask(e, masks, row):
     w0, w1 = legal_words_r(e)
     return write_mask_row(w0, w1, masks, row)
 
 
-@kernel
+@kernel(inline="always")
 def bot_action(e, bot, masks, row, rng, r):
     """The bot's action, ``masks[row]`` holding the acting seat's mask."""
     if bot == RANDOM:
@@ -38,7 +38,7 @@ def bot_action(e, bot, masks, row, rng, r):
     return bot_action_r(bot, e, masks[row], rng, r)
 
 
-@kernel
+@kernel(inline="always")
 def bot_move(e, bot, masks, row, rng, r):
     """The bot's action, ``masks[row]`` scratch (the random bot draws from the words)."""
     w0, w1 = legal_words_r(e)

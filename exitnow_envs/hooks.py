@@ -46,7 +46,7 @@ _NOTE_ITEM = NOTES_DTYPE.itemsize
 _OBS_TAIL = O_SEAT * 4  # bytes of the planes: the scalar pieces follow
 
 
-@kernel
+@kernel(inline="always")
 def step(e, action, acc, row):
     """Play ``action``; the episode's outcome (+1 / -1 per seat) is the reward of the step
     that ends it."""
@@ -56,12 +56,12 @@ def step(e, action, acc, row):
             acc[row, k] += seat_reward_r(e, k)
 
 
-@kernel
+@kernel(inline="always")
 def observe_patch(e, n, seat, out, row, note):
     refresh_observation_r(e, n, seat, out, row, False, note)
 
 
-@kernel
+@kernel(inline="always")
 def observe_fresh(e, n, seat, out, row):
     """In full, and the final-observation note is dropped: this State may come from
     elsewhere, so its final-obs row must be written in full next time."""
@@ -69,7 +69,7 @@ def observe_fresh(e, n, seat, out, row):
     refresh_observation_r(e, n, seat, out, row, True, 0)
 
 
-@kernel
+@kernel(inline="always")
 def bot_action(e, bot, masks, row, rng, r):
     """The bot's action, ``masks[row]`` holding the acting seat's mask."""
     if bot == _RANDOM:
@@ -77,7 +77,7 @@ def bot_action(e, bot, masks, row, rng, r):
     return bot_action_r(bot, e, masks[row], rng, r)
 
 
-@kernel
+@kernel(inline="always")
 def bot_move(e, bot, masks, row, rng, r):
     """The bot's action, ``masks[row]`` scratch: the random bot draws from the legal bit
     set (:func:`rules.sample_bits`, the draw :func:`bots.random_bot` makes on the mask),
@@ -89,7 +89,7 @@ def bot_move(e, bot, masks, row, rng, r):
     return bot_action_r(bot, e, masks[row], rng, r)
 
 
-@kernel
+@kernel(inline="always")
 def prefetch(s, notes, obs, masks, i):
     """Ask the CPU for the memory the step of the next envs will touch (State fields and
     notes of env i + 2; observation scalars, piece squares and mask of env i + 1): a hint that hides

@@ -48,11 +48,12 @@ passed on to a non-inlined call with atomic operations, and a whole step of a ca
 costs less than a handful of those. So each loop first takes views of its buffers that
 own no reference (:func:`tabletop_core.bits.unowned`), and the hooks take the record and
 the whole buffer with a row index, never a row view. The hooks' glue and the per-env step
-are inlined into the loops (numba IR): left to LLVM they stayed calls, and the loops ran
-6-30 % slower than the per-game loops they replace. Measured against those
-(``benchmarks/hot_paths.py``, same runs, batch 1024, one thread): the vector steps within
--6 % / +9 %, the scripted bots' games within -5 % / +20 %, the random bot's games 4-11 %
-slower (the README's Benchmarks section has the figures).
+are inlined into the loops (numba IR), and so are the games' hook kernels (``hooks.py``
+marks them ``inline="always"``): left to LLVM they stayed calls, and the loops ran 6-30 %
+slower than the per-game loops they replace. Measured against those
+(``benchmarks/hot_paths.py``, same runs, batch 1024, one thread): The Game's in-kernel
+random-bot vector step 5-7 % slower, every other figure within -3 % / +36 % (the README's
+Benchmarks section has them).
 
 Adding a game: spec, state, rules, observe, bots, hooks and env, then
 ``tabletop_core.testing.api_test(GAME)``.

@@ -13,7 +13,7 @@ from .spec import NUM_ACTIONS
 from .state import STATE_DTYPE
 
 
-@kernel
+@kernel(inline="always")
 def step(e, action, acc, row):
     """Play ``action``; the team's reward of the step goes to every seat (cooperative)."""
     r = step_reward_r(e, apply_action_r(e, action))
@@ -21,7 +21,7 @@ def step(e, action, acc, row):
         acc[row, k] += r
 
 
-@kernel
+@kernel(inline="always")
 def bot_action(e, bot, masks, row, rng, r):
     """The bot's action, ``masks[row]`` holding the acting seat's mask."""
     if bot == RANDOM_BOT:
@@ -29,7 +29,7 @@ def bot_action(e, bot, masks, row, rng, r):
     return bot_action_r(bot, e, masks, row, rng, r)
 
 
-@kernel
+@kernel(inline="always")
 def bot_move(e, bot, masks, row, rng, r):
     """The bot's action, ``masks[row]`` scratch (the random bot reads no mask)."""
     if bot == RANDOM_BOT:
