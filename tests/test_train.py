@@ -123,6 +123,8 @@ def _train(tmp_path, *args: str) -> int:
         (["koikoi", "--steps", "10", "--opponents", "self:0.8,league:x"], "not a number"),
         (["koikoi", "--steps", "10", "--opponents", "self:0.8,league:0.7,random"], "sum to"),
         (["koikoi", "--steps", "10", "--eval-opponents", "nobody"], "unknown bot 'nobody'"),
+        (["koikoi", "--steps", "10", "--opponents", "strong+greedy"], "names 2 bots"),
+        (["koikoi", "--steps", "10", "--opponents", "strong+champion+random"], "unknown entry"),
         (["thegame"], "budget"),
         (["thegame", "--steps", "10", "--minibatch", "0"], "--minibatch"),
         (["thegame", "--steps", "10", "--seats", "0"], "cooperative"),
@@ -170,6 +172,27 @@ def test_opponent_mix_parsing():
     assert parse_opponents("strong", g) == [("strong", 1.0)]
     with pytest.raises(ValueError, match="twice"):
         parse_opponents("self,self", g)
+    assert parse_opponents("self:0.5, strong + greedy + random", g) == [
+        ("self", 0.5),
+        ("strong+greedy+random", 0.5),
+    ]
+
+
+def test_lineup_opponents_sit_in_seat_order():
+    """``--opponents strong+greedy+random --seats 0``: the bots sit in seats 1, 2, 3 in that
+    order; with the learner in seat 2 they take seats 0, 1, 3."""
+    import koikoi_env
+    from tabletop_core.train import Trainer
+
+    g = koikoi_env.GAME
+    want = g.bot_ids(["strong", "greedy", "random"], 3)
+    for seats, others in (("0", (1, 2, 3)), ("2", (0, 1, 3))):
+        tr = Trainer(
+            _small(game="koikoi", options={}, opponents="strong+greedy+random", seats=seats, num_envs=8)
+        )
+        (group,) = tr.groups
+        assert group.core.seats == (int(seats),)
+        assert [int(group.core.bot_ids[k]) for k in others] == [int(x) for x in want]
 
 
 # --- reproducibility ------------------------------------------------------------------------

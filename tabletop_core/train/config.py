@@ -157,6 +157,16 @@ def validate(cfg: TrainConfig):
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
     split_envs(cfg.num_envs, mix, num_players)
+    for name, _ in mix:
+        lineup = name.split("+")
+        if len(lineup) > 1:
+            for grp in groups:
+                if len(lineup) != num_players - len(grp):
+                    raise ConfigError(
+                        f"--opponents: the lineup {name!r} names {len(lineup)} bots, but the learner "
+                        f"holding seats {'+'.join(map(str, grp))} leaves {num_players - len(grp)} "
+                        f"seats (one bot per seat, in seat order)"
+                    )
     if any(name == "baseline" for name, _ in mix):
         from ..baseline import baseline_policy
 

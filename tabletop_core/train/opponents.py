@@ -10,7 +10,10 @@ an entry without one gets an equal share of what is left):
 * ``baseline`` — the learner plays one seat (drawn per episode), the game's shipped
   trained baseline (:mod:`tabletop_core.baseline`) the others;
 * a scripted bot of the game (``random``, ``greedy``, ...) — the learner plays one seat,
-  the bot the others, inside the game's compiled learner kernels.
+  the bot the others, inside the game's compiled learner kernels;
+* a lineup of scripted bots joined by ``+`` (``strong+greedy+random``) — one bot per seat
+  the learner does not hold, in seat order: the learner trains against the table it will
+  be measured at (Koikoi's baseline in seat 0 against strong, greedy and random).
 
 ``--seats`` chooses the learner's seats (or teams of seats) in league, baseline and bot
 envs.
@@ -49,11 +52,15 @@ def parse_opponents(text: str, game) -> list[tuple[str, float]]:
     entries: list[tuple[str, float | None]] = []
     for part in text.split(","):
         name, _, w = part.strip().partition(":")
-        name = name.strip()
-        if name not in allowed:
+        name = "+".join(x.strip() for x in name.split("+"))
+        lineup = name.split("+")
+        if len(lineup) > 1 and all(b in game.bot_names for b in lineup):
+            pass  # a lineup of scripted bots (its length is checked against the seats)
+        elif name not in allowed:
             raise ValueError(
                 f"--opponents: unknown entry {name!r}; allowed: {', '.join(allowed)} "
-                f"(each optionally ':weight', e.g. 'self:0.5,league:0.3,{game.bot_names[0]}:0.2')"
+                f"(each optionally ':weight', e.g. 'self:0.5,league:0.3,{game.bot_names[0]}:0.2'), "
+                f"or a lineup of bots joined by '+'"
             )
         if any(name == n for n, _ in entries):
             raise ValueError(f"--opponents: {name!r} appears twice")

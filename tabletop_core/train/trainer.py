@@ -140,7 +140,8 @@ class _BotGroup(_Group):
     """Envs against a scripted bot: the game's learner kernels (bots inside compiled code)."""
 
     def __init__(self, game, n, lo, bot, seats, seed, options):
-        self.core = _LearnerCore(game, n, None if game.cooperative else seats, bot, options)
+        lineup = bot.split("+") if "+" in bot else bot  # one bot per other seat, in order
+        self.core = _LearnerCore(game, n, None if game.cooperative else seats, lineup, options)
         self.lo, self.hi, self.n, self.bot = lo, lo + n, n, bot
         self.first_seat = self.core.seats[0]
         self.core.reset([seed + k for k in range(n)])
