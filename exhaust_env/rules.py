@@ -822,7 +822,7 @@ def act(e, action):
         e.sel_n += 1
         return -2
     if action < PLAY_TIME_MAGIC:
-        cast(e, np.int64(seat), np.int64(action - CAST_OFFSET), e.sel)
+        cast(e, np.int64(seat), np.int64(action - CAST_OFFSET), e.sel[:])
         e.sel[:] = 0
         e.sel_n = 0
     elif action == PLAY_TIME_MAGIC:

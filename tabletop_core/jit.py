@@ -26,6 +26,8 @@ import os
 from functools import cache
 
 import numba
+from numba.core import types
+from numba.core.registry import CPUDispatcher
 
 __all__ = ["kernel", "NUMBA_OPTIONS"]
 
@@ -106,12 +108,44 @@ def _install_project_cache_stamp() -> None:
 _install_project_cache_stamp()
 
 
+class _KernelDispatcher(CPUDispatcher):
+    """A dispatcher that compiles one machine-code version per argument *type*, not per
+    integer constant: called from compiled code as ``randint_r(e, 6)``, numba's own
+    dispatcher types the ``6`` as ``Literal[int](6)`` and compiles a version for each
+    constant a call site passes (Exit Now's first step compiled ``randint_r`` seven
+    times), and one per integer width a caller happens to hold (a seat as ``int8`` from a
+    State field, as ``int64`` from a loop). Integer arguments are compiled as ``int64``
+    (``uint64`` stays: bit sets); boolean literals stay literal, so a flag that selects a
+    code path still compiles the other path away."""
+
+    def get_call_template(self, args, kws):
+        args = tuple(_plain(a) for a in args)
+        kws = {k: _plain(v) for k, v in kws.items()}
+        return super().get_call_template(args, kws)
+
+
+def _plain(t):
+    if isinstance(t, types.IntegerLiteral):
+        t = types.unliteral(t)
+    if isinstance(t, types.Integer) and t.bitwidth < 64:
+        return types.int64  # every narrower integer fits: one version, not one per width
+    return t
+
+
+def _njit(fn, options: dict):
+    disp = numba.njit(**options)(fn)
+    if type(disp) is CPUDispatcher:  # (numba.config.DISABLE_JIT returns the function)
+        disp.__class__ = _KernelDispatcher
+    return disp
+
+
 def kernel(fn=None, **overrides):
-    """Compile ``fn`` as a rules kernel (``numba.njit`` with :data:`NUMBA_OPTIONS`).
+    """Compile ``fn`` as a rules kernel (``numba.njit`` with :data:`NUMBA_OPTIONS`, one
+    version per argument type: see :class:`_KernelDispatcher`).
 
     Usable bare (``@kernel``) or with per-kernel overrides (``@kernel(inline="always")``).
     """
     options = {**NUMBA_OPTIONS, **overrides}
     if fn is None:
-        return lambda f: numba.njit(**options)(f)
-    return numba.njit(**options)(fn)
+        return lambda f: _njit(f, options)
+    return _njit(fn, options)
