@@ -129,6 +129,7 @@ class TabletopAECEnv(AECEnv):
         self._term = np.zeros(1, np.bool_)
         self._cur = np.zeros(1, np.int64)
         self._final = np.zeros((1, d), np.float32)
+        self._step_out_buffers = (self._obs, self._mask, self._rewards, self._term, self._cur, self._final)
         self._act = np.zeros(1, np.int64)
         self._no_mask = np.zeros(a, np.int8)
         self._done = True
@@ -224,18 +225,7 @@ class TabletopAECEnv(AECEnv):
 
     def _apply(self, agent: str, a: int) -> None:
         self._act[0] = a
-        self.game.batch_step(
-            self._state,
-            self._notes,
-            self._act,
-            self._obs,
-            self._mask,
-            self._rewards,
-            self._term,
-            self._cur,
-            self._final,
-            False,
-        )
+        self.game.batch_step(self._state, self._notes, self._act, *self._step_out_buffers, False)
         cum = self._cumulative_rewards
         cum[agent] = 0.0
         rewards = self.rewards

@@ -282,6 +282,22 @@ def _step_env(e, n, i, action, obs, masks, rewards, terminated, current, final_o
     observe_patch(e, n, e.current, obs, i, 0)
 
 
+@kernel(inline="always")
+def _step_views(s, actions, obs, masks, rewards, terminated, current, final_obs):
+    """The step loops' buffers as unowned views (:func:`tabletop_core.bits.unowned`: no
+    reference counting inside the loops)."""
+    return (
+        unowned(s),
+        unowned(actions),
+        unowned(obs),
+        unowned(masks),
+        unowned(rewards),
+        unowned(terminated),
+        unowned(current),
+        unowned(final_obs),
+    )
+
+
 @kernel
 def batch_step(s, notes, actions, obs, masks, rewards, terminated, current, final_obs, autoreset):
     """Step every env with ``actions`` (B,) (all legal: check with :func:`first_illegal`).
@@ -290,14 +306,9 @@ def batch_step(s, notes, actions, obs, masks, rewards, terminated, current, fina
     episodes (from the seat that moved last). With ``autoreset`` an ended env starts its
     next episode at once (same-step autoreset) and obs/masks/current describe it.
     """
-    s, actions, obs, masks, rewards = (
-        unowned(s),
-        unowned(actions),
-        unowned(obs),
-        unowned(masks),
-        unowned(rewards),
+    s, actions, obs, masks, rewards, terminated, current, final_obs = _step_views(
+        s, actions, obs, masks, rewards, terminated, current, final_obs
     )
-    terminated, current, final_obs = unowned(terminated), unowned(current), unowned(final_obs)
     notes = unowned(notes)
     for i in range(s.shape[0]):
         prefetch(s, notes, obs, masks, i)
@@ -312,14 +323,9 @@ def batch_step_bots(s, notes, bot_ids, bot_rng, actions, obs, masks, rewards, te
     the bot of its acting seat (``bot_ids`` (P,) int64, ``bot_rng`` (B,) uint64); the
     chosen actions are written to ``actions`` (B,). The bots read row ``i`` of ``masks``,
     the acting seat's mask written by the previous call."""
-    s, actions, obs, masks, rewards = (
-        unowned(s),
-        unowned(actions),
-        unowned(obs),
-        unowned(masks),
-        unowned(rewards),
+    s, actions, obs, masks, rewards, terminated, current, final_obs = _step_views(
+        s, actions, obs, masks, rewards, terminated, current, final_obs
     )
-    terminated, current, final_obs = unowned(terminated), unowned(current), unowned(final_obs)
     bot_ids, bot_rng, notes = unowned(bot_ids), unowned(bot_rng), unowned(notes)
     for i in range(s.shape[0]):
         prefetch(s, notes, obs, masks, i)
@@ -330,6 +336,22 @@ def batch_step_bots(s, notes, bot_ids, bot_rng, actions, obs, masks, rewards, te
 
 
 # --- threads: the two step loops over shards of the batch at once (tabletop_core.vector) ---
+@kernel(inline="always")
+def _shard(lo, hi, s, notes, actions, obs, masks, rewards, terminated, current, final_obs):
+    """Rows ``lo:hi`` of the step loops' per-env buffers."""
+    return (
+        s[lo:hi],
+        notes[lo:hi],
+        actions[lo:hi],
+        obs[lo:hi],
+        masks[lo:hi],
+        rewards[lo:hi],
+        terminated[lo:hi],
+        current[lo:hi],
+        final_obs[lo:hi],
+    )
+
+
 @kernel(parallel=True)
 def batch_step_threads(
     bounds, s, notes, actions, obs, masks, rewards, terminated, current, final_obs, autoreset
@@ -340,18 +362,8 @@ def batch_step_threads(
     for k in prange(bounds.shape[0] - 1):
         lo = bounds[k]
         hi = bounds[k + 1]
-        batch_step(
-            s[lo:hi],
-            notes[lo:hi],
-            actions[lo:hi],
-            obs[lo:hi],
-            masks[lo:hi],
-            rewards[lo:hi],
-            terminated[lo:hi],
-            current[lo:hi],
-            final_obs[lo:hi],
-            autoreset,
-        )
+        b = _shard(lo, hi, s, notes, actions, obs, masks, rewards, terminated, current, final_obs)
+        batch_step(b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], autoreset)
 
 
 @kernel(parallel=True)
@@ -363,19 +375,8 @@ def batch_step_bots_threads(
     for k in prange(bounds.shape[0] - 1):
         lo = bounds[k]
         hi = bounds[k + 1]
-        batch_step_bots(
-            s[lo:hi],
-            notes[lo:hi],
-            bot_ids,
-            bot_rng[lo:hi],
-            actions[lo:hi],
-            obs[lo:hi],
-            masks[lo:hi],
-            rewards[lo:hi],
-            terminated[lo:hi],
-            current[lo:hi],
-            final_obs[lo:hi],
-        )
+        b = _shard(lo, hi, s, notes, actions, obs, masks, rewards, terminated, current, final_obs)
+        batch_step_bots(b[0], b[1], bot_ids, bot_rng[lo:hi], b[2], b[3], b[4], b[5], b[6], b[7], b[8])
 
 
 @kernel
@@ -477,14 +478,9 @@ def batch_step_learner(
     and bots play up to the learner's first decision (their rewards go to ``carry``, paid
     with the next step); without it, an ended env stays ended.
     """
-    s, actions, obs, masks, rewards = (
-        unowned(s),
-        unowned(actions),
-        unowned(obs),
-        unowned(masks),
-        unowned(rewards),
+    s, actions, obs, masks, rewards, terminated, current, final_obs = _step_views(
+        s, actions, obs, masks, rewards, terminated, current, final_obs
     )
-    terminated, current, final_obs = unowned(terminated), unowned(current), unowned(final_obs)
     bot_ids, bot_rng, carry, notes = unowned(bot_ids), unowned(bot_rng), unowned(carry), unowned(notes)
     for i in range(s.shape[0]):
         e = s[i]

@@ -102,6 +102,7 @@ class _LearnerCore:
         self.final = np.zeros((b, d), np.float32)
         self.actions = np.zeros(b, np.int64)
         self.bot_rng = np.zeros(b, np.uint64)
+        self._bots = (self.learners, self.bot_ids, self.bot_rng)  # who plays the other seats
         self.num_envs = b
 
     def reward_column(self) -> int:
@@ -112,15 +113,7 @@ class _LearnerCore:
             self.state["rng"] = [seed_word(s) for s in seeds]
             self.bot_rng[:] = [bot_seed_word(s) for s in seeds]
         self.game.batch_reset_learner(
-            self.state,
-            self.notes,
-            self.learners,
-            self.bot_ids,
-            self.bot_rng,
-            self.obs,
-            self.mask,
-            self.cur,
-            self.carry,
+            self.state, self.notes, *self._bots, self.obs, self.mask, self.cur, self.carry
         )
 
     def step(self, actions, autoreset: bool) -> None:
@@ -143,9 +136,7 @@ class _LearnerCore:
             self.state,
             self.notes,
             a,
-            self.learners,
-            self.bot_ids,
-            self.bot_rng,
+            *self._bots,
             self.obs,
             self.mask,
             self.rewards,

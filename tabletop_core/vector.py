@@ -357,6 +357,8 @@ class SelfPlayVectorEnv(VectorEnv):
         self._cur = np.zeros(b, np.int64)
         self._final = np.zeros((b, d), np.float32)
         self._actions = np.zeros(b, np.int64)
+        # what every step loop writes, in the loops' argument order
+        self._step_out_buffers = (self._obs, self._mask, self._rewards, self._term, self._cur, self._final)
         self._sample_rng = np.zeros(b, np.uint64)
         self._bot_rng = np.zeros(b, np.uint64)
         self._has_reset = False
@@ -499,18 +501,7 @@ class SelfPlayVectorEnv(VectorEnv):
         bad = first_unmasked(self._mask, a)
         if bad >= 0:
             self._raise_illegal(bad, int(a[bad]))
-        args = (
-            self.state,
-            self._notes,
-            a,
-            self._obs,
-            self._mask,
-            self._rewards,
-            self._term,
-            self._cur,
-            self._final,
-            True,
-        )
+        args = (self.state, self._notes, a, *self._step_out_buffers, True)
         self._run("step", self.game.batch_step, self.game.batch_step_threads, args)
         return self._step_out()
 
@@ -535,19 +526,7 @@ class SelfPlayVectorEnv(VectorEnv):
                 f"got {bots!r}"
             )
         ids = self.game.bot_ids(bots, self.num_players)
-        args = (
-            self.state,
-            self._notes,
-            ids,
-            self._bot_rng,
-            self._actions,
-            self._obs,
-            self._mask,
-            self._rewards,
-            self._term,
-            self._cur,
-            self._final,
-        )
+        args = (self.state, self._notes, ids, self._bot_rng, self._actions, *self._step_out_buffers)
         self._run("bots", self.game.batch_step_bots, self.game.batch_step_bots_threads, args)
         out = self._step_out()
         out[4]["actions"] = self._out(self._actions)
