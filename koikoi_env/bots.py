@@ -134,7 +134,7 @@ def suit_stats(cap, seat, suit):
     return popcount(w), popcount(w >> NUM_NUMBER_RANKS), w & NUMBER_BITS
 
 
-@kernel
+@kernel(constant_ints=True)  # a version per constant card (-1: none) folds unused work
 def gain(cap, seat, c0, c1, c2, c3, prm):
     """Rise of ``seat``'s evaluation when it captures cards ``c0..c3`` (-1 = none);
     ``cap`` is the State's ``capt_bits``."""
@@ -164,7 +164,7 @@ def gain(cap, seat, c0, c1, c2, c3, prm):
     return total
 
 
-@kernel
+@kernel(constant_ints=True)  # a version per constant card (-1: none) folds unused work
 def best_opponent_gain(cap, seat, players, c0, c1, c2, c3, prm):
     """Largest :func:`gain` of the cards for any seat other than ``seat``."""
     best = 0.0
@@ -176,7 +176,7 @@ def best_opponent_gain(cap, seat, players, c0, c1, c2, c3, prm):
     return best
 
 
-@kernel
+@kernel(constant_ints=True)  # a version per constant card (-1: none) folds unused work
 def _field_of_rank(e, card, which):
     """The ``which``-th (0-based) field card with ``card``'s rank, -1 if none."""
     r = card % RANKS_PER_SUIT
@@ -203,7 +203,7 @@ def _unseen_of_rank(e, seat, card):
     return n
 
 
-@kernel
+@kernel(constant_ints=True)  # a version per constant card (-1: none) folds unused work
 def _capture_value(cap, seat, players, c0, c1, c2, c3, prm):
     return gain(cap, seat, c0, c1, c2, c3, prm) + prm[P_DENY] * best_opponent_gain(
         cap, seat, players, c0, c1, c2, c3, prm

@@ -362,3 +362,26 @@ def test_write_and_read_bits_row_match_a_loop(n, seed, contiguous):
     back = np.zeros(words, np.uint64)
     assert _READ_BITS(out, 1, n, back) == int(expect.sum())
     np.testing.assert_array_equal(back, bits)
+
+
+def test_kernels_compile_one_version_per_argument_type():
+    """``tabletop_core.jit.kernel``: calls with different integer constants and widths
+    share one compiled version (numba alone makes one per constant and per width);
+    ``constant_ints=True`` keeps a version per constant; results are the same."""
+    from tabletop_core.jit import kernel
+
+    @kernel(cache=False)
+    def plain(x, k):
+        return x * 2 + k
+
+    @kernel(cache=False, constant_ints=True)
+    def folded(x, k):
+        return x * 2 + k
+
+    @kernel(cache=False)
+    def caller(x):
+        return plain(x, 1) + plain(x, 2) + plain(np.int8(x), np.int16(3)) + folded(x, 1) + folded(x, 2)
+
+    assert caller(5) == (11 + 12 + 13) + (11 + 12)
+    assert len(plain.signatures) == 1, plain.signatures
+    assert len(folded.signatures) == 2, folded.signatures
