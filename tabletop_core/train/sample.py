@@ -12,11 +12,18 @@ the Gumbel-max kernel, same run; ``torch.distributions.Categorical(...).sample()
 from __future__ import annotations
 
 import numpy as np
+from llvmlite import ir
+from numba.core import types
+from numba.extending import intrinsic
 
+from ..bits import ctz, read_bits_row
 from ..jit import kernel
 from ..rng import next_u64
 
-__all__ = ["masked_sample"]
+__all__ = ["masked_sample", "legal_index", "max_legal", "scatter_head_grad"]
+
+_U0 = np.uint64(0)
+_U1 = np.uint64(1)
 
 
 @kernel
@@ -33,12 +40,18 @@ def masked_sample(logits, masks, rng, actions, logp):
     n, a = logits.shape
     legal = np.empty(a, np.int64)
     weight = np.empty(a, np.float64)
+    words = np.empty((a + 63) // 64, np.uint64)
     for i in range(n):
-        # one branch-free pass over the mask collects the legal actions (a handful of ~400)
+        # the mask as bit words (vector loads), then one step per legal action (a handful
+        # of ~400): 0.77 -> 0.45 ms at 4096 x 393 against a pass over every entry
+        read_bits_row(masks, i, a, words)
         c = 0
-        for k in range(a):
-            legal[c] = k
-            c += masks[i, k] != 0
+        for k in range(words.shape[0]):
+            x = words[k]
+            while x != _U0:
+                legal[c] = k * 64 + np.int64(ctz(x))
+                c += 1
+                x &= x - _U1
         hi = -np.inf
         for j in range(c):
             z = logits[i, legal[j]]
@@ -98,3 +111,61 @@ def max_legal(masks):
             c += masks[i, k] != 0
         best = max(best, c)
     return best
+
+
+@kernel
+def scatter_head_grad(grad_logits, index, grad_value, grad_out, grad_bias, scratch):
+    """The gradient of the fused actor-critic head's output, built in one pass.
+
+    Args:
+        grad_logits: (N, K) float32 gradient of the logits gathered at ``index``.
+        index: (N, K) int64 their action columns (:func:`legal_index`; padding repeats a
+            column, so values add up).
+        grad_value: (N,) float32 gradient of the value (the last column).
+        grad_out: (N, A + 1) int16 out: the bfloat16 bits of the whole gradient (zero where
+            no legal action sits), rounded to nearest even.
+        grad_bias: (A + 1,) float32 out: its column sums (the bias gradient).
+        scratch: (A + 1,) float32 zeros, returned zeroed.
+
+    Torch needed a float32 fill, a scatter-add, a copy to bfloat16 and a column sum over
+    the (N, A + 1) gradient for this; here each row is written once.
+    """
+    n, k = grad_logits.shape
+    a1 = grad_out.shape[1]
+    for c in range(a1):
+        grad_bias[c] = 0.0
+    for i in range(n):
+        for c in range(a1):
+            grad_out[i, c] = 0
+        for j in range(k):
+            scratch[index[i, j]] += grad_logits[i, j]
+        for j in range(k):
+            c = index[i, j]
+            v = scratch[c]
+            if v != 0.0:  # (a repeated column: its first place takes the sum)
+                grad_out[i, c] = _bf16_bits(v)
+                grad_bias[c] += v
+                scratch[c] = 0.0
+        v = grad_value[i]
+        grad_out[i, a1 - 1] = _bf16_bits(v)
+        grad_bias[a1 - 1] += v
+
+
+@intrinsic
+def _f32_bits(typingctx, x):
+    """The bits of float32 ``x`` as a uint32."""
+    if x != types.float32:
+        return None
+
+    def codegen(context, builder, sig, args):
+        return builder.bitcast(args[0], ir.IntType(32))
+
+    return types.uint32(x), codegen
+
+
+@kernel(inline="always")
+def _bf16_bits(x):
+    """The bfloat16 nearest to float32 ``x`` (ties to even), as int16 bits (finite ``x``)."""
+    b = np.int64(_f32_bits(np.float32(x)))
+    r = ((b + 0x7FFF + ((b >> 16) & 1)) >> 16) & 0xFFFF
+    return np.int16(r - 0x10000 if r >= 0x8000 else r)
