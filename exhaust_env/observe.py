@@ -167,12 +167,6 @@ def _fit(obs, start, n):
 
 
 @kernel
-def observe_row(s, i, seat, obs, row):
-    """:func:`observe_r` of env ``i``."""
-    observe_r(s[i], seat, obs, row)
-
-
-@kernel
 def observe_r(e, seat, obs, row):
     """Write the env record ``e``'s observation from ``seat``'s view into ``obs[row]`` (``obs``
     (N, dim) float32; the batch kernels pass the whole buffer and a row, which spares
@@ -236,7 +230,7 @@ def observe_r(e, seat, obs, row):
 @kernel
 def observe(s, i, seat, out):
     """Write env ``i``'s observation from ``seat``'s view into ``out`` ((dim,) float32);
-    see :func:`observe_row`."""
+    see :func:`observe_r`."""
     observe_r(s[i], seat, out[None, :], 0)
 
 

@@ -853,12 +853,6 @@ def apply_action_r(e, action):
 
 
 @kernel
-def add_rewards_row(s, i, rewards, row):
-    """:func:`add_rewards_r` of env ``i``."""
-    add_rewards_r(s[i], rewards, row)
-
-
-@kernel
 def add_rewards_r(e, rewards, row):
     """Add the per-agent rewards of the step that just happened on the env record ``e`` to
     ``rewards[row]`` (``rewards`` (N, P) float)."""
@@ -876,21 +870,14 @@ def add_rewards_r(e, rewards, row):
 
 
 @kernel
-def write_rewards_row(s, i, rewards, row):
-    """Per-agent rewards of the step that just happened into ``rewards[row]`` (``rewards``
-    (N, P) float32).
+def write_rewards(s, i, out):
+    """Per-agent rewards of the step that just happened on env ``i`` into ``out`` ((P,)
+    float32).
 
     0 while the episode runs (a long game's rounds pay nothing: the final outcome counts).
     At the end: the loser -1 and every other seat +1, or +1/(N-1) with ``cfg_zero_sum``;
-    solo: +1 if the NPC lost, -1 if the player did.
+    solo: +1 if the NPC lost, -1 if the player did (:func:`add_rewards_r`).
     """
-    for k in range(rewards.shape[1]):
-        rewards[row, k] = 0.0
-    add_rewards_row(s, i, rewards, row)
-
-
-@kernel
-def write_rewards(s, i, out):
-    """Per-agent rewards of the step that just happened into ``out`` ((P,) float32); see
-    :func:`write_rewards_row`."""
-    write_rewards_row(s, i, out[None, :], 0)
+    for k in range(out.shape[0]):
+        out[k] = 0.0
+    add_rewards_r(s[i], out[None, :], 0)
