@@ -14,7 +14,7 @@ from exitnow_envs.maps import BoardSet, build_map, default_boards, layouts, pars
 from exitnow_envs.spec import CHAR_KIND, EXIT, GHOST_START, KIND_CHAR, PLACE, START, WALL, Options
 from exitnow_envs.state import new_state
 from tabletop_core.rng import seed_word
-from tabletop_core.testing import on_env
+from tabletop_core.testing import at
 
 GOOD_CORNER = "#######\n#.....#\n#.#?#..\n#.#....\n#......\n#?##.#.\n#......\n"
 GOOD_EDGE = "#######\n.......\n.#.#...\n...#?..\n.#...#.\n..?.#..\n.#.....\n"
@@ -98,7 +98,7 @@ def test_map_swap_gives_the_layout_with_the_two_boards_exchanged(kind):
     for lay in (0, 192, 575):
         for a, c in itertools.combinations(range(4), 2):
             s = _kernel_map(lay, 1, 3)
-            on_env(rules.map_swap_r, s, 0, kind, a, c)
+            at(rules.map_swap_r, s, 0, kind, a, c)
             co, eo = list(perms[lay // 24]), list(perms[lay % 24])
             order = co if kind == 0 else eo
             order[a], order[c] = order[c], order[a]

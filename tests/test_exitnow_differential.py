@@ -21,7 +21,7 @@ from exitnow_envs.observe import OBS_DIM, PLANE_NAMES, decode_observation, obser
 from exitnow_envs.spec import DEST_OFFSET, MAP, NUM_ACTIONS, Options
 from exitnow_envs.state import new_state
 from tabletop_core.rng import seed_word
-from tabletop_core.testing import on_env
+from tabletop_core.testing import at
 
 CH = {n: k for k, n in enumerate(PLANE_NAMES)}
 
@@ -224,7 +224,7 @@ def play(num_humans, team, layout, max_rounds, seed, greedy):
         seen |= {"steal"} if sum(ref.skip) > before[1] else set()
         seen |= {f"card {ref.last_card}"} if getattr(ref, "last_card", -1) != before[2] else set()
         for k in range(num_humans + 1):
-            assert on_env(rules.seat_reward_r, s, 0, k) == ref.reward(k), where
+            assert at(rules.seat_reward_r, s, 0, k) == ref.reward(k), where
         steps += 1
         assert int(e["status"]) == ref.status
 

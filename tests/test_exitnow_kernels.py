@@ -26,7 +26,7 @@ from exitnow_envs.state import new_state
 from tabletop_core import loops
 from tabletop_core.jit import kernel
 from tabletop_core.rng import sample_legal, seed_word
-from tabletop_core.testing import on_env
+from tabletop_core.testing import at
 
 OPTIONS = [
     {},
@@ -120,7 +120,7 @@ def test_random_legal_covers_the_rare_phases():
     assert _legality_mismatches(rare) == 0 and _draw_mismatches(rare, words) == 0
     over = snaps[:1].copy()
     over["status"] = 2
-    assert on_env(rules.random_legal_r, over, 0, np.zeros(1, np.uint64), 0) == -1
+    assert at(rules.random_legal_r, over, 0, np.zeros(1, np.uint64), 0) == -1
 
 
 @pytest.mark.parametrize("options", OPTIONS)

@@ -28,7 +28,7 @@ from koikoi_env.spec import NUM_ACTIONS, NUM_CARDS, Options, Status
 from koikoi_env.state import LOC_CAPTURED, LOC_FIELD, LOC_HAND, LOC_OUT, LOC_PENDING, LOC_STOCK, new_state
 from tabletop_core import loops
 from tabletop_core.rng import seed_word, shuffle_prefix
-from tabletop_core.testing import on_env
+from tabletop_core.testing import at
 
 COMBOS = [(n, r, d) for n in (2, 3, 4) for r in (1, 3, 8) for d in range(n)]
 GAMES_PER_COMBO = 2  # 27 combos x 4 action styles x 2 games = 216 games
@@ -45,7 +45,7 @@ def kernel_and_reference(options: Options, seed: int, short_stock: int | None = 
         return [int(c) for c in deck]
 
     ref = KoikoiReference(next_deck, options.num_players, options.rounds, options.first_dealer)
-    on_env(rules.new_game_r, s, 0)
+    at(rules.new_game_r, s, 0)
     if short_stock is not None:  # the first round's stock cut to its top cards; the rest leaves play
         e = s[0]
         pos = int(e["deck_pos"])
@@ -165,7 +165,7 @@ def test_random_play_conserves_chips_and_returns_are_final_chips_minus_25(num_pl
     # stored yaku equals the yaku of the captured cards
     for g in range(0, games, 97):
         for seat in range(num_players):
-            assert s["yaku"][g, seat] == on_env(rules.yaku_score_r, s, g, seat)
+            assert s["yaku"][g, seat] == at(rules.yaku_score_r, s, g, seat)
     stats = episode_stats(s)
     assert np.array_equal(stats["top_chips"], chips.max(axis=1))
     assert (loc[:, :] < LOC_CAPTURED + num_players).all()
@@ -191,7 +191,7 @@ def test_bots_only_choose_legal_actions_step_by_step():
         s, bot_rng = _seeded(Options(num_players=n, rounds=2), 30, n * 10 + bot)
         mask = np.zeros(NUM_ACTIONS, np.int8)
         for g in range(30):
-            on_env(rules.new_game_r, s, g)
+            at(rules.new_game_r, s, g)
             while s["status"][g] == 0:
                 rules.legal_mask(s, g, mask)
                 a = bots.bot_action(bot, s, g, mask, bot_rng, g)

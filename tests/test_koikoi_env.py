@@ -19,7 +19,7 @@ from koikoi_env.spec import KOIKOI, NUM_ACTIONS, NUM_CARDS, STOP, TAKE_OFFSET, O
 from koikoi_env.state import LOC_CAPTURED, LOC_HAND, LOC_STOCK, new_state
 from tabletop_core.aec import ActionOutOfBoundsError, IllegalActionError
 from tabletop_core.rng import seed_word
-from tabletop_core.testing import on_env
+from tabletop_core.testing import at
 
 PLAYERS = [2, 3, 4]
 
@@ -165,7 +165,7 @@ def test_other_hands_and_stock_order_never_change_a_seats_observation(num_player
     for seed in range(20):
         s = new_state(1, Options(num_players=num_players))
         s["rng"][0] = seed_word(seed)
-        on_env(rules.new_game_r, s, 0)
+        at(rules.new_game_r, s, 0)
         mask = np.zeros(NUM_ACTIONS, np.int8)
         for _ in range(int(rng.integers(0, 30))):  # some play first
             rules.legal_mask(s, 0, mask)
@@ -208,7 +208,7 @@ def test_bots_do_not_read_hidden_cards():
     for seed in range(60):
         s = new_state(1, Options(num_players=3))
         s["rng"][0] = seed_word(seed)
-        on_env(rules.new_game_r, s, 0)
+        at(rules.new_game_r, s, 0)
         for _ in range(int(rng.integers(0, 25))):
             rules.legal_mask(s, 0, mask)
             rules.apply_action(s, 0, int(rng.choice(np.flatnonzero(mask))))

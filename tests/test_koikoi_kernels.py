@@ -24,7 +24,7 @@ from koikoi_env.spec import NUM_ACTIONS, NUM_CARDS, Options
 from koikoi_env.state import LOC_CAPTURED, new_state
 from tabletop_core import loops
 from tabletop_core.rng import sample_legal, seed_word, shuffle_prefix
-from tabletop_core.testing import on_env
+from tabletop_core.testing import at
 
 
 def _bits_of_loc(s, g: int) -> tuple[np.ndarray, np.ndarray]:
@@ -40,7 +40,7 @@ def _assert_consistent(s, g: int, where: str = "") -> None:
     n = int(s["cfg_players"][g])
     for seat in range(n):
         captured = np.flatnonzero(s["loc"][g] == LOC_CAPTURED + seat).tolist()
-        assert on_env(rules.yaku_score_r, s, g, seat) == yaku_of(captured), where
+        assert at(rules.yaku_score_r, s, g, seat) == yaku_of(captured), where
         assert int(s["yaku"][g, seat]) == yaku_of(captured), where
 
 
@@ -52,7 +52,7 @@ def test_the_deal_shuffles_exactly_like_tabletop_core_shuffle_prefix():
             word = s["rng"].copy()
             deck = np.arange(NUM_CARDS, dtype=np.int8)
             shuffle_prefix(word, 0, deck, NUM_CARDS)
-            on_env(rules.deal_round_r, s, 0)
+            at(rules.deal_round_r, s, 0)
             assert np.array_equal(s["deck"][0], deck)
             assert s["rng"][0] == word[0]
 
@@ -64,7 +64,7 @@ def test_bit_words_and_yaku_follow_loc_at_every_step(num_players):
     for seed in range(12):
         s = new_state(1, Options(num_players=num_players, rounds=3))
         s["rng"][0] = seed_word(seed)
-        on_env(rules.new_game_r, s, 0)
+        at(rules.new_game_r, s, 0)
         steps = 0
         while s["status"][0] == 0:
             _assert_consistent(s, 0, f"seed {seed} step {steps}")
@@ -97,7 +97,7 @@ def test_random_bot_picks_what_sample_legal_picks_from_the_mask():
     for seed in range(40):
         s = new_state(1, Options(num_players=2 + seed % 3, rounds=2))
         s["rng"][0] = seed_word(seed)
-        on_env(rules.new_game_r, s, 0)
+        at(rules.new_game_r, s, 0)
         while s["status"][0] == 0:
             rules.legal_mask(s, 0, mask)
             phases.add(int(s["phase"][0]))
@@ -118,7 +118,7 @@ def test_observe_and_legal_mask_write_every_entry(num_players):
     for seed in range(8):
         s = new_state(1, Options(num_players=num_players, rounds=1))
         s["rng"][0] = seed_word(seed)
-        on_env(rules.new_game_r, s, 0)
+        at(rules.new_game_r, s, 0)
         while True:
             for seat in range(num_players):
                 clean = np.zeros(dim, np.float32)

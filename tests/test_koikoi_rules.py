@@ -32,7 +32,7 @@ from koikoi_env.spec import (
 )
 from koikoi_env.state import LOC_CAPTURED, LOC_FIELD, LOC_HAND, LOC_OUT, LOC_STOCK, new_state
 from tabletop_core.rng import seed_word
-from tabletop_core.testing import on_env
+from tabletop_core.testing import at
 
 
 def C(name: str) -> int:
@@ -165,7 +165,7 @@ def table(
     n = len(hands)
     s = new_state(1, Options(num_players=n, rounds=rounds, first_dealer=dealer))
     s["rng"][0] = seed_word(seed)
-    on_env(rules.new_game_r, s, 0)
+    at(rules.new_game_r, s, 0)
     e = s[0]
     captured = captured or [""] * n
     hands_c = [cards(h) for h in hands]
@@ -192,7 +192,7 @@ def table(
             e["loc"][c] = LOC_CAPTURED + seat
     rules.sync_bits(s, 0)
     for seat in range(n):
-        e["yaku"][seat] = on_env(rules.yaku_score_r, s, 0, seat)
+        e["yaku"][seat] = at(rules.yaku_score_r, s, 0, seat)
     e["current"] = current
     e["dealer"] = dealer
     e["chips"][:n] = chips if chips is not None else [25] * n
@@ -208,7 +208,7 @@ def table(
 def test_deal_gives_eight_cards_each_eight_to_the_field_and_the_rest_to_the_stock(num_players):
     s = new_state(1, Options(num_players=num_players, first_dealer=num_players - 1))
     s["rng"][0] = seed_word(5)
-    on_env(rules.new_game_r, s, 0)
+    at(rules.new_game_r, s, 0)
     t = Table(s)
     for seat in range(num_players):
         assert len(t.hand(seat)) == 8
@@ -225,7 +225,7 @@ def test_deal_is_reproducible_and_seeds_differ():
     a, b, c = (new_state(1, Options()) for _ in range(3))
     for s, seed in ((a, 1), (b, 1), (c, 2)):
         s["rng"][0] = seed_word(seed)
-        on_env(rules.new_game_r, s, 0)
+        at(rules.new_game_r, s, 0)
     assert np.array_equal(a["deck"], b["deck"]) and np.array_equal(a["loc"], b["loc"])
     assert not np.array_equal(a["deck"], c["deck"])
 
@@ -394,15 +394,15 @@ def test_runs_use_numbers_only_and_do_not_wrap():
 def test_yaku_kernel_matches_the_reference_on_random_capture_sets(seed):
     rnd = random.Random(seed)
     s = new_state(1, Options(num_players=2))
-    on_env(rules.new_game_r, s, 0)
+    at(rules.new_game_r, s, 0)
     for _ in range(300):
         k = rnd.randint(0, 40)
         chosen = rnd.sample(range(NUM_CARDS), k)
         s["loc"][0, :] = LOC_OUT
         s["loc"][0, chosen] = LOC_CAPTURED + 1
         rules.sync_bits(s, 0)
-        assert on_env(rules.yaku_score_r, s, 0, 1) == yaku_of(chosen)
-        assert on_env(rules.yaku_score_r, s, 0, 0) == 0
+        assert at(rules.yaku_score_r, s, 0, 1) == yaku_of(chosen)
+        assert at(rules.yaku_score_r, s, 0, 0) == 0
 
 
 def test_a_capture_that_does_not_raise_the_score_ends_the_turn():

@@ -20,7 +20,7 @@ import pytest
 from thegame_reference import END_TURN, FIRE, TheGameReference, action_play
 
 from tabletop_core.rng import seed_word
-from tabletop_core.testing import on_env
+from tabletop_core.testing import at
 from thegame_env import observe, rules
 from thegame_env.spec import MAX_EPISODE_STEPS, NUM_ACTIONS, Options, Status
 from thegame_env.state import new_state
@@ -163,7 +163,7 @@ def play_differential(
         if ref.draw_pile == [] and any(not h for h in ref.hands):
             stats["empty hand seen"] += 1
         placed = rules.apply_action(state, 0, action)
-        got_reward = float(on_env(rules.step_reward_r, state, 0, placed))
+        got_reward = float(at(rules.step_reward_r, state, 0, placed))
         want_reward = ref.apply(action)
         assert got_reward == want_reward, where
         total += want_reward

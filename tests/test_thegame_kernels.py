@@ -22,7 +22,7 @@ import pytest
 
 from tabletop_core import loops
 from tabletop_core.rng import sample_legal, sample_legal_batch, seed_word, shuffle_prefix
-from tabletop_core.testing import on_env
+from tabletop_core.testing import at
 from thegame_env import bots, observe, rules, vector_env
 from thegame_env.spec import END_TURN, NUM_ACTIONS, NUM_CARDS, Options
 from thegame_env.state import new_state
@@ -106,7 +106,7 @@ def test_hand_bits_and_has_play_against_the_slots():
         cards = s["hand"][0, seat, : s["hand_size"][0, seat]]
         tops = s["piles"][0]
         want = any(rules.can_place(int(tops[p]), p, int(c)) for c in cards for p in range(4))
-        assert bool(on_env(rules.has_play_r, s, 0)) == want
+        assert bool(at(rules.has_play_r, s, 0)) == want
 
 
 @pytest.mark.parametrize("options", OPTION_SETS, ids=lambda o: f"{o.num_players}p")
@@ -168,7 +168,7 @@ def test_random_bot_match_equals_playing_with_sample_legal():
         n, total = 0, 0.0
         while t["status"][i] == 0:
             rules.legal_mask(t, i, mask)
-            total += on_env(
+            total += at(
                 rules.step_reward_r, t, i, rules.apply_action(t, i, sample_legal(bot_rng, i, mask))
             )
             n += 1

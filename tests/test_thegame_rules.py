@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from tabletop_core.rng import seed_word
-from tabletop_core.testing import on_env
+from tabletop_core.testing import at
 from thegame_env import observe, rules
 from thegame_env.spec import END_TURN, NUM_ACTIONS, Options, Status, play_to_action
 from thegame_env.state import new_state
@@ -85,13 +85,13 @@ class Table:
         assert action in self.legal(), f"{card} on pile {pile} should be legal"
         placed = rules.apply_action(self.s, 0, action)
         assert placed == 1
-        return float(on_env(rules.step_reward_r, self.s, 0, placed))
+        return float(at(rules.step_reward_r, self.s, 0, placed))
 
     def end_turn(self) -> float:
         assert self.can_end(), "END_TURN should be legal"
         placed = rules.apply_action(self.s, 0, END_TURN)
         assert placed == 0
-        return float(on_env(rules.step_reward_r, self.s, 0, placed))
+        return float(at(rules.step_reward_r, self.s, 0, placed))
 
     def assert_over(self, status: Status) -> None:
         assert self.status == status
