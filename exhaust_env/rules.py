@@ -450,6 +450,18 @@ def write_mask(w0, w1, out):
 
 
 @kernel
+def legal_mask_r(e, masks, row):
+    """Write the action mask of the env record ``e`` into ``masks[row]`` (``masks`` (B, 73)
+    int8); return the count of legal actions.
+
+    All zeros once the episode is over; otherwise at least one entry is set. Time Magic
+    and the Exhaust flip are offered only with an empty selection (:func:`legal_words_r`).
+    """
+    w0, w1 = legal_words_r(e)
+    return write_mask_row(w0, w1, masks, row)
+
+
+@kernel
 def legal_mask(s, i, out):
     """Write the action mask of env ``i`` into ``out`` ((73,) int8); return the count.
 

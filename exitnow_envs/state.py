@@ -453,7 +453,7 @@ def _check_notes(ck, s, playing):
     """Observation notes in range (set_state rewrites them), and a legal action while playing."""
     from tabletop_core.validation import check_legal_action_exists
 
-    from .rules import legal_mask
+    from .rules import legal_mask_r
     from .spec import NUM_ACTIONS
 
-    check_legal_action_exists(s, legal_mask, NUM_ACTIONS, playing, "exitnow")
+    check_legal_action_exists(s, legal_mask_r, NUM_ACTIONS, playing, "exitnow")

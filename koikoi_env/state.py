@@ -126,7 +126,7 @@ def validate_state(saved) -> None:
     """
     from tabletop_core.validation import StateChecker, check_legal_action_exists, states_of
 
-    from .rules import legal_mask
+    from .rules import legal_mask_r
 
     s = states_of(saved, STATE_DTYPE, "koikoi")
     ck = StateChecker(s, "koikoi")
@@ -140,7 +140,7 @@ def validate_state(saved) -> None:
     _check_phase_and_pending(ck, s, loc, playing)
     _check_round(ck, s, p, playing)
     _check_chips(ck, s, p, playing)
-    check_legal_action_exists(s, legal_mask, NUM_ACTIONS, playing, "koikoi")
+    check_legal_action_exists(s, legal_mask_r, NUM_ACTIONS, playing, "koikoi")
 
 
 def _check_deck_and_stock(ck, s, p):

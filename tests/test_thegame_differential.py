@@ -41,7 +41,7 @@ def _options(num_players, on_fire, level, reward, start_player=0):
 def dealt_kernel_state(options: Options, seed: int) -> np.ndarray:
     s = new_state(1, options)
     s["rng"][0] = seed_word(seed)
-    rules.deal(s, 0)
+    at(rules.deal_r, s, 0)
     return s
 
 
@@ -111,7 +111,7 @@ def flat_observation(ref: TheGameReference, seat: int) -> list:
 def assert_same_observation(
     state, ref: TheGameReference, seat: int, obs_buf, where: str, decode: bool
 ) -> None:
-    observe.observe(state, 0, seat, obs_buf)
+    at(observe.observe_r, state, 0, seat, obs_buf[None, :], 0)
     if not decode and obs_buf.tolist() == flat_observation(ref, seat):
         return  # fast path: the flat vectors agree, hence every decoded piece does
     got = observe.decode_observation(obs_buf, ref.num_players)
@@ -126,7 +126,7 @@ def assert_same(state, ref: TheGameReference, views, obs_buf, where: str, decode
     piece through ``decode_observation`` when ``decode`` or when the vectors differ)."""
     e = state[0]
     assert int(e["status"]) == ref.status, where
-    assert int(rules.score(state, 0)) == ref.score(), where
+    assert int(at(rules.score_r, state, 0)) == ref.score(), where
     assert int(e["current"]) == ref.current, where
     assert int(e["plays_this_turn"]) == ref.plays_this_turn, where
     assert e["piles"].tolist() == ref.piles, where
@@ -150,7 +150,7 @@ def play_differential(
     total = 0.0
     for step in range(MAX_EPISODE_STEPS + 1):
         where = f"{label} seed {seed} step {step}"
-        n = rules.legal_mask(state, 0, mask)
+        n = at(rules.legal_mask_r, state, 0, mask[None, :], 0)
         legal = ref.legal_actions()
         assert np.flatnonzero(mask).tolist() == legal, where
         assert n == len(legal), where
@@ -159,10 +159,10 @@ def play_differential(
         assert legal, where  # never a live game without a legal action
         action = choose(ref, legal, rnd, greedy)
         seat = ref.current
-        assert rules.is_legal(state, 0, action), where
+        assert at(rules.is_legal_r, state, 0, action), where
         if ref.draw_pile == [] and any(not h for h in ref.hands):
             stats["empty hand seen"] += 1
-        placed = rules.apply_action(state, 0, action)
+        placed = at(rules.apply_action_r, state, 0, action)
         got_reward = float(at(rules.step_reward_r, state, 0, placed))
         want_reward = ref.apply(action)
         assert got_reward == want_reward, where

@@ -42,12 +42,12 @@ def _games(options: Options, seeds, choose):
     for seed in seeds:
         s = new_state(1, options)
         s["rng"][0] = seed_word(seed)
-        rules.deal(s, 0)
+        at(rules.deal_r, s, 0)
         while s["status"][0] == 0:
-            rules.legal_mask(s, 0, mask)
+            at(rules.legal_mask_r, s, 0, mask[None, :], 0)
             yield s, mask
-            rules.apply_action(s, 0, choose(mask))
-        rules.legal_mask(s, 0, mask)
+            at(rules.apply_action_r, s, 0, choose(mask))
+        at(rules.legal_mask_r, s, 0, mask[None, :], 0)
         yield s, mask  # the finished game too
 
 
@@ -59,7 +59,7 @@ def test_the_deal_shuffles_exactly_like_tabletop_core_shuffle_prefix():
             word = s["rng"].copy()
             deck = np.arange(2, 2 + NUM_CARDS, dtype=np.int8)
             shuffle_prefix(word, 0, deck, NUM_CARDS)
-            rules.deal(s, 0)
+            at(rules.deal_r, s, 0)
             assert np.array_equal(s["deck"][0], deck)
             assert s["rng"][0] == word[0]
             h, n = int(s["cfg_hand_size"][0]), int(s["cfg_players"][0])
@@ -116,7 +116,7 @@ def test_random_bot_picks_what_sample_legal_picks_from_the_mask(options):
     for s, mask in _games(options, range(25), lambda m: rnd.choice(np.flatnonzero(m))):
         a = np.array([seed_word(rnd.getrandbits(64))], np.uint64)
         b = a.copy()
-        pick = bots.random_bot(s, 0, mask, a, 0)
+        pick = at(bots.random_bot_r, s, 0, a, 0)
         if s["status"][0] != 0:
             assert pick == -1 and a[0] == b[0]  # game over: no draw
             continue
@@ -164,12 +164,12 @@ def test_random_bot_match_equals_playing_with_sample_legal():
     t["rng"] = [seed_word(k) for k in range(g)]
     mask = np.zeros(NUM_ACTIONS, np.int8)
     for i in range(g):
-        rules.deal(t, i)
+        at(rules.deal_r, t, i)
         n, total = 0, 0.0
         while t["status"][i] == 0:
-            rules.legal_mask(t, i, mask)
+            at(rules.legal_mask_r, t, i, mask[None, :], 0)
             total += at(
-                rules.step_reward_r, t, i, rules.apply_action(t, i, sample_legal(bot_rng, i, mask))
+                rules.step_reward_r, t, i, at(rules.apply_action_r, t, i, sample_legal(bot_rng, i, mask))
             )
             n += 1
         assert steps[i] == n and returns[i, 0] == total
@@ -185,18 +185,18 @@ def test_observe_and_legal_mask_write_every_entry(options):
         for seat in range(n):
             clean = np.zeros(dim, np.float32)
             dirty = np.full(dim, np.nan, np.float32)
-            observe.observe(s, 0, seat, clean)
-            observe.observe(s, 0, seat, dirty)
+            at(observe.observe_r, s, 0, seat, clean[None, :], 0)
+            at(observe.observe_r, s, 0, seat, dirty[None, :], 0)
             assert np.array_equal(clean, dirty)
         dirty_mask = np.full(NUM_ACTIONS, 7, np.int8)
-        assert rules.legal_mask(s, 0, dirty_mask) == int(mask.sum())
+        assert at(rules.legal_mask_r, s, 0, dirty_mask[None, :], 0) == int(mask.sum())
         assert np.array_equal(mask, dirty_mask)
         # the batch writers too (a row of a garbage-filled (B, n) buffer)
         obs = np.full((3, dim), np.nan, np.float32)
         masks = np.full((3, NUM_ACTIONS), 7, np.int8)
         cur = np.full(3, -1, np.int64)
         loops.batch_observe(np.concatenate([s, s, s]), np.zeros(3, loops.NO_NOTES), obs, masks, cur)
-        observe.observe(s, 0, int(s["current"][0]), clean)
+        at(observe.observe_r, s, 0, int(s["current"][0]), clean[None, :], 0)
         assert np.array_equal(obs, np.stack([clean] * 3)) and np.array_equal(masks, np.stack([mask] * 3))
 
 
@@ -214,7 +214,7 @@ def test_a_play_moves_the_last_slot_into_the_played_one():
         hand = list(t["hand"][0, seat, :h])
         k = hand.index(a % NUM_CARDS + 2)
         hand[k] = hand[-1]
-        rules.apply_action(t, 0, a)
+        at(rules.apply_action_r, t, 0, a)
         assert list(t["hand"][0, seat, : h - 1]) == hand[:-1]
         assert not t["hand"][0, seat, h - 1 :].any()
         plays += 1
