@@ -9,7 +9,7 @@ game. Picklable, ``state.copy()``-able and sliceable (``state[i:i+1]``).
 ``hand_bits`` and ``capt_bits`` repeat what ``loc`` says about hands and captured cards
 as one word per (seat, suit), bit ``r`` = rank ``r`` (``koikoi_env.bits``): the kernels
 keep them in step with ``loc``; after writing ``loc`` by hand (tests), call
-``rules.sync_bits``.
+``rules.sync_bits_r``.
 """
 
 from __future__ import annotations

@@ -78,7 +78,7 @@ def assert_same(s, ref: KoikoiReference, buf, where: str) -> None:
     assert int(e["round"]) == ref.round, where
     assert int(e["dealer"]) == ref.dealer, where
     mask = np.zeros(NUM_ACTIONS, np.int8)
-    rules.legal_mask(s, 0, mask)
+    at(rules.legal_mask_r, s, 0, mask[None, :], 0)
     assert np.flatnonzero(mask).tolist() == ref.legal(), where
     if ref.over:
         seats = [0, ref.n - 1]
@@ -86,7 +86,7 @@ def assert_same(s, ref: KoikoiReference, buf, where: str) -> None:
         assert int(e["current"]) == ref.current, where
         seats = [ref.current, (ref.current + 1) % ref.n]
     for seat in seats:
-        observe.observe(s, 0, seat, buf)
+        at(observe.observe_r, s, 0, seat, buf[None, :], 0)
         got = observe.decode_observation(buf, ref.n)
         for name, value in ref.observation(seat).items():
             assert np.array_equal(got[name], np.asarray(value, np.float32)), f"{where} seat {seat} {name}"
@@ -110,7 +110,7 @@ def test_kernels_agree_with_the_reference_at_every_step():
                 stats[f"phase{ref.phase}"] += 1
                 round_before = ref.round
                 want = ref.step(a)
-                rules.apply_action(s, 0, a)
+                at(rules.apply_action_r, s, 0, a)
                 got = [int(x) for x in s["delta"][0, :n]]
                 where = f"{options} seed {seed} step {step} action {a}"
                 assert got == want, where
@@ -193,7 +193,7 @@ def test_bots_only_choose_legal_actions_step_by_step():
         for g in range(30):
             at(rules.new_game_r, s, g)
             while s["status"][g] == 0:
-                rules.legal_mask(s, g, mask)
+                at(rules.legal_mask_r, s, g, mask[None, :], 0)
                 a = bots.bot_action(bot, s, g, mask, bot_rng, g)
                 assert mask[a] == 1
-                rules.apply_action(s, g, a)
+                at(rules.apply_action_r, s, g, a)

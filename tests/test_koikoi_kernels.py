@@ -29,7 +29,7 @@ from tabletop_core.testing import at
 
 def _bits_of_loc(s, g: int) -> tuple[np.ndarray, np.ndarray]:
     t = s[g : g + 1].copy()
-    rules.sync_bits(t, 0)
+    at(rules.sync_bits_r, t, 0)
     return t["hand_bits"][0], t["capt_bits"][0]
 
 
@@ -68,10 +68,10 @@ def test_bit_words_and_yaku_follow_loc_at_every_step(num_players):
         steps = 0
         while s["status"][0] == 0:
             _assert_consistent(s, 0, f"seed {seed} step {steps}")
-            n = rules.legal_mask(s, 0, mask)
+            n = at(rules.legal_mask_r, s, 0, mask[None, :], 0)
             legal = np.flatnonzero(mask).tolist()
             assert n == len(legal) > 0
-            rules.apply_action(s, 0, rnd.choice(legal))
+            at(rules.apply_action_r, s, 0, rnd.choice(legal))
             steps += 1
         _assert_consistent(s, 0, f"seed {seed} end")
 
@@ -99,15 +99,15 @@ def test_random_bot_picks_what_sample_legal_picks_from_the_mask():
         s["rng"][0] = seed_word(seed)
         at(rules.new_game_r, s, 0)
         while s["status"][0] == 0:
-            rules.legal_mask(s, 0, mask)
+            at(rules.legal_mask_r, s, 0, mask[None, :], 0)
             phases.add(int(s["phase"][0]))
             a = np.array([seed_word(rnd.getrandbits(64))], np.uint64)
             b = a.copy()
-            pick = bots.random_bot(s, 0, mask, a, 0)
+            pick = at(bots.random_bot_r, s, 0, a, 0)
             assert pick == sample_legal(b, 0, mask) and mask[pick] == 1
             assert a[0] == b[0]  # the same draws
-            rules.apply_action(s, 0, pick)
-        assert bots.random_bot(s, 0, mask, np.ones(1, np.uint64), 0) == -1  # game over
+            at(rules.apply_action_r, s, 0, pick)
+        assert at(bots.random_bot_r, s, 0, np.ones(1, np.uint64), 0) == -1  # game over
     assert phases == {0, 1, 2, 3}
 
 
@@ -123,17 +123,19 @@ def test_observe_and_legal_mask_write_every_entry(num_players):
             for seat in range(num_players):
                 clean = np.zeros(dim, np.float32)
                 dirty = np.full(dim, np.nan, np.float32)
-                observe.observe(s, 0, seat, clean)
-                observe.observe(s, 0, seat, dirty)
+                at(observe.observe_r, s, 0, seat, clean[None, :], 0)
+                at(observe.observe_r, s, 0, seat, dirty[None, :], 0)
                 assert np.array_equal(clean, dirty)
             clean_mask = np.zeros(NUM_ACTIONS, np.int8)
             dirty_mask = np.full(NUM_ACTIONS, 7, np.int8)
-            assert rules.legal_mask(s, 0, clean_mask) == rules.legal_mask(s, 0, dirty_mask)
+            assert at(rules.legal_mask_r, s, 0, clean_mask[None, :], 0) == at(
+                rules.legal_mask_r, s, 0, dirty_mask[None, :], 0
+            )
             assert np.array_equal(clean_mask, dirty_mask)
             if s["status"][0] != 0:  # checked the finished game too (mask all zero)
                 assert not clean_mask.any()
                 break
-            rules.apply_action(s, 0, rnd.choice(np.flatnonzero(clean_mask).tolist()))
+            at(rules.apply_action_r, s, 0, rnd.choice(np.flatnonzero(clean_mask).tolist()))
 
 
 @numba.njit

@@ -56,17 +56,17 @@ class Table:
 
     def legal(self) -> set[int]:
         mask = np.zeros(NUM_ACTIONS, np.int8)
-        n = rules.legal_mask(self.s, 0, mask)
+        n = at(rules.legal_mask_r, self.s, 0, mask[None, :], 0)
         legal = set(np.flatnonzero(mask).tolist())
         assert n == len(legal)
         for a in range(NUM_ACTIONS):
-            assert bool(rules.is_legal(self.s, 0, a)) == (a in legal)
+            assert bool(at(rules.is_legal_r, self.s, 0, a)) == (a in legal)
         return legal
 
     def _act(self, action: int) -> list[int]:
         assert action in self.legal(), f"{action} should be legal; legal: {sorted(self.legal())}"
         chips_before = self.chips
-        rules.apply_action(self.s, 0, action)
+        at(rules.apply_action_r, self.s, 0, action)
         delta = [int(x) for x in self.e["delta"][: self.n]]
         assert [a + d for a, d in zip(chips_before, delta)] == self.chips
         assert sum(delta) == 0
@@ -141,7 +141,7 @@ class Table:
 
     def obs(self, seat: int) -> dict[str, np.ndarray]:
         out = np.zeros(observe.observation_dim(self.n), np.float32)
-        observe.observe(self.s, 0, seat, out)
+        at(observe.observe_r, self.s, 0, seat, out[None, :], 0)
         return observe.decode_observation(out, self.n)
 
 
@@ -190,7 +190,7 @@ def table(
     for seat, cc in enumerate(capt_c):
         for c in cc:
             e["loc"][c] = LOC_CAPTURED + seat
-    rules.sync_bits(s, 0)
+    at(rules.sync_bits_r, s, 0)
     for seat in range(n):
         e["yaku"][seat] = at(rules.yaku_score_r, s, 0, seat)
     e["current"] = current
@@ -400,7 +400,7 @@ def test_yaku_kernel_matches_the_reference_on_random_capture_sets(seed):
         chosen = rnd.sample(range(NUM_CARDS), k)
         s["loc"][0, :] = LOC_OUT
         s["loc"][0, chosen] = LOC_CAPTURED + 1
-        rules.sync_bits(s, 0)
+        at(rules.sync_bits_r, s, 0)
         assert at(rules.yaku_score_r, s, 0, 1) == yaku_of(chosen)
         assert at(rules.yaku_score_r, s, 0, 0) == 0
 
@@ -529,9 +529,9 @@ def test_no_score_rounds_count_towards_the_number_of_rounds():
 def test_play_phase_allows_exactly_the_own_hand_cards():
     t = table(["♠9 ♠1 ♥α", "♥1 ♥2"], field="♥9", stock="♣0")
     assert t.legal() == {PLAY_OFFSET + c for c in cards("♠9 ♠1 ♥α")}
-    assert not rules.is_legal(t.s, 0, PLAY_OFFSET + C("♥1"))  # the other seat's card
+    assert not at(rules.is_legal_r, t.s, 0, PLAY_OFFSET + C("♥1"))  # the other seat's card
     for a in (-1, NUM_ACTIONS, KOIKOI, STOP, TAKE_OFFSET + C("♥9"), 10_000):
-        assert not rules.is_legal(t.s, 0, a)
+        assert not at(rules.is_legal_r, t.s, 0, a)
 
 
 def test_every_combination_of_matches_on_the_field():
