@@ -62,7 +62,7 @@ class Scene:
         self.n = humans
         s = new_state(1, Options(num_humans=humans, team=team, max_rounds=max_rounds))
         s["rng"][0] = seed_word(seed)
-        rules.deal(s, 0)
+        at(rules.deal_r, s, 0)
         e = s[0]
         e["cell"][:, :] = WALL
         e["chip"][:, :] = 0
@@ -90,7 +90,7 @@ class Scene:
 
     def sync(self):
         """After editing the map by hand: recompute the State's map-derived fields."""
-        rules.sync_map(self.s, 0)
+        at(rules.sync_map_r, self.s, 0)
         return self
 
     @property
@@ -161,7 +161,7 @@ class Scene:
         for k in range(200000):
             t = self.s.copy()
             t["rng"][0] = seed_word(k)
-            if all(rules.die(t, 0) == want for want in rolls):
+            if all(at(rules.die_r, t, 0) == want for want in rolls):
                 self.s["rng"][0] = seed_word(k)
                 return self
         raise AssertionError("no seed found")
@@ -178,7 +178,7 @@ class Scene:
     # --- reading / acting ---------------------------------------------------------------
     def mask(self):
         m = np.zeros(NUM_ACTIONS, np.int8)
-        rules.legal_mask(self.s, 0, m)
+        at(rules.legal_mask_r, self.s, 0, m[None, :], 0)
         return m
 
     def legal(self):
@@ -189,8 +189,8 @@ class Scene:
 
     def act(self, a):
         assert a in self.legal(), (a, sorted(self.legal()))
-        assert rules.is_legal(self.s, 0, a)
-        rules.apply_action(self.s, 0, a)
+        assert at(rules.is_legal_r, self.s, 0, a)
+        at(rules.apply_action_r, self.s, 0, a)
         assert_derived_fields(self.s, a)
         return self
 
@@ -413,7 +413,7 @@ def test_seal_door_kills_the_human_on_it_and_sends_a_ghost_home():
 def test_map_swap_moves_pieces_and_chips_with_their_boards():
     s = new_state(1, Options(num_humans=2))
     s["rng"][0] = seed_word(3)
-    rules.deal(s, 0)
+    at(rules.deal_r, s, 0)
     e = s[0]
     e["hpos"][0] = (1, 1)  # top-left corner board
     e["hpos"][1] = (19, 19)  # bottom-right corner board
@@ -432,7 +432,7 @@ def test_map_swap_moves_pieces_and_chips_with_their_boards():
 def test_map_swap_and_centre_rotation_events():
     s = new_state(1, Options(num_humans=2))
     s["rng"][0] = seed_word(9)
-    rules.deal(s, 0)
+    at(rules.deal_r, s, 0)
     e = s[0]
     (cr, cc) = np.argwhere(e["place"][7:14, 7:14] >= 0)[0] + 7  # the centre's chip place
     e["hpos"][0] = (cr, cc)
@@ -441,7 +441,7 @@ def test_map_swap_and_centre_rotation_events():
     e["gpos"][1] = (8, 7)
     e["deck"][e["deck_n"] - 1] = CENTRE_ROTATION
     e["chip"][cr, cc] = 0
-    rules.sync_map(s, 0)
+    at(rules.sync_map_r, s, 0)
     at(rules.draw_event_r, s, 0, 0)
     assert tuple(e["hpos"][1]) == (10, 13)  # (0, 3) -> (3, 6) in the centre piece
     assert tuple(e["gpos"][1]) == (7, 12)  # (1, 0) -> (0, 5)
