@@ -1,6 +1,6 @@
 """Differential tests: the numba kernels against the pure-Python reference.
 
-1. Whole games over every mode and player count: each game is dealt by ``rules.deal``
+1. Whole games over every mode and player count: each game is dealt by ``rules.deal_r``
    from a seeded generator and the reference (``exhaust_reference.py``) is built from the
    same deck order (long game: each redeal's deck is handed over). Actions are drawn from
    the reference's legal set with ``random.Random(seed)``; at every step the legal set,

@@ -1,7 +1,7 @@
 """Scripted scenarios of Exhaust (``docs/rules/exhaust.md``) run on the numba kernels.
 
 Each scenario builds an exact table with :func:`table` (hands, area tops, piles...) and
-plays it through ``rules.apply_action``; the assertions fail if the rule named in the
+plays it through ``rules.apply_action_r``; the assertions fail if the rule named in the
 test were broken.
 """
 

@@ -1,9 +1,9 @@
 """The fast paths of Exit Now's kernels against their plain definitions.
 
-* ``rules.is_legal`` (no mask) agrees with ``rules.legal_mask`` on every action;
+* ``rules.is_legal_r`` (no mask) agrees with ``rules.legal_mask_r`` on every action;
 * ``rules.random_legal_r`` (no mask) draws exactly what ``sample_legal`` draws on the mask;
-* ``observe.refresh_observation`` (patches the env's own buffer) leaves exactly what a
-  full ``observe`` writes, through every event, seat change and autoreset;
+* ``observe.refresh_observation_r`` (patches the env's own buffer) leaves exactly what a
+  full ``observe_r`` writes, through every event, seat change and autoreset;
 * ``loops.play_games`` (the random bot without a mask) plays what the masked bots play;
 * the action bit sets (``rules.legal_bits_r``, ``write_mask_row``, ``mask_row_bits``) and
   ``bots.random_bot_row`` agree with the masks and ``sample_legal``;
@@ -213,7 +213,7 @@ def test_play_games_plays_what_the_masked_bots_play(bots):
 @kernel(cache=False)  # (tests are outside the project cache stamp)
 def _bit_set_mismatches(snaps, words):
     """Per snapshot: the mask from the bit set (written and read back) against
-    ``rules.legal_mask``, and ``random_bot_row`` against ``sample_legal`` on the mask."""
+    ``rules.legal_mask_r``, and ``random_bot_row`` against ``sample_legal`` on the mask."""
     masks = np.full((snaps.shape[0], NUM_ACTIONS), 7, np.int8)
     mask = np.zeros(NUM_ACTIONS, np.int8)
     bits = np.zeros(rules.MASK_WORDS, np.uint64)

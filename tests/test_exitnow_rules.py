@@ -2,7 +2,7 @@
 
 A :class:`Scene` draws a map from text in the top-left corner of the 21x21 map (the rest
 is wall), puts pieces and a known event deck on it, sets the pending decision and plays
-actions through ``rules.apply_action``. Each assertion fails if the named rule breaks.
+actions through ``rules.apply_action_r``. Each assertion fails if the named rule breaks.
 """
 
 from __future__ import annotations

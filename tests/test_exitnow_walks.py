@@ -1,4 +1,4 @@
-"""The reachable-destination kernel (``rules.reachable``) against a brute-force walk
+"""The reachable-destination kernel (``rules.reachable_r``) against a brute-force walk
 enumeration on random maps, positions, items and ghosts (rules "A human's turn" 3-6)."""
 
 from __future__ import annotations

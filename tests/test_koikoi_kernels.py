@@ -2,11 +2,11 @@
 
 - ``rules.shuffle_deck_r`` (the deal's shuffle on the record's generator word) deals
   exactly what ``tabletop_core.rng.shuffle_prefix`` deals and leaves the same word;
-- ``hand_bits`` / ``capt_bits`` stay equal to what ``loc`` says (``rules.sync_bits``)
+- ``hand_bits`` / ``capt_bits`` stay equal to what ``loc`` says (``rules.sync_bits_r``)
   through random and bot play, and the stored yaku scores equal the reference's;
 - the random bot (read from the state) picks exactly what ``sample_legal`` picks from
   the mask with the same generator word, in every phase;
-- ``observe`` and ``legal_mask`` write every entry (they no longer zero the buffer first);
+- ``observe_r`` and ``legal_mask_r`` write every entry (they no longer zero the buffer first);
 - the bit helpers against plain Python.
 """
 

@@ -1,7 +1,7 @@
 """Scripted scenarios of Shikokushi Koikoi (``docs/rules/koikoi.md``) run on the numba kernels.
 
 Each scenario builds an exact table with :func:`table` (hands, field, stock order,
-captured cards, chips, koi-koi counts...) and plays it through ``rules.apply_action``;
+captured cards, chips, koi-koi counts...) and plays it through ``rules.apply_action_r``;
 the assertions fail if the rule named in the test were broken. Cards are written the
 way a player reads them (``"♠7"``, ``"♥α"``).
 """

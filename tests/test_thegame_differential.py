@@ -1,7 +1,7 @@
 """Differential test: the numba kernels against the pure-Python reference.
 
 Thousands of games over every option combination (1-5 players, On Fire on/off, levels
-0/1/2, both reward modes). Each game is dealt by ``rules.deal`` from a seeded generator;
+0/1/2, both reward modes). Each game is dealt by ``rules.deal_r`` from a seeded generator;
 the reference (``thegame_reference.py``) is built from the same deck order. Actions are
 drawn from the reference's legal set with ``random.Random(seed)`` (uniformly, or by a
 noisy greedy player so that games also reach the late game: empty draw pile, skipped
@@ -63,7 +63,7 @@ def reference_for(state: np.ndarray, options: Options) -> TheGameReference:
 
 
 def deal_from_deck(options: Options, deck) -> np.ndarray:
-    """A kernel state dealt from ``deck`` (not shuffled), seat by seat like ``rules.deal``."""
+    """A kernel state dealt from ``deck`` (not shuffled), seat by seat like ``rules.deal_r``."""
     s = dealt_kernel_state(options, 0)
     e = s[0]
     e["deck"][:] = deck

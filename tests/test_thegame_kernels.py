@@ -7,7 +7,7 @@
 - the random bot (read from the state) picks exactly what ``sample_legal`` picks from the
   mask with the same generator word, and the in-kernel random step equals the Python
   step given those actions;
-- ``observe`` and ``legal_mask`` write every entry (they no longer zero the buffer first);
+- ``observe_r`` and ``legal_mask_r`` write every entry (they no longer zero the buffer first);
 - a play removes the card by moving the last slot into its place (the strong bot's
   search order depends on the slot order).
 """

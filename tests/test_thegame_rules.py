@@ -1,7 +1,7 @@
 """Scripted scenarios of The Game (``docs/rules/thegame.md``) run on the numba kernels.
 
 Each scenario builds an exact table with :func:`table` (hands, draw pile, pile tops,
-turn...) and plays it through ``rules.apply_action``; the assertions fail if the rule
+turn...) and plays it through ``rules.apply_action_r``; the assertions fail if the rule
 named in the test were broken.
 """
 
