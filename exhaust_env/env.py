@@ -97,11 +97,11 @@ import numpy as np
 
 from tabletop_core.aec import TabletopAECEnv
 from tabletop_core.entry import baseline_entry, entry_points
-from tabletop_core.game import GameDef
+from tabletop_core.game import GameDef, observe_env
 
 from . import hooks  # noqa: F401  (registers the game's hooks for tabletop_core.loops)
 from .bots import BOT_NAMES, bot_action
-from .observe import decode_observation, observation_layout, observe
+from .observe import decode_observation, observation_layout, observe_r
 from .render import SVG_HEIGHT, SVG_WIDTH, render_ansi, render_svg
 from .spec import MAX_EPISODE_STEPS, NUM_ACTIONS, Mode, Options, action_name
 from .state import new_state, validate_state
@@ -151,7 +151,7 @@ GAME = GameDef(
     bot_names=BOT_NAMES,
     max_episode_steps=MAX_EPISODE_STEPS,
     reward_range=(-1.0, 1.0),
-    observe=observe,
+    observe=observe_env(observe_r),
     bot_action=bot_action,
     render_view=lambda s, o, seat: render_ansi(s, o, seat=seat),
     episode_stats=episode_stats,

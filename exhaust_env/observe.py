@@ -227,13 +227,6 @@ def observe_r(e, seat, obs, row):
     obs[row, r + R_ROUND] = np.float32(e.round) * S_ROUND
 
 
-@kernel
-def observe(s, i, seat, out):
-    """Write env ``i``'s observation from ``seat``'s view into ``out`` ((dim,) float32);
-    see :func:`observe_r`."""
-    observe_r(s[i], seat, out[None, :], 0)
-
-
 def decode_observation(vector: np.ndarray, seats: int | None = None) -> dict[str, np.ndarray]:
     """Split an observation vector (``(D,)`` or ``(B, D)``) into its named pieces, in game
     units (card counts, numbers, rounds; flags and one-hots as 0/1).

@@ -1,8 +1,8 @@
 """Exhaust's rules as numba kernels over the State record array (``state.py``).
 
-Every kernel takes the State and the env index ``i`` (batch axis) and touches only that
-env, or the env's record ``e = s[i]`` (the inner acting kernels: a record carries no
-reference count for numba to update), or works on plain count arrays (``hand``/``sel``:
+Every kernel takes one env's record ``e = s[i]`` (``*_r``: a record carries no reference
+count for numba to update; from Python, on env ``i`` of a State in place:
+``tabletop_core.testing.at(kernel_r, s, i, ...)``), or works on plain count arrays (``hand``/``sel``:
 (61,) uint8 counts per card kind; ``tops``: (10,) int8 area tops) or on card sets as
 64-bit words (:mod:`exhaust_env.bits`) so it can be tested on its own. Rules implemented
 (``docs/rules/exhaust.md``):
@@ -396,12 +396,6 @@ def _can_act(e, seat):
 
 
 @kernel
-def legal_words(s, i):
-    """:func:`legal_words_r` of env ``i``."""
-    return legal_words_r(s[i])
-
-
-@kernel
 def legal_words_r(e):
     """The legal actions of the env record ``e`` as two words ``(w0, w1)``: bit a of ``w0`` = action
     a (0..63) is legal, bit a - 64 of ``w1`` = action a (64..72). Both 0 once the episode
@@ -432,7 +426,7 @@ def legal_words_r(e):
 
 @kernel
 def write_mask_row(w0, w1, masks, row):
-    """Write the legal-action words ``(w0, w1)`` (:func:`legal_words`) into ``masks[row]``
+    """Write the legal-action words ``(w0, w1)`` (:func:`legal_words_r`) into ``masks[row]``
     (``masks`` (N, 73) int8, 0 or 1; :func:`tabletop_core.bits.write_bits_row`, in vector
     stores); return the count of legal actions."""
     words = stack_u64(2)
@@ -450,14 +444,15 @@ def write_mask(w0, w1, out):
 
 
 @kernel
-def legal_mask(s, i, out):
-    """Write the action mask of env ``i`` into ``out`` ((73,) int8); return the count.
+def legal_mask_r(e, masks, row):
+    """Write the action mask of the env record ``e`` into ``masks[row]`` (``masks`` (B, 73)
+    int8); return the count of legal actions.
 
     All zeros once the episode is over; otherwise at least one entry is set. Time Magic
-    and the Exhaust flip are offered only with an empty selection (:func:`legal_words`).
+    and the Exhaust flip are offered only with an empty selection (:func:`legal_words_r`).
     """
-    w0, w1 = legal_words(s, i)
-    return write_mask(w0, w1, out)
+    w0, w1 = legal_words_r(e)
+    return write_mask_row(w0, w1, masks, row)
 
 
 @kernel
@@ -476,12 +471,6 @@ def nth_legal(w0, w1, k):
 
 
 @kernel
-def is_legal(s, i, action):
-    """Whether ``action`` (any int) is legal for the seat to act in env ``i``."""
-    return is_legal_r(s[i], action)
-
-
-@kernel
 def is_legal_r(e, action):
     """Whether ``action`` (any int) is legal for the seat to act in the env record ``e``."""
     if action < 0 or action >= NUM_ACTIONS:
@@ -493,9 +482,9 @@ def is_legal_r(e, action):
 
 
 # --- dealing ------------------------------------------------------------------------------
-# The kernels below the public (s, i) ones take the env's record ``e = s[i]``: a record
-# carries no reference count, while every call of a kernel taking the State array with
-# further calls inside costs numba two atomic reference-count updates.
+# The kernels take the env's record ``e = s[i]``: a record carries no reference count,
+# while every call of a kernel taking the State array with further calls inside costs
+# numba two atomic reference-count updates.
 @kernel
 def _give(e, seat, card):
     e.hand[seat, card_kind(card)] += 1
@@ -544,12 +533,6 @@ def deal_round_r(e, starter):
         e.exhaust_up[seat] = 1 if e.exhaust[seat] > 0 else 0
     e.current = starter
     e.turn = 0
-
-
-@kernel
-def deal(s, i):
-    """:func:`deal_r` of env ``i``."""
-    deal_r(s[i])
 
 
 @kernel
@@ -802,17 +785,8 @@ def _end_turn(e):
 
 
 @kernel
-def end_turn(s, i):
-    """Pass the turn (solo: the NPC plays first, then the player) and check that the next
-    seat can act; if it cannot, it loses (:func:`lose_round_r`)."""
-    stuck = _end_turn(s[i])
-    if stuck >= 0:
-        lose_round_r(s[i], stuck)
-
-
-@kernel
 def act(e, action):
-    """Apply a legal ``action`` on the env record ``e`` (:func:`apply_action` without the
+    """Apply a legal ``action`` on the env record ``e`` (:func:`apply_action_r` without the
     redeal): -2 for an add to the selection (the turn goes on); else the turn ended and
     the result is the seat now to act if it cannot act (the caller then runs
     :func:`lose_round_r`), or -1."""
@@ -834,16 +808,10 @@ def act(e, action):
 
 
 @kernel
-def apply_action(s, i, action):
-    """Apply a LEGAL ``action`` for the seat to act in env ``i`` (check with
-    :func:`is_legal` or the mask first: an illegal action is undefined behaviour).
-    Returns 1 if the action ended the turn, 0 for an add to the selection."""
-    return apply_action_r(s[i], action)
-
-
-@kernel
 def apply_action_r(e, action):
-    """:func:`apply_action` on the env record ``e``."""
+    """Apply a LEGAL ``action`` for the seat to act in the env record ``e`` (check with
+    :func:`is_legal_r` or the mask first: an illegal action is undefined behaviour).
+    Returns 1 if the action ended the turn, 0 for an add to the selection."""
     stuck = act(e, action)
     if stuck == -2:
         return 0
@@ -870,14 +838,14 @@ def add_rewards_r(e, rewards, row):
 
 
 @kernel
-def write_rewards(s, i, out):
-    """Per-agent rewards of the step that just happened on env ``i`` into ``out`` ((P,)
-    float32).
+def write_rewards_r(e, rewards, row):
+    """Per-agent rewards of the step that just happened on the env record ``e`` into
+    ``rewards[row]`` (``rewards`` (N, P) float32).
 
     0 while the episode runs (a long game's rounds pay nothing: the final outcome counts).
     At the end: the loser -1 and every other seat +1, or +1/(N-1) with ``cfg_zero_sum``;
     solo: +1 if the NPC lost, -1 if the player did (:func:`add_rewards_r`).
     """
-    for k in range(out.shape[0]):
-        out[k] = 0.0
-    add_rewards_r(s[i], out[None, :], 0)
+    for k in range(rewards.shape[1]):
+        rewards[row, k] = 0.0
+    add_rewards_r(e, rewards, row)

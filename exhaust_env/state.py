@@ -130,7 +130,7 @@ def validate_state(saved) -> None:
     """
     from tabletop_core.validation import StateChecker, check_legal_action_exists, states_of
 
-    from .rules import legal_mask
+    from .rules import legal_mask_r
 
     s = states_of(saved, STATE_DTYPE, "exhaust")
     ck = StateChecker(s, "exhaust")
@@ -139,7 +139,7 @@ def validate_state(saved) -> None:
     _check_cards(ck, s, solo, seats, in_game)
     _check_areas(ck, s)
     playing = _check_counters(ck, s, long_game, seats, in_game)
-    check_legal_action_exists(s, legal_mask, NUM_ACTIONS, playing, "exhaust")
+    check_legal_action_exists(s, legal_mask_r, NUM_ACTIONS, playing, "exhaust")
 
 
 def _check_options(ck, s):

@@ -6,7 +6,7 @@ mask of the acting seat, ``rng`` a uint64 array of bot generator words (never th
 own stream) and ``r`` the index of the word to use. A bot reads only what its seat
 observes: the map, the pieces, public counts and its own items. As in ``rules``, the bots
 are ``*_r`` kernels taking the env's record ``e = s[i]`` (``bot_action_r(bot_id, e, mask,
-rng, r)``), with the ``(s, i, ...)`` names as thin wrappers; the batch loops draw the
+rng, r)``; ``bot_action`` is the protocol's ``(s, i, ...)`` form); the batch loops draw the
 random bot's action from the mask row itself (:func:`random_bot_row`).
 
 Bots:
@@ -83,14 +83,8 @@ def random_bot_r(e, mask, rng, r):
 
 
 @kernel
-def random_bot(s, i, mask, rng, r):
-    """:func:`random_bot_r` of env ``i``."""
-    return random_bot_r(s[i], mask, rng, r)
-
-
-@kernel
 def random_bot_row(masks, row, rng, r):
-    """:func:`random_bot` on row ``row`` of ``masks`` ((B, 471) int8, C-contiguous), without
+    """:func:`random_bot_r` on row ``row`` of ``masks`` ((B, 471) int8, C-contiguous), without
     the row view (which numba would reference-count): the draw of
     ``tabletop_core.rng.sample_legal(rng, r, masks[row])`` (the count, one ``randint``,
     the k-th legal action); -1 when no action is legal (no draw)."""

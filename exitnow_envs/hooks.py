@@ -80,7 +80,7 @@ def bot_action(e, bot, masks, row, rng, r):
 @kernel(inline="always")
 def bot_move(e, bot, masks, row, rng, r):
     """The bot's action, ``masks[row]`` scratch: the random bot draws from the legal bit
-    set (:func:`rules.sample_bits`, the draw :func:`bots.random_bot` makes on the mask),
+    set (:func:`rules.sample_bits`, the draw :func:`bots.random_bot_r` makes on the mask),
     the others get the mask."""
     if bot == _RANDOM:
         bits = stack_u64(MASK_WORDS)

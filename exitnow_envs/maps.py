@@ -340,7 +340,7 @@ def rot_local(r: int, c: int, k: int) -> tuple[int, int]:
 
 def build_map(boards: BoardSet, layout: int, centre_side: int, centre_rotation: int) -> np.ndarray:
     """The (21, 21) uint8 kind map of a layout (pure Python; the kernels build the same
-    in ``rules.build_map``).
+    in ``rules.build_map_r``).
 
     Raises:
         ValueError: if ``layout`` is not in 0..575.

@@ -44,8 +44,8 @@ contents (tested).
 
 The writers are ``*_r`` kernels taking the env's record ``e = s[i]`` and the whole
 ``(B, D)`` buffer with the row index (see ``rules``: neither the State nor a row view is
-passed down, which numba would reference-count); :func:`observe` and
-:func:`refresh_observation` keep their ``(s, i, seat, out (D,))`` form as thin wrappers.
+passed down, which numba would reference-count); from Python, on env ``i`` of a State in
+place: ``tabletop_core.testing.at(observe_r, s, i, seat, out[None, :], 0)``.
 """
 
 from __future__ import annotations
@@ -304,12 +304,6 @@ def observe_r(e, seat, out, row):
 
 
 @kernel
-def observe(s, i, seat, out):
-    """:func:`observe_r` of env ``i`` into ``out`` ((OBS_DIM,) float32)."""
-    observe_r(s[i], seat, out[np.newaxis, :], 0)
-
-
-@kernel
 def _square_code(cell, chip, place):
     """What the map planes show of one square, in one byte: kind | chip << 4 | place << 6."""
     return np.uint8(cell | (chip << 4) | (np.uint8(place >= 0) << 6))
@@ -412,14 +406,6 @@ def refresh_observation_r(e, n, seat, out, row, full, note):
         out[row, q] = 0.0
     _pieces_and_scalars_r(e, seat, out, row)
     _note_written_r(e, n, note, addr, False)
-
-
-@kernel
-def refresh_observation(s, notes, i, seat, out, full):
-    """:func:`refresh_observation_r` of env ``i`` with notes ``notes[i]`` into ``out``
-    ((OBS_DIM,) float32; noted in note 0 by its address, as row 0 of ``out`` seen as
-    (1, OBS_DIM))."""
-    refresh_observation_r(s[i], notes[i], seat, out[np.newaxis, :], 0, full, 0)
 
 
 def decode_observation(vector: np.ndarray, max_rounds: int = DEFAULT_MAX_ROUNDS) -> dict[str, np.ndarray]:

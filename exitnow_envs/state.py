@@ -9,7 +9,7 @@ The fields after ``place`` up to ``chipv`` are derived from ``cell``, ``chip`` a
 ``place`` (bit boards and positions the per-step kernels read instead of scanning the map,
 and version counters of the map and the chips). Every rules kernel keeps them up to date;
 after editing ``cell``, ``chip`` or ``place`` by hand, call
-:func:`exitnow_envs.rules.sync_map`. What the observation kernels remember of the rows
+:func:`exitnow_envs.rules.sync_map_r`. What the observation kernels remember of the rows
 they wrote is not game state: it lives in the adapters' notes (:data:`NOTES_DTYPE`).
 """
 
@@ -56,7 +56,7 @@ STATE_DTYPE = np.dtype(
         ("cell", np.uint8, (MAP, MAP)),  # square kind (spec.FLOOR ... spec.SEALED_C)
         ("chip", np.uint8, (MAP, MAP)),  # 0 none, 1 event chip, 2 item chip
         ("place", np.int8, (MAP, MAP)),  # event-chip place number 0..16, -1 elsewhere (moves with its square)
-        # derived from cell / chip / place (rules.sync_map); bit boards (spec.BIT_ROWS) of:
+        # derived from cell / chip / place (rules.sync_map_r); bit boards (spec.BIT_ROWS) of:
         # wbits squares a walking human may enter (not wall, water, exit, sealed door),
         # xbits the exit door, sbits sealed doors, cbits squares holding a chip
         ("wbits", np.uint32, (BIT_ROWS,)),
@@ -67,7 +67,7 @@ STATE_DTYPE = np.dtype(
         # (-1, -1) when absent and for FLOOR, WALL, WATER, PLACE
         ("kpos", np.int8, (NUM_KINDS, 2)),
         ("ppos", np.int8, (NUM_PLACES, 2)),  # square of event-chip place p, (-1, -1) none
-        ("mapv", np.uint32),  # map version: + 1 whenever cell or place change (rules.sync_map)
+        ("mapv", np.uint32),  # map version: + 1 whenever cell or place change (rules.sync_map_r)
         ("chipv", np.uint32),  # chip version: + 1 whenever a chip is taken or put (and with mapv)
         # humans (seat h = human_h)
         ("hpos", np.int8, (MAX_HUMANS, 2)),  # (row, col) on the map, (-1, -1) off the map
@@ -283,7 +283,7 @@ def _check_map(ck, s, n, b):
     per_place += row_counts(np.broadcast_to(b[:, None, None], place.shape), place + 1, per_place.shape)
     ck.fail("place", per_place[:, 1:] > 1, "each place number 0..16 on one square at most", None)
     for field, want in derived_map_fields(s).items():
-        ck.equal(field, want, f"what cell / chip / place give (rules.sync_map); got {field} out of step")
+        ck.equal(field, want, f"what cell / chip / place give (rules.sync_map_r); got {field} out of step")
 
 
 def _check_humans(ck, s, nh, b):
@@ -453,7 +453,7 @@ def _check_notes(ck, s, playing):
     """Observation notes in range (set_state rewrites them), and a legal action while playing."""
     from tabletop_core.validation import check_legal_action_exists
 
-    from .rules import legal_mask
+    from .rules import legal_mask_r
     from .spec import NUM_ACTIONS
 
-    check_legal_action_exists(s, legal_mask, NUM_ACTIONS, playing, "exitnow")
+    check_legal_action_exists(s, legal_mask_r, NUM_ACTIONS, playing, "exitnow")

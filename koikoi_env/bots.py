@@ -75,16 +75,11 @@ STRONG_PARAMS = np.array([0.817, 0.0, 1.656, 0.15, 0.5, 0.456, 0.892, 0.0, 99.0,
 
 
 @kernel
-def random_bot(s, i, mask, rng, r):
-    """Uniform over the legal actions, read from the state (``mask`` is not used): the
-    ``k``-th legal action in id order for ``k = randint(rng, r, count)``, i.e. the same
-    choice as ``tabletop_core.rng.sample_legal(rng, r, mask)``. -1 once the game is over."""
-    return random_bot_r(s[i], rng, r)
-
-
-@kernel
 def random_bot_r(e, rng, r):
-    """:func:`random_bot` of the record ``e`` (``rules`` explains the ``_r`` kernels)."""
+    """Uniform over the legal actions of the record ``e``, read from the state (no mask):
+    the ``k``-th legal action in id order for ``k = randint(rng, r, count)``, i.e. the
+    same choice as ``tabletop_core.rng.sample_legal(rng, r, mask)``. -1 once the game is
+    over (``rules`` explains the ``_r`` kernels)."""
     if e.status != 0:
         return -1
     ph = e.phase
@@ -211,15 +206,9 @@ def _capture_value(cap, seat, players, c0, c1, c2, c3, prm):
 
 
 @kernel
-def decide(s, i, mask, prm):
-    """The evaluation bot's action (greedy with :data:`GREEDY_PARAMS`, strong with
-    :data:`STRONG_PARAMS`); reads only the acting seat's information."""
-    return decide_r(s[i], mask, prm)
-
-
-@kernel
 def decide_r(e, mask, prm):
-    """:func:`decide` of the record ``e``."""
+    """The evaluation bot's action for the record ``e`` (greedy with :data:`GREEDY_PARAMS`,
+    strong with :data:`STRONG_PARAMS`); reads only the acting seat's information."""
     seat = np.int64(e.current)
     players = np.int64(e.cfg_players)
     cap = e.capt_bits

@@ -74,11 +74,11 @@ import numpy as np
 
 from tabletop_core.aec import TabletopAECEnv
 from tabletop_core.entry import baseline_entry, entry_points
-from tabletop_core.game import GameDef
+from tabletop_core.game import GameDef, observe_env
 
 from . import hooks  # noqa: F401  (registers the game's hooks for tabletop_core.loops)
 from .bots import BOT_NAMES, bot_action
-from .observe import decode_observation, observation_layout, observe
+from .observe import decode_observation, observation_layout, observe_r
 from .render import SVG_HEIGHT, SVG_WIDTH, render_ansi, render_svg
 from .spec import (
     MAX_EPISODE_STEPS,
@@ -144,7 +144,7 @@ GAME = GameDef(
     bot_names=BOT_NAMES,
     max_episode_steps=MAX_EPISODE_STEPS,
     reward_range=(-float(START_CHIPS * MAX_PLAYERS), float(START_CHIPS * MAX_PLAYERS)),
-    observe=observe,
+    observe=observe_env(observe_r),
     episode_stats=episode_stats,
     cooperative=False,
     match_stats=match_stats,

@@ -113,20 +113,15 @@ def observation_dim(num_players: int) -> int:
 
 
 @kernel
-def observe(s, i, seat, out):
-    """Write env ``i``'s observation from ``seat``'s view into ``out`` ((dim,) float32).
+def observe_r(e, seat, out, row):
+    """Write the observation of the record ``e`` from ``seat``'s view into row ``row`` of
+    ``out`` ((B, dim) float32; ``rules`` explains the ``_r`` kernels and
+    ``rules.legal_mask_r`` the row index).
 
     Reads only what ``seat`` may know: its own hand and the public table. Every float is
     written exactly once (no prior zeroing), the card planes by branch-free loops over
     ``loc`` that LLVM vectorizes.
     """
-    observe_r(s[i], seat, out[np.newaxis, :], 0)
-
-
-@kernel
-def observe_r(e, seat, out, row):
-    """:func:`observe` of the record ``e`` into row ``row`` of ``out`` ((B, dim) float32;
-    ``rules`` explains the ``_r`` kernels and ``rules.legal_mask_r`` the row index)."""
     n = np.int64(e.cfg_players)
     seat = np.int64(seat)
     loc = e.loc

@@ -1,8 +1,8 @@
 """Koikoi's rules as numba kernels over the State record array (``state.py``).
 
-The public kernels take the State ``s`` and the env index ``i`` and touch only that
-env. They are thin wrappers over ``*_r`` kernels that take the env's record
-``e = s[i]``: a record is a plain pointer, whereas an array argument passed down a
+The kernels take one env's record ``e = s[i]`` (``*_r``; from Python, on env ``i`` of
+a State in place: ``tabletop_core.testing.at(kernel_r, s, i, ...)``): a record is a
+plain pointer, whereas an array argument passed down a
 chain of calls costs numba atomic reference-count updates (measured: more than the
 rules themselves). The generator word is a field of the record too (``e.rng``), so the
 deal (:func:`shuffle_deck_r`) needs no array either. Rules implemented
@@ -25,7 +25,7 @@ deal (:func:`shuffle_deck_r`) needs no array either. Rules implemented
 
 Every kernel that can end a round writes the step's chip changes to ``delta``. Every
 kernel that moves a card into or out of a hand or a captured pile updates ``hand_bits`` /
-``capt_bits`` with ``loc`` (:func:`sync_bits` rebuilds them from ``loc``).
+``capt_bits`` with ``loc`` (:func:`sync_bits_r` rebuilds them from ``loc``).
 """
 
 from __future__ import annotations
@@ -157,9 +157,15 @@ def stock_size_r(e):
 
 @kernel
 def legal_mask_r(e, out, row):
-    """:func:`legal_mask` of the record ``e`` into row ``row`` of ``out`` ((B, 178) int8;
-    indexing rows here rather than passing ``out[row]`` keeps numba from reference
-    counting a view)."""
+    """Write the action mask of the record ``e`` into row ``row`` of ``out`` ((B, 178)
+    int8; indexing rows here rather than passing ``out[row]`` keeps numba from reference
+    counting a view); return the legal count.
+
+    PLAY: the acting seat's hand cards; CHOOSE_*: the field cards of the pending card's
+    rank (always two); DECIDE: KOIKOI and STOP. All zeros once the game is over. While the
+    game runs at least one action is legal (a turn starts only when every hand holds a
+    card). Every entry is written once, without branches (vectorized loops over ``loc``).
+    """
     loc = e.loc
     playing = e.status == _PLAYING
     ph = e.phase
@@ -185,24 +191,6 @@ def legal_mask_r(e, out, row):
         for suit in range(NUM_SUITS):
             n += loc[suit * RANKS_PER_SUIT + rank] == field
     return n
-
-
-@kernel
-def legal_mask(s, i, out):
-    """Write env ``i``'s action mask into ``out`` ((178,) int8); return the legal count.
-
-    PLAY: the acting seat's hand cards; CHOOSE_*: the field cards of the pending card's
-    rank (always two); DECIDE: KOIKOI and STOP. All zeros once the game is over. While the
-    game runs at least one action is legal (a turn starts only when every hand holds a
-    card). Every entry is written once, without branches (vectorized loops over ``loc``).
-    """
-    return legal_mask_r(s[i], out[np.newaxis, :], 0)
-
-
-@kernel
-def is_legal(s, i, action):
-    """Whether ``action`` (any int) is legal for the acting seat of env ``i``."""
-    return is_legal_r(s[i], action)
 
 
 @kernel
@@ -303,10 +291,9 @@ def new_game_r(e):
 
 
 @kernel
-def sync_bits(s, i):
-    """Rebuild env ``i``'s ``hand_bits`` and ``capt_bits`` from ``loc`` (for states whose
-    ``loc`` was written by hand; the rules kernels keep them in step themselves)."""
-    e = s[i]
+def sync_bits_r(e):
+    """Rebuild the record ``e``'s ``hand_bits`` and ``capt_bits`` from ``loc`` (for states
+    whose ``loc`` was written by hand; the rules kernels keep them in step themselves)."""
     _clear_bits_r(e)
     for c in range(NUM_CARDS):
         loc = e.loc[c]
@@ -447,7 +434,12 @@ def _score_stop_r(e):
 
 @kernel
 def apply_action_r(e, action):
-    """:func:`apply_action` of the record ``e``."""
+    """Apply a LEGAL ``action`` for the acting seat of the record ``e``.
+
+    Callers validate with :func:`is_legal_r` or the mask first: an illegal action here is
+    undefined behaviour. Writes the step's chip changes (the rewards) to ``delta``;
+    updates ``status`` when the game ends and deals the next round when one ends.
+    """
     for seat in range(MAX_PLAYERS):
         e.delta[seat] = 0
     seat = e.current
@@ -479,14 +471,3 @@ def apply_action_r(e, action):
         _capture_r(e, e.pending, seat)
         e.pending = -1
         _after_capture_r(e)
-
-
-@kernel
-def apply_action(s, i, action):
-    """Apply a LEGAL ``action`` for the acting seat of env ``i``.
-
-    Callers validate with :func:`is_legal` or the mask first: an illegal action here is
-    undefined behaviour. Writes the step's chip changes (the rewards) to ``delta``;
-    updates ``status`` when the game ends and deals the next round when one ends.
-    """
-    apply_action_r(s[i], action)

@@ -9,7 +9,7 @@ game. Picklable, ``state.copy()``-able and sliceable (``state[i:i+1]``).
 ``hand_bits`` and ``capt_bits`` repeat what ``loc`` says about hands and captured cards
 as one word per (seat, suit), bit ``r`` = rank ``r`` (``koikoi_env.bits``): the kernels
 keep them in step with ``loc``; after writing ``loc`` by hand (tests), call
-``rules.sync_bits``.
+``rules.sync_bits_r``.
 """
 
 from __future__ import annotations
@@ -126,7 +126,7 @@ def validate_state(saved) -> None:
     """
     from tabletop_core.validation import StateChecker, check_legal_action_exists, states_of
 
-    from .rules import legal_mask
+    from .rules import legal_mask_r
 
     s = states_of(saved, STATE_DTYPE, "koikoi")
     ck = StateChecker(s, "koikoi")
@@ -140,7 +140,7 @@ def validate_state(saved) -> None:
     _check_phase_and_pending(ck, s, loc, playing)
     _check_round(ck, s, p, playing)
     _check_chips(ck, s, p, playing)
-    check_legal_action_exists(s, legal_mask, NUM_ACTIONS, playing, "koikoi")
+    check_legal_action_exists(s, legal_mask_r, NUM_ACTIONS, playing, "koikoi")
 
 
 def _check_deck_and_stock(ck, s, p):

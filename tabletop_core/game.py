@@ -16,8 +16,8 @@ How to keep the hot loops fast (measured on Koikoi: 1.0 M -> ~4 M env steps/s):
 numba reference-counts every array passed on to a non-inlined call with atomic
 operations, and a whole step of a card game costs less than a handful of those. So the
 per-env step is written out in the batch loop over the env's record ``e = s[i]``; rules
-kernels take the record (``*_r(e, ...)``, with thin ``(s, i)`` wrappers for tests and
-Python callers), and kernels filling a buffer take the whole buffer and the row index
+kernels take the record (``*_r(e, ...)``; tests and Python callers run one on env ``i``
+of a State through :func:`tabletop_core.testing.at`), and kernels filling a buffer take the whole buffer and the row index
 (``legal_mask_r(e, masks, i)``) instead of a row view ``masks[i]``; the loops hand
 their buffers down as views numba does not reference-count
 (:func:`tabletop_core.bits.unowned`). Write each
@@ -54,7 +54,8 @@ Kernel signatures (``s`` the State, arrays batch-first, ``B`` envs, ``P`` seats,
         by the vector env with ``num_threads`` > 1 (optional: without them it runs on one
         thread).
     first_illegal(s, actions) -> int   index of the first illegal action, or -1.
-    observe(s, i, seat, out (D,) f32)  env i from any seat's point of view.
+    observe(s, i, seat, out (D,) f32)  env i from any seat's point of view (Python:
+        :func:`observe_env` of the game's record kernel ``observe_r``).
     play_games(s, bot_ids (P,) i64, bot_rng (G,) u64, returns (G,P) f64, steps (G,) i64)
         play one whole episode in each of G envs (generators already seeded: start with
         the game's deal) with bots; write every seat's episode return and the number of
@@ -63,6 +64,7 @@ Kernel signatures (``s`` the State, arrays batch-first, ``B`` envs, ``P`` seats,
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -71,8 +73,22 @@ import numpy as np
 
 from . import loops
 from .encoders import ObservationLayout
+from .testing import at
 
-__all__ = ["GameDef"]
+__all__ = ["GameDef", "observe_env"]
+
+
+def observe_env(observe_r: Callable) -> Callable:
+    """:attr:`GameDef.observe` of a game whose observation kernel is the record kernel
+    ``observe_r(e, seat, out (B, D) f32, row)``: a callable ``(s, i, seat, out)`` writing
+    env ``i``'s observation of the State ``s`` from ``seat``'s view into ``out`` ((D,)
+    float32), through :func:`tabletop_core.testing.at` (picklable, like the kernel).
+    """
+    return functools.partial(_observe_env, observe_r)
+
+
+def _observe_env(observe_r: Callable, s: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
+    at(observe_r, s, i, seat, out[None, :], 0)
 
 
 @dataclass(frozen=True)
@@ -93,7 +109,8 @@ class GameDef:
         bot_names: names of the bots, index = bot id in the kernels.
         max_episode_steps: longest possible episode (agent steps).
         reward_range: ``(low, high)`` of one step's reward.
-        observe: kernel ``(s, i, seat, out (D,) f32)``, env i from any seat's view.
+        observe: ``(s, i, seat, out (D,) f32)``, env i from any seat's view: the
+            :func:`observe_env` of the game's record kernel ``observe_r``.
         episode_stats: ``final states (G,) -> {name: (G,) array}``, game-specific figures
             of finished episodes for the arena (e.g. The Game's ``score``).
         match_stats: ``options -> {name: definition}``, the ``episode_stats`` figures that

@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from .testing import at
+
 __all__ = ["StateChecker", "states_of", "check_legal_action_exists", "row_counts"]
 
 
@@ -126,17 +128,18 @@ class StateChecker:
 
 
 def check_legal_action_exists(
-    states: np.ndarray, legal_mask: Callable, num_actions: int, playing: np.ndarray, game: str
+    states: np.ndarray, legal_mask_r: Callable, num_actions: int, playing: np.ndarray, game: str
 ) -> None:
-    """Every env still playing offers at least one legal action (the rules' own
-    ``legal_mask(s, i, out)`` kernel, run on the already range-checked State).
+    """Every env still playing offers at least one legal action (the rules' own record
+    kernel ``legal_mask_r(e, masks (B, A) i8, row) -> count``, run on the already
+    range-checked State).
 
     Raises:
         ValueError: naming the first env whose acting seat has no legal action.
     """
-    out = np.zeros(num_actions, np.int8)
+    out = np.zeros((1, num_actions), np.int8)
     for i in np.flatnonzero(playing):
-        if legal_mask(states, int(i), out) <= 0:
+        if at(legal_mask_r, states, int(i), out, 0) <= 0:
             raise ValueError(
                 f"{game} saved state, env {int(i)}: the acting seat (current = {int(states['current'][i])}) "
                 "has no legal action while the game is playing; allowed: a position the rules can reach "

@@ -1,6 +1,6 @@
 """Differential tests: the numba kernels against the pure-Python reference.
 
-1. Whole games over every mode and player count: each game is dealt by ``rules.deal``
+1. Whole games over every mode and player count: each game is dealt by ``rules.deal_r``
    from a seeded generator and the reference (``exhaust_reference.py``) is built from the
    same deck order (long game: each redeal's deck is handed over). Actions are drawn from
    the reference's legal set with ``random.Random(seed)``; at every step the legal set,
@@ -26,6 +26,7 @@ from exhaust_env import observe, rules
 from exhaust_env.spec import NUM_ACTIONS, Options
 from exhaust_env.state import new_state
 from tabletop_core.rng import seed_word
+from tabletop_core.testing import at
 
 COMBOS = [
     ("standard", 2),
@@ -42,7 +43,7 @@ GAMES = {"standard": 10, "long": 4, "solo": 20}
 def _kernel(options: Options, seed: int) -> np.ndarray:
     s = new_state(1, options)
     s["rng"][0] = seed_word(seed)
-    rules.deal(s, 0)
+    at(rules.deal_r, s, 0)
     return s
 
 
@@ -53,7 +54,7 @@ def _assert_same(s, ref: ExhaustReference, seats, buf, where: str) -> None:
     if ref.status == 0:
         assert int(e["current"]) == ref.current, where
     for seat in seats:
-        observe.observe(s, 0, seat, buf)
+        at(observe.observe_r, s, 0, seat, buf[None, :], 0)
         got = observe.decode_observation(buf, ref.seats)
         want = ref.observation(seat)
         assert set(got) == set(want)
@@ -101,7 +102,7 @@ def test_kernels_match_the_reference_over_whole_games(combo):
         _assert_same(s, ref, range(options.seats), buf, f"{mode} seed {seed} deal")
         for step in range(3000):
             where = f"{mode}/{num_players} seed {seed} step {step}"
-            n = rules.legal_mask(s, 0, mask)
+            n = at(rules.legal_mask_r, s, 0, mask[None, :], 0)
             legal = ref.legal_actions()
             assert np.flatnonzero(mask).tolist() == legal, where
             assert n == len(legal)
@@ -111,9 +112,9 @@ def test_kernels_match_the_reference_over_whole_games(combo):
             assert legal, where
             a = _choose(ref, legal, rnd)
             seat = ref.current
-            rules.apply_action(s, 0, a)
+            at(rules.apply_action_r, s, 0, a)
             got = np.zeros(options.players, np.float32)
-            rules.write_rewards(s, 0, got)
+            at(rules.write_rewards_r, s, 0, got[None, :], 0)
             want = ref.apply(a, redeal=lambda s=s: s["deck"][0])
             assert got.tolist() == pytest.approx(want), where
             _assert_same(s, ref, {seat, ref.current, (seat + 1) % options.seats}, buf, where)

@@ -13,7 +13,7 @@ from exhaust_env.spec import CAST_OFFSET, NUM_ACTIONS, PLAY_TIME_MAGIC, Options
 from exhaust_env.state import new_state
 from tabletop_core.aec import ActionOutOfBoundsError, IllegalActionError, ResetNeededError
 from tabletop_core.rng import sample_legal, seed_word
-from tabletop_core.testing import assert_state_roundtrip
+from tabletop_core.testing import assert_state_roundtrip, at
 
 OPTION_SETS = [
     {"num_players": 2},
@@ -232,7 +232,7 @@ def test_decode_observation_pieces_and_errors():
 def _table_with_secret_variants(options: Options, seed: int):
     s = new_state(1, options)
     s["rng"][0] = seed_word(seed)
-    rules.deal(s, 0)
+    at(rules.deal_r, s, 0)
     return s
 
 
@@ -247,15 +247,15 @@ def test_hidden_information_never_shows(options):
     # play a few random steps so the table is not empty
     mask = np.zeros(NUM_ACTIONS, np.int8)
     for _ in range(25):
-        rules.legal_mask(s, 0, mask)
-        rules.apply_action(s, 0, rnd.choice(np.flatnonzero(mask).tolist()))
+        at(rules.legal_mask_r, s, 0, mask[None, :], 0)
+        at(rules.apply_action_r, s, 0, rnd.choice(np.flatnonzero(mask).tolist()))
         if s["status"][0]:
             break
     seats = options.seats
     dim = observe.observation_dim(seats)
     for seat in range(options.players):
         base = np.zeros(dim, np.float32)
-        observe.observe(s, 0, seat, base)
+        at(observe.observe_r, s, 0, seat, base[None, :], 0)
         for trial in range(20):
             t = s.copy()
             e = t[0]
@@ -295,7 +295,7 @@ def test_hidden_information_never_shows(options):
                 pos += 1
             e["deck"] = np.roll(e["deck"], trial + 1)
             got = np.zeros(dim, np.float32)
-            observe.observe(t, 0, seat, got)
+            at(observe.observe_r, t, 0, seat, got[None, :], 0)
             np.testing.assert_array_equal(got, base)
             # and the own hand does show: a changed own card changes the observation
         own = s.copy()
@@ -304,7 +304,7 @@ def test_hidden_information_never_shows(options):
             kind = int(np.flatnonzero(e["hand"][seat])[0])
             e["hand"][seat, kind] -= 1
             got = np.zeros(dim, np.float32)
-            observe.observe(own, 0, seat, got)
+            at(observe.observe_r, own, 0, seat, got[None, :], 0)
             assert not np.array_equal(got, base)
 
 

@@ -11,6 +11,7 @@ import exhaust_env
 from exhaust_env import GAME
 from exhaust_env.spec import MAX_EPISODE_STEPS, NUM_CARDS, NUM_KINDS, REPLENISH_SIZE, TIME_MAGIC_CARDS
 from tabletop_core.rng import seed_word
+from tabletop_core.testing import at
 
 OPTION_SETS = [
     {"num_players": 2},
@@ -161,15 +162,15 @@ def test_bots_decide_from_what_their_seat_sees():
     checked = 0
     for i in range(len(s)):
         one = s[i : i + 1].copy()
-        rules.deal(one, 0)
+        at(rules.deal_r, one, 0)
         for _ in range(rnd.randint(0, 30)):  # a random position
-            rules.legal_mask(one, 0, mask)
-            rules.apply_action(one, 0, rnd.choice(np.flatnonzero(mask).tolist()))
+            at(rules.legal_mask_r, one, 0, mask[None, :], 0)
+            at(rules.apply_action_r, one, 0, rnd.choice(np.flatnonzero(mask).tolist()))
             if one["status"][0]:
                 break
         if one["status"][0]:
             continue
-        rules.legal_mask(one, 0, mask)
+        at(rules.legal_mask_r, one, 0, mask[None, :], 0)
         seat = int(one["current"][0])
         for name in ("npc", "strong"):
             want = bot_action(BOT_IDS[name], one, 0, mask, rng, 0)

@@ -1,7 +1,7 @@
 """Scripted scenarios of Exhaust (``docs/rules/exhaust.md``) run on the numba kernels.
 
 Each scenario builds an exact table with :func:`table` (hands, area tops, piles...) and
-plays it through ``rules.apply_action``; the assertions fail if the rule named in the
+plays it through ``rules.apply_action_r``; the assertions fail if the rule named in the
 test were broken.
 """
 
@@ -28,6 +28,7 @@ from exhaust_env.spec import (
 )
 from exhaust_env.state import new_state
 from tabletop_core.rng import seed_word
+from tabletop_core.testing import at
 
 
 def K(name: str) -> int:
@@ -41,7 +42,7 @@ class Table:
         self.options = options
         self.s = new_state(1, options)
         self.s["rng"][0] = seed_word(seed)
-        rules.deal(self.s, 0)
+        at(rules.deal_r, self.s, 0)
 
     @property
     def e(self):
@@ -62,17 +63,17 @@ class Table:
 
     def legal(self) -> set[int]:
         mask = np.zeros(NUM_ACTIONS, np.int8)
-        n = rules.legal_mask(self.s, 0, mask)
+        n = at(rules.legal_mask_r, self.s, 0, mask[None, :], 0)
         legal = set(np.flatnonzero(mask).tolist())
         assert n == len(legal)
         for a in range(NUM_ACTIONS):
-            assert bool(rules.is_legal(self.s, 0, a)) == (a in legal)
+            assert bool(at(rules.is_legal_r, self.s, 0, a)) == (a in legal)
         return legal
 
     def select(self, cards: str) -> Table:
         for name in cards.split():
             assert K(name) in self.legal(), f"cannot add {name}"
-            rules.apply_action(self.s, 0, K(name))
+            at(rules.apply_action_r, self.s, 0, K(name))
         return self
 
     def can_add(self, name: str) -> bool:
@@ -84,17 +85,17 @@ class Table:
     def play(self, cards: str, area: int) -> Table:
         self.select(cards)
         assert self.can_cast(area), f"cannot cast {cards} on {area}"
-        rules.apply_action(self.s, 0, CAST_OFFSET + area)
+        at(rules.apply_action_r, self.s, 0, CAST_OFFSET + area)
         return self
 
     def act(self, action: int) -> Table:
         assert action in self.legal()
-        rules.apply_action(self.s, 0, action)
+        at(rules.apply_action_r, self.s, 0, action)
         return self
 
     def rewards(self) -> list[float]:
         out = np.zeros(self.options.players, np.float32)
-        rules.write_rewards(self.s, 0, out)
+        at(rules.write_rewards_r, self.s, 0, out[None, :], 0)
         return out.tolist()
 
 
@@ -118,7 +119,7 @@ def test_single_with_four_areas_takes_only_its_colour_and_higher_numbers():
     t.e["area_top"][PAIR:ANY] = (15, 15, 15, 0, 0)
     t.e["area_top"][ANY] = 4  # the Any would need 5 cards
     assert t.legal() == {CAST_OFFSET + 0}  # only the red Single is left for R5
-    rules.apply_action(t.s, 0, CAST_OFFSET + 0)
+    at(rules.apply_action_r, t.s, 0, CAST_OFFSET + 0)
     assert int(t.e["area_top"][0]) == 5 and int(t.e["tm"][0]) == 0  # no reward
     assert int(t.e["current"]) == 1
     t.set_hand(1, "R4 R5 R7 G1")
@@ -161,7 +162,7 @@ def test_pair_needs_one_number_higher_than_the_top_and_draws_a_replenishment_car
     assert not t.can_add("Y8")  # mixed numbers make no set
     t.select("B7")
     assert t.legal() == {CAST_OFFSET + PAIR, K("C")}  # or R7 B7 C on 3 cards
-    rules.apply_action(t.s, 0, CAST_OFFSET + PAIR)
+    at(rules.apply_action_r, t.s, 0, CAST_OFFSET + PAIR)
     assert int(t.e["area_top"][PAIR]) == 7
     assert int(t.e["repl_n"]) == 3
     kind = top_card if top_card < 60 else COPY_KIND
@@ -212,7 +213,7 @@ def test_straight_consecutive_numbers_any_colours_no_copy_no_wrap():
     assert not t.can_add("C") and not t.can_add("G1")  # no copy, no wrap-around 15 -> 1
     t.select("Y15")
     assert t.legal() == {CAST_OFFSET + STRAIGHT}
-    rules.apply_action(t.s, 0, CAST_OFFSET + STRAIGHT)
+    at(rules.apply_action_r, t.s, 0, CAST_OFFSET + STRAIGHT)
     assert int(t.e["area_top"][STRAIGHT]) == 3 and int(t.e["tm"][0]) == 1
 
 
@@ -239,7 +240,7 @@ def test_flush_one_colour_with_copies_count_restricted():
     assert not t.can_add("R4")  # another colour breaks the flush
     t.select("G9 G11")
     assert t.legal() == {CAST_OFFSET + FLUSH}
-    rules.apply_action(t.s, 0, CAST_OFFSET + FLUSH)
+    at(rules.apply_action_r, t.s, 0, CAST_OFFSET + FLUSH)
     assert int(t.e["area_top"][FLUSH]) == 4 and int(t.e["tm"][0]) == 1
 
 
@@ -247,7 +248,7 @@ def test_any_takes_anything_but_copies_only():
     t = four_players(p0="R1 G9 B4 C C")
     t.select("R1 G9 C")
     assert t.can_cast(ANY) and not t.can_cast(FLUSH) and not t.can_cast(STRAIGHT)
-    rules.apply_action(t.s, 0, CAST_OFFSET + ANY)
+    at(rules.apply_action_r, t.s, 0, CAST_OFFSET + ANY)
     assert int(t.e["tm"][0]) == 1 and int(t.e["area_top"][ANY]) == 3
 
 
@@ -605,20 +606,20 @@ def test_card_word_and_legal_words_agree_with_the_mask():
     mask = np.zeros(NUM_ACTIONS, np.int8)
     for i in range(64):
         s["rng"][i] = seed_word(i)
-        rules.deal(s, i)
+        at(rules.deal_r, s, i)
         for _ in range(int(rnd.integers(0, 40))):
             if s["status"][i] != 0:
                 break
-            rules.legal_mask(s, i, mask)
-            rules.apply_action(s, i, int(rnd.choice(np.flatnonzero(mask))))
+            at(rules.legal_mask_r, s, i, mask[None, :], 0)
+            at(rules.apply_action_r, s, i, int(rnd.choice(np.flatnonzero(mask))))
         hand = s["hand"][i, s["current"][i]]
         assert int(rules.card_word(hand)) == sum(1 << k for k in range(60) if hand[k])
-        count = rules.legal_mask(s, i, mask)
-        w0, w1 = rules.legal_words(s, i)
+        count = at(rules.legal_mask_r, s, i, mask[None, :], 0)
+        w0, w1 = at(rules.legal_words_r, s, i)
         assert mask_words_row(mask[None, :], 0) == (w0, w1)
         legal = np.flatnonzero(mask).tolist()
         assert [int(rules.nth_legal(w0, w1, k)) for k in range(count)] == legal
-        assert [a for a in range(-2, NUM_ACTIONS + 2) if rules.is_legal(s, i, a)] == legal
+        assert [a for a in range(-2, NUM_ACTIONS + 2) if at(rules.is_legal_r, s, i, a)] == legal
 
 
 def test_random_bot_chooses_like_sample_legal():

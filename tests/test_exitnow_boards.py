@@ -14,7 +14,7 @@ from exitnow_envs.maps import BoardSet, build_map, default_boards, layouts, pars
 from exitnow_envs.spec import CHAR_KIND, EXIT, GHOST_START, KIND_CHAR, PLACE, START, WALL, Options
 from exitnow_envs.state import new_state
 from tabletop_core.rng import seed_word
-from tabletop_core.testing import on_env
+from tabletop_core.testing import at
 
 GOOD_CORNER = "#######\n#.....#\n#.#?#..\n#.#....\n#......\n#?##.#.\n#......\n"
 GOOD_EDGE = "#######\n.......\n.#.#...\n...#?..\n.#...#.\n..?.#..\n.#.....\n"
@@ -57,7 +57,7 @@ def test_there_are_576_distinct_layouts_and_the_default_one():
 def _kernel_map(layout, side, rot, boards=None):
     o = Options(layout=layout, centre_side=side, centre_rotation=rot, boards=boards)
     s = new_state(1, o)
-    rules.build_map(s, 0)
+    at(rules.build_map_r, s, 0)
     return s
 
 
@@ -82,10 +82,10 @@ def test_random_layout_comes_from_the_seed():
         o = Options(layout="random", centre_side="random", centre_rotation="random")
         s = new_state(1, o)
         s["rng"][0] = seed_word(seed)
-        rules.deal(s, 0)
+        at(rules.deal_r, s, 0)
         t = new_state(1, o)
         t["rng"][0] = seed_word(seed)
-        rules.deal(t, 0)
+        at(rules.deal_r, t, 0)
         assert np.array_equal(s, t)
         seen.add((int(s["layout"][0]), int(s["slot_board"][0, 4]), int(s["slot_rot"][0, 4])))
     assert len(seen) > 30
@@ -98,7 +98,7 @@ def test_map_swap_gives_the_layout_with_the_two_boards_exchanged(kind):
     for lay in (0, 192, 575):
         for a, c in itertools.combinations(range(4), 2):
             s = _kernel_map(lay, 1, 3)
-            on_env(rules.map_swap_r, s, 0, kind, a, c)
+            at(rules.map_swap_r, s, 0, kind, a, c)
             co, eo = list(perms[lay // 24]), list(perms[lay % 24])
             order = co if kind == 0 else eo
             order[a], order[c] = order[c], order[a]
@@ -115,7 +115,7 @@ def test_centre_rotation_turns_the_centre_clockwise():
     b = default_boards()
     s = _kernel_map(5, 0, 0)
     for k in range(1, 5):
-        rules.centre_rotation(s, 0)
+        at(rules.centre_rotation_r, s, 0)
         assert np.array_equal(s["cell"][0], build_map(b, 5, 0, k % 4))
         assert s["slot_rot"][0, 4] == k % 4
 

@@ -17,11 +17,11 @@ from exitnow_reference import GHOST, Reference, assert_derived_fields
 
 from exitnow_envs import rules
 from exitnow_envs.maps import default_boards
-from exitnow_envs.observe import OBS_DIM, PLANE_NAMES, decode_observation, observe
+from exitnow_envs.observe import OBS_DIM, PLANE_NAMES, decode_observation, observe_r
 from exitnow_envs.spec import DEST_OFFSET, MAP, NUM_ACTIONS, Options
 from exitnow_envs.state import new_state
 from tabletop_core.rng import seed_word
-from tabletop_core.testing import on_env
+from tabletop_core.testing import at
 
 CH = {n: k for k, n in enumerate(PLANE_NAMES)}
 
@@ -120,7 +120,7 @@ def compare_state(s, ref: Reference, where: str):
 
 def compare_observation(s, ref, seat, where):
     out = np.zeros(OBS_DIM, np.float32)
-    observe(s, 0, seat, out)
+    at(observe_r, s, 0, seat, out[None, :], 0)
     got = decode_observation(out, max_rounds=int(s[0]["cfg_max_rounds"]))
     want = reference_observation(ref, seat)
     for name, value in want.items():
@@ -187,7 +187,7 @@ def play(num_humans, team, layout, max_rounds, seed, greedy):
     s = new_state(1, o)
     word = seed_word(seed)
     s["rng"][0] = word
-    rules.deal(s, 0)
+    at(rules.deal_r, s, 0)
     e = s[0]
     ref = Reference(
         default_boards(),
@@ -207,7 +207,7 @@ def play(num_humans, team, layout, max_rounds, seed, greedy):
         where = f"seed {seed} step {steps}"
         compare_state(s, ref, where)
         legal = sorted(ref.legal())
-        n = rules.legal_mask(s, 0, mask)
+        n = at(rules.legal_mask_r, s, 0, mask[None, :], 0)
         assert sorted(np.flatnonzero(mask).tolist()) == legal and n == len(legal), where
         if ref.status:
             return ref, steps, seen
@@ -218,13 +218,13 @@ def play(num_humans, team, layout, max_rounds, seed, greedy):
         a = chooser(ref, legal, rnd, greedy)
         seen |= {{2: "cross", 4: "chip"}[ref.phase]} if ref.phase in (2, 4) else set()
         before = (sum(ref.captured), sum(ref.skip), getattr(ref, "last_card", -1))
-        rules.apply_action(s, 0, a)
+        at(rules.apply_action_r, s, 0, a)
         ref.step(a)
         seen |= {"capture"} if sum(ref.captured) > before[0] else set()
         seen |= {"steal"} if sum(ref.skip) > before[1] else set()
         seen |= {f"card {ref.last_card}"} if getattr(ref, "last_card", -1) != before[2] else set()
         for k in range(num_humans + 1):
-            assert on_env(rules.seat_reward_r, s, 0, k) == ref.reward(k), where
+            assert at(rules.seat_reward_r, s, 0, k) == ref.reward(k), where
         steps += 1
         assert int(e["status"]) == ref.status
 

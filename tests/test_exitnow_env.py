@@ -13,7 +13,7 @@ from pettingzoo.test import render_test
 import exitnow_envs
 from exitnow_envs import GAME, Options, decode_observation
 from exitnow_envs.env import episode_stats
-from exitnow_envs.observe import OBS_DIM, PLANE_NAMES, observe
+from exitnow_envs.observe import OBS_DIM, PLANE_NAMES, observe_r
 from exitnow_envs.spec import (
     DECK_SIZE,
     MAX_GHOSTS,
@@ -24,6 +24,7 @@ from exitnow_envs.spec import (
 )
 from tabletop_core.aec import ActionOutOfBoundsError, IllegalActionError
 from tabletop_core.rng import seed_word
+from tabletop_core.testing import at
 
 MODES = [(n, team) for n in range(1, 6) for team in (False, True)]
 
@@ -350,7 +351,7 @@ def test_observation_hides_item_kinds_deck_order_and_confiscated_pile():
         n = o.num_humans
         for viewer in range(n + 1):
             base = np.zeros(OBS_DIM, np.float32)
-            observe(s, 0, viewer, base)
+            at(observe_r, s, 0, viewer, base[None, :], 0)
             for _ in range(3):
                 t = s.copy()
                 e = t[0]
@@ -367,7 +368,7 @@ def test_observation_hides_item_kinds_deck_order_and_confiscated_pile():
                 e["confiscated"] = np.bincount(rng.integers(0, NUM_ITEM_KINDS, c), minlength=NUM_ITEM_KINDS)
                 changed += not np.array_equal(t, s)
                 out = np.zeros(OBS_DIM, np.float32)
-                observe(t, 0, viewer, out)
+                at(observe_r, t, 0, viewer, out[None, :], 0)
                 assert np.array_equal(out, base)
                 checked += 1
     assert checked > 100 and changed > 0.5 * checked
@@ -377,19 +378,19 @@ def test_observation_shows_own_items():
     o, states = _midgames(5, 3)
     s = states[0].copy()
     base = np.zeros(OBS_DIM, np.float32)
-    observe(s, 0, 0, base)
+    at(observe_r, s, 0, 0, base[None, :], 0)
     s[0]["items"][0, 1] += 1
     out = np.zeros(OBS_DIM, np.float32)
-    observe(s, 0, 0, out)
+    at(observe_r, s, 0, 0, out[None, :], 0)
     assert decode_observation(out)["items"][1] == decode_observation(base)["items"][1] + 1
     other = np.zeros(OBS_DIM, np.float32)
-    observe(s, 0, 1, other)
+    at(observe_r, s, 0, 1, other[None, :], 0)
     assert decode_observation(other)["item_counts"][0] == s[0]["items"][0].sum()
 
 
 def test_bots_read_only_what_their_seat_observes():
     from exitnow_envs.bots import bot_action
-    from exitnow_envs.rules import legal_mask
+    from exitnow_envs.rules import legal_mask_r
 
     o, states = _midgames(40, 21)
     rng = np.random.default_rng(8)
@@ -398,7 +399,7 @@ def test_bots_read_only_what_their_seat_observes():
         n = o.num_humans
         seat = int(s[0]["current"])
         mask = np.zeros(NUM_ACTIONS, np.int8)
-        legal_mask(s, 0, mask)
+        at(legal_mask_r, s, 0, mask[None, :], 0)
         word = np.array([seed_word(checked)], np.uint64)
         base = bot_action(1, s, 0, mask, word.copy(), 0)
         for _ in range(3):
@@ -435,9 +436,9 @@ def test_single_agent_view_and_player_view():
     assert total in (-1.0, 1.0) and steps > 0
     s = GAME.new_state(1, Options(num_humans=2))
     s["rng"][0] = seed_word(0)
-    from exitnow_envs.rules import deal
+    from exitnow_envs.rules import deal_r
 
-    deal(s, 0)
+    at(deal_r, s, 0)
     s[0]["items"][0, 1] = 1
     assert "Cross x1" in GAME.render_view(s, None, 0)
     assert "Cross" not in GAME.render_view(s, None, 1)

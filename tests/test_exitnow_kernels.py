@@ -1,9 +1,9 @@
 """The fast paths of Exit Now's kernels against their plain definitions.
 
-* ``rules.is_legal`` (no mask) agrees with ``rules.legal_mask`` on every action;
+* ``rules.is_legal_r`` (no mask) agrees with ``rules.legal_mask_r`` on every action;
 * ``rules.random_legal_r`` (no mask) draws exactly what ``sample_legal`` draws on the mask;
-* ``observe.refresh_observation`` (patches the env's own buffer) leaves exactly what a
-  full ``observe`` writes, through every event, seat change and autoreset;
+* ``observe.refresh_observation_r`` (patches the env's own buffer) leaves exactly what a
+  full ``observe_r`` writes, through every event, seat change and autoreset;
 * ``loops.play_games`` (the random bot without a mask) plays what the masked bots play;
 * the action bit sets (``rules.legal_bits_r``, ``write_mask_row``, ``mask_row_bits``) and
   ``bots.random_bot_row`` agree with the masks and ``sample_legal``;
@@ -20,13 +20,13 @@ from exitnow_reference import assert_derived_fields
 import exitnow_envs
 from exitnow_envs import rules
 from exitnow_envs.bots import BOT_IDS, bot_action, random_bot_row
-from exitnow_envs.observe import OBS_DIM, observe, refresh_observation
+from exitnow_envs.observe import OBS_DIM, observe_r, refresh_observation_r
 from exitnow_envs.spec import NUM_ACTIONS, Options, Phase
 from exitnow_envs.state import new_state
 from tabletop_core import loops
 from tabletop_core.jit import kernel
 from tabletop_core.rng import sample_legal, seed_word
-from tabletop_core.testing import on_env
+from tabletop_core.testing import at
 
 OPTIONS = [
     {},
@@ -49,12 +49,12 @@ def _collect(s, snaps, bot_ids, bot_rng):
     mask = np.zeros(NUM_ACTIONS, np.int8)
     k = 0
     while k < snaps.shape[0]:
-        rules.deal(s, 0)
+        rules.deal_r(s[0])
         while s[0].status == 0 and k < snaps.shape[0]:
             snaps[k] = s[0]
             k += 1
-            rules.legal_mask(s, 0, mask)
-            rules.apply_action(s, 0, bot_action(bot_ids[s[0].current], s, 0, mask, bot_rng, 0))
+            rules.legal_mask_r(s[0], mask[None, :], 0)
+            rules.apply_action_r(s[0], bot_action(bot_ids[s[0].current], s, 0, mask, bot_rng, 0))
 
 
 def decision_snapshots(options: dict, n: int, seed: int) -> np.ndarray:
@@ -76,10 +76,10 @@ def _legality_mismatches(snaps):
     mask = np.zeros(NUM_ACTIONS, np.int8)
     bad = 0
     for i in range(snaps.shape[0]):
-        rules.legal_mask(snaps, i, mask)
+        rules.legal_mask_r(snaps[i], mask[None, :], 0)
         for a in range(-2, NUM_ACTIONS + 2):
             want = a >= 0 and a < NUM_ACTIONS and mask[a] != 0
-            if rules.is_legal(snaps, i, a) != want:
+            if rules.is_legal_r(snaps[i], a) != want:
                 bad += 1
     return bad
 
@@ -93,7 +93,7 @@ def _draw_mismatches(snaps, words):
     for i in range(snaps.shape[0]):
         r1[0] = words[i]
         r2[0] = words[i]
-        rules.legal_mask(snaps, i, mask)
+        rules.legal_mask_r(snaps[i], mask[None, :], 0)
         if rules.random_legal_r(snaps[i], r1, 0) != sample_legal(r2, 0, mask) or r1[0] != r2[0]:
             bad += 1
     return bad
@@ -120,7 +120,7 @@ def test_random_legal_covers_the_rare_phases():
     assert _legality_mismatches(rare) == 0 and _draw_mismatches(rare, words) == 0
     over = snaps[:1].copy()
     over["status"] = 2
-    assert on_env(rules.random_legal_r, over, 0, np.zeros(1, np.uint64), 0) == -1
+    assert at(rules.random_legal_r, over, 0, np.zeros(1, np.uint64), 0) == -1
 
 
 @pytest.mark.parametrize("options", OPTIONS)
@@ -134,7 +134,7 @@ def test_patched_observations_equal_full_ones(options):
     events = {"chip": 0, "map": 0, "reset": 0}
     for t in range(500):
         for i in range(venv.num_envs):
-            observe(venv.state, i, int(info["current_player"][i]), full)
+            at(observe_r, venv.state, i, int(info["current_player"][i]), full[None, :], 0)
             assert np.array_equal(obs[i], full), (t, i)
         chipv = venv.state["chipv"].copy()
         mapv = venv.state["mapv"].copy()
@@ -151,18 +151,20 @@ def test_patched_observations_equal_full_ones(options):
 def test_a_foreign_or_restored_buffer_is_written_in_full():
     s = new_state(1, Options())
     s["rng"][0] = seed_word(3)
-    rules.deal(s, 0)
+    at(rules.deal_r, s, 0)
     mine = np.full(OBS_DIM, 7.0, np.float32)
     notes = exitnow_envs.GAME.new_notes(1)
-    refresh_observation(s, notes, 0, 0, mine, False)  # first write: in full
+    at(refresh_observation_r, s, 0, notes[0], 0, mine[None, :], 0, False, 0)  # first write: in full
     want = np.empty(OBS_DIM, np.float32)
-    observe(s, 0, 0, want)
+    at(observe_r, s, 0, 0, want[None, :], 0)
     assert np.array_equal(mine, want)
     other = np.full(OBS_DIM, 7.0, np.float32)
-    refresh_observation(s, notes, 0, 0, other, False)  # another buffer: in full again
+    at(refresh_observation_r, s, 0, notes[0], 0, other[None, :], 0, False, 0)  # another buffer: in full again
     assert np.array_equal(other, want)
     other[:] = 3.0
-    refresh_observation(s, notes, 0, 0, other, True)  # full=True after the buffer was overwritten
+    at(
+        refresh_observation_r, s, 0, notes[0], 0, other[None, :], 0, True, 0
+    )  # full=True after the buffer was overwritten
     assert np.array_equal(other, want)
     # the AEC env and the vector env rewrite their buffer after set_state
     venv = exitnow_envs.vector_env(4, seed=1, copy=False)
@@ -173,7 +175,7 @@ def test_a_foreign_or_restored_buffer_is_written_in_full():
     venv.set_state(saved)
     obs, *_ = venv.step(venv.sample_actions())
     for i in range(4):
-        observe(venv.state, i, int(venv.state["current"][i]), want)
+        at(observe_r, venv.state, i, int(venv.state["current"][i]), want[None, :], 0)
         assert np.array_equal(obs[i], want)
 
 
@@ -182,11 +184,11 @@ def _play_with_masks(s, bot_ids, bot_rng, steps):
     """``loops.play_games`` as written with a mask for every bot (the plain definition)."""
     mask = np.zeros(NUM_ACTIONS, np.int8)
     for i in range(s.shape[0]):
-        rules.deal(s, i)
+        rules.deal_r(s[i])
         n = 0
         while s[i].status == 0:
-            rules.legal_mask(s, i, mask)
-            rules.apply_action(s, i, bot_action(bot_ids[s[i].current], s, i, mask, bot_rng, i))
+            rules.legal_mask_r(s[i], mask[None, :], 0)
+            rules.apply_action_r(s[i], bot_action(bot_ids[s[i].current], s, i, mask, bot_rng, i))
             n += 1
         steps[i] = n
 
@@ -211,7 +213,7 @@ def test_play_games_plays_what_the_masked_bots_play(bots):
 @kernel(cache=False)  # (tests are outside the project cache stamp)
 def _bit_set_mismatches(snaps, words):
     """Per snapshot: the mask from the bit set (written and read back) against
-    ``rules.legal_mask``, and ``random_bot_row`` against ``sample_legal`` on the mask."""
+    ``rules.legal_mask_r``, and ``random_bot_row`` against ``sample_legal`` on the mask."""
     masks = np.full((snaps.shape[0], NUM_ACTIONS), 7, np.int8)
     mask = np.zeros(NUM_ACTIONS, np.int8)
     bits = np.zeros(rules.MASK_WORDS, np.uint64)
@@ -222,7 +224,7 @@ def _bit_set_mismatches(snaps, words):
     for i in range(snaps.shape[0]):
         n = rules.legal_bits_r(snaps[i], bits)
         rules.write_mask_row(bits, masks, i)
-        want = rules.legal_mask(snaps, i, mask)
+        want = rules.legal_mask_r(snaps[i], mask[None, :], 0)
         for a in range(NUM_ACTIONS):
             bad += masks[i, a] != mask[a]
         bad += n != want
@@ -296,9 +298,9 @@ def test_patched_final_observations_are_the_ended_episodes_full_observations():
         for i in np.flatnonzero(out[2]):
             s = before[i : i + 1].copy()
             seat = int(s["current"][0])
-            rules.apply_action(s, 0, int(a[i]))
+            at(rules.apply_action_r, s, 0, int(a[i]))
             assert s["status"][0] != 0
-            observe(s, 0, seat, full)
+            at(observe_r, s, 0, seat, full[None, :], 0)
             assert np.array_equal(out[4]["final_obs"][i], full), (t, i)
             checked += 1
     assert checked > 48 * 8  # several patched final observations per env

@@ -2,7 +2,7 @@
 
 A :class:`Scene` draws a map from text in the top-left corner of the 21x21 map (the rest
 is wall), puts pieces and a known event deck on it, sets the pending decision and plays
-actions through ``rules.apply_action``. Each assertion fails if the named rule breaks.
+actions through ``rules.apply_action_r``. Each assertion fails if the named rule breaks.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ from exitnow_envs.spec import (
 )
 from exitnow_envs.state import new_state
 from tabletop_core.rng import seed_word
-from tabletop_core.testing import on_env
+from tabletop_core.testing import at
 
 UP, RIGHT, DOWN, LEFT = range(4)
 
@@ -62,7 +62,7 @@ class Scene:
         self.n = humans
         s = new_state(1, Options(num_humans=humans, team=team, max_rounds=max_rounds))
         s["rng"][0] = seed_word(seed)
-        rules.deal(s, 0)
+        at(rules.deal_r, s, 0)
         e = s[0]
         e["cell"][:, :] = WALL
         e["chip"][:, :] = 0
@@ -90,7 +90,7 @@ class Scene:
 
     def sync(self):
         """After editing the map by hand: recompute the State's map-derived fields."""
-        rules.sync_map(self.s, 0)
+        at(rules.sync_map_r, self.s, 0)
         return self
 
     @property
@@ -161,7 +161,7 @@ class Scene:
         for k in range(200000):
             t = self.s.copy()
             t["rng"][0] = seed_word(k)
-            if all(rules.die(t, 0) == want for want in rolls):
+            if all(at(rules.die_r, t, 0) == want for want in rolls):
                 self.s["rng"][0] = seed_word(k)
                 return self
         raise AssertionError("no seed found")
@@ -172,13 +172,13 @@ class Scene:
         e = self.e
         e["stage"] = rules.ST_TURN
         e["turn_seat"] = seat
-        on_env(rules.proceed_r, self.s, 0)
+        at(rules.proceed_r, self.s, 0)
         return self
 
     # --- reading / acting ---------------------------------------------------------------
     def mask(self):
         m = np.zeros(NUM_ACTIONS, np.int8)
-        rules.legal_mask(self.s, 0, m)
+        at(rules.legal_mask_r, self.s, 0, m[None, :], 0)
         return m
 
     def legal(self):
@@ -189,8 +189,8 @@ class Scene:
 
     def act(self, a):
         assert a in self.legal(), (a, sorted(self.legal()))
-        assert rules.is_legal(self.s, 0, a)
-        rules.apply_action(self.s, 0, a)
+        assert at(rules.is_legal_r, self.s, 0, a)
+        at(rules.apply_action_r, self.s, 0, a)
         assert_derived_fields(self.s, a)
         return self
 
@@ -318,9 +318,9 @@ def test_exit_with_a_key_wins_at_once_and_is_closed_without():
     sc.go(0, 3)
     e = sc.e
     assert e["status"] == Status.HUMAN_WIN and e["winner"] == 0 and sc.phase == Phase.OVER
-    assert [on_env(rules.seat_reward_r, sc.s, 0, k) for k in range(3)] == [1.0, -1.0, -1.0]
+    assert [at(rules.seat_reward_r, sc.s, 0, k) for k in range(3)] == [1.0, -1.0, -1.0]
     e["cfg_team"] = 1
-    assert [on_env(rules.seat_reward_r, sc.s, 0, k) for k in range(3)] == [1.0, 1.0, -1.0]
+    assert [at(rules.seat_reward_r, sc.s, 0, k) for k in range(3)] == [1.0, 1.0, -1.0]
     assert sc.legal() == set()
 
 
@@ -413,26 +413,26 @@ def test_seal_door_kills_the_human_on_it_and_sends_a_ghost_home():
 def test_map_swap_moves_pieces_and_chips_with_their_boards():
     s = new_state(1, Options(num_humans=2))
     s["rng"][0] = seed_word(3)
-    rules.deal(s, 0)
+    at(rules.deal_r, s, 0)
     e = s[0]
     e["hpos"][0] = (1, 1)  # top-left corner board
     e["hpos"][1] = (19, 19)  # bottom-right corner board
     e["gpos"][0] = (2, 2)
     kinds = (int(e["cell"][1, 1]), int(e["cell"][19, 19]))
     chips_tl = int((e["chip"][:7, :7] == 1).sum())
-    on_env(rules.map_swap_r, s, 0, 0, 0, 2)  # corners top-left <-> bottom-right: turned twice
+    at(rules.map_swap_r, s, 0, 0, 0, 2)  # corners top-left <-> bottom-right: turned twice
     assert tuple(e["hpos"][0]) == (19, 19) and tuple(e["hpos"][1]) == (1, 1)
     assert tuple(e["gpos"][0]) == (18, 18)
     assert (int(e["cell"][19, 19]), int(e["cell"][1, 1])) == kinds
     assert int((e["chip"][14:, 14:] == 1).sum()) == chips_tl
-    on_env(rules.map_swap_r, s, 0, 0, 0, 1)  # top-left -> top-right: one quarter turn
+    at(rules.map_swap_r, s, 0, 0, 0, 1)  # top-left -> top-right: one quarter turn
     assert tuple(e["hpos"][1]) == (1, 19)
 
 
 def test_map_swap_and_centre_rotation_events():
     s = new_state(1, Options(num_humans=2))
     s["rng"][0] = seed_word(9)
-    rules.deal(s, 0)
+    at(rules.deal_r, s, 0)
     e = s[0]
     (cr, cc) = np.argwhere(e["place"][7:14, 7:14] >= 0)[0] + 7  # the centre's chip place
     e["hpos"][0] = (cr, cc)
@@ -441,13 +441,13 @@ def test_map_swap_and_centre_rotation_events():
     e["gpos"][1] = (8, 7)
     e["deck"][e["deck_n"] - 1] = CENTRE_ROTATION
     e["chip"][cr, cc] = 0
-    rules.sync_map(s, 0)
-    on_env(rules.draw_event_r, s, 0, 0)
+    at(rules.sync_map_r, s, 0)
+    at(rules.draw_event_r, s, 0, 0)
     assert tuple(e["hpos"][1]) == (10, 13)  # (0, 3) -> (3, 6) in the centre piece
     assert tuple(e["gpos"][1]) == (7, 12)  # (1, 0) -> (0, 5)
     before = e["cell"].copy()
     e["deck"][e["deck_n"] - 1] = MAP_SWAP
-    on_env(rules.draw_event_r, s, 0, 0)
+    at(rules.draw_event_r, s, 0, 0)
     assert not np.array_equal(before, e["cell"])
     assert np.array_equal(before[7:14, 7:14], e["cell"][7:14, 7:14])  # the centre never swaps
     assert e["last_card"] == MAP_SWAP
@@ -593,7 +593,7 @@ def test_the_ghost_wins_after_max_rounds():
     sc.e["round"] = 4
     sc.next_dice(1).start_turn(1)  # no ghost out, no six: the round ends
     assert sc.e["status"] == Status.GHOST_WIN and sc.phase == Phase.OVER
-    assert [on_env(rules.seat_reward_r, sc.s, 0, k) for k in range(2)] == [-1.0, 1.0]
+    assert [at(rules.seat_reward_r, sc.s, 0, k) for k in range(2)] == [-1.0, 1.0]
 
 
 def test_a_walk_looping_back_onto_its_own_square_stacks_steals_and_skips():

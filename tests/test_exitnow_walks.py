@@ -1,4 +1,4 @@
-"""The reachable-destination kernel (``rules.reachable``) against a brute-force walk
+"""The reachable-destination kernel (``rules.reachable_r``) against a brute-force walk
 enumeration on random maps, positions, items and ghosts (rules "A human's turn" 3-6)."""
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from exitnow_envs.spec import (
 )
 from exitnow_envs.state import new_state
 from tabletop_core.rng import seed_word
+from tabletop_core.testing import at
 
 DIRS = ((-1, 0), (0, 1), (1, 0), (0, -1))
 
@@ -86,7 +87,7 @@ def brute_force_destinations(cell, chip, ghosts, start, length, key, pick):
 
 def kernel_destinations(s, h, length):
     out = np.zeros(NUM_ACTIONS, np.int8)
-    n = rules.reachable(s, 0, h, length, out, DEST_OFFSET)
+    n = at(rules.reachable_r, s, 0, h, length, out[None, :], 0, DEST_OFFSET)
     got = {divmod(int(a) - DEST_OFFSET, MAP) for a in np.flatnonzero(out)}
     assert n == len(got) >= 1
     return got
@@ -96,7 +97,7 @@ def _random_case(rnd: random.Random, synthetic: bool):
     o = Options(num_humans=2, layout="random", centre_side="random", centre_rotation="random")
     s = new_state(1, o)
     s["rng"][0] = seed_word(rnd.randrange(10**9))
-    rules.deal(s, 0)
+    at(rules.deal_r, s, 0)
     e = s[0]
     if synthetic:
         density = rnd.choice((0.15, 0.3, 0.45))
@@ -136,7 +137,7 @@ def _random_case(rnd: random.Random, synthetic: bool):
     e["hpos"][1] = rnd.choice(free)  # another human: passable, no effect on the walk
     e["items"][0, I_KEY] = rnd.random() < 0.5
     e["items"][0, I_PICKAXE] = rnd.random() < 0.5
-    rules.sync_map(s, 0)
+    at(rules.sync_map_r, s, 0)
     return s, start, ghosts
 
 
@@ -165,7 +166,7 @@ def test_corridor_dead_end_uses_the_longest_walk():
     e = s[0]
     e["cell"][:, :] = WALL
     e["cell"][5, 3:8] = FLOOR  # a corridor of five squares
-    rules.sync_map(s, 0)
+    at(rules.sync_map_r, s, 0)
     e["hpos"][0] = (5, 3)
     for roll in range(5, 13):
         assert kernel_destinations(s, 0, roll) == {(5, 7)}  # cannot turn back: walks only 4
@@ -175,5 +176,5 @@ def test_corridor_dead_end_uses_the_longest_walk():
     assert kernel_destinations(s, 0, 6) == {(5, 3), (5, 7)}  # longest walks: 2 steps either way
     e["cell"][5, 4] = WALL
     e["cell"][5, 6] = WALL
-    rules.sync_map(s, 0)
+    at(rules.sync_map_r, s, 0)
     assert kernel_destinations(s, 0, 3) == {(5, 5)}  # cannot move at all: stays

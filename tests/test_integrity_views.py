@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from tabletop_core.games import GAME_PACKAGES, load_game
+from tabletop_core.testing import at
 
 
 def _positions(game_name: str, options: dict, seeds: int = 4, every: int = 3, limit: int = 150):
@@ -104,7 +105,7 @@ def _koikoi_swap(s: np.ndarray, viewer: int, rng) -> np.ndarray | None:
     f["loc"][y] = f["loc"][x]
     f["loc"][x] = LOC_STOCK
     f["deck"][ix], f["deck"][iy] = y, x
-    rules.sync_bits(t, 0)
+    at(rules.sync_bits_r, t, 0)
     return t
 
 

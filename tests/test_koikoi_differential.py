@@ -28,7 +28,7 @@ from koikoi_env.spec import NUM_ACTIONS, NUM_CARDS, Options, Status
 from koikoi_env.state import LOC_CAPTURED, LOC_FIELD, LOC_HAND, LOC_OUT, LOC_PENDING, LOC_STOCK, new_state
 from tabletop_core import loops
 from tabletop_core.rng import seed_word, shuffle_prefix
-from tabletop_core.testing import on_env
+from tabletop_core.testing import at
 
 COMBOS = [(n, r, d) for n in (2, 3, 4) for r in (1, 3, 8) for d in range(n)]
 GAMES_PER_COMBO = 2  # 27 combos x 4 action styles x 2 games = 216 games
@@ -45,7 +45,7 @@ def kernel_and_reference(options: Options, seed: int, short_stock: int | None = 
         return [int(c) for c in deck]
 
     ref = KoikoiReference(next_deck, options.num_players, options.rounds, options.first_dealer)
-    on_env(rules.new_game_r, s, 0)
+    at(rules.new_game_r, s, 0)
     if short_stock is not None:  # the first round's stock cut to its top cards; the rest leaves play
         e = s[0]
         pos = int(e["deck_pos"])
@@ -78,7 +78,7 @@ def assert_same(s, ref: KoikoiReference, buf, where: str) -> None:
     assert int(e["round"]) == ref.round, where
     assert int(e["dealer"]) == ref.dealer, where
     mask = np.zeros(NUM_ACTIONS, np.int8)
-    rules.legal_mask(s, 0, mask)
+    at(rules.legal_mask_r, s, 0, mask[None, :], 0)
     assert np.flatnonzero(mask).tolist() == ref.legal(), where
     if ref.over:
         seats = [0, ref.n - 1]
@@ -86,7 +86,7 @@ def assert_same(s, ref: KoikoiReference, buf, where: str) -> None:
         assert int(e["current"]) == ref.current, where
         seats = [ref.current, (ref.current + 1) % ref.n]
     for seat in seats:
-        observe.observe(s, 0, seat, buf)
+        at(observe.observe_r, s, 0, seat, buf[None, :], 0)
         got = observe.decode_observation(buf, ref.n)
         for name, value in ref.observation(seat).items():
             assert np.array_equal(got[name], np.asarray(value, np.float32)), f"{where} seat {seat} {name}"
@@ -110,7 +110,7 @@ def test_kernels_agree_with_the_reference_at_every_step():
                 stats[f"phase{ref.phase}"] += 1
                 round_before = ref.round
                 want = ref.step(a)
-                rules.apply_action(s, 0, a)
+                at(rules.apply_action_r, s, 0, a)
                 got = [int(x) for x in s["delta"][0, :n]]
                 where = f"{options} seed {seed} step {step} action {a}"
                 assert got == want, where
@@ -165,7 +165,7 @@ def test_random_play_conserves_chips_and_returns_are_final_chips_minus_25(num_pl
     # stored yaku equals the yaku of the captured cards
     for g in range(0, games, 97):
         for seat in range(num_players):
-            assert s["yaku"][g, seat] == on_env(rules.yaku_score_r, s, g, seat)
+            assert s["yaku"][g, seat] == at(rules.yaku_score_r, s, g, seat)
     stats = episode_stats(s)
     assert np.array_equal(stats["top_chips"], chips.max(axis=1))
     assert (loc[:, :] < LOC_CAPTURED + num_players).all()
@@ -191,9 +191,9 @@ def test_bots_only_choose_legal_actions_step_by_step():
         s, bot_rng = _seeded(Options(num_players=n, rounds=2), 30, n * 10 + bot)
         mask = np.zeros(NUM_ACTIONS, np.int8)
         for g in range(30):
-            on_env(rules.new_game_r, s, g)
+            at(rules.new_game_r, s, g)
             while s["status"][g] == 0:
-                rules.legal_mask(s, g, mask)
+                at(rules.legal_mask_r, s, g, mask[None, :], 0)
                 a = bots.bot_action(bot, s, g, mask, bot_rng, g)
                 assert mask[a] == 1
-                rules.apply_action(s, g, a)
+                at(rules.apply_action_r, s, g, a)

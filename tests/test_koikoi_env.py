@@ -19,7 +19,7 @@ from koikoi_env.spec import KOIKOI, NUM_ACTIONS, NUM_CARDS, STOP, TAKE_OFFSET, O
 from koikoi_env.state import LOC_CAPTURED, LOC_HAND, LOC_STOCK, new_state
 from tabletop_core.aec import ActionOutOfBoundsError, IllegalActionError
 from tabletop_core.rng import seed_word
-from tabletop_core.testing import on_env
+from tabletop_core.testing import at
 
 PLAYERS = [2, 3, 4]
 
@@ -155,7 +155,7 @@ def test_vector_env_autoresets_and_step_bots_runs():
 # --- hidden information -------------------------------------------------------------------
 def _observe(s, seat, n):
     out = np.zeros(observe.observation_dim(n), np.float32)
-    observe.observe(s, 0, seat, out)
+    at(observe.observe_r, s, 0, seat, out[None, :], 0)
     return out
 
 
@@ -165,13 +165,13 @@ def test_other_hands_and_stock_order_never_change_a_seats_observation(num_player
     for seed in range(20):
         s = new_state(1, Options(num_players=num_players))
         s["rng"][0] = seed_word(seed)
-        on_env(rules.new_game_r, s, 0)
+        at(rules.new_game_r, s, 0)
         mask = np.zeros(NUM_ACTIONS, np.int8)
         for _ in range(int(rng.integers(0, 30))):  # some play first
-            rules.legal_mask(s, 0, mask)
+            at(rules.legal_mask_r, s, 0, mask[None, :], 0)
             if s["status"][0] != 0:
                 break
-            rules.apply_action(s, 0, int(rng.choice(np.flatnonzero(mask))))
+            at(rules.apply_action_r, s, 0, int(rng.choice(np.flatnonzero(mask))))
         if s["status"][0] != 0:
             continue
         for seat in range(num_players):
@@ -189,7 +189,7 @@ def test_other_hands_and_stock_order_never_change_a_seats_observation(num_player
             codes = [int(e["loc"][c]) for c in hidden]
             for c, code in zip(perm, codes):
                 e["loc"][c] = code
-            rules.sync_bits(t, 0)
+            at(rules.sync_bits_r, t, 0)
             stock = [c for c in perm[[k for k, code in enumerate(codes) if code == LOC_STOCK]]]
             e["deck"][int(e["deck_pos"]) :] = stock
             assert np.array_equal(_observe(t, seat, num_players), before)
@@ -208,15 +208,15 @@ def test_bots_do_not_read_hidden_cards():
     for seed in range(60):
         s = new_state(1, Options(num_players=3))
         s["rng"][0] = seed_word(seed)
-        on_env(rules.new_game_r, s, 0)
+        at(rules.new_game_r, s, 0)
         for _ in range(int(rng.integers(0, 25))):
-            rules.legal_mask(s, 0, mask)
-            rules.apply_action(s, 0, int(rng.choice(np.flatnonzero(mask))))
+            at(rules.legal_mask_r, s, 0, mask[None, :], 0)
+            at(rules.apply_action_r, s, 0, int(rng.choice(np.flatnonzero(mask))))
             if s["status"][0] != 0:
                 break
         if s["status"][0] != 0:
             continue
-        rules.legal_mask(s, 0, mask)
+        at(rules.legal_mask_r, s, 0, mask[None, :], 0)
         seat = int(s["current"][0])
         t = s.copy()
         e = t[0]
@@ -230,7 +230,7 @@ def test_bots_do_not_read_hidden_cards():
         codes = [int(e["loc"][c]) for c in hidden]
         for c, code in zip(perm, codes):
             e["loc"][c] = code
-        rules.sync_bits(t, 0)
+        at(rules.sync_bits_r, t, 0)
         for bot in (1, 2):
             assert bots.bot_action(bot, s, 0, mask, bot_rng, 0) == bots.bot_action(
                 bot, t, 0, mask, bot_rng, 0

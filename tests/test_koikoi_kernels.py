@@ -2,11 +2,11 @@
 
 - ``rules.shuffle_deck_r`` (the deal's shuffle on the record's generator word) deals
   exactly what ``tabletop_core.rng.shuffle_prefix`` deals and leaves the same word;
-- ``hand_bits`` / ``capt_bits`` stay equal to what ``loc`` says (``rules.sync_bits``)
+- ``hand_bits`` / ``capt_bits`` stay equal to what ``loc`` says (``rules.sync_bits_r``)
   through random and bot play, and the stored yaku scores equal the reference's;
 - the random bot (read from the state) picks exactly what ``sample_legal`` picks from
   the mask with the same generator word, in every phase;
-- ``observe`` and ``legal_mask`` write every entry (they no longer zero the buffer first);
+- ``observe_r`` and ``legal_mask_r`` write every entry (they no longer zero the buffer first);
 - the bit helpers against plain Python.
 """
 
@@ -24,12 +24,12 @@ from koikoi_env.spec import NUM_ACTIONS, NUM_CARDS, Options
 from koikoi_env.state import LOC_CAPTURED, new_state
 from tabletop_core import loops
 from tabletop_core.rng import sample_legal, seed_word, shuffle_prefix
-from tabletop_core.testing import on_env
+from tabletop_core.testing import at
 
 
 def _bits_of_loc(s, g: int) -> tuple[np.ndarray, np.ndarray]:
     t = s[g : g + 1].copy()
-    rules.sync_bits(t, 0)
+    at(rules.sync_bits_r, t, 0)
     return t["hand_bits"][0], t["capt_bits"][0]
 
 
@@ -40,7 +40,7 @@ def _assert_consistent(s, g: int, where: str = "") -> None:
     n = int(s["cfg_players"][g])
     for seat in range(n):
         captured = np.flatnonzero(s["loc"][g] == LOC_CAPTURED + seat).tolist()
-        assert on_env(rules.yaku_score_r, s, g, seat) == yaku_of(captured), where
+        assert at(rules.yaku_score_r, s, g, seat) == yaku_of(captured), where
         assert int(s["yaku"][g, seat]) == yaku_of(captured), where
 
 
@@ -52,7 +52,7 @@ def test_the_deal_shuffles_exactly_like_tabletop_core_shuffle_prefix():
             word = s["rng"].copy()
             deck = np.arange(NUM_CARDS, dtype=np.int8)
             shuffle_prefix(word, 0, deck, NUM_CARDS)
-            on_env(rules.deal_round_r, s, 0)
+            at(rules.deal_round_r, s, 0)
             assert np.array_equal(s["deck"][0], deck)
             assert s["rng"][0] == word[0]
 
@@ -64,14 +64,14 @@ def test_bit_words_and_yaku_follow_loc_at_every_step(num_players):
     for seed in range(12):
         s = new_state(1, Options(num_players=num_players, rounds=3))
         s["rng"][0] = seed_word(seed)
-        on_env(rules.new_game_r, s, 0)
+        at(rules.new_game_r, s, 0)
         steps = 0
         while s["status"][0] == 0:
             _assert_consistent(s, 0, f"seed {seed} step {steps}")
-            n = rules.legal_mask(s, 0, mask)
+            n = at(rules.legal_mask_r, s, 0, mask[None, :], 0)
             legal = np.flatnonzero(mask).tolist()
             assert n == len(legal) > 0
-            rules.apply_action(s, 0, rnd.choice(legal))
+            at(rules.apply_action_r, s, 0, rnd.choice(legal))
             steps += 1
         _assert_consistent(s, 0, f"seed {seed} end")
 
@@ -97,17 +97,17 @@ def test_random_bot_picks_what_sample_legal_picks_from_the_mask():
     for seed in range(40):
         s = new_state(1, Options(num_players=2 + seed % 3, rounds=2))
         s["rng"][0] = seed_word(seed)
-        on_env(rules.new_game_r, s, 0)
+        at(rules.new_game_r, s, 0)
         while s["status"][0] == 0:
-            rules.legal_mask(s, 0, mask)
+            at(rules.legal_mask_r, s, 0, mask[None, :], 0)
             phases.add(int(s["phase"][0]))
             a = np.array([seed_word(rnd.getrandbits(64))], np.uint64)
             b = a.copy()
-            pick = bots.random_bot(s, 0, mask, a, 0)
+            pick = at(bots.random_bot_r, s, 0, a, 0)
             assert pick == sample_legal(b, 0, mask) and mask[pick] == 1
             assert a[0] == b[0]  # the same draws
-            rules.apply_action(s, 0, pick)
-        assert bots.random_bot(s, 0, mask, np.ones(1, np.uint64), 0) == -1  # game over
+            at(rules.apply_action_r, s, 0, pick)
+        assert at(bots.random_bot_r, s, 0, np.ones(1, np.uint64), 0) == -1  # game over
     assert phases == {0, 1, 2, 3}
 
 
@@ -118,22 +118,24 @@ def test_observe_and_legal_mask_write_every_entry(num_players):
     for seed in range(8):
         s = new_state(1, Options(num_players=num_players, rounds=1))
         s["rng"][0] = seed_word(seed)
-        on_env(rules.new_game_r, s, 0)
+        at(rules.new_game_r, s, 0)
         while True:
             for seat in range(num_players):
                 clean = np.zeros(dim, np.float32)
                 dirty = np.full(dim, np.nan, np.float32)
-                observe.observe(s, 0, seat, clean)
-                observe.observe(s, 0, seat, dirty)
+                at(observe.observe_r, s, 0, seat, clean[None, :], 0)
+                at(observe.observe_r, s, 0, seat, dirty[None, :], 0)
                 assert np.array_equal(clean, dirty)
             clean_mask = np.zeros(NUM_ACTIONS, np.int8)
             dirty_mask = np.full(NUM_ACTIONS, 7, np.int8)
-            assert rules.legal_mask(s, 0, clean_mask) == rules.legal_mask(s, 0, dirty_mask)
+            assert at(rules.legal_mask_r, s, 0, clean_mask[None, :], 0) == at(
+                rules.legal_mask_r, s, 0, dirty_mask[None, :], 0
+            )
             assert np.array_equal(clean_mask, dirty_mask)
             if s["status"][0] != 0:  # checked the finished game too (mask all zero)
                 assert not clean_mask.any()
                 break
-            rules.apply_action(s, 0, rnd.choice(np.flatnonzero(clean_mask).tolist()))
+            at(rules.apply_action_r, s, 0, rnd.choice(np.flatnonzero(clean_mask).tolist()))
 
 
 @numba.njit

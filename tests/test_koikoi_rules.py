@@ -1,7 +1,7 @@
 """Scripted scenarios of Shikokushi Koikoi (``docs/rules/koikoi.md``) run on the numba kernels.
 
 Each scenario builds an exact table with :func:`table` (hands, field, stock order,
-captured cards, chips, koi-koi counts...) and plays it through ``rules.apply_action``;
+captured cards, chips, koi-koi counts...) and plays it through ``rules.apply_action_r``;
 the assertions fail if the rule named in the test were broken. Cards are written the
 way a player reads them (``"♠7"``, ``"♥α"``).
 """
@@ -32,7 +32,7 @@ from koikoi_env.spec import (
 )
 from koikoi_env.state import LOC_CAPTURED, LOC_FIELD, LOC_HAND, LOC_OUT, LOC_STOCK, new_state
 from tabletop_core.rng import seed_word
-from tabletop_core.testing import on_env
+from tabletop_core.testing import at
 
 
 def C(name: str) -> int:
@@ -56,17 +56,17 @@ class Table:
 
     def legal(self) -> set[int]:
         mask = np.zeros(NUM_ACTIONS, np.int8)
-        n = rules.legal_mask(self.s, 0, mask)
+        n = at(rules.legal_mask_r, self.s, 0, mask[None, :], 0)
         legal = set(np.flatnonzero(mask).tolist())
         assert n == len(legal)
         for a in range(NUM_ACTIONS):
-            assert bool(rules.is_legal(self.s, 0, a)) == (a in legal)
+            assert bool(at(rules.is_legal_r, self.s, 0, a)) == (a in legal)
         return legal
 
     def _act(self, action: int) -> list[int]:
         assert action in self.legal(), f"{action} should be legal; legal: {sorted(self.legal())}"
         chips_before = self.chips
-        rules.apply_action(self.s, 0, action)
+        at(rules.apply_action_r, self.s, 0, action)
         delta = [int(x) for x in self.e["delta"][: self.n]]
         assert [a + d for a, d in zip(chips_before, delta)] == self.chips
         assert sum(delta) == 0
@@ -141,7 +141,7 @@ class Table:
 
     def obs(self, seat: int) -> dict[str, np.ndarray]:
         out = np.zeros(observe.observation_dim(self.n), np.float32)
-        observe.observe(self.s, 0, seat, out)
+        at(observe.observe_r, self.s, 0, seat, out[None, :], 0)
         return observe.decode_observation(out, self.n)
 
 
@@ -165,7 +165,7 @@ def table(
     n = len(hands)
     s = new_state(1, Options(num_players=n, rounds=rounds, first_dealer=dealer))
     s["rng"][0] = seed_word(seed)
-    on_env(rules.new_game_r, s, 0)
+    at(rules.new_game_r, s, 0)
     e = s[0]
     captured = captured or [""] * n
     hands_c = [cards(h) for h in hands]
@@ -190,9 +190,9 @@ def table(
     for seat, cc in enumerate(capt_c):
         for c in cc:
             e["loc"][c] = LOC_CAPTURED + seat
-    rules.sync_bits(s, 0)
+    at(rules.sync_bits_r, s, 0)
     for seat in range(n):
-        e["yaku"][seat] = on_env(rules.yaku_score_r, s, 0, seat)
+        e["yaku"][seat] = at(rules.yaku_score_r, s, 0, seat)
     e["current"] = current
     e["dealer"] = dealer
     e["chips"][:n] = chips if chips is not None else [25] * n
@@ -208,7 +208,7 @@ def table(
 def test_deal_gives_eight_cards_each_eight_to_the_field_and_the_rest_to_the_stock(num_players):
     s = new_state(1, Options(num_players=num_players, first_dealer=num_players - 1))
     s["rng"][0] = seed_word(5)
-    on_env(rules.new_game_r, s, 0)
+    at(rules.new_game_r, s, 0)
     t = Table(s)
     for seat in range(num_players):
         assert len(t.hand(seat)) == 8
@@ -225,7 +225,7 @@ def test_deal_is_reproducible_and_seeds_differ():
     a, b, c = (new_state(1, Options()) for _ in range(3))
     for s, seed in ((a, 1), (b, 1), (c, 2)):
         s["rng"][0] = seed_word(seed)
-        on_env(rules.new_game_r, s, 0)
+        at(rules.new_game_r, s, 0)
     assert np.array_equal(a["deck"], b["deck"]) and np.array_equal(a["loc"], b["loc"])
     assert not np.array_equal(a["deck"], c["deck"])
 
@@ -394,15 +394,15 @@ def test_runs_use_numbers_only_and_do_not_wrap():
 def test_yaku_kernel_matches_the_reference_on_random_capture_sets(seed):
     rnd = random.Random(seed)
     s = new_state(1, Options(num_players=2))
-    on_env(rules.new_game_r, s, 0)
+    at(rules.new_game_r, s, 0)
     for _ in range(300):
         k = rnd.randint(0, 40)
         chosen = rnd.sample(range(NUM_CARDS), k)
         s["loc"][0, :] = LOC_OUT
         s["loc"][0, chosen] = LOC_CAPTURED + 1
-        rules.sync_bits(s, 0)
-        assert on_env(rules.yaku_score_r, s, 0, 1) == yaku_of(chosen)
-        assert on_env(rules.yaku_score_r, s, 0, 0) == 0
+        at(rules.sync_bits_r, s, 0)
+        assert at(rules.yaku_score_r, s, 0, 1) == yaku_of(chosen)
+        assert at(rules.yaku_score_r, s, 0, 0) == 0
 
 
 def test_a_capture_that_does_not_raise_the_score_ends_the_turn():
@@ -529,9 +529,9 @@ def test_no_score_rounds_count_towards_the_number_of_rounds():
 def test_play_phase_allows_exactly_the_own_hand_cards():
     t = table(["♠9 ♠1 ♥α", "♥1 ♥2"], field="♥9", stock="♣0")
     assert t.legal() == {PLAY_OFFSET + c for c in cards("♠9 ♠1 ♥α")}
-    assert not rules.is_legal(t.s, 0, PLAY_OFFSET + C("♥1"))  # the other seat's card
+    assert not at(rules.is_legal_r, t.s, 0, PLAY_OFFSET + C("♥1"))  # the other seat's card
     for a in (-1, NUM_ACTIONS, KOIKOI, STOP, TAKE_OFFSET + C("♥9"), 10_000):
-        assert not rules.is_legal(t.s, 0, a)
+        assert not at(rules.is_legal_r, t.s, 0, a)
 
 
 def test_every_combination_of_matches_on_the_field():

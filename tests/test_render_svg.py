@@ -13,6 +13,7 @@ import pytest
 
 from exitnow_envs.maps import default_boards
 from tabletop_core.games import GAME_PACKAGES
+from tabletop_core.testing import at
 
 try:
     import resvg_py  # noqa: F401
@@ -170,7 +171,7 @@ def _hide_exhaust(state, viewer, rng):
 
 def _hide_koikoi(state, viewer, rng):
     """Swap a card of another hand with a card of the stock."""
-    from koikoi_env.rules import sync_bits
+    from koikoi_env.rules import sync_bits_r
     from koikoi_env.state import LOC_HAND, LOC_STOCK
 
     e = state[0]
@@ -181,7 +182,7 @@ def _hide_koikoi(state, viewer, rng):
     deck = state["deck"][0]
     ja = int(np.flatnonzero(deck == b)[0])
     deck[ja] = a
-    sync_bits(state, 0)
+    at(sync_bits_r, state, 0)
 
 
 def _hide_exitnow(state, viewer, rng, base=None):

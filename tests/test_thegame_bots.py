@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 from tabletop_core.rng import seed_word
+from tabletop_core.testing import at
 from thegame_env.bots import BOT_IDS, BOT_NAMES, bot_action
-from thegame_env.rules import apply_action, deal, legal_mask, score
+from thegame_env.rules import apply_action_r, deal_r, legal_mask_r, score_r
 from thegame_env.spec import END_TURN, NUM_ACTIONS, NUM_CARDS, Options
 from thegame_env.state import new_state
 
@@ -19,15 +20,15 @@ def _play_checked(s, bot_ids, bot_rng, scores):
     mask = np.zeros(NUM_ACTIONS, np.int8)
     bad = 0
     for i in range(s.shape[0]):
-        deal(s, i)
+        deal_r(s[i])
         while s[i].status == 0:
-            legal_mask(s, i, mask)
+            legal_mask_r(s[i], mask[None, :], 0)
             a = bot_action(bot_ids[s[i].current], s, i, mask, bot_rng, i)
             if a < 0 or a >= NUM_ACTIONS or mask[a] == 0:
                 bad += 1
                 break
-            apply_action(s, i, a)
-        scores[i] = score(s, i)
+            apply_action_r(s[i], a)
+        scores[i] = score_r(s[i])
     return bad
 
 
@@ -85,12 +86,12 @@ def _mid_game_states(num_players: int, count: int, seed: int) -> np.ndarray:
     while len(out) < count:
         s["rng"] = seed_word(seed * 1000 + game)
         game += 1
-        deal(s, 0)
+        at(deal_r, s, 0)
         stop = int(rng.integers(0, 90))
         n = 0
         while s[0]["status"] == 0 and n < stop:
-            legal_mask(s, 0, mask)
-            apply_action(s, 0, bot_action(BOT_IDS["strong"], s, 0, mask, bot_rng, 0))
+            at(legal_mask_r, s, 0, mask[None, :], 0)
+            at(apply_action_r, s, 0, bot_action(BOT_IDS["strong"], s, 0, mask, bot_rng, 0))
             n += 1
         if s[0]["status"] == 0:
             out.append(s.copy())
@@ -107,7 +108,7 @@ def test_strong_bot_ignores_hidden_information(num_players):
     changed_something = 0
     for j in range(states.shape[0]):
         s = states[j : j + 1].copy()
-        legal_mask(s, 0, mask)
+        at(legal_mask_r, s, 0, mask[None, :], 0)
         before = bot_action(sid, s, 0, mask, bot_rng, 0)
         for _ in range(3):
             t = s.copy()
@@ -135,7 +136,7 @@ def test_strong_bot_ignores_hidden_information(num_players):
                 changed_something += 1
             t["hand"][0] = hand
             t["deck"][0] = deck
-            legal_mask(t, 0, mask)
+            at(legal_mask_r, t, 0, mask[None, :], 0)
             after = bot_action(sid, t, 0, mask, bot_rng, 0)
             assert after == before, (j, before, after)
     assert changed_something > 0
@@ -147,7 +148,7 @@ def test_strong_bot_ends_turn_only_when_allowed():
     bot_rng = np.zeros(1, np.uint64)
     for j in range(states.shape[0]):
         s = states[j : j + 1].copy()
-        legal_mask(s, 0, mask)
+        at(legal_mask_r, s, 0, mask[None, :], 0)
         a = bot_action(BOT_IDS["strong"], s, 0, mask, bot_rng, 0)
         assert mask[a] == 1
         if a == END_TURN:

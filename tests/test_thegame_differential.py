@@ -1,7 +1,7 @@
 """Differential test: the numba kernels against the pure-Python reference.
 
 Thousands of games over every option combination (1-5 players, On Fire on/off, levels
-0/1/2, both reward modes). Each game is dealt by ``rules.deal`` from a seeded generator;
+0/1/2, both reward modes). Each game is dealt by ``rules.deal_r`` from a seeded generator;
 the reference (``thegame_reference.py``) is built from the same deck order. Actions are
 drawn from the reference's legal set with ``random.Random(seed)`` (uniformly, or by a
 noisy greedy player so that games also reach the late game: empty draw pile, skipped
@@ -20,7 +20,7 @@ import pytest
 from thegame_reference import END_TURN, FIRE, TheGameReference, action_play
 
 from tabletop_core.rng import seed_word
-from tabletop_core.testing import on_env
+from tabletop_core.testing import at
 from thegame_env import observe, rules
 from thegame_env.spec import MAX_EPISODE_STEPS, NUM_ACTIONS, Options, Status
 from thegame_env.state import new_state
@@ -41,7 +41,7 @@ def _options(num_players, on_fire, level, reward, start_player=0):
 def dealt_kernel_state(options: Options, seed: int) -> np.ndarray:
     s = new_state(1, options)
     s["rng"][0] = seed_word(seed)
-    rules.deal(s, 0)
+    at(rules.deal_r, s, 0)
     return s
 
 
@@ -63,7 +63,7 @@ def reference_for(state: np.ndarray, options: Options) -> TheGameReference:
 
 
 def deal_from_deck(options: Options, deck) -> np.ndarray:
-    """A kernel state dealt from ``deck`` (not shuffled), seat by seat like ``rules.deal``."""
+    """A kernel state dealt from ``deck`` (not shuffled), seat by seat like ``rules.deal_r``."""
     s = dealt_kernel_state(options, 0)
     e = s[0]
     e["deck"][:] = deck
@@ -111,7 +111,7 @@ def flat_observation(ref: TheGameReference, seat: int) -> list:
 def assert_same_observation(
     state, ref: TheGameReference, seat: int, obs_buf, where: str, decode: bool
 ) -> None:
-    observe.observe(state, 0, seat, obs_buf)
+    at(observe.observe_r, state, 0, seat, obs_buf[None, :], 0)
     if not decode and obs_buf.tolist() == flat_observation(ref, seat):
         return  # fast path: the flat vectors agree, hence every decoded piece does
     got = observe.decode_observation(obs_buf, ref.num_players)
@@ -126,7 +126,7 @@ def assert_same(state, ref: TheGameReference, views, obs_buf, where: str, decode
     piece through ``decode_observation`` when ``decode`` or when the vectors differ)."""
     e = state[0]
     assert int(e["status"]) == ref.status, where
-    assert int(rules.score(state, 0)) == ref.score(), where
+    assert int(at(rules.score_r, state, 0)) == ref.score(), where
     assert int(e["current"]) == ref.current, where
     assert int(e["plays_this_turn"]) == ref.plays_this_turn, where
     assert e["piles"].tolist() == ref.piles, where
@@ -150,7 +150,7 @@ def play_differential(
     total = 0.0
     for step in range(MAX_EPISODE_STEPS + 1):
         where = f"{label} seed {seed} step {step}"
-        n = rules.legal_mask(state, 0, mask)
+        n = at(rules.legal_mask_r, state, 0, mask[None, :], 0)
         legal = ref.legal_actions()
         assert np.flatnonzero(mask).tolist() == legal, where
         assert n == len(legal), where
@@ -159,11 +159,11 @@ def play_differential(
         assert legal, where  # never a live game without a legal action
         action = choose(ref, legal, rnd, greedy)
         seat = ref.current
-        assert rules.is_legal(state, 0, action), where
+        assert at(rules.is_legal_r, state, 0, action), where
         if ref.draw_pile == [] and any(not h for h in ref.hands):
             stats["empty hand seen"] += 1
-        placed = rules.apply_action(state, 0, action)
-        got_reward = float(on_env(rules.step_reward_r, state, 0, placed))
+        placed = at(rules.apply_action_r, state, 0, action)
+        got_reward = float(at(rules.step_reward_r, state, 0, placed))
         want_reward = ref.apply(action)
         assert got_reward == want_reward, where
         total += want_reward

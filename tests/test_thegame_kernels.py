@@ -7,7 +7,7 @@
 - the random bot (read from the state) picks exactly what ``sample_legal`` picks from the
   mask with the same generator word, and the in-kernel random step equals the Python
   step given those actions;
-- ``observe`` and ``legal_mask`` write every entry (they no longer zero the buffer first);
+- ``observe_r`` and ``legal_mask_r`` write every entry (they no longer zero the buffer first);
 - a play removes the card by moving the last slot into its place (the strong bot's
   search order depends on the slot order).
 """
@@ -22,7 +22,7 @@ import pytest
 
 from tabletop_core import loops
 from tabletop_core.rng import sample_legal, sample_legal_batch, seed_word, shuffle_prefix
-from tabletop_core.testing import on_env
+from tabletop_core.testing import at
 from thegame_env import bots, observe, rules, vector_env
 from thegame_env.spec import END_TURN, NUM_ACTIONS, NUM_CARDS, Options
 from thegame_env.state import new_state
@@ -42,12 +42,12 @@ def _games(options: Options, seeds, choose):
     for seed in seeds:
         s = new_state(1, options)
         s["rng"][0] = seed_word(seed)
-        rules.deal(s, 0)
+        at(rules.deal_r, s, 0)
         while s["status"][0] == 0:
-            rules.legal_mask(s, 0, mask)
+            at(rules.legal_mask_r, s, 0, mask[None, :], 0)
             yield s, mask
-            rules.apply_action(s, 0, choose(mask))
-        rules.legal_mask(s, 0, mask)
+            at(rules.apply_action_r, s, 0, choose(mask))
+        at(rules.legal_mask_r, s, 0, mask[None, :], 0)
         yield s, mask  # the finished game too
 
 
@@ -59,7 +59,7 @@ def test_the_deal_shuffles_exactly_like_tabletop_core_shuffle_prefix():
             word = s["rng"].copy()
             deck = np.arange(2, 2 + NUM_CARDS, dtype=np.int8)
             shuffle_prefix(word, 0, deck, NUM_CARDS)
-            rules.deal(s, 0)
+            at(rules.deal_r, s, 0)
             assert np.array_equal(s["deck"][0], deck)
             assert s["rng"][0] == word[0]
             h, n = int(s["cfg_hand_size"][0]), int(s["cfg_players"][0])
@@ -106,7 +106,7 @@ def test_hand_bits_and_has_play_against_the_slots():
         cards = s["hand"][0, seat, : s["hand_size"][0, seat]]
         tops = s["piles"][0]
         want = any(rules.can_place(int(tops[p]), p, int(c)) for c in cards for p in range(4))
-        assert bool(on_env(rules.has_play_r, s, 0)) == want
+        assert bool(at(rules.has_play_r, s, 0)) == want
 
 
 @pytest.mark.parametrize("options", OPTION_SETS, ids=lambda o: f"{o.num_players}p")
@@ -116,7 +116,7 @@ def test_random_bot_picks_what_sample_legal_picks_from_the_mask(options):
     for s, mask in _games(options, range(25), lambda m: rnd.choice(np.flatnonzero(m))):
         a = np.array([seed_word(rnd.getrandbits(64))], np.uint64)
         b = a.copy()
-        pick = bots.random_bot(s, 0, mask, a, 0)
+        pick = at(bots.random_bot_r, s, 0, a, 0)
         if s["status"][0] != 0:
             assert pick == -1 and a[0] == b[0]  # game over: no draw
             continue
@@ -164,12 +164,12 @@ def test_random_bot_match_equals_playing_with_sample_legal():
     t["rng"] = [seed_word(k) for k in range(g)]
     mask = np.zeros(NUM_ACTIONS, np.int8)
     for i in range(g):
-        rules.deal(t, i)
+        at(rules.deal_r, t, i)
         n, total = 0, 0.0
         while t["status"][i] == 0:
-            rules.legal_mask(t, i, mask)
-            total += on_env(
-                rules.step_reward_r, t, i, rules.apply_action(t, i, sample_legal(bot_rng, i, mask))
+            at(rules.legal_mask_r, t, i, mask[None, :], 0)
+            total += at(
+                rules.step_reward_r, t, i, at(rules.apply_action_r, t, i, sample_legal(bot_rng, i, mask))
             )
             n += 1
         assert steps[i] == n and returns[i, 0] == total
@@ -185,18 +185,18 @@ def test_observe_and_legal_mask_write_every_entry(options):
         for seat in range(n):
             clean = np.zeros(dim, np.float32)
             dirty = np.full(dim, np.nan, np.float32)
-            observe.observe(s, 0, seat, clean)
-            observe.observe(s, 0, seat, dirty)
+            at(observe.observe_r, s, 0, seat, clean[None, :], 0)
+            at(observe.observe_r, s, 0, seat, dirty[None, :], 0)
             assert np.array_equal(clean, dirty)
         dirty_mask = np.full(NUM_ACTIONS, 7, np.int8)
-        assert rules.legal_mask(s, 0, dirty_mask) == int(mask.sum())
+        assert at(rules.legal_mask_r, s, 0, dirty_mask[None, :], 0) == int(mask.sum())
         assert np.array_equal(mask, dirty_mask)
         # the batch writers too (a row of a garbage-filled (B, n) buffer)
         obs = np.full((3, dim), np.nan, np.float32)
         masks = np.full((3, NUM_ACTIONS), 7, np.int8)
         cur = np.full(3, -1, np.int64)
         loops.batch_observe(np.concatenate([s, s, s]), np.zeros(3, loops.NO_NOTES), obs, masks, cur)
-        observe.observe(s, 0, int(s["current"][0]), clean)
+        at(observe.observe_r, s, 0, int(s["current"][0]), clean[None, :], 0)
         assert np.array_equal(obs, np.stack([clean] * 3)) and np.array_equal(masks, np.stack([mask] * 3))
 
 
@@ -214,7 +214,7 @@ def test_a_play_moves_the_last_slot_into_the_played_one():
         hand = list(t["hand"][0, seat, :h])
         k = hand.index(a % NUM_CARDS + 2)
         hand[k] = hand[-1]
-        rules.apply_action(t, 0, a)
+        at(rules.apply_action_r, t, 0, a)
         assert list(t["hand"][0, seat, : h - 1]) == hand[:-1]
         assert not t["hand"][0, seat, h - 1 :].any()
         plays += 1

@@ -1,7 +1,7 @@
 """Scripted scenarios of The Game (``docs/rules/thegame.md``) run on the numba kernels.
 
 Each scenario builds an exact table with :func:`table` (hands, draw pile, pile tops,
-turn...) and plays it through ``rules.apply_action``; the assertions fail if the rule
+turn...) and plays it through ``rules.apply_action_r``; the assertions fail if the rule
 named in the test were broken.
 """
 
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from tabletop_core.rng import seed_word
-from tabletop_core.testing import on_env
+from tabletop_core.testing import at
 from thegame_env import observe, rules
 from thegame_env.spec import END_TURN, NUM_ACTIONS, Options, Status, play_to_action
 from thegame_env.state import new_state
@@ -35,19 +35,19 @@ class Table:
     # reading
     def legal(self) -> set[int]:
         mask = np.zeros(NUM_ACTIONS, np.int8)
-        n = rules.legal_mask(self.s, 0, mask)
+        n = at(rules.legal_mask_r, self.s, 0, mask[None, :], 0)
         legal = set(np.flatnonzero(mask).tolist())
         assert n == len(legal)
         return legal
 
     def can(self, card: int, pile: int) -> bool:
         legal = play_to_action(pile, card) in self.legal()
-        assert legal == bool(rules.is_legal(self.s, 0, play_to_action(pile, card)))
+        assert legal == bool(at(rules.is_legal_r, self.s, 0, play_to_action(pile, card)))
         return legal
 
     def can_end(self) -> bool:
         legal = END_TURN in self.legal()
-        assert legal == bool(rules.is_legal(self.s, 0, END_TURN))
+        assert legal == bool(at(rules.is_legal_r, self.s, 0, END_TURN))
         return legal
 
     def hand(self, seat: int) -> list[int]:
@@ -70,36 +70,36 @@ class Table:
         return [int(x) for x in self.e["piles"]]
 
     def score(self) -> int:
-        return int(rules.score(self.s, 0))
+        return int(at(rules.score_r, self.s, 0))
 
     def obs(self, seat: int | None = None) -> dict[str, np.ndarray]:
         seat = self.current if seat is None else seat
         n = int(self.e["cfg_players"])
         out = np.zeros(observe.observation_dim(n), np.float32)
-        observe.observe(self.s, 0, seat, out)
+        at(observe.observe_r, self.s, 0, seat, out[None, :], 0)
         return observe.decode_observation(out, n)
 
     # acting (each returns the step reward)
     def play(self, card: int, pile: int) -> float:
         action = play_to_action(pile, card)
         assert action in self.legal(), f"{card} on pile {pile} should be legal"
-        placed = rules.apply_action(self.s, 0, action)
+        placed = at(rules.apply_action_r, self.s, 0, action)
         assert placed == 1
-        return float(on_env(rules.step_reward_r, self.s, 0, placed))
+        return float(at(rules.step_reward_r, self.s, 0, placed))
 
     def end_turn(self) -> float:
         assert self.can_end(), "END_TURN should be legal"
-        placed = rules.apply_action(self.s, 0, END_TURN)
+        placed = at(rules.apply_action_r, self.s, 0, END_TURN)
         assert placed == 0
-        return float(on_env(rules.step_reward_r, self.s, 0, placed))
+        return float(at(rules.step_reward_r, self.s, 0, placed))
 
     def assert_over(self, status: Status) -> None:
         assert self.status == status
         mask = np.zeros(NUM_ACTIONS, np.int8)
         mask[:] = 7
-        assert rules.legal_mask(self.s, 0, mask) == 0
+        assert at(rules.legal_mask_r, self.s, 0, mask[None, :], 0) == 0
         assert not mask.any()
-        assert not any(rules.is_legal(self.s, 0, a) for a in range(NUM_ACTIONS))
+        assert not any(at(rules.is_legal_r, self.s, 0, a) for a in range(NUM_ACTIONS))
         o = self.obs()
         assert o["is_my_turn"] == 0 and o["min_plays_left"] == 0
 
@@ -153,7 +153,7 @@ def table(
 def dealt(options: Options, seed: int) -> np.ndarray:
     s = new_state(1, options)
     s["rng"][0] = seed_word(seed)
-    rules.deal(s, 0)
+    at(rules.deal_r, s, 0)
     return s
 
 
@@ -207,8 +207,8 @@ def test_backwards_trick_at_the_edges():
 def test_a_card_of_another_seat_or_out_of_range_action_is_not_legal():
     t = table([[10, 11], [50, 51]], draw=[70, 71])
     assert not t.can(50, 0)
-    assert not rules.is_legal(t.s, 0, -1)
-    assert not rules.is_legal(t.s, 0, NUM_ACTIONS)
+    assert not at(rules.is_legal_r, t.s, 0, -1)
+    assert not at(rules.is_legal_r, t.s, 0, NUM_ACTIONS)
 
 
 # --- minimum plays ----------------------------------------------------------------------
@@ -601,9 +601,9 @@ def _random_midgame(seed: int) -> np.ndarray | None:
     s = dealt(options, seed)
     mask = np.zeros(NUM_ACTIONS, np.int8)
     for _ in range(rnd.randrange(0, 40)):
-        if not rules.legal_mask(s, 0, mask):
+        if not at(rules.legal_mask_r, s, 0, mask[None, :], 0):
             return None
-        rules.apply_action(s, 0, rnd.choice(np.flatnonzero(mask).tolist()))
+        at(rules.apply_action_r, s, 0, rnd.choice(np.flatnonzero(mask).tolist()))
     return s if s["status"][0] == Status.PLAYING else None
 
 
@@ -636,14 +636,14 @@ def test_observation_hides_other_hands_and_the_draw_pile_order():
         dim = observe.observation_dim(n)
         for viewer in range(n):
             base = np.zeros(dim, np.float32)
-            observe.observe(s, 0, viewer, base)
+            at(observe.observe_r, s, 0, viewer, base[None, :], 0)
             for _ in range(3):
                 t = _hide_shuffle(s, viewer, rnd)
                 changed += not np.array_equal(t["hand"], s["hand"]) or not np.array_equal(
                     t["deck"], s["deck"]
                 )
                 out = np.zeros(dim, np.float32)
-                observe.observe(t, 0, viewer, out)
+                at(observe.observe_r, t, 0, viewer, out[None, :], 0)
                 assert np.array_equal(out, base), f"seed {seed} viewer {viewer}"
                 checked += 1
     assert checked > 500 and changed > 0.9 * checked
@@ -655,8 +655,8 @@ def test_observation_does_show_the_own_hand():
     seat = int(s["current"][0])
     dim = observe.observation_dim(int(s["cfg_players"][0]))
     base, out = np.zeros(dim, np.float32), np.zeros(dim, np.float32)
-    observe.observe(s, 0, seat, base)
+    at(observe.observe_r, s, 0, seat, base[None, :], 0)
     t = s.copy()
     t["hand"][0, seat, 0] = [c for c in ALL_CARDS if c not in t["hand"][0, seat]][0]
-    observe.observe(t, 0, seat, out)
+    at(observe.observe_r, t, 0, seat, out[None, :], 0)
     assert not np.array_equal(out, base)

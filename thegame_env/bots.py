@@ -61,7 +61,7 @@ def _nth_bit8(x, k):
 
 @kernel
 def random_bot_w(e, w):
-    """:func:`random_bot` of the record ``e`` with the bot's generator word ``w`` passed by
+    """:func:`random_bot_r` of the record ``e`` with the bot's generator word ``w`` passed by
     value: returns ``(action, advanced word)`` (no array argument, so no reference
     counting in the hot loops). ``(-1, w)`` once the game is over.
 
@@ -108,19 +108,13 @@ def random_bot_w(e, w):
 
 @kernel
 def random_bot_r(e, rng, r):
-    """:func:`random_bot` of the record ``e`` (advances ``rng[r]``)."""
+    """Uniform over the legal actions of the record ``e``, read from the state (no mask):
+    the ``k``-th legal action in id order for ``k = randint(rng, r, count)``, i.e. the
+    same choice as ``tabletop_core.rng.sample_legal(rng, r, mask)`` with the same
+    generator word (advances ``rng[r]``). -1 once the game is over."""
     a, w = random_bot_w(e, rng[r])
     rng[r] = w
     return a
-
-
-@kernel
-def random_bot(s, i, mask, rng, r):
-    """Uniform over the legal actions, read from the state (``mask`` is not used): the
-    ``k``-th legal action in id order for ``k = randint(rng, r, count)``, i.e. the same
-    choice as ``tabletop_core.rng.sample_legal(rng, r, mask)`` with the same generator
-    word. -1 once the game is over."""
-    return random_bot_r(s[i], rng, r)
 
 
 @kernel

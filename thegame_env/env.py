@@ -30,13 +30,14 @@ import numpy as np
 
 from tabletop_core.aec import TabletopAECEnv
 from tabletop_core.entry import baseline_entry, entry_points
-from tabletop_core.game import GameDef
+from tabletop_core.game import GameDef, observe_env
+from tabletop_core.testing import at
 
 from . import hooks  # noqa: F401  (registers the game's hooks for tabletop_core.loops)
 from .bots import BOT_NAMES, bot_action
-from .observe import decode_observation, observation_layout, observe
+from .observe import decode_observation, observation_layout, observe_r
 from .render import SVG_HEIGHT, SVG_WIDTH, render_ansi, render_svg
-from .rules import is_win, score
+from .rules import is_win_r, score_r
 from .spec import MAX_EPISODE_STEPS, NUM_ACTIONS, WIN_THRESHOLD, Options, Status, action_name
 from .state import new_state, validate_state
 
@@ -44,8 +45,8 @@ from .state import new_state, validate_state
 def episode_stats(final: np.ndarray) -> dict[str, np.ndarray]:
     """Score (cards left), perfect and win flags, and fire losses of finished games."""
     games = range(len(final))
-    sc = np.fromiter((score(final, i) for i in games), np.int64, len(final))
-    win = np.fromiter((is_win(final, i) for i in games), bool, len(final))
+    sc = np.fromiter((at(score_r, final, i) for i in games), np.int64, len(final))
+    win = np.fromiter((at(is_win_r, final, i) for i in games), bool, len(final))
     fire = final["status"] == int(Status.FIRE_LOSS)
     return {"score": sc, "perfect": sc == 0, "win": win, "fire_loss": fire}
 
@@ -80,7 +81,7 @@ GAME = GameDef(
     bot_names=BOT_NAMES,
     max_episode_steps=MAX_EPISODE_STEPS,
     reward_range=(-1.0, 1.0),
-    observe=observe,
+    observe=observe_env(observe_r),
     episode_stats=episode_stats,
     cooperative=True,
     match_stats=match_stats,
@@ -127,8 +128,8 @@ class raw_env(TabletopAECEnv):
 
     def _final_info(self, agent: str) -> dict:
         st = int(self._state["status"][0])
-        sc = int(score(self._state, 0))
-        return {"score": sc, "status": Status(st).name.lower(), "win": bool(is_win(self._state, 0))}
+        sc = int(at(score_r, self._state, 0))
+        return {"score": sc, "status": Status(st).name.lower(), "win": bool(at(is_win_r, self._state, 0))}
 
 
 env, vector_env = entry_points(

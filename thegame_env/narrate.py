@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .rules import can_place, draw_pile_size, min_plays_now, score
+from tabletop_core.testing import at
+
+from .rules import can_place, draw_pile_size_r, min_plays_now_r, score_r
 from .spec import END_TURN, WIN_THRESHOLD, Status, action_name, action_to_play
 
 _WORDS = {1: "one", 2: "two", 3: "three"}
@@ -34,13 +36,13 @@ def describe(before: np.ndarray, after: np.ndarray, action: int, actor: int, vie
             what = (
                 ", ".join(map(str, cards)) if actor == viewer else f"{drawn} card{'s' if drawn > 1 else ''}"
             )
-            out.append(f"{who} drew {what}; draw pile {int(draw_pile_size(after, 0))}")
+            out.append(f"{who} drew {what}; draw pile {int(at(draw_pile_size_r, after, 0))}")
         elif int(a["status"]) == Status.PLAYING:
             out.append(f"{who} drew nothing: the draw pile is empty")
         if int(a["status"]) == Status.PLAYING and int(a["current"]) != (actor + 1) % int(a["cfg_players"]):
             out.append(f"player_{int(a['current'])} is next (players with an empty hand are skipped)")
     if int(b["status"]) == Status.PLAYING and int(a["status"]) != Status.PLAYING:
-        sc = int(score(after, 0))
+        sc = int(at(score_r, after, 0))
         why = {
             Status.ALL_PLAYED: "every card was played: a perfect game",
             Status.STUCK: f"player_{int(a['current'])} owed a play and had none",
@@ -67,7 +69,7 @@ def illegal_reason(state: np.ndarray, action: int, seat: int) -> str:
     """Why ``action`` is not legal for ``seat`` now (one sentence, no trailing period)."""
     e = state[0]
     if action == END_TURN:
-        owed = int(min_plays_now(state, 0)) - int(e["plays_this_turn"])
+        owed = int(at(min_plays_now_r, state, 0)) - int(e["plays_this_turn"])
         n = _WORDS.get(owed, str(owed))
         return f"{n} play{'s' if owed > 1 else ''} owed before ending the turn"
     pile, card = action_to_play(action)

@@ -84,19 +84,13 @@ _ZERO = np.float32(0.0)
 
 
 @kernel
-def observe(s, i, seat, out):
-    """Write env ``i``'s observation from ``seat``'s view into ``out`` ((dim,) float32).
+def observe_r(e, seat, out, row):
+    """Write the observation of the record ``e`` from ``seat``'s view into row ``row`` of
+    ``out`` ((B, dim) float32; ``rules`` explains the ``_r`` kernels and
+    ``rules.legal_mask_r`` the row index).
 
     Reads only what ``seat`` may know: its own hand and the public table. Every float of
-    ``out`` is written (no prior zeroing is needed).
-    """
-    observe_r(s[i], seat, out[np.newaxis, :], 0)
-
-
-@kernel
-def observe_r(e, seat, out, row):
-    """:func:`observe` of the record ``e`` into row ``row`` of ``out`` ((B, dim) float32;
-    ``rules`` explains the ``_r`` kernels and ``rules.legal_mask_r`` the row index).
+    ``out[row]`` is written (no prior zeroing is needed).
 
     ``played_cards`` is converted by one vectorized loop; ``hand`` is cleared and then
     gets a 1 per held card (at an unsigned column index: no negative-index code).

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .rules import min_plays_now
+from tabletop_core.testing import at
+
+from .rules import min_plays_now_r
 from .spec import FIRE_CARDS, NUM_CARDS, Status
 
 _STATUS_TEXT = {
@@ -50,7 +52,7 @@ def render_ansi(state: np.ndarray, options=None, seat: int | None = None, i: int
             lines.append(f"{mark} player_{k} ({size} card{'' if size == 1 else 's'})")
     if e["status"] == Status.PLAYING:
         lines.append(
-            f"plays this turn: {int(e['plays_this_turn'])} (at least {int(min_plays_now(state, i))} owed)"
+            f"plays this turn: {int(e['plays_this_turn'])} (at least {int(at(min_plays_now_r, state, i))} owed)"
         )
     else:
         lines.append(f"game over — {_STATUS_TEXT[Status(int(e['status']))]}; score {left}")
@@ -182,7 +184,7 @@ def _svg_piles(e, svg, on_fire, draw, left, playing, state, i):
     svg.text(660, 80, f"cards left {left}", size=13)
     if playing:
         plays = int(e["plays_this_turn"])
-        owed = max(0, int(min_plays_now(state, i)) - plays)
+        owed = max(0, int(at(min_plays_now_r, state, i)) - plays)
         svg.text(660, 102, f"played this turn {plays}", size=13)
         svg.text(660, 124, f"still owed {owed}", size=13, fill=THEME.highlight if owed else THEME.text)
     if on_fire:

@@ -1,9 +1,9 @@
 """The Game's rules as numba kernels over the State record array (``state.py``).
 
-The public kernels take the State ``s`` and the env index ``i`` and touch only that env.
-They are thin wrappers over ``*_r`` kernels that take the env's record ``e = s[i]``: a
-record is a plain pointer, whereas an array argument passed down a chain of calls costs
-numba atomic reference-count updates (measured: more than the rules themselves). Kernels
+The kernels take one env's record ``e = s[i]`` (``*_r``; from Python, on env ``i`` of a
+State in place: ``tabletop_core.testing.at(kernel_r, s, i, ...)``): a record is a plain
+pointer, whereas an array argument passed down a chain of calls costs numba atomic
+reference-count updates (measured: more than the rules themselves). Kernels
 that fill a buffer take the whole ``(B, n)`` buffer and a row index
 (``legal_mask_r(e, masks, i)``) rather than a row view, for the same reason. The
 generator word is a field of the record (``e.rng``), so the deal (:func:`deal_r`) needs
@@ -139,25 +139,21 @@ def hand_bits_r(e, seat):
 # --- queries ----------------------------------------------------------------------------
 @kernel(inline="always")
 def min_plays_now_r(e):
-    """:func:`min_plays_now` of the record ``e``."""
+    """Plays owed this turn in the record ``e``: ``cfg_min_plays`` while the draw pile has
+    cards, else 1."""
     return MIN_PLAYS_EMPTY_DECK if e.deck_pos >= NUM_CARDS else np.int64(e.cfg_min_plays)
 
 
 @kernel
-def min_plays_now(s, i):
-    """Plays owed this turn: ``cfg_min_plays`` while the draw pile has cards, else 1."""
-    return min_plays_now_r(s[i])
-
-
-@kernel
-def draw_pile_size(s, i):
-    """Cards left in the draw pile."""
-    return NUM_CARDS - np.int64(s[i].deck_pos)
+def draw_pile_size_r(e):
+    """Cards left in the draw pile of the record ``e``."""
+    return NUM_CARDS - np.int64(e.deck_pos)
 
 
 @kernel
 def score_r(e):
-    """:func:`score` of the record ``e``."""
+    """Cards not played in the record ``e``: every hand plus the draw pile (0 = perfect
+    game)."""
     total = NUM_CARDS - np.int64(e.deck_pos)
     for seat in range(e.cfg_players):
         total += e.hand_size[seat]
@@ -165,21 +161,10 @@ def score_r(e):
 
 
 @kernel
-def score(s, i):
-    """Cards not played: every hand plus the draw pile (0 = perfect game)."""
-    return score_r(s[i])
-
-
-@kernel
 def is_win_r(e):
-    """:func:`is_win` of the record ``e``."""
+    """Whether the (finished) game of the record ``e`` counts as a win: score <= 9 and no
+    fire loss."""
     return e.status != _FIRE_LOSS and score_r(e) <= WIN_THRESHOLD
-
-
-@kernel
-def is_win(s, i):
-    """Whether the (finished) game counts as a win: score <= 9 and no fire loss."""
-    return is_win_r(s[i])
 
 
 @kernel
@@ -210,9 +195,13 @@ def has_play_r(e):
 
 @kernel
 def legal_mask_r(e, out, row):
-    """:func:`legal_mask` of the record ``e`` into row ``row`` of ``out`` ((B, 393) int8;
-    indexing rows here rather than passing ``out[row]`` keeps numba from reference
-    counting a view). The row is cleared, then the four entries of each hand card are
+    """Write the action mask of the record ``e`` into row ``row`` of ``out`` ((B, 393)
+    int8; indexing rows here rather than passing ``out[row]`` keeps numba from reference
+    counting a view); return the count of legal actions.
+
+    All zeros once the game is over. Otherwise at least one entry is set (the kernels end
+    the game as soon as the active player owes a play and has none). Every entry of
+    ``out[row]`` is written. The row is cleared, then the four entries of each hand card are
     written without branches (32-bit compares, unsigned column indices: no negative-index
     wraparound code)."""
     for a in range(NUM_ACTIONS):
@@ -247,19 +236,8 @@ def legal_mask_r(e, out, row):
 
 
 @kernel
-def legal_mask(s, i, out):
-    """Write the action mask of env ``i`` into ``out`` ((393,) int8); return the count.
-
-    All zeros once the game is over. Otherwise at least one entry is set (the kernels end
-    the game as soon as the active player owes a play and has none). Every entry of
-    ``out`` is written.
-    """
-    return legal_mask_r(s[i], out[np.newaxis, :], 0)
-
-
-@kernel
 def is_legal_r(e, action):
-    """:func:`is_legal` of the record ``e``."""
+    """Whether ``action`` (any int) is legal for the active player of the record ``e``."""
     if e.status != _PLAYING or action < 0 or action > END_TURN:
         return False
     if action == END_TURN:
@@ -271,12 +249,6 @@ def is_legal_r(e, action):
         if e.hand[seat, k] == card:
             return can_place(e.piles[pile], pile, card)
     return False
-
-
-@kernel
-def is_legal(s, i, action):
-    """Whether ``action`` (any int) is legal for the active player of env ``i``."""
-    return is_legal_r(s[i], action)
 
 
 # --- dealing ----------------------------------------------------------------------------
@@ -308,7 +280,12 @@ def shuffle_deck_r(e):
 
 @kernel
 def deal_r(e):
-    """:func:`deal` of the record ``e``."""
+    """Start a new game in the record ``e`` with its own generator (``e.rng``) and options.
+
+    Shuffles the 98 cards, deals ``cfg_hand_size`` to each seat (seat ``k`` gets the
+    ``k``-th run of the deck), and gives the first turn to ``cfg_start``. Consumes 97
+    draws of the env's stream.
+    """
     shuffle_deck_r(e)
     n = np.int64(e.cfg_players)
     h = np.int64(e.cfg_hand_size)
@@ -336,17 +313,6 @@ def deal_r(e):
     e.plays_this_turn = 0
     e.turn = 0
     e.status = _PLAYING
-
-
-@kernel
-def deal(s, i):
-    """Start a new game in env ``i`` with its own generator (``e.rng``) and options.
-
-    Shuffles the 98 cards, deals ``cfg_hand_size`` to each seat (seat ``k`` gets the
-    ``k``-th run of the deck), and gives the first turn to ``cfg_start``. Consumes 97
-    draws of the env's stream.
-    """
-    deal_r(s[i])
 
 
 # --- playing ----------------------------------------------------------------------------
@@ -377,7 +343,12 @@ def _end_turn_r(e):
 
 @kernel
 def apply_action_r(e, action):
-    """:func:`apply_action` of the record ``e``."""
+    """Apply a LEGAL ``action`` for the active player of the record ``e``; return cards
+    placed (0/1).
+
+    Callers validate with :func:`is_legal_r` or the mask first: an illegal action here is
+    undefined behaviour. Updates ``status`` when the game ends.
+    """
     if action == END_TURN:
         _end_turn_r(e)
         return 0
@@ -405,16 +376,6 @@ def apply_action_r(e, action):
     elif e.plays_this_turn < min_plays_now_r(e) and not has_play_r(e):
         e.status = _STUCK
     return 1
-
-
-@kernel
-def apply_action(s, i, action):
-    """Apply a LEGAL ``action`` for the active player of env ``i``; return cards placed (0/1).
-
-    Callers validate with :func:`is_legal` or the mask first: an illegal action here is
-    undefined behaviour. Updates ``status`` when the game ends.
-    """
-    return apply_action_r(s[i], action)
 
 
 @kernel

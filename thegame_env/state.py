@@ -104,7 +104,7 @@ def validate_state(saved) -> None:
     """
     from tabletop_core.validation import StateChecker, check_legal_action_exists, row_counts, states_of
 
-    from .rules import legal_mask
+    from .rules import legal_mask_r
 
     s = states_of(saved, STATE_DTYPE, "thegame")
     ck = StateChecker(s, "thegame")
@@ -196,4 +196,4 @@ def validate_state(saved) -> None:
         "1 (all played) only when every card is played",
     )
     ck.fail("status", (st == Status.FIRE_LOSS) & (s["cfg_on_fire"] == 0), "3 (fire loss) only with On Fire")
-    check_legal_action_exists(s, legal_mask, NUM_ACTIONS, st == Status.PLAYING, "thegame")
+    check_legal_action_exists(s, legal_mask_r, NUM_ACTIONS, st == Status.PLAYING, "thegame")

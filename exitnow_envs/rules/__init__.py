@@ -1,8 +1,7 @@
 """Exit Now's rules as numba kernels over the State record array (``state.py``).
 
-The rules are ``*_r`` kernels taking one env's record ``e = s[i]``; the public
-``(s, i, ...)`` kernels of the same names are thin wrappers over them (for tests, the
-AEC env and Python callers). A record is a plain pointer, and its array fields
+The rules are ``*_r`` kernels taking one env's record ``e = s[i]`` (from Python, on env
+``i`` of a State in place: ``tabletop_core.testing.at(kernel_r, s, i, ...)``). A record is a plain pointer, and its array fields
 (``e.cell``, ``e.hpos`` ...) are views without a reference count, whereas numba
 reference-counts, with atomic operations, every array passed down a chain of calls (the
 State ``s``, a row ``masks[i]``): measured, those cost more than the rules of a step (see
@@ -55,7 +54,6 @@ from .common import (
     ST_GHOST,
     ST_ROUND_END,
     ST_TURN,
-    die,
     die_r,
     find_kind_r,
     ghost_at_r,
@@ -70,15 +68,11 @@ from .common import (
 )
 from .engine import (
     MASK_WORDS,
-    apply_action,
     apply_action_r,
     can_step_r,
-    deal,
     deal_r,
-    is_legal,
     is_legal_r,
     legal_bits_r,
-    legal_mask,
     legal_mask_r,
     mask_row_bits,
     move_ghost_r,
@@ -103,18 +97,14 @@ from .ghosts import (
     start_contact_r,
 )
 from .map import (
-    build_map,
     build_map_r,
-    centre_rotation,
     centre_rotation_r,
     map_swap_r,
     move_block_r,
-    sync_map,
     sync_map_r,
 )
 from .walks import (
     nth_bit,
-    reachable,
     reachable_r,
     walk_bits_r,
 )
@@ -127,20 +117,15 @@ __all__ = [
     "ST_ROUND_END",
     "ST_TURN",
     "add_ghost_r",
-    "apply_action",
     "apply_action_r",
-    "build_map",
     "build_map_r",
     "can_place_item_chip_r",
     "can_step_r",
     "capture_square_r",
-    "centre_rotation",
     "centre_rotation_r",
     "chip_place_ok_r",
     "chip_places_r",
-    "deal",
     "deal_r",
-    "die",
     "die_r",
     "draw_event_r",
     "find_kind_r",
@@ -151,11 +136,9 @@ __all__ = [
     "human_walkable",
     "humans_at_r",
     "in_map",
-    "is_legal",
     "is_legal_r",
     "is_sealed",
     "legal_bits_r",
-    "legal_mask",
     "legal_mask_r",
     "map_swap_r",
     "mask_row_bits",
@@ -166,14 +149,12 @@ __all__ = [
     "proceed_r",
     "randint_r",
     "random_legal_r",
-    "reachable",
     "reachable_r",
     "rot_local",
     "sample_bits",
     "seal_door_r",
     "seat_reward_r",
     "start_contact_r",
-    "sync_map",
     "sync_map_r",
     "walk_bits_r",
     "write_mask_row",

@@ -64,12 +64,6 @@ def die_r(e):
 
 
 @kernel
-def die(s, i):
-    """One die roll 1..6 from env ``i``'s generator (:func:`die_r`)."""
-    return die_r(s[i])
-
-
-@kernel
 def in_map(r, c):
     """Whether (r, c) is on the 21x21 map."""
     return r >= 0 and r < MAP and c >= 0 and c < MAP

@@ -278,12 +278,6 @@ def deal_r(e):
     proceed_r(e)
 
 
-@kernel
-def deal(s, i):
-    """:func:`deal_r` of env ``i`` (a new game with its generator)."""
-    deal_r(s[i])
-
-
 # --- actions ----------------------------------------------------------------------------------
 MASK_WORDS = (NUM_ACTIONS + 63) // 64  # words of an action bit set (bit a % 64 of word a // 64: action a)
 
@@ -367,12 +361,6 @@ def legal_mask_r(e, out, row):
 
 
 @kernel
-def legal_mask(s, i, out):
-    """:func:`legal_mask_r` of env ``i`` into ``out`` ((471,) int8); returns the count."""
-    return legal_mask_r(s[i], out[np.newaxis, :], 0)
-
-
-@kernel
 def is_legal_r(e, action):
     """Whether ``action`` (any int) is legal for the acting seat (its bit in
     :func:`legal_bits_r`, without building the mask)."""
@@ -381,12 +369,6 @@ def is_legal_r(e, action):
     bits = stack_u64(MASK_WORDS)
     legal_bits_r(e, bits)
     return (bits[action >> 6] >> np.uint64(action & 63)) & _ONE != 0
-
-
-@kernel
-def is_legal(s, i, action):
-    """:func:`is_legal_r` of env ``i``."""
-    return is_legal_r(s[i], action)
 
 
 @kernel
@@ -577,12 +559,6 @@ def apply_action_r(e, action):
         p = action - CHIP_OFFSET
         _set_chip_r(e, e.ppos[p, 0], e.ppos[p, 1], ITEM_CHIP)
     proceed_r(e)
-
-
-@kernel
-def apply_action(s, i, action):
-    """:func:`apply_action_r` of env ``i`` (a LEGAL action: check with :func:`is_legal`)."""
-    apply_action_r(s[i], action)
 
 
 @kernel

@@ -91,13 +91,6 @@ def sync_map_r(e):
 
 
 @kernel
-def sync_map(s, i):
-    """:func:`sync_map_r` of env ``i``: call it after editing ``cell``, ``chip`` or
-    ``place`` by hand."""
-    sync_map_r(s[i])
-
-
-@kernel
 def _set_chip_r(e, r, c, chip):
     """Put ``chip`` (0: none) on (r, c), keeping ``cbits`` and ``chipv`` in step."""
     e.chip[r, c] = chip
@@ -189,12 +182,6 @@ def build_map_r(e):
 
 
 @kernel
-def build_map(s, i):
-    """:func:`build_map_r` of env ``i``."""
-    build_map_r(s[i])
-
-
-@kernel
 def _move_piece_block(pos, k, br, bc, kk, br2, bc2):
     """If pos (2,) int8 lies in block (br, bc), move it to block (br2, bc2) turned kk."""
     r = np.int64(pos[0])
@@ -272,9 +259,3 @@ def centre_rotation_r(e):
     """Turn the centre piece 90 degrees clockwise with its pieces and chips."""
     move_block_r(e, 1, 1, 1, 1, 1)
     e.slot_rot[4] = (e.slot_rot[4] + 1) % 4
-
-
-@kernel
-def centre_rotation(s, i):
-    """:func:`centre_rotation_r` of env ``i``."""
-    centre_rotation_r(s[i])

@@ -152,13 +152,6 @@ def reachable_r(e, h, length, out, row, offset):
 
 
 @kernel
-def reachable(s, i, h, length, out, offset):
-    """:func:`reachable_r` of env ``i`` into ``out`` (n,) int8 (1 at
-    ``out[offset + row * 21 + col]``)."""
-    return reachable_r(s[i], h, length, out[np.newaxis, :], 0, offset)
-
-
-@kernel
 def nth_bit(bits, k):
     """Square index ``row * 21 + col`` of the ``k``-th set bit (reading order, from 0) of
     the bit board ``bits``, or -1."""
