@@ -73,7 +73,7 @@ import numpy as np
 
 from . import loops
 from .encoders import ObservationLayout
-from .testing import at
+from .records import at
 
 __all__ = ["GameDef", "observe_env"]
 

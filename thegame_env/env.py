@@ -31,7 +31,7 @@ import numpy as np
 from tabletop_core.aec import TabletopAECEnv
 from tabletop_core.entry import baseline_entry, entry_points
 from tabletop_core.game import GameDef, observe_env
-from tabletop_core.testing import at
+from tabletop_core.records import at
 
 from . import hooks  # noqa: F401  (registers the game's hooks for tabletop_core.loops)
 from .bots import BOT_NAMES, bot_action

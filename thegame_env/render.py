@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_core.testing import at
+from tabletop_core.records import at
 
 from .rules import min_plays_now_r
 from .spec import FIRE_CARDS, NUM_CARDS, Status
