@@ -2,7 +2,7 @@
 
 Every kernel takes one env's record ``e = s[i]`` (``*_r``: a record carries no reference
 count for numba to update; from Python, on env ``i`` of a State in place:
-``tabletop_core.testing.at(kernel_r, s, i, ...)``), or works on plain count arrays (``hand``/``sel``:
+``tabletop_core.records.at(kernel_r, s, i, ...)``), or works on plain count arrays (``hand``/``sel``:
 (61,) uint8 counts per card kind; ``tops``: (10,) int8 area tops) or on card sets as
 64-bit words (:mod:`exhaust_env.bits`) so it can be tested on its own. Rules implemented
 (``docs/rules/exhaust.md``):

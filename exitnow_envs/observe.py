@@ -45,7 +45,7 @@ contents (tested).
 The writers are ``*_r`` kernels taking the env's record ``e = s[i]`` and the whole
 ``(B, D)`` buffer with the row index (see ``rules``: neither the State nor a row view is
 passed down, which numba would reference-count); from Python, on env ``i`` of a State in
-place: ``tabletop_core.testing.at(observe_r, s, i, seat, out[None, :], 0)``.
+place: ``tabletop_core.records.at(observe_r, s, i, seat, out[None, :], 0)``.
 """
 
 from __future__ import annotations

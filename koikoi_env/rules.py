@@ -1,7 +1,7 @@
 """Koikoi's rules as numba kernels over the State record array (``state.py``).
 
 The kernels take one env's record ``e = s[i]`` (``*_r``; from Python, on env ``i`` of
-a State in place: ``tabletop_core.testing.at(kernel_r, s, i, ...)``): a record is a
+a State in place: ``tabletop_core.records.at(kernel_r, s, i, ...)``): a record is a
 plain pointer, whereas an array argument passed down a
 chain of calls costs numba atomic reference-count updates (measured: more than the
 rules themselves). The generator word is a field of the record too (``e.rng``), so the

@@ -17,7 +17,7 @@ numba reference-counts every array passed on to a non-inlined call with atomic
 operations, and a whole step of a card game costs less than a handful of those. So the
 per-env step is written out in the batch loop over the env's record ``e = s[i]``; rules
 kernels take the record (``*_r(e, ...)``; tests and Python callers run one on env ``i``
-of a State through :func:`tabletop_core.testing.at`), and kernels filling a buffer take the whole buffer and the row index
+of a State through :func:`tabletop_core.records.at`), and kernels filling a buffer take the whole buffer and the row index
 (``legal_mask_r(e, masks, i)``) instead of a row view ``masks[i]``; the loops hand
 their buffers down as views numba does not reference-count
 (:func:`tabletop_core.bits.unowned`). Write each
@@ -82,7 +82,7 @@ def observe_env(observe_r: Callable) -> Callable:
     """:attr:`GameDef.observe` of a game whose observation kernel is the record kernel
     ``observe_r(e, seat, out (B, D) f32, row)``: a callable ``(s, i, seat, out)`` writing
     env ``i``'s observation of the State ``s`` from ``seat``'s view into ``out`` ((D,)
-    float32), through :func:`tabletop_core.testing.at` (picklable, like the kernel).
+    float32), through :func:`tabletop_core.records.at` (picklable, like the kernel).
     """
     return functools.partial(_observe_env, observe_r)
 

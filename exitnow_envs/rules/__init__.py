@@ -1,7 +1,7 @@
 """Exit Now's rules as numba kernels over the State record array (``state.py``).
 
 The rules are ``*_r`` kernels taking one env's record ``e = s[i]`` (from Python, on env
-``i`` of a State in place: ``tabletop_core.testing.at(kernel_r, s, i, ...)``). A record is a plain pointer, and its array fields
+``i`` of a State in place: ``tabletop_core.records.at(kernel_r, s, i, ...)``). A record is a plain pointer, and its array fields
 (``e.cell``, ``e.hpos`` ...) are views without a reference count, whereas numba
 reference-counts, with atomic operations, every array passed down a chain of calls (the
 State ``s``, a row ``masks[i]``): measured, those cost more than the rules of a step (see
