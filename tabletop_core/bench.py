@@ -36,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -340,7 +341,9 @@ def _torch_mlp(dim_in: int, dim_out: int) -> Callable[[np.ndarray], Any] | None:
     )
 
     def forward(obs: np.ndarray):
-        with torch.no_grad():
+        # the vector env hands out read-only views; the net only reads them
+        with torch.no_grad(), warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="The given NumPy array is not writable")
             return net(torch.from_numpy(obs))
 
     return forward
