@@ -34,14 +34,16 @@ def measures(name: str, games: int, seed: int) -> list[dict]:
     """The issue's rows for one game: the baseline and the scripted bots in its place."""
     game = load_game(name)
     out = []
-    if name == "thegame":  # mean cards left = 98 - the team's return (reward 'cards')
+    if name == "thegame":  # mean cards left = NUM_CARDS - the team's return (reward 'cards')
+        from thegame_env.spec import NUM_CARDS
+
         for bot in ("baseline", "greedy", "strong"):
             r = run_match(game, [bot, bot], games, seed=seed)
             out.append(
                 {
                     "lineup": f"{bot} in both seats",
                     "measure": "mean cards left",
-                    **_mean(98 - r.returns[:, 0]),
+                    **_mean(NUM_CARDS - r.returns[:, 0]),
                 }
             )
     elif name == "koikoi":

@@ -35,11 +35,13 @@ __all__ = ["soak", "RETURN_IDENTITY"]
 def _thegame_identity(returns: np.ndarray, lengths: np.ndarray, options: Any) -> np.ndarray:
     """Cooperative: every seat has the same return; ``reward="cards"``: the return is
     the cards placed, 0..98 (98 - score); ``"win"``: +1 or -1."""
+    from thegame_env.spec import NUM_CARDS
+
     same = (returns == returns[:, :1]).all(axis=1)
     r = returns[:, 0]
     if options.reward == "win":
         return same & ((r == 1.0) | (r == -1.0))
-    return same & (r >= 0) & (r <= 98) & (r == np.round(r))
+    return same & (r >= 0) & (r <= NUM_CARDS) & (r == np.round(r))
 
 
 def _exhaust_identity(returns: np.ndarray, lengths: np.ndarray, options: Any) -> np.ndarray:
