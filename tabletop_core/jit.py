@@ -114,9 +114,10 @@ class _KernelDispatcher(CPUDispatcher):
     dispatcher types the ``6`` as ``Literal[int](6)`` and compiles a version for each
     constant a call site passes (Exit Now's first step compiled ``randint_r`` seven
     times), and one per integer width a caller happens to hold (a seat as ``int8`` from a
-    State field, as ``int64`` from a loop). Integer arguments are compiled as ``int64``
-    (``uint64`` stays: bit sets); boolean literals stay literal, so a flag that selects a
-    code path still compiles the other path away. A kernel made with
+    State field, as ``int64`` from a loop). Signed integer arguments are compiled as
+    ``int64``; unsigned ones keep their width (bit sets: ``~x`` and shifts depend on
+    it); boolean literals stay literal, so a flag that selects a code path still
+    compiles the other path away. A kernel made with
     ``@kernel(constant_ints=True)`` keeps numba's version per integer constant, where a
     constant folds work away (Koikoi's bots pass ``-1`` for "no card": 12 % faster)."""
 
@@ -138,8 +139,8 @@ def _plain(t, keep_int_literals: bool):
         if keep_int_literals:
             return t
         t = types.unliteral(t)
-    if isinstance(t, types.Integer) and t.bitwidth < 64:
-        return types.int64  # every narrower integer fits: one version, not one per width
+    if isinstance(t, types.Integer) and t.signed and t.bitwidth < 64:
+        return types.int64  # every narrower signed integer fits: one version, not one per width
     return t
 
 

@@ -385,3 +385,18 @@ def test_kernels_compile_one_version_per_argument_type():
     assert caller(5) == (11 + 12 + 13) + (11 + 12)
     assert len(plain.signatures) == 1, plain.signatures
     assert len(folded.signatures) == 2, folded.signatures
+
+
+def test_kernels_keep_unsigned_widths():
+    """Unsigned arguments keep their width (bit sets): ``~x`` of a uint32 is 32 bits."""
+    from tabletop_core.jit import kernel
+
+    @kernel(cache=False)
+    def invert(x):
+        return ~x
+
+    @kernel(cache=False)
+    def caller(x):
+        return invert(np.uint32(x))
+
+    assert caller(0) == 0xFFFFFFFF
