@@ -408,7 +408,7 @@ def legal_words_r(e):
     sel_cards = _U0
     sel_copies = np.int64(0)
     if e.sel_n != 0:
-        sel_cards = card_word(e.sel)
+        sel_cards = card_word(e.sel[:])
         sel_copies = np.int64(e.sel[COPY_KIND])
     adds, casts = selection_words(
         card_word(hand), np.int64(hand[COPY_KIND]), sel_cards, sel_copies, e.area_top, e.cfg_singles

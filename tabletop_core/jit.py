@@ -37,6 +37,7 @@ NUMBA_OPTIONS: dict = {
     "boundscheck": False,
     "fastmath": False,
     "error_model": "numpy",
+    "no_cfunc_wrapper": True,
 }
 
 

@@ -67,8 +67,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import numba
 import numpy as np
 from numba import from_dtype, prange
+from numba.core import types
 from numba.extending import overload
 
 from .bits import seat_in, unowned
@@ -221,7 +223,43 @@ def _bind(stub, fn, record, on_array: bool, call: str | None) -> None:
     )
     scope: dict = {"fn": fn, "record": record, "on_array": on_array}
     exec(src, scope)  # noqa: S102 - a fixed template over the stub's own argument names
-    overload(stub, jit_options=_OPTIONS, inline="always")(scope["typer"])
+    _overload_inline(stub, scope["typer"])
+
+
+def _typing_only_jit(**options):
+    """numba's jit decorator, for an overload implementation that is only ever inlined:
+    its dispatcher types it but never compiles it to machine code."""
+
+    def wrap(pyfunc):
+        disp = numba.jit(**options)(pyfunc)
+        disp._can_compile = False
+        return disp
+
+    return wrap
+
+
+def _overload_inline(stub, typer) -> None:
+    """``numba.extending.overload(stub, inline="always")(typer)``, less one wasted
+    compilation: numba compiles an always-inlined overload's implementation to machine code
+    once on its own (to "make sure it can be compiled") and throws the result away; for a
+    hook whose kernel inlines a whole step that is ~0.3 s of a cold start, six times for
+    Exit Now. The implementation is typed and inlined as before (numba's inline pass only
+    needs its typing), so the loops compile to the same code. Falls back to ``overload``
+    where numba's template layout differs."""
+    try:
+        from numba.core.extending import _overload_default_jit_options
+        from numba.core.typing.templates import infer, infer_global, make_overload_template
+
+        options = {**_overload_default_jit_options, **_OPTIONS}
+        base = make_overload_template(stub, typer, options, True, "always")
+        if not hasattr(base, "_get_jit_decorator"):
+            raise ImportError("another numba layout")
+    except ImportError:
+        overload(stub, jit_options=_OPTIONS, inline="always")(typer)
+        return
+    template = type(base)(base.__name__, (base,), {"_get_jit_decorator": lambda self: _typing_only_jit})
+    infer(template)
+    infer_global(stub, types.Function(template))
 
 
 # --- the loops ---------------------------------------------------------------------------------
