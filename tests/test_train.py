@@ -79,6 +79,24 @@ def test_masked_sample_draws_the_masked_softmax():
     np.testing.assert_allclose(logp, np.log(p)[np.searchsorted([0, 2, 3], actions)], rtol=1e-5)
 
 
+def test_masked_sample_reads_bfloat16_bits_in_place():
+    """The fused network's bfloat16 logits, passed as their int16 bits (a strided view of
+    the head's output), give the draws of the same logits converted to float32."""
+    n, a = 2000, 57
+    g = torch.Generator().manual_seed(0)
+    head = torch.randn((n, a + 1), generator=g).to(torch.bfloat16)  # last column: the value
+    mask = (torch.rand((n, a), generator=g) < 0.3).numpy()
+    mask[:, 7] = True  # every row has a legal action
+    rng = np.array([seed_word(i) for i in range(n)], np.uint64)
+    got = np.empty(n, np.int64), np.empty(n, np.float32)
+    want = np.empty(n, np.int64), np.empty(n, np.float32)
+    masked_sample(head[:, :-1].view(torch.int16).numpy(), mask, rng.copy(), *got)
+    masked_sample(np.ascontiguousarray(head[:, :-1].float().numpy()), mask, rng.copy(), *want)
+    assert mask[np.arange(n), got[0]].all()
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+
+
 def test_fused_network_matches_the_plain_one():
     """The fused bfloat16 CPU path (oneDNN linear + tanh, legal-logits head) computes what
     the plain modules compute in float32: outputs and every gradient within bf16 rounding."""

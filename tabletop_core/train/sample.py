@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from llvmlite import ir
 from numba.core import types
-from numba.extending import intrinsic
+from numba.extending import intrinsic, overload
 
 from ..bits import ctz, read_bits_row
 from ..jit import kernel
@@ -31,7 +31,9 @@ def masked_sample(logits, masks, rng, actions, logp):
     """Sample one legal action per row and its log-probability.
 
     Args:
-        logits: (N, A) float32 action logits.
+        logits: (N, A) float32 action logits, or int16 holding bfloat16 bits (the fused
+            network's output, read in place: converting the whole (4096, 393) output to
+            float32 for the ~25 legal entries a row reads cost more than the sampling).
         masks: (N, A) int8 or bool action masks (nonzero = legal; every row needs one).
         rng: (N,) uint64 generator words (SplitMix64, :mod:`tabletop_core.rng`), advanced.
         actions: (N,) int64 out: the sampled actions.
@@ -39,7 +41,8 @@ def masked_sample(logits, masks, rng, actions, logp):
     """
     n, a = logits.shape
     legal = np.empty(a, np.int64)
-    weight = np.empty(a, np.float64)
+    z = np.empty(a, np.float32)
+    weight = np.empty(a, np.float32)
     words = np.empty((a + 63) // 64, np.uint64)
     for i in range(n):
         # the mask as bit words (vector loads), then one step per legal action (a handful
@@ -52,25 +55,26 @@ def masked_sample(logits, masks, rng, actions, logp):
                 legal[c] = k * 64 + np.int64(ctz(x))
                 c += 1
                 x &= x - _U1
-        hi = -np.inf
+        hi = np.float32(-np.inf)
         for j in range(c):
-            z = logits[i, legal[j]]
-            if z > hi:
-                hi = z
+            z[j] = _logit(logits, i, legal[j])
+            hi = max(hi, z[j])
+        # float32 exp (expf, in a loop of its own): 0.58 -> 0.47 ms at 4096 x 393 against
+        # float64 exp; the sum and the logarithms stay float64
+        for j in range(c):
+            weight[j] = np.exp(z[j] - hi)
         s = 0.0
         for j in range(c):
-            w = np.exp(np.float64(logits[i, legal[j]]) - hi)
-            weight[j] = w
-            s += w
+            s += weight[j]
         # u in (0, s): walk the cumulative weights to the first that reaches it
         u = (np.float64(next_u64(rng, i) >> np.uint64(11)) + 0.5) * (1.0 / 9007199254740992.0) * s
         j = 0
-        acc = weight[0]
+        acc = np.float64(weight[0])
         while acc < u and j < c - 1:
             j += 1
             acc += weight[j]
         actions[i] = legal[j]
-        logp[i] = np.float32(np.log(weight[j]) - np.log(s))
+        logp[i] = np.float32(np.log(np.float64(weight[j])) - np.log(s))
 
 
 @kernel
@@ -161,6 +165,38 @@ def _f32_bits(typingctx, x):
         return builder.bitcast(args[0], ir.IntType(32))
 
     return types.uint32(x), codegen
+
+
+@intrinsic
+def _f32_from_bits(typingctx, x):
+    """The float32 whose bits are uint32 ``x``."""
+    if x != types.uint32:
+        return None
+
+    def codegen(context, builder, sig, args):
+        return builder.bitcast(args[0], ir.FloatType())
+
+    return types.float32(x), codegen
+
+
+def _logit(logits, i, k):
+    """``logits[i, k]`` as a float: float arrays as they are, int16 arrays as bfloat16 bits
+    (exact: a bfloat16 is the top half of a float32)."""
+    x = logits[i, k]
+    if logits.dtype.kind == "f":
+        return np.float32(x)
+    return np.array([np.int32(x) << 16], np.int32).view(np.float32)[0]
+
+
+@overload(_logit, jit_options={"nogil": True})
+def _logit_compiled(logits, i, k):
+    if isinstance(logits.dtype, types.Integer):
+
+        def bf16(logits, i, k):
+            return _f32_from_bits(np.uint32(np.uint32(np.uint16(logits[i, k])) << np.uint32(16)))
+
+        return bf16
+    return lambda logits, i, k: logits[i, k]
 
 
 @kernel(inline="always")

@@ -358,7 +358,10 @@ class Trainer:
         over the legal actions, a generator word per env), torch on a GPU."""
         if self.device.type != "cpu":
             return masked_gumbel_sample(logits, self.mask_buf[t, rows], self.gen)
-        lg = np.ascontiguousarray(logits.float().numpy())
+        if logits.dtype == torch.bfloat16:  # read in place as bits (masked_sample)
+            lg = logits.view(torch.int16).numpy()
+        else:
+            lg = np.ascontiguousarray(logits.float().numpy())
         mask = self.mask_buf[t].numpy()
         n = lg.shape[0]
         actions = torch.empty(n, dtype=torch.long)
