@@ -58,15 +58,16 @@ def step(e, action, acc, row):
 
 @kernel(inline="always")
 def observe_patch(e, n, seat, out, row, note):
-    refresh_observation_r(e, n, seat, out, row, False, note)
+    refresh_observation_r(e, n, seat, out, row, note)
 
 
 @kernel(inline="always")
 def observe_fresh(e, n, seat, out, row):
     """In full, and the final-observation note is dropped: this State may come from
     elsewhere, so its final-obs row must be written in full next time."""
+    n.addr[0] = 0
     n.addr[1] = 0
-    refresh_observation_r(e, n, seat, out, row, True, 0)
+    refresh_observation_r(e, n, seat, out, row, 0)
 
 
 @kernel(inline="always")

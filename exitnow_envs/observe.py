@@ -316,11 +316,11 @@ def _row_address(out, row):
 
 
 @kernel
-def _note_written_r(e, n, note, addr, full):
+def _note_written_r(e, n, note, addr):
     """Remember in note ``note`` of the notes record ``n`` (0: the observation buffer, 1:
     the final-observation buffer) what :func:`refresh_observation_r` left of the record
-    ``e`` in the observation row at address ``addr`` (``full``: the map planes were all
-    written)."""
+    ``e`` in the observation row at address ``addr``: versions and piece squares (the map
+    squares are :func:`_note_squares_r`'s)."""
     n.addr[note] = addr
     n.mapv[note] = e.mapv
     n.chipv[note] = e.chipv
@@ -330,10 +330,15 @@ def _note_written_r(e, n, note, addr, full):
     for g in range(MAX_GHOSTS):
         n.gpos[note, g, 0] = e.gpos[g, 0] if e.gon[g] != 0 else -1
         n.gpos[note, g, 1] = e.gpos[g, 1]
-    if full:
-        for r in range(MAP):
-            for c in range(MAP):
-                n.sq[note, r, c] = _square_code(e.cell[r, c], e.chip[r, c], e.place[r, c])
+
+
+@kernel
+def _note_squares_r(e, n, note):
+    """Remember in note ``note`` of ``n`` every map square's code (after a write in full;
+    :func:`_patch_map_planes_r` keeps them up to date after that)."""
+    for r in range(MAP):
+        for c in range(MAP):
+            n.sq[note, r, c] = _square_code(e.cell[r, c], e.chip[r, c], e.place[r, c])
 
 
 @kernel
@@ -372,7 +377,7 @@ def _patch_map_planes_r(e, n, note, out, row):
 
 
 @kernel
-def refresh_observation_r(e, n, seat, out, row, full, note):
+def refresh_observation_r(e, n, seat, out, row, note):
     """Make row ``row`` of ``out`` ((B, OBS_DIM) float32) the env's observation from
     ``seat``'s view, as :func:`observe_r` writes it, touching only what changed when it
     can.
@@ -381,16 +386,19 @@ def refresh_observation_r(e, n, seat, out, row, full, note):
     not the State's; note 0 is kept for the observation buffer, note 1 for the
     final-observation buffer) holds the address of the observation row this function
     last wrote with that note and what it wrote there.
-    When that is row ``row`` of ``out`` (same address) and ``full`` is False, only the
+    When that is row ``row`` of ``out`` (same address), only the
     map-plane entries of the squares whose cell, chip or place changed (looked for when
     the map or chip version moved), the squares the pieces left and reached and the
     scalar pieces are rewritten: the row must hold exactly what the previous call wrote
-    (the env's own buffer, never modified by its users). Otherwise (or with ``full``) the
-    whole row is written."""
+    (the env's own buffer, never modified by its users). Otherwise the whole row is
+    written: to force that (a restored State, a buffer written elsewhere), set
+    ``n.addr[note] = 0`` first. (No flag argument: a constant flag made numba compile this
+    function and its note writer twice for a first step.)"""
     addr = _row_address(out, row)
-    if full or n.addr[note] != addr:
+    if n.addr[note] != addr:
         observe_r(e, seat, out, row)
-        _note_written_r(e, n, note, addr, True)
+        _note_written_r(e, n, note, addr)
+        _note_squares_r(e, n, note)
         return
     if n.mapv[note] != e.mapv or n.chipv[note] != e.chipv:
         _patch_map_planes_r(e, n, note, out, row)
@@ -405,7 +413,7 @@ def refresh_observation_r(e, n, seat, out, row, full, note):
     for q in range(O_SEAT, OBS_DIM):
         out[row, q] = 0.0
     _pieces_and_scalars_r(e, seat, out, row)
-    _note_written_r(e, n, note, addr, False)
+    _note_written_r(e, n, note, addr)
 
 
 def decode_observation(vector: np.ndarray, max_rounds: int = DEFAULT_MAX_ROUNDS) -> dict[str, np.ndarray]:

@@ -154,17 +154,16 @@ def test_a_foreign_or_restored_buffer_is_written_in_full():
     at(rules.deal_r, s, 0)
     mine = np.full(OBS_DIM, 7.0, np.float32)
     notes = exitnow_envs.GAME.new_notes(1)
-    at(refresh_observation_r, s, 0, notes[0], 0, mine[None, :], 0, False, 0)  # first write: in full
+    at(refresh_observation_r, s, 0, notes[0], 0, mine[None, :], 0, 0)  # first write: in full
     want = np.empty(OBS_DIM, np.float32)
     at(observe_r, s, 0, 0, want[None, :], 0)
     assert np.array_equal(mine, want)
     other = np.full(OBS_DIM, 7.0, np.float32)
-    at(refresh_observation_r, s, 0, notes[0], 0, other[None, :], 0, False, 0)  # another buffer: in full again
+    at(refresh_observation_r, s, 0, notes[0], 0, other[None, :], 0, 0)  # another buffer: in full again
     assert np.array_equal(other, want)
     other[:] = 3.0
-    at(
-        refresh_observation_r, s, 0, notes[0], 0, other[None, :], 0, True, 0
-    )  # full=True after the buffer was overwritten
+    notes[0]["addr"][0] = 0  # the note forgotten (as after a restore): in full again
+    at(refresh_observation_r, s, 0, notes[0], 0, other[None, :], 0, 0)
     assert np.array_equal(other, want)
     # the AEC env and the vector env rewrite their buffer after set_state
     venv = exitnow_envs.vector_env(4, seed=1, copy=False)
