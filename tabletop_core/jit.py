@@ -37,7 +37,6 @@ NUMBA_OPTIONS: dict = {
     "boundscheck": False,
     "fastmath": False,
     "error_model": "numpy",
-    "no_cfunc_wrapper": True,
 }
 
 
