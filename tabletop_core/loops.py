@@ -254,7 +254,7 @@ def _overload_inline(stub, typer) -> None:
         base = make_overload_template(stub, typer, options, True, "always")
         if not hasattr(base, "_get_jit_decorator"):
             raise ImportError("another numba layout")
-    except ImportError:
+    except (ImportError, TypeError):  # another numba layout
         overload(stub, jit_options=_OPTIONS, inline="always")(typer)
         return
     template = type(base)(base.__name__, (base,), {"_get_jit_decorator": lambda self: _typing_only_jit})
