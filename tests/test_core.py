@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import pickle
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -12,6 +15,8 @@ from hypothesis import strategies as st
 from tabletop_core.encoders import ObservationLayout
 from tabletop_core.games import available_games, load_game
 from tabletop_core.rng import randint, random01, sample_legal, sample_legal_batch, seed_word, shuffle_prefix
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def test_seed_word_is_deterministic_and_spreads_seeds():
@@ -385,6 +390,82 @@ def test_kernels_compile_one_version_per_argument_type():
     assert caller(5) == (11 + 12 + 13) + (11 + 12)
     assert len(plain.signatures) == 1, plain.signatures
     assert len(folded.signatures) == 2, folded.signatures
+
+
+def test_callees_are_compiled_for_linking_only():
+    """A kernel only other kernels call gets no machine code of its own (the caller
+    optimises the call tree once: ``tabletop_core.jit._compile_for_linking``); results and
+    exceptions go through unchanged, and called from Python later it is compiled to
+    machine code and returns the same."""
+    from numba.core import types
+
+    from tabletop_core.jit import _LinkOnly, kernel
+
+    @kernel(cache=False)
+    def leaf(x):
+        if x < 0:
+            raise ValueError("negative")
+        return x * 3
+
+    @kernel(cache=False)
+    def mid(x):
+        return leaf(x) + 1
+
+    @kernel(cache=False)
+    def top(x):
+        return mid(x) * 2
+
+    assert top(2) == 14
+    for callee in (mid, leaf):
+        (cres,) = callee.overloads.values()
+        assert isinstance(cres.entry_point, _LinkOnly), callee
+    with pytest.raises(ValueError, match="negative"):
+        top(-1)
+    assert leaf(4) == 12 and mid(4) == 13
+    assert not isinstance(leaf.overloads[(types.int64,)].entry_point, _LinkOnly)
+
+    @kernel(cache=False)
+    def later(x):  # links the machine-code version now
+        return leaf(x) - 1
+
+    assert later(5) == 14
+
+
+_CACHED_KERNELS = """
+from tabletop_core.jit import kernel
+
+@kernel
+def leaf(x):
+    return x * 3
+
+@kernel
+def top(x):
+    return leaf(x) + 1
+"""
+
+
+def test_linked_callees_stay_out_of_the_cache(tmp_path):
+    """The kernel called from Python is cached with its callees' code in it: a second
+    process loads it and compiles nothing, and no callee has a cache entry of its own."""
+    (tmp_path / "cached_kernels.py").write_text(_CACHED_KERNELS)
+    script = (
+        "import cached_kernels as m\n"
+        "assert m.top(4) == 13\n"
+        "print(sum(m.top.stats.cache_hits.values()), len(m.leaf.signatures))\n"
+    )
+    env = {
+        **os.environ,
+        "NUMBA_CACHE_DIR": str(tmp_path / "cache"),
+        "PYTHONPATH": os.pathsep.join([str(tmp_path), ROOT]),
+    }
+    runs = [
+        subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+        for _ in range(2)
+    ]
+    assert runs[0].stdout.split() == ["0", "1"], runs[0].stderr  # compiled: leaf for linking
+    assert runs[1].stdout.split() == ["1", "0"], runs[1].stderr  # loaded: leaf never needed
+    indexes = sorted(p.name for p in (tmp_path / "cache").rglob("*.nbi"))
+    assert len(indexes) == 1 and "top" in indexes[0], indexes
 
 
 def test_kernels_keep_unsigned_widths():
