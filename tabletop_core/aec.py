@@ -29,6 +29,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import BaseWrapper
 
+from . import loops
 from .game import GameDef
 from .rng import seed_word
 
@@ -160,7 +161,7 @@ class TabletopAECEnv(AECEnv):
         if seed is not None or not self._ever_reset:
             self._state["rng"][0] = seed_word(seed)
         self._ever_reset = True
-        self.game.batch_reset(self._state, self._notes, self._obs, self._mask, self._cur)
+        self.game.batch_step(self._state, self._notes, self._act, *self._step_out_buffers, loops.RESET)
         self._start_bookkeeping()
 
     def _start_bookkeeping(self) -> None:
@@ -225,7 +226,7 @@ class TabletopAECEnv(AECEnv):
 
     def _apply(self, agent: str, a: int) -> None:
         self._act[0] = a
-        self.game.batch_step(self._state, self._notes, self._act, *self._step_out_buffers, False)
+        self.game.batch_step(self._state, self._notes, self._act, *self._step_out_buffers, loops.STEP)
         cum = self._cumulative_rewards
         cum[agent] = 0.0
         rewards = self.rewards
@@ -352,7 +353,7 @@ class TabletopAECEnv(AECEnv):
             self._done,
         ) = book
         self._ever_reset = True
-        g.batch_observe(self._state, self._notes, self._obs, self._mask, self._cur)
+        g.batch_step(self._state, self._notes, self._act, *self._step_out_buffers, loops.OBSERVE)
 
     def _checked_bookkeeping(self, saved: dict) -> tuple:
         """The PettingZoo bookkeeping of ``saved`` as fresh objects, after checking it

@@ -33,16 +33,17 @@ State convention: a NumPy structured array of shape ``(B,)`` with at least the f
 Kernel signatures (``s`` the State, arrays batch-first, ``B`` envs, ``P`` seats,
 ``D`` observation length, ``A`` actions)::
 
-    batch_reset(s, obs (B,D) f32, masks (B,A) i8, current (B,) i64)
-        start a new episode in every env with its own generator; write the acting seat's
-        observation, its action mask and the acting seat.
-    batch_observe(s, obs, masks, current)
-        write the same three without changing the state (after set_state).
-    batch_step(s, actions (B,) i64, obs, masks, rewards (B,P) f32, terminated (B,) bool,
-               current, final_obs (B,D) f32, autoreset bool)
-        apply one LEGAL action per env; rewards per seat for this step; final_obs is the
-        ended episode's last observation from the seat that moved; with autoreset an
-        ended env starts its next episode at once (same-step autoreset).
+    batch_step(s, notes (B,), actions (B,) i64, obs (B,D) f32, masks (B,A) i8,
+               rewards (B,P) f32, terminated (B,) bool, current (B,) i64,
+               final_obs (B,D) f32, mode int)
+        mode STEP / STEP_AUTORESET: apply one LEGAL action per env; rewards per seat for
+        this step; final_obs is the ended episode's last observation from the seat that
+        moved; with STEP_AUTORESET an ended env starts its next episode at once
+        (same-step autoreset). Mode RESET: start a new episode in every env with its own
+        generator; OBSERVE: change nothing (after set_state); both write only the acting
+        seat's observation, its action mask and the acting seat.
+    batch_reset(s, notes, obs, masks, current), batch_observe(s, notes, obs, masks, current)
+        batch_step with RESET / OBSERVE and scratch step buffers (Python functions).
     batch_step_bots(s, bot_ids (P,) i64, bot_rng (B,) u64, actions (B,) i64, obs, masks,
                     rewards, terminated, current, final_obs)
         the same (autoreset on) with each action chosen in the kernel by the bot of the

@@ -92,6 +92,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
+from . import loops
 from .game import GameDef
 from .jit import kernel
 from .rng import bot_seed_word, sample_legal_batch, sample_legal_batch_threads, seed_word
@@ -445,7 +446,7 @@ class SelfPlayVectorEnv(VectorEnv):
             self._sample_rng[:] = [seed_word(s ^ 0x5A5A5A5A5A5A) for s in seeds]
             self._bot_rng[:] = [bot_seed_word(s) for s in seeds]
         self._has_reset = True
-        self.game.batch_reset(self.state, self._notes, self._obs, self._mask, self._cur)
+        self.game.batch_step(self.state, self._notes, self._actions, *self._step_out_buffers, loops.RESET)
         self._term[:] = False
         return self._out(self._obs), self._info(with_final=False)
 
@@ -501,7 +502,7 @@ class SelfPlayVectorEnv(VectorEnv):
         bad = first_unmasked(self._mask, a)
         if bad >= 0:
             self._raise_illegal(bad, int(a[bad]))
-        args = (self.state, self._notes, a, *self._step_out_buffers, True)
+        args = (self.state, self._notes, a, *self._step_out_buffers, loops.STEP_AUTORESET)
         self._run("step", self.game.batch_step, self.game.batch_step_threads, args)
         return self._step_out()
 
@@ -655,7 +656,7 @@ class SelfPlayVectorEnv(VectorEnv):
         self.state[...] = np.asarray(saved["state"])
         self._sample_rng[:], self._bot_rng[:] = rngs
         self._has_reset = True
-        self.game.batch_observe(self.state, self._notes, self._obs, self._mask, self._cur)
+        self.game.batch_step(self.state, self._notes, self._actions, *self._step_out_buffers, loops.OBSERVE)
 
     def close_extras(self, **kwargs: Any) -> None:
         pass
