@@ -351,7 +351,8 @@ def batch_step(s, notes, actions, obs, masks, rewards, terminated, current, fina
     ended episodes (from the seat that moved last). With ``STEP_AUTORESET`` an ended env
     starts its next episode at once (same-step autoreset) and obs/masks/current describe
     it. ``RESET`` deals every env with its own generator and ``OBSERVE`` changes no game;
-    both write only obs (in full), masks and current.
+    both write only obs (in full), masks and current. (The adapters pass the constants; a
+    mode above ``RESET`` reads as ``OBSERVE``, one below ``STEP_AUTORESET`` as ``STEP``.)
     """
     s, actions, obs, masks, rewards, terminated, current, final_obs = _step_views(
         s, actions, obs, masks, rewards, terminated, current, final_obs
