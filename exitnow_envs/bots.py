@@ -56,6 +56,7 @@ from .spec import (
     MAP,
     MAX_GHOSTS,
     NUM_ITEM_KINDS,
+    NUM_SQUARES,
     PASS_OFFSET,
     SLIDE_OFFSET,
     WALL,
@@ -99,38 +100,54 @@ def random_bot_row(masks, row, rng, r):
 def ghost_sweep_r(e, r0, c0, max_moves, out):
     """Fewest ghost moves (<= ``max_moves``) after which a ghost starting on (r0, c0)
     passes over each square (slides and wall passes; humans and the no-reversal rule
-    ignored); ``out`` (21, 21) int64 gets ``_FAR`` where it cannot."""
+    ignored); ``out`` (21, 21) int64 gets ``_FAR`` where it cannot.
+
+    A search by layers: the squares a ghost can stop on after ``m`` moves (``front``) are
+    kept in a bucket per ``m``; a square enters a bucket once, when its move count drops to
+    that bucket's, and is expanded once, at its final count (a slide costs one move, a
+    pass through a wall or sealed door two). The same result as rescanning the map once
+    per move (``tests/test_exitnow_kernels.py`` holds it against that reading), without the
+    ``max_moves`` full scans of the 441 squares."""
     out[:, :] = _FAR
-    front = np.zeros((MAP, MAP), np.int64)
+    front = np.empty((MAP, MAP), np.int64)
     front[:, :] = _FAR
+    bucket = np.empty((max_moves + 1, NUM_SQUARES), np.int64)
+    count = np.zeros(max_moves + 1, np.int64)
     front[r0, c0] = 0
+    bucket[0, 0] = r0 * MAP + c0
+    count[0] = 1
     for m in range(max_moves):
-        for r in range(MAP):
-            for c in range(MAP):
-                if front[r, c] != m:
-                    continue
-                for d in range(4):
-                    rr = r
-                    cc = c
-                    while ghost_free_r(e, rr + DR[d], cc + DC[d]):
-                        rr += DR[d]
-                        cc += DC[d]
-                        if out[rr, cc] > m + 1:
-                            out[rr, cc] = m + 1
-                    if (rr != r or cc != c) and front[rr, cc] > m + 1:
-                        front[rr, cc] = m + 1
-                    if m + 2 <= max_moves:
-                        r1 = r + DR[d]
-                        c1 = c + DC[d]
-                        if in_map(r1, c1):
-                            k = e.cell[r1, c1]
-                            r2 = r1 + DR[d]
-                            c2 = c1 + DC[d]
-                            if (k == WALL or is_sealed(k)) and ghost_free_r(e, r2, c2):
-                                if out[r2, c2] > m + 2:
-                                    out[r2, c2] = m + 2
-                                if front[r2, c2] > m + 2:
-                                    front[r2, c2] = m + 2
+        for i in range(count[m]):
+            r = bucket[m, i] // MAP
+            c = bucket[m, i] % MAP
+            if front[r, c] != m:
+                continue  # entered this bucket, then a lower one: expanded there
+            for d in range(4):
+                rr = r
+                cc = c
+                while ghost_free_r(e, rr + DR[d], cc + DC[d]):
+                    rr += DR[d]
+                    cc += DC[d]
+                    if out[rr, cc] > m + 1:
+                        out[rr, cc] = m + 1
+                if (rr != r or cc != c) and front[rr, cc] > m + 1:
+                    front[rr, cc] = m + 1
+                    bucket[m + 1, count[m + 1]] = rr * MAP + cc
+                    count[m + 1] += 1
+                if m + 2 <= max_moves:
+                    r1 = r + DR[d]
+                    c1 = c + DC[d]
+                    if in_map(r1, c1):
+                        k = e.cell[r1, c1]
+                        r2 = r1 + DR[d]
+                        c2 = c1 + DC[d]
+                        if (k == WALL or is_sealed(k)) and ghost_free_r(e, r2, c2):
+                            if out[r2, c2] > m + 2:
+                                out[r2, c2] = m + 2
+                            if front[r2, c2] > m + 2:
+                                front[r2, c2] = m + 2
+                                bucket[m + 2, count[m + 2]] = r2 * MAP + c2
+                                count[m + 2] += 1
 
 
 @kernel

@@ -19,7 +19,7 @@ from exitnow_reference import assert_derived_fields
 
 import exitnow_envs
 from exitnow_envs import rules
-from exitnow_envs.bots import BOT_IDS, bot_action, random_bot_row
+from exitnow_envs.bots import BOT_IDS, bot_action, ghost_sweep_r, random_bot_row
 from exitnow_envs.observe import OBS_DIM, observe_r, refresh_observation_r
 from exitnow_envs.spec import NUM_ACTIONS, Options, Phase
 from exitnow_envs.state import new_state
@@ -303,3 +303,75 @@ def test_patched_final_observations_are_the_ended_episodes_full_observations():
             assert np.array_equal(out[4]["final_obs"][i], full), (t, i)
             checked += 1
     assert checked > 48 * 8  # several patched final observations per env
+
+
+@kernel(cache=False)  # (tests are outside the project cache stamp)
+def _sweeps(snaps, starts, max_moves, out):
+    """``ghost_sweep_r`` of snapshot ``starts[j, 0]`` from square ``starts[j, 1:]``."""
+    for j in range(starts.shape[0]):
+        ghost_sweep_r(snaps[starts[j, 0]], starts[j, 1], starts[j, 2], max_moves, out[j])
+
+
+def _reference_sweep(cell, chip, r0, c0, max_moves):
+    """The ghost bot's reach, read slowly: rescan the whole map once per move count, and
+    expand every square a ghost can stop on after exactly that many moves (a slide to the
+    last free square: 1 move, passing every square on the way; a jump through one wall or
+    sealed door onto a free square: 2 moves)."""
+    from exitnow_envs.spec import EXIT, MAP, NO_CHIP, SEALED_A, SEALED_C, WALL
+
+    def free(r, c):
+        return (
+            0 <= r < MAP
+            and 0 <= c < MAP
+            and cell[r, c] not in (WALL, EXIT)
+            and not (SEALED_A <= cell[r, c] <= SEALED_C)
+            and chip[r, c] == NO_CHIP
+        )
+
+    far = 999
+    out = np.full((MAP, MAP), far, np.int64)
+    stop = np.full((MAP, MAP), far, np.int64)
+    stop[r0, c0] = 0
+    for m in range(max_moves):
+        for r in range(MAP):
+            for c in range(MAP):
+                if stop[r, c] != m:
+                    continue
+                for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+                    rr, cc = r, c
+                    while free(rr + dr, cc + dc):
+                        rr, cc = rr + dr, cc + dc
+                        out[rr, cc] = min(out[rr, cc], m + 1)
+                    if (rr, cc) != (r, c):
+                        stop[rr, cc] = min(stop[rr, cc], m + 1)
+                    r1, c1, r2, c2 = r + dr, c + dc, r + 2 * dr, c + 2 * dc
+                    wall = (
+                        0 <= r1 < MAP
+                        and 0 <= c1 < MAP
+                        and (cell[r1, c1] == WALL or SEALED_A <= cell[r1, c1] <= SEALED_C)
+                    )
+                    if m + 2 <= max_moves and wall and free(r2, c2):
+                        out[r2, c2] = min(out[r2, c2], m + 2)
+                        stop[r2, c2] = min(stop[r2, c2], m + 2)
+    return out
+
+
+@pytest.mark.parametrize("max_moves", [3, 6])
+def test_ghost_sweep_matches_a_map_rescan(max_moves):
+    """The bots' ghost reach (a bucket queue) equals the rescan reading on real positions:
+    from every ghost on the map and from random squares, over random and smart games with
+    random layouts."""
+    snaps = decision_snapshots(OPTIONS[2], 120, seed=31)
+    rng = np.random.default_rng(max_moves)
+    starts = []
+    for i in range(len(snaps)):
+        for g in np.flatnonzero(snaps[i]["gon"]):
+            starts.append((i, *snaps[i]["gpos"][g]))
+        starts.append((i, *rng.integers(0, 21, 2)))
+    starts = np.array(starts, np.int64)
+    out = np.zeros((len(starts), 21, 21), np.int64)
+    _sweeps(snaps, starts, max_moves, out)
+    for j, (i, r0, c0) in enumerate(starts):
+        want = _reference_sweep(snaps[i]["cell"], snaps[i]["chip"], r0, c0, max_moves)
+        assert np.array_equal(out[j], want), (i, r0, c0)
+    assert (out < 999).sum() > len(starts)  # the ghosts do move
