@@ -132,6 +132,7 @@ class TabletopAECEnv(AECEnv):
         self._final = np.zeros((1, d), np.float32)
         self._step_out_buffers = (self._obs, self._mask, self._rewards, self._term, self._cur, self._final)
         self._act = np.zeros(1, np.int64)
+        self._seat_buf = np.zeros(1, np.int64)  # the seat observed (batch_step's OBSERVE_SEAT)
         self._no_mask = np.zeros(a, np.int8)
         self._done = True
         self._ever_reset = False
@@ -183,9 +184,12 @@ class TabletopAECEnv(AECEnv):
             raise ValueError(f"unknown agent {agent!r}; agents are {self.possible_agents}")
         if not self._done and seat == self._cur[0]:
             return {"observation": self._obs[0].copy(), "action_mask": self._mask[0].copy()}
-        out = np.empty(self.layout.dim, np.float32)
-        self.game.observe(self._state, 0, seat, out)
-        return {"observation": out, "action_mask": self._no_mask.copy()}
+        out = np.empty((1, self.layout.dim), np.float32)
+        self._seat_buf[0] = seat
+        self.game.batch_step(
+            self._state, self._notes, self._seat_buf, out, *self._step_out_buffers[1:], loops.OBSERVE_SEAT
+        )
+        return {"observation": out[0], "action_mask": self._no_mask.copy()}
 
     def legal_actions(self) -> np.ndarray:
         """Ids of the acting agent's legal actions (empty once the episode is over)."""

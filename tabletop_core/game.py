@@ -41,7 +41,8 @@ Kernel signatures (``s`` the State, arrays batch-first, ``B`` envs, ``P`` seats,
         moved; with STEP_AUTORESET an ended env starts its next episode at once
         (same-step autoreset). Mode RESET: start a new episode in every env with its own
         generator; OBSERVE: change nothing (after set_state); both write only the acting
-        seat's observation, its action mask and the acting seat.
+        seat's observation, its action mask and the acting seat. OBSERVE_SEAT: write only
+        obs[i], as seat actions[i] sees env i.
     batch_reset(s, notes, obs, masks, current), batch_observe(s, notes, obs, masks, current)
         batch_step with RESET / OBSERVE and scratch step buffers (Python functions).
     batch_step_bots(s, bot_ids (P,) i64, bot_rng (B,) u64, actions (B,) i64, obs, masks,

@@ -94,6 +94,7 @@ __all__ = [
     "STEP_AUTORESET",
     "RESET",
     "OBSERVE",
+    "OBSERVE_SEAT",
 ]
 
 
@@ -276,12 +277,15 @@ def first_illegal(s, actions):
     return -1
 
 
-STEP, STEP_AUTORESET, RESET, OBSERVE = 0, 1, 2, 3
+STEP, STEP_AUTORESET, RESET, OBSERVE, OBSERVE_SEAT = 0, 1, 2, 3, 4
 """What :func:`batch_step` does, its ``mode``: step every env (an ended episode stays
-ended, or with ``STEP_AUTORESET`` is dealt again at once), deal every env (``RESET``), or
+ended, or with ``STEP_AUTORESET`` is dealt again at once), deal every env (``RESET``),
 write what every env shows without changing the game (``OBSERVE``, after a restored
-State). One kernel for all four: an AEC env's first reset and step compile one call tree,
-not two (Exit Now's cold start: 0.7 s)."""
+State), or write only what each env shows seat ``actions[i]`` (``OBSERVE_SEAT``: an AEC
+env's ``observe`` of an agent not acting). One kernel for all five: an AEC env's first
+reset and step compile one call tree, not two (Exit Now's cold start: 0.7 s), and its
+other agents' observations take one array call (a record passed from Python, as
+:func:`tabletop_core.records.at` does, costs numba ~5 us of typing per call)."""
 
 
 def batch_reset(s, notes, obs, masks, current) -> None:
@@ -345,19 +349,26 @@ def _step_views(s, actions, obs, masks, rewards, terminated, current, final_obs)
 def batch_step(s, notes, actions, obs, masks, rewards, terminated, current, final_obs, mode):
     """Step every env with ``actions`` (B,) (all legal: check with :func:`first_illegal`),
     or deal or observe every env, as ``mode`` says (:data:`STEP`, :data:`STEP_AUTORESET`,
-    :data:`RESET`, :data:`OBSERVE`).
+    :data:`RESET`, :data:`OBSERVE`, :data:`OBSERVE_SEAT`).
 
     A step writes rewards (B, P) float32, terminated (B,) bool and the final observation of
     ended episodes (from the seat that moved last). With ``STEP_AUTORESET`` an ended env
     starts its next episode at once (same-step autoreset) and obs/masks/current describe
     it. ``RESET`` deals every env with its own generator and ``OBSERVE`` changes no game;
-    both write only obs (in full), masks and current. (The adapters pass the constants; a
-    mode above ``RESET`` reads as ``OBSERVE``, one below ``STEP_AUTORESET`` as ``STEP``.)
+    both write only obs (in full), masks and current. ``OBSERVE_SEAT`` writes only row
+    ``i`` of obs, in full: env ``i`` as seat ``actions[i]`` (a valid seat) sees it, acting
+    or not; it changes no game and no patch note. (The adapters pass the constants; a
+    mode above ``OBSERVE_SEAT`` reads as ``OBSERVE_SEAT``, one between ``RESET`` and it as
+    ``OBSERVE``, one below ``STEP_AUTORESET`` as ``STEP``.)
     """
     s, actions, obs, masks, rewards, terminated, current, final_obs = _step_views(
         s, actions, obs, masks, rewards, terminated, current, final_obs
     )
     notes = unowned(notes)
+    if mode >= OBSERVE_SEAT:
+        for i in range(s.shape[0]):
+            observe(s[i], actions[i], obs, i)
+        return
     if mode >= RESET:  # RESET or OBSERVE: no actions to apply
         for i in range(s.shape[0]):
             e = s[i]

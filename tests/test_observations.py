@@ -1,6 +1,7 @@
 """Every game's observation lies in Box(0, 1): random play over every option for the AEC
-env, the vector env and both single-agent views; decode_observation returns game units
-(and encoding them again gives the vector back); PettingZoo's api_test passes."""
+env (every agent's view there is the observation kernel's), the vector env and both
+single-agent views; decode_observation returns game units (and encoding them again gives
+the vector back); PettingZoo's api_test passes."""
 
 from __future__ import annotations
 
@@ -86,11 +87,15 @@ def test_aec_observations_in_unit_box(pkg, k):
     env.reset(seed=k)
     gen = np.random.default_rng(k)
     seen = []
+    direct = np.empty(layout.dim, np.float32)
     for _ in range(300):
-        for agent in env.possible_agents:
+        for seat, agent in enumerate(env.possible_agents):
             o = env.observe(agent)["observation"]
             assert_in_unit_box(o, f"{pkg} {options} {agent}")
             assert space.contains(o)
+            # any agent's view (batch_step's OBSERVE_SEAT) is the observation kernel's
+            package.GAME.observe(env._state, 0, seat, direct)
+            np.testing.assert_array_equal(o, direct, err_msg=f"{pkg} {options} {agent}")
             seen.append(o)
         if all(env.terminations.values()):
             env.reset()
