@@ -62,6 +62,8 @@ Kernel signatures (``s`` the State, arrays batch-first, ``B`` envs, ``P`` seats,
         play one whole episode in each of G envs (generators already seeded: start with
         the game's deal) with bots; write every seat's episode return and the number of
         agent steps. The final positions stay in ``s`` for ``episode_stats``.
+    batch_bot_actions(s, bot_ids (P,) i64, bot_rng (B,) u64, masks (B,A) i8, actions (B,) i64)
+        each env's bot choice for its acting seat, without playing it (-1 when ended).
 """
 
 from __future__ import annotations
@@ -174,6 +176,7 @@ class GameDef:
     batch_step_bots_threads = staticmethod(loops.batch_step_bots_threads)
     first_illegal = staticmethod(loops.first_illegal)
     play_games = staticmethod(loops.play_games)
+    batch_bot_actions = staticmethod(loops.batch_bot_actions)
     batch_reset_learner = staticmethod(loops.batch_reset_learner)
     batch_step_learner = staticmethod(loops.batch_step_learner)
 

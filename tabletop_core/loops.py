@@ -88,6 +88,7 @@ __all__ = [
     "batch_step_threads",
     "batch_step_bots_threads",
     "play_games",
+    "batch_bot_actions",
     "batch_reset_learner",
     "batch_step_learner",
     "STEP",
@@ -444,6 +445,29 @@ def batch_step_bots_threads(
         hi = bounds[k + 1]
         b = _shard(lo, hi, s, notes, actions, obs, masks, rewards, terminated, current, final_obs)
         batch_step_bots(b[0], b[1], bot_ids, bot_rng[lo:hi], b[2], b[3], b[4], b[5], b[6], b[7], b[8])
+
+
+@kernel
+def batch_bot_actions(s, bot_ids, bot_rng, masks, actions):
+    """What each env's bot would play now, without playing it: ``actions[i]`` (B,) int64
+    gets the action of the bot ``bot_ids[current seat]`` ((P,) int64) in env ``i``, from
+    row ``i`` of ``masks`` ((B, A) int8, the acting seat's mask as the step loops leave
+    it); -1 in an ended episode. No game changes; each env's bot generator ``bot_rng``
+    (B,) uint64 advances as in a step. (The expert's labels of DAgger,
+    ``tabletop train --imitate-rounds``.)"""
+    s, bot_ids, bot_rng, masks, actions = (
+        unowned(s),
+        unowned(bot_ids),
+        unowned(bot_rng),
+        unowned(masks),
+        unowned(actions),
+    )
+    for i in range(s.shape[0]):
+        e = s[i]
+        if e.status != 0:
+            actions[i] = -1
+            continue
+        actions[i] = bot_action(e, bot_ids[e.current], masks, i, bot_rng, i)
 
 
 @kernel

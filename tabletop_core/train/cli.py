@@ -108,6 +108,15 @@ def setup_train(sp: argparse.ArgumentParser, game=None) -> None:
     g.add_argument("--imitate-samples", type=int, default=D["imitate_samples"], help="bot decisions to clone")
     g.add_argument("--imitate-epochs", type=int, default=D["imitate_epochs"])
     g.add_argument(
+        "--imitate-rounds",
+        type=int,
+        default=D["imitate_rounds"],
+        metavar="K",
+        help="then K DAgger rounds: the actor plays (its --seats choices or every seat), the bot labels "
+        "the positions it reaches, the actor trains on them (--imitate-samples each; with --init-policy: "
+        "from that actor, no cloning first)",
+    )
+    g.add_argument(
         "--critic-warmup",
         type=int,
         default=D["critic_warmup"],

@@ -38,6 +38,7 @@ class TrainConfig:
     imitate: str | None = None
     imitate_samples: int = 200_000
     imitate_epochs: int = 3
+    imitate_rounds: int = 0
     critic_warmup: int = 0
     # rollout
     num_envs: int | None = None
@@ -141,9 +142,15 @@ def validate(cfg: TrainConfig):
         raise ConfigError(f"{cfg.game} has no threaded batch kernels: --env-threads must be 1")
     if cfg.init_policy is not None:
         load_init_policy(cfg.init_policy, game, options, cfg.hidden)
+    _positive("imitate_rounds", cfg.imitate_rounds, int, zero=True)
+    if cfg.imitate_rounds and cfg.imitate is None:
+        raise ConfigError("--imitate-rounds: DAgger rounds need the bot that labels them (--imitate BOT)")
     if cfg.imitate is not None:
-        if cfg.init_policy is not None:
-            raise ConfigError("--imitate and --init-policy both set the starting actor: give one")
+        if cfg.init_policy is not None and not cfg.imitate_rounds:
+            raise ConfigError(
+                "--imitate and --init-policy both set the starting actor: give one "
+                "(or add --imitate-rounds K: DAgger rounds from the --init-policy actor)"
+            )
         if cfg.imitate not in game.bot_names:
             raise ConfigError(f"--imitate: unknown bot {cfg.imitate!r}; bots: {', '.join(game.bot_names)}")
         _positive("imitate_samples", cfg.imitate_samples, int)

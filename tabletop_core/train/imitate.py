@@ -8,6 +8,14 @@ acting seat's observation by masked cross-entropy; PPO then starts from it. Wher
 rewards are sparse (Exit Now: a human's only reward is escaping, at the end), PPO from a
 random policy may never see one; from the bot's play it sees them at once.
 
+A clone trained on the bot's own games meets, when it plays, positions the bot never
+reaches after the clone's first mistakes, and errs more there. ``--imitate-rounds K`` adds
+K rounds of DAgger (Ross, Gordon and Bagnell, 2011): the actor plays (in each env its seats
+of one ``--seats`` choice, or every seat; the bot plays the others), the bot labels every
+position reached (``GameDef.batch_bot_actions``: its choice, not played), and the actor
+is trained on those labels. Each round's positions replace the previous ones (one round's
+demonstrations in memory at a time).
+
 Demonstrations are stored as bfloat16 observations (the network reads them so under
 bf16 autocast anyway) and int8 masks.
 """
@@ -20,10 +28,11 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from ..rng import seed_word
 from ..vector import SelfPlayVectorEnv
 from .model import Agent, masked_logits
 
-__all__ = ["collect_demos", "behaviour_cloning"]
+__all__ = ["collect_demos", "collect_dagger", "behaviour_cloning", "fit_actor"]
 
 
 def collect_demos(
@@ -54,27 +63,89 @@ def collect_demos(
     return xs[:samples], ms[:samples], acts[:samples]
 
 
-def behaviour_cloning(
+def collect_dagger(
     agent: Agent,
     game,
     options: dict,
     bot: str,
     samples: int,
+    seed: int,
+    seat_groups: list[tuple[int, ...]],
+    bf16: bool = False,
+    num_envs: int = 512,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, float]:
+    """``samples`` positions reached with ``agent`` playing, each labelled with ``bot``'s
+    choice there (one DAgger round's data).
+
+    Each env's episode gives the actor the seats of one choice in ``seat_groups`` or every
+    seat (drawn uniformly, again at each new episode); ``bot`` plays the others. The actor
+    plays its greedy action (argmax of the masked logits, as ``MLPPolicy`` plays).
+
+    Returns:
+        ``(obs (N, D) bfloat16, masks (N, A) bool, bot actions (N,) int64, agreement)``:
+        agreement is the share of the actor's own decisions where it chose the bot's move.
+    """
+    venv = SelfPlayVectorEnv(game, num_envs, seed=seed, copy=False, num_threads=1, **options)
+    p = venv.num_players
+    ids = game.bot_ids(bot, p)
+    venv.reset(seed=seed)
+    choices = np.zeros((len(seat_groups) + 1, p), np.bool_)
+    for k, grp in enumerate(seat_groups):
+        choices[k, list(grp)] = True
+    choices[-1] = True
+    rng = np.random.default_rng(seed)
+    plays = choices[rng.integers(0, len(choices), num_envs)]  # (B, P): the actor's seats
+    bot_rng = np.array([seed_word(seed * 7919 + i) for i in range(num_envs)], np.uint64)
+    labels = np.empty(num_envs, np.int64)
+    device = next(agent.parameters()).device
+    d, a = venv._obs.shape[1], game.num_actions
+    steps = -(-samples // num_envs)
+    xs = torch.empty((steps * num_envs, d), dtype=torch.bfloat16)
+    ms = torch.empty((steps * num_envs, a), dtype=torch.bool)
+    acts = torch.empty(steps * num_envs, dtype=torch.long)
+    rows_b = np.arange(num_envs)
+    agree = played = 0
+    for t in range(steps):
+        rows = slice(t * num_envs, (t + 1) * num_envs)
+        x = torch.from_numpy(venv._obs)
+        m = torch.from_numpy(venv._mask != 0)
+        xs[rows] = x
+        ms[rows] = m
+        game.batch_bot_actions(venv.state, ids, bot_rng, venv._mask, labels)
+        acts[rows] = torch.from_numpy(labels)
+        with torch.no_grad(), torch.autocast(device.type, dtype=torch.bfloat16, enabled=bf16):
+            logits = masked_logits(agent.actor(agent.trunk(x.to(device))), m.to(device))
+        mine = logits.argmax(dim=1).cpu().numpy()
+        own = plays[rows_b, venv._cur]
+        agree += int((mine[own] == labels[own]).sum())
+        played += int(own.sum())
+        _, _, term, trunc, _ = venv.step(np.where(own, mine, labels))
+        ended = np.flatnonzero(term | trunc)
+        if ended.size:
+            plays[ended] = choices[rng.integers(0, len(choices), ended.size)]
+    return xs[:samples], ms[:samples], acts[:samples], agree / max(played, 1)
+
+
+def fit_actor(
+    agent: Agent,
+    xs: torch.Tensor,
+    ms: torch.Tensor,
+    acts: torch.Tensor,
     epochs: int,
     seed: int,
     minibatch: int = 1024,
     lr: float = 1e-3,
     bf16: bool = False,
     log=None,
+    **tags,
 ) -> dict[str, float]:
-    """Train ``agent``'s actor to play as ``bot`` (masked cross-entropy, Adam).
+    """Train ``agent``'s actor (trunk and policy head) to choose ``acts`` (N,) at ``xs``
+    (N, D) under ``ms`` (N, A): masked cross-entropy, Adam, ``epochs`` passes.
 
     Returns:
-        ``{"samples", "epochs", "loss", "accuracy", "seconds"}``: the last epoch's mean
-        loss and the share of demonstrations whose argmax action is the bot's.
+        ``{"epoch", "loss", "accuracy"}`` of the last epoch: its mean loss and the share of
+        rows whose argmax action is the label.
     """
-    t0 = time.perf_counter()
-    xs, ms, acts = collect_demos(game, options, bot, samples, seed)
     device = next(agent.parameters()).device
     params = [*agent.trunk.parameters(), *agent.actor.parameters()]
     optim = torch.optim.Adam(params, lr=lr, eps=1e-5)
@@ -97,6 +168,58 @@ def behaviour_cloning(
             hits += int((logits.argmax(dim=1) == y).sum())
         out = {"epoch": epoch + 1, "loss": total / n, "accuracy": hits / n}
         if log is not None:
-            log("imitate", bot=bot, samples=n, seconds=time.perf_counter() - t0, **out)
-    out.update(samples=n, epochs=epochs, seconds=time.perf_counter() - t0)
+            log("imitate", samples=n, **tags, **out)
+    return out
+
+
+def behaviour_cloning(
+    agent: Agent,
+    game,
+    options: dict,
+    bot: str,
+    samples: int,
+    epochs: int,
+    seed: int,
+    minibatch: int = 1024,
+    lr: float = 1e-3,
+    bf16: bool = False,
+    log=None,
+    rounds: int = 0,
+    seat_groups: list[tuple[int, ...]] | None = None,
+    clone_first: bool = True,
+    on_round=None,
+) -> dict[str, float]:
+    """Train ``agent``'s actor to play as ``bot``: masked cross-entropy on the bot's own
+    games (unless ``clone_first`` is False: the actor already plays, e.g. from
+    ``--init-policy``), then ``rounds`` DAgger rounds (:func:`collect_dagger` over
+    ``seat_groups``), each ``samples`` positions trained ``epochs`` times.
+    ``on_round(k)`` is called after round ``k`` (0: the cloning).
+
+    Returns:
+        ``{"samples", "epochs", "rounds", "loss", "accuracy", "seconds"}``: the last
+        epoch's mean loss and share of demonstrations whose argmax action is the bot's.
+    """
+    t0 = time.perf_counter()
+
+    def timed_log(kind, **fields):
+        if log is not None:
+            log(kind, bot=bot, seconds=time.perf_counter() - t0, **fields)
+
+    out: dict[str, float] = {}
+    if clone_first:
+        xs, ms, acts = collect_demos(game, options, bot, samples, seed)
+        out = fit_actor(agent, xs, ms, acts, epochs, seed, minibatch, lr, bf16, timed_log, round=0)
+        del xs, ms, acts
+        if on_round is not None:
+            on_round(0)
+    for k in range(1, rounds + 1):
+        xs, ms, acts, agreement = collect_dagger(
+            agent, game, options, bot, samples, seed + 1000 * k, seat_groups or [], bf16
+        )
+        timed_log("dagger", round=k, samples=len(acts), agreement=agreement)
+        out = fit_actor(agent, xs, ms, acts, epochs, seed + k, minibatch, lr, bf16, timed_log, round=k)
+        del xs, ms, acts
+        if on_round is not None:
+            on_round(k)
+    out.update(samples=samples, epochs=epochs, rounds=rounds, seconds=time.perf_counter() - t0)
     return out

@@ -79,6 +79,9 @@ def run(cfg: TrainConfig) -> dict:
     if cfg.imitate is not None and not cfg.resume:  # behaviour cloning warm start (in the budget)
         from .imitate import behaviour_cloning
 
+        def saved(k: int) -> None:  # each round's actor, to compare them after
+            trainer.save_policy(os.path.join(cfg.out, f"imitated-{k}.npz"))
+
         bc = behaviour_cloning(
             trainer.agent,
             game,
@@ -89,6 +92,10 @@ def run(cfg: TrainConfig) -> dict:
             cfg.seed,
             bf16=trainer.bf16,
             log=log.write,
+            rounds=cfg.imitate_rounds,
+            seat_groups=trainer.seat_groups,
+            clone_first=cfg.init_policy is None,
+            on_round=saved if cfg.imitate_rounds else None,
         )
         trainer.train_seconds += bc["seconds"]
         trainer.save_policy(os.path.join(cfg.out, "imitated.npz"))  # the cloned actor, before PPO
