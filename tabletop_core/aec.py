@@ -132,6 +132,9 @@ class TabletopAECEnv(AECEnv):
         self._final = np.zeros((1, d), np.float32)
         self._step_out_buffers = (self._obs, self._mask, self._rewards, self._term, self._cur, self._final)
         self._act = np.zeros(1, np.int64)
+        # a step's kernel call, its arguments bound once (the AEC loop's hottest line)
+        self._batch_step = g.batch_step
+        self._step_args = (self._state, self._notes, self._act, *self._step_out_buffers, loops.STEP)
         self._seat_buf = np.zeros(1, np.int64)  # the seat observed (batch_step's OBSERVE_SEAT)
         self._no_mask = np.zeros(a, np.int8)
         self._done = True
@@ -230,7 +233,7 @@ class TabletopAECEnv(AECEnv):
 
     def _apply(self, agent: str, a: int) -> None:
         self._act[0] = a
-        self.game.batch_step(self._state, self._notes, self._act, *self._step_out_buffers, loops.STEP)
+        self._batch_step(*self._step_args)
         cum = self._cumulative_rewards
         cum[agent] = 0.0
         rewards = self.rewards
@@ -240,12 +243,17 @@ class TabletopAECEnv(AECEnv):
         if self._term[0]:
             self._done = True
             self.terminations = dict.fromkeys(self.agents, True)
-            self.infos = {ag: self._final_info(ag) for ag in self.agents}
+            self.infos = self._final_infos()
         else:
             self.agent_selection = self.agents[int(self._cur[0])]
 
+    def _final_infos(self) -> dict[str, dict]:
+        """Each agent's info when the episode ends: :meth:`_final_info` per agent (games
+        whose info is the same for every agent override this to work it out once)."""
+        return {ag: self._final_info(ag) for ag in self.agents}
+
     def _final_info(self, agent: str) -> dict:
-        """Info given to every agent when the episode ends (games may override)."""
+        """Info given to ``agent`` when the episode ends (games may override)."""
         return {}
 
     def _terminate_illegal(self, illegal_reward: float) -> None:

@@ -126,10 +126,11 @@ class raw_env(TabletopAECEnv):
             start_player=start_player,
         )
 
-    def _final_info(self, agent: str) -> dict:
+    def _final_infos(self) -> dict[str, dict]:
         st = int(self._state["status"][0])
         sc = int(at(score_r, self._state, 0))
-        return {"score": sc, "status": Status(st).name.lower(), "win": bool(at(is_win_r, self._state, 0))}
+        info = {"score": sc, "status": Status(st).name.lower(), "win": bool(at(is_win_r, self._state, 0))}
+        return {ag: dict(info) for ag in self.agents}  # cooperative: the same for every agent
 
 
 env, vector_env = entry_points(
