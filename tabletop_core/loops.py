@@ -285,8 +285,9 @@ write what every env shows without changing the game (``OBSERVE``, after a resto
 State), or write only what each env shows seat ``actions[i]`` (``OBSERVE_SEAT``: an AEC
 env's ``observe`` of an agent not acting). One kernel for all five: an AEC env's first
 reset and step compile one call tree, not two (Exit Now's cold start: 0.7 s), and its
-other agents' observations take one array call (a record passed from Python, as
-:func:`tabletop_core.records.at` does, costs numba ~5 us of typing per call)."""
+other agents' observations take one array call (through a record passed from Python, as
+:func:`tabletop_core.records.at` passes it, an Exit Now agent's observation took 7.0 us
+instead of 2.3 us; The Game's 2.8 instead of 1.9)."""
 
 
 def batch_reset(s, notes, obs, masks, current) -> None:
