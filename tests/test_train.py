@@ -381,6 +381,35 @@ def test_behaviour_cloning_learns_the_bots_moves():
     assert stats["accuracy"] > max(0.6, 2 * chance), stats
 
 
+def test_demonstrations_keep_only_the_learners_seats():
+    """``--imitate`` with ``--seats 3`` clones Exit Now's ghost alone: every kept decision
+    is the ghost seat's, and they are the ghost's decisions of the same games an
+    every-seat collection walks through, in order."""
+    import exitnow_envs
+    from tabletop_core.train.imitate import collect_demos
+
+    game = exitnow_envs.GAME
+    layout = game.observation_layout(game.make_options())
+    everyone = collect_demos(game, {}, "smart", 600, seed=4, num_envs=8)
+    ghost = collect_demos(game, {}, "smart", 40, seed=4, num_envs=8, seats=[3])
+    humans = collect_demos(game, {}, "smart", 100, seed=4, num_envs=8, seats=[0, 1, 2])
+
+    def seat_of(xs):  # the "seat" one-hot: human slots 0..4, then the ghost's
+        return layout.decode(xs.float().numpy())["seat"].argmax(axis=-1)
+
+    ghost_slot = layout.decode(everyone[0][0].float().numpy())["seat"].shape[-1] - 1
+    assert (seat_of(ghost[0]) == ghost_slot).all()
+    assert (seat_of(humans[0]) < 3).all()
+    assert ghost[1][torch.arange(40), ghost[2]].all()  # the bot's choices are legal
+    # the ghost rows of the every-seat collection, in order, are the ghost-only rows
+    rows = np.flatnonzero(seat_of(everyone[0]) == ghost_slot)
+    assert rows.size >= 40, rows.size
+    for got, full in zip(ghost, everyone, strict=True):
+        assert torch.equal(got, full[rows[:40]])
+    with pytest.raises(ValueError, match="no seat"):
+        collect_demos(game, {}, "smart", 10, seed=4, num_envs=8, seats=[4])
+
+
 def test_dagger_rounds_label_the_actors_own_positions():
     """DAgger: the positions come from games the actor plays (its seats of a ``--seats``
     choice or every seat), each labelled with the bot's legal choice there; a round

@@ -102,8 +102,8 @@ def setup_train(sp: argparse.ArgumentParser, game=None) -> None:
         "--imitate",
         default=None,
         metavar="BOT",
-        help="first train the actor to play as this scripted bot (behaviour cloning on its games; "
-        "counted in the budget), then PPO",
+        help="first train the actor to play as this scripted bot (behaviour cloning on its decisions "
+        "in the --seats seats; counted in the budget), then PPO",
     )
     g.add_argument("--imitate-samples", type=int, default=D["imitate_samples"], help="bot decisions to clone")
     g.add_argument("--imitate-epochs", type=int, default=D["imitate_epochs"])

@@ -4,7 +4,9 @@ AlphaStar began from a policy trained by supervised learning on human games befo
 league of reinforcement learning; here the demonstrations are a scripted bot's games,
 played inside the kernels (``vector_env(...).step_bots``, whose ``info["actions"]`` are
 the bots' choices). The actor (trunk and policy head) learns the bot's action from the
-acting seat's observation by masked cross-entropy; PPO then starts from it. Where
+acting seat's observation by masked cross-entropy, on the decisions of the learner's
+``--seats`` (every seat by default: Exit Now's ``--seats 3`` clones the ghost alone, its
+own network); PPO then starts from it. Where
 rewards are sparse (Exit Now: a human's only reward is escaping, at the end), PPO from a
 random policy may never see one; from the bot's play it sees them at once.
 
@@ -23,6 +25,7 @@ bf16 autocast anyway) and int8 masks.
 from __future__ import annotations
 
 import time
+from collections.abc import Collection
 
 import numpy as np
 import torch
@@ -36,30 +39,54 @@ __all__ = ["collect_demos", "collect_dagger", "behaviour_cloning", "fit_actor"]
 
 
 def collect_demos(
-    game, options: dict, bot: str, samples: int, seed: int, num_envs: int = 512
+    game,
+    options: dict,
+    bot: str,
+    samples: int,
+    seed: int,
+    num_envs: int = 512,
+    seats: Collection[int] | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """``samples`` decisions of ``bot`` in every seat of fresh games.
+    """``samples`` decisions of ``bot`` in fresh games: the decisions of ``seats`` (seat
+    indices; ``None``: every seat), in the order the games reach them. The bot plays every
+    seat; the others' decisions are played and not kept (Exit Now's ghost alone:
+    ``seats=[3]``).
 
     Returns:
         ``(obs (N, D) bfloat16, masks (N, A) bool, actions (N,) int64)``.
 
     Raises:
-        ValueError: an unknown bot (``game.bot_ids``' message).
+        ValueError: an unknown bot (``game.bot_ids``' message), or ``seats`` holding no
+            seat of the game.
     """
     venv = SelfPlayVectorEnv(game, num_envs, seed=seed, copy=False, num_threads=1, **options)
     game.bot_ids(bot, venv.num_players)  # a clear error before anything runs
+    keep_seat = np.zeros(venv.num_players, np.bool_)
+    if seats is None:
+        keep_seat[:] = True
+    else:
+        for k in seats:
+            if not 0 <= int(k) < venv.num_players:
+                raise ValueError(f"seats: {k} is no seat of {venv.num_players} players")
+            keep_seat[int(k)] = True
+    if not keep_seat.any():
+        raise ValueError("seats: give at least one seat whose decisions to keep")
     obs, info = venv.reset(seed=seed)
     d, a = obs.shape[1], game.num_actions
-    steps = -(-samples // num_envs)
-    xs = torch.empty((steps * num_envs, d), dtype=torch.bfloat16)
-    ms = torch.empty((steps * num_envs, a), dtype=torch.bool)
-    acts = torch.empty(steps * num_envs, dtype=torch.long)
-    for t in range(steps):
-        rows = slice(t * num_envs, (t + 1) * num_envs)
-        xs[rows] = torch.from_numpy(venv._obs)
-        ms[rows] = torch.from_numpy(venv._mask != 0)
+    xs = torch.empty((samples + num_envs, d), dtype=torch.bfloat16)
+    ms = torch.empty((samples + num_envs, a), dtype=torch.bool)
+    acts = torch.empty(samples + num_envs, dtype=torch.long)
+    n = 0
+    while n < samples:
+        rows = np.flatnonzero(keep_seat[venv._cur])
+        k = rows.size
+        if k:
+            xs[n : n + k] = torch.from_numpy(venv._obs[rows])
+            ms[n : n + k] = torch.from_numpy(venv._mask[rows] != 0)
         _, _, _, _, info = venv.step_bots(bot)
-        acts[rows] = torch.from_numpy(np.array(info["actions"], np.int64))
+        if k:
+            acts[n : n + k] = torch.from_numpy(np.asarray(info["actions"], np.int64)[rows])
+        n += k
     return xs[:samples], ms[:samples], acts[:samples]
 
 
@@ -190,7 +217,7 @@ def behaviour_cloning(
     on_round=None,
 ) -> dict[str, float]:
     """Train ``agent``'s actor to play as ``bot``: masked cross-entropy on the bot's own
-    games (unless ``clone_first`` is False: the actor already plays, e.g. from
+    decisions in the seats of ``seat_groups`` (every seat where ``None``) of its games (unless ``clone_first`` is False: the actor already plays, e.g. from
     ``--init-policy``), then ``rounds`` DAgger rounds (:func:`collect_dagger` over
     ``seat_groups``), each ``samples`` positions trained ``epochs`` times.
     ``on_round(k)`` is called after round ``k`` (0: the cloning).
@@ -207,7 +234,8 @@ def behaviour_cloning(
 
     out: dict[str, float] = {}
     if clone_first:
-        xs, ms, acts = collect_demos(game, options, bot, samples, seed)
+        seats = sorted({k for grp in seat_groups for k in grp}) if seat_groups else None
+        xs, ms, acts = collect_demos(game, options, bot, samples, seed, seats=seats)
         out = fit_actor(agent, xs, ms, acts, epochs, seed, minibatch, lr, bf16, timed_log, round=0)
         del xs, ms, acts
         if on_round is not None:
