@@ -471,3 +471,10 @@ def test_team_seats_hold_several_seats_beside_a_bot():
         legal = [np.flatnonzero(m) for m in core.mask]
         core.step(np.array([rng.choice(x) for x in legal]), autoreset=True)
     assert seen == {0, 1, 2}
+
+
+def test_bots_at_the_same_level_share_one_curve_label():
+    from tabletop_core.train.plot import level_labels
+
+    levels = {"random": {"mean": -1.0}, "smart": {"mean": -0.6887}, "human": {"mean": -0.6887}}
+    assert level_labels(levels) == [(-1.0, "random bot -1"), (-0.6887, "smart = human bots -0.689")]

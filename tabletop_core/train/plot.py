@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import json
 
-__all__ = ["plot_curve"]
+__all__ = ["level_labels", "plot_curve"]
+
+
+def level_labels(levels: dict[str, dict]) -> list[tuple[float, str]]:
+    """One ``(mean, label)`` per distinct level of ``levels`` (``{bot: {"mean": ...}}``),
+    lowest first: bots at the same level share one dashed line and label (Exit Now's
+    ``smart``, ``human`` and ``ghost`` are one bot in its two roles)."""
+    same: dict[float, list[str]] = {}
+    for bot, d in levels.items():
+        same.setdefault(float(d["mean"]), []).append(bot)
+    return [(m, f"{' = '.join(b)} bot{'s' if len(b) > 1 else ''} {m:.3g}") for m, b in sorted(same.items())]
 
 
 def plot_curve(log_path: str, out_path: str, title: str | None = None) -> None:
@@ -35,11 +45,11 @@ def plot_curve(log_path: str, out_path: str, title: str | None = None) -> None:
     xs = [r["step"] / 1e6 for r in evals]
     ax.plot(xs, [r["mean"] for r in evals], "o-", ms=3, color="C0", label="trained policy (greedy)")
     ax.fill_between(xs, [r["low"] for r in evals], [r["high"] for r in evals], color="C0", alpha=0.2)
-    for k, (bot, d) in enumerate(sorted(levels.items(), key=lambda kv: kv[1]["mean"])):
-        ax.axhline(d["mean"], ls="--", lw=1, color=f"C{k + 1}")
+    for k, (mean, label) in enumerate(level_labels(levels)):
+        ax.axhline(mean, ls="--", lw=1, color=f"C{k + 1}")
         ax.annotate(
-            f"{bot} bot {d['mean']:.1f}",
-            (0.01, d["mean"]),
+            label,
+            (0.01, mean),
             xycoords=("axes fraction", "data"),
             textcoords="offset points",
             xytext=(0, 2),
