@@ -3,7 +3,8 @@
 Each game package holds its baselines in ``<package>/baselines/*.npz``: an
 :class:`~tabletop_core.policy.MLPPolicy` whose ``meta`` records the game, the options it
 was trained with, the observation layout's digest and the seats it plays (several files
-may split the seats between them; each game ships one, Exit Now's playing both roles).
+may split the seats between them: Exit Now ships ``humans.npz`` for its human seats and
+``ghost.npz`` for the ghost seat; the other games one ``baseline.npz`` for every seat).
 
 The bot name :data:`BASELINE` (``"baseline"``) plays it wherever a bot is named:
 ``tabletop match --bots baseline,...``, ``tabletop play --bots baseline``, the trainer's
