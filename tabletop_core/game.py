@@ -220,8 +220,8 @@ class GameDef:
             if b == "baseline":
                 raise ValueError(
                     f"{self.name}: 'baseline' is a trained policy, not a compiled bot: it plays in "
-                    "tabletop match / play / replay, the trainer's --opponents and "
-                    f"baseline_policy(); here name a scripted bot: {', '.join(self.bot_names)}"
+                    "tabletop match / play / replay, vector_env(...).step_bots, the trainer's --opponents "
+                    f"and baseline_policy(); here name a scripted bot: {', '.join(self.bot_names)}"
                 )
             if b not in self.bot_names:
                 raise ValueError(

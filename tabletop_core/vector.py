@@ -363,6 +363,7 @@ class SelfPlayVectorEnv(VectorEnv):
         self._sample_rng = np.zeros(b, np.uint64)
         self._bot_rng = np.zeros(b, np.uint64)
         self._has_reset = False
+        self._bot_plans: dict = {}  # step_bots' bots -> (bot ids, policies)
         self._views = {id(x): _read_only(x) for x in self._buffers()}
         # copy=True: the large outputs come from recycled arrays (see _Recycler)
         self._pools = {id(x): _Recycler(x.shape, x.dtype) for x in (self._obs, self._mask, self._final)}
@@ -507,14 +508,29 @@ class SelfPlayVectorEnv(VectorEnv):
         return self._step_out()
 
     def step_bots(self, bots) -> tuple:
-        """Step every env with actions chosen inside the kernel by bots.
+        """Step every env with actions chosen by bots: scripted bots inside the kernel,
+        trained policies (the game's ``baseline``, ``policy:FILE.npz``) in numpy.
 
         Args:
             bots: one bot name per seat (list or comma-separated string), or one name for
-                every seat, from ``game.bot_names``.
+                every seat: a scripted bot from ``game.bot_names``, ``baseline`` (the
+                game's shipped policy for that seat, ``docs/baselines.md``) or
+                ``policy:FILE.npz`` (an :class:`~tabletop_core.policy.MLPPolicy` file).
+                With scripted bots only, the whole step runs in compiled code. With a
+                policy among them, each policy acts greedily for the envs whose acting
+                seat it holds (one batched forward pass per policy), the scripted bots'
+                choices for the other envs come from the kernel
+                (``GameDef.batch_bot_actions``), and the envs step together.
 
         Returns:
             The same tuple as :meth:`step`; ``info["actions"]`` holds the chosen actions.
+
+        Raises:
+            ValueError: an unknown bot name or a wrong count (naming the bots allowed), or
+                a policy that cannot play here (an unreadable file, another game, another
+                observation layout; a baseline trained for other options names them). No
+                env is stepped then.
+            RuntimeError: step before reset.
         """
         if not self._has_reset:
             raise RuntimeError("reset() needs to be called before step_bots()")
@@ -526,11 +542,67 @@ class SelfPlayVectorEnv(VectorEnv):
                 f"bots must be a bot name or a list of names (one per seat) from {list(self.game.bot_names)}, "
                 f"got {bots!r}"
             )
-        ids = self.game.bot_ids(bots, self.num_players)
+        key = bots if isinstance(bots, str) else tuple(bots)
+        plan = self._bot_plans.get(key)
+        if plan is None:
+            plan = self._bot_plans[key] = self._plan_bots(bots)
+        ids, policies = plan
+        if policies:
+            return self._step_policies(ids, policies)
         args = (self.state, self._notes, ids, self._bot_rng, self._actions, *self._step_out_buffers)
         self._run("bots", self.game.batch_step_bots, self.game.batch_step_bots_threads, args)
         out = self._step_out()
         out[4]["actions"] = self._out(self._actions)
+        return out
+
+    def _plan_bots(self, bots) -> tuple[np.ndarray, list]:
+        """``(bot ids (P,) int64, [(policy, seats (k,) int64), ...])`` for :meth:`step_bots`:
+        every name checked and every policy loaded and checked once. A policy seat gets
+        the game's random bot id, whose kernel choice there is never played."""
+        import dataclasses
+
+        from .arena import _is_policy, seat_policy
+
+        names = [b.strip() for b in bots.split(",")] if isinstance(bots, str) else list(bots)
+        if len(names) == 1:
+            names = names * self.num_players
+        if len(names) != self.num_players:
+            raise ValueError(
+                f"{self.game.name}: need {self.num_players} bots (one per seat), got {len(names)}: {names}"
+            )
+        seats = [k for k, b in enumerate(names) if _is_policy(b)]
+        if not seats:
+            return self.game.bot_ids(names, self.num_players), []
+        filler = self.game.bot_names.index("random") if "random" in self.game.bot_names else 0
+        scripted = [k for k in range(self.num_players) if k not in seats]
+        ids = np.full(self.num_players, filler, np.int64)
+        if scripted:
+            ids[scripted] = self.game.bot_ids([names[k] for k in scripted], len(scripted))
+        options = dataclasses.asdict(self.options)
+        by_policy: dict[int, tuple] = {}  # seats played by one policy object act in one batch
+        for k in seats:
+            pol = seat_policy(self.game, names[k], k, options)
+            by_policy.setdefault(id(pol), (pol, []))[1].append(k)
+        return ids, [(pol, np.asarray(ks, np.int64)) for pol, ks in by_policy.values()]
+
+    def _step_policies(self, ids: np.ndarray, policies: list) -> tuple:
+        """One :meth:`step_bots` step with trained policies among the bots."""
+        a = self._actions
+        held = [(pol, np.flatnonzero(np.isin(self._cur, ks))) for pol, ks in policies]
+        if sum(len(ks) for _, ks in policies) < self.num_players:  # scripted bots in some seats
+            # the kernel chooses for every env; a policy's envs keep their bot generator
+            # as it was, so each bot draws exactly as in a match (tabletop_core.arena)
+            rows = np.concatenate([r for _, r in held])
+            kept = self._bot_rng[rows]
+            self.game.batch_bot_actions(self.state, ids, self._bot_rng, self._mask, a)
+            self._bot_rng[rows] = kept
+        for pol, rows in held:
+            if rows.size:
+                a[rows] = pol(self._obs[rows], self._mask[rows])
+        args = (self.state, self._notes, a, *self._step_out_buffers, loops.STEP_AUTORESET)
+        self._run("step", self.game.batch_step, self.game.batch_step_threads, args)
+        out = self._step_out()
+        out[4]["actions"] = self._out(a)
         return out
 
     def sample_actions(self) -> np.ndarray:

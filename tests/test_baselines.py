@@ -71,13 +71,50 @@ def test_baseline_refuses_other_options(name):
     assert module.baseline_policy().meta["game"] == name
 
 
-def test_baseline_is_not_a_compiled_bot():
+@pytest.mark.parametrize(
+    "name, bots",
+    [
+        ("koikoi", ["baseline", "strong", "greedy", "random"]),
+        ("exitnow", ["human", "human", "human", "baseline"]),
+        ("exitnow", ["baseline", "baseline", "baseline", "ghost"]),
+        ("exhaust", ["npc", "baseline", "strong", "random"]),
+        ("thegame", ["baseline", "baseline"]),
+    ],
+)
+def test_step_bots_with_the_baseline_plays_the_matches_deals(name, bots):
+    """vector_env(...).step_bots with the baseline in some seats and scripted bots in the
+    others: each env's first episode is the arena's game on the same deal, to the chip."""
+    game = load_game(name)
+    module = __import__(GAME_PACKAGES[name])
+    n = 24
+    venv = module.vector_env(n, seed=7)
+    venv.reset(seed=7)
+    returns = np.zeros((n, venv.num_players))
+    live = np.ones(n, bool)
+    while live.any():
+        _, rewards, term, trunc, info = venv.step_bots(bots)
+        assert (info["actions"] >= 0).all()
+        returns[live] += rewards[live]
+        live &= ~(term | trunc)
+    match = run_match(game, bots, n, seed=7)
+    np.testing.assert_array_equal(returns, match.returns)
+
+
+def test_step_bots_refuses_a_baseline_made_for_other_options_and_steps_nothing():
     import koikoi_env
 
-    venv = koikoi_env.vector_env(2, seed=0)
+    venv = koikoi_env.vector_env(3, seed=0, num_players=3)
     venv.reset(seed=0)
-    with pytest.raises(ValueError, match="trained policy, not a compiled bot"):
-        venv.step_bots("baseline")
+    before = venv.get_state()
+    with pytest.raises(ValueError, match="trained for koikoi with .*num_players=4"):
+        venv.step_bots("baseline,strong,greedy")
+    with pytest.raises(ValueError, match="need 3 bots"):
+        venv.step_bots("baseline,strong")
+    with pytest.raises(ValueError, match="unknown bot 'nobody'"):
+        venv.step_bots("baseline,nobody,greedy")
+    after = venv.get_state()
+    np.testing.assert_array_equal(before["state"], after["state"])
+    np.testing.assert_array_equal(before["bot_rng"], after["bot_rng"])
 
 
 def test_match_with_baseline_from_the_cli(capsys):
