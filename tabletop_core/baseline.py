@@ -7,8 +7,9 @@ may split the seats between them: Exit Now ships ``humans.npz`` for its human se
 ``ghost.npz`` for the ghost seat; the other games one ``baseline.npz`` for every seat).
 
 The bot name :data:`BASELINE` (``"baseline"``) plays it wherever a bot is named:
-``tabletop match --bots baseline,...``, ``tabletop play --bots baseline``, the trainer's
-``--opponents baseline:W`` and the Python API (``<game>.baseline_policy()``).
+``tabletop match --bots baseline,...``, ``tabletop play --bots baseline``,
+``vector_env(...).step_bots("baseline,...")``, the trainer's ``--opponents baseline:W`` and
+the Python API (``<game>.baseline_policy()``).
 """
 
 from __future__ import annotations
