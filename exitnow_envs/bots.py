@@ -33,6 +33,7 @@ from .rules import (
     DR,
     MASK_WORDS,
     ghost_free_r,
+    ghost_landing_r,
     human_never_walks,
     human_walkable,
     in_map,
@@ -300,29 +301,6 @@ def human_bot_r(e, mask, rng, r):
 
 
 @kernel
-def _ghost_land_r(e, g, action):
-    """Where ghost ``g`` lands with ``action`` and whether it hits a human."""
-    r = np.int64(e.gpos[g, 0])
-    c = np.int64(e.gpos[g, 1])
-    if action < PASS_OFFSET:
-        d = action - SLIDE_OFFSET
-        while ghost_free_r(e, r + DR[d], c + DC[d]):
-            r += DR[d]
-            c += DC[d]
-            for h in range(e.cfg_humans):
-                if e.hpos[h, 0] == r and e.hpos[h, 1] == c:
-                    return r, c, True
-        return r, c, False
-    d = action - PASS_OFFSET
-    r += 2 * DR[d]
-    c += 2 * DC[d]
-    for h in range(e.cfg_humans):
-        if e.hpos[h, 0] == r and e.hpos[h, 1] == c:
-            return r, c, True
-    return r, c, False
-
-
-@kernel
 def _human_weight_r(e, h, er, ec):
     """How much the ghost wants human ``h``: items held, nearness to the exit (er, ec)."""
     held = 0
@@ -370,7 +348,7 @@ def ghost_bot_r(e, mask, rng, r):
         if mask[a] == 0:
             continue
         cost = 1 if a < PASS_OFFSET else 2
-        lr, lc, hit = _ghost_land_r(e, g, a)
+        lr, lc, hit = ghost_landing_r(e, g, a)
         v = 0.0
         if hit:
             for h in range(e.cfg_humans):

@@ -93,6 +93,7 @@ from .ghosts import (
     capture_square_r,
     chip_place_ok_r,
     chip_places_r,
+    ghost_landing_r,
     ghost_moves_r,
     start_contact_r,
 )
@@ -131,6 +132,7 @@ __all__ = [
     "find_kind_r",
     "ghost_at_r",
     "ghost_free_r",
+    "ghost_landing_r",
     "ghost_moves_r",
     "human_never_walks",
     "human_walkable",

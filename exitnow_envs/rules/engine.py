@@ -57,8 +57,6 @@ from .common import (
     die_r,
     find_kind_r,
     ghost_at_r,
-    ghost_free_r,
-    humans_at_r,
     in_map,
     is_sealed,
     randint_r,
@@ -71,6 +69,7 @@ from .ghosts import (
     can_place_item_chip_r,
     capture_square_r,
     chip_places_r,
+    ghost_landing_r,
     ghost_moves_r,
     start_contact_r,
 )
@@ -481,30 +480,15 @@ def move_human_r(e, h, r, c):
 
 @kernel
 def move_ghost_r(e, action):
-    """The acting ghost makes one move (slide or wall pass); entering a human's square
-    captures (contact) and ends that ghost's turn."""
+    """The acting ghost makes one move (slide or wall pass, :func:`ghost_landing_r`);
+    entering a human's square captures (contact) and ends that ghost's turn."""
     g = e.ghost_idx
-    r = np.int64(e.gpos[g, 0])
-    c = np.int64(e.gpos[g, 1])
-    hit = False
+    r, c, hit = ghost_landing_r(e, g, action)
     if action < PASS_OFFSET:
         d = action - SLIDE_OFFSET
-        while True:
-            r1 = r + DR[d]
-            c1 = c + DC[d]
-            if not ghost_free_r(e, r1, c1):
-                break
-            r = r1
-            c = c1
-            if humans_at_r(e, r, c) > 0:
-                hit = True
-                break
         e.moves_left -= 1
     else:
         d = action - PASS_OFFSET
-        r = r + 2 * DR[d]
-        c = c + 2 * DC[d]
-        hit = humans_at_r(e, r, c) > 0
         e.moves_left -= 2
     e.gpos[g, 0] = r
     e.gpos[g, 1] = c

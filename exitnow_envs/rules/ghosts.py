@@ -12,6 +12,8 @@ from ..spec import (
     NO_CHIP,
     NUM_ITEM_KINDS,
     NUM_PLACES,
+    PASS_OFFSET,
+    SLIDE_OFFSET,
     WALL,
 )
 from .common import (
@@ -54,6 +56,30 @@ def ghost_moves_r(e):
         if m != 0:
             return m
     return raw
+
+
+@kernel
+def ghost_landing_r(e, g, action):
+    """Where ghost ``g`` lands with the move ``action`` (a slide ``SLIDE_OFFSET + d`` or a
+    wall pass ``PASS_OFFSET + d``, legal for it: :func:`ghost_moves_r`) and whether it
+    lands on a human: ``(row, col, catches)``, int64, int64, bool. A slide goes on while
+    the next square is free for a ghost (:func:`ghost_free_r`) and stops on the first
+    square holding a human; a wall pass lands two squares on. Rules "The ghost player's
+    turn" (one move); the State is not changed."""
+    r = np.int64(e.gpos[g, 0])
+    c = np.int64(e.gpos[g, 1])
+    if action < PASS_OFFSET:
+        d = action - SLIDE_OFFSET
+        while ghost_free_r(e, r + DR[d], c + DC[d]):
+            r += DR[d]
+            c += DC[d]
+            if humans_at_r(e, r, c) > 0:
+                return r, c, True
+        return r, c, False
+    d = action - PASS_OFFSET
+    r += 2 * DR[d]
+    c += 2 * DC[d]
+    return r, c, humans_at_r(e, r, c) > 0
 
 
 # --- captures, contact ----------------------------------------------------------------------
