@@ -50,13 +50,15 @@ Actions (471, :mod:`exitnow_envs.spec`)::
     446 + d slide, 450 + d wall pass; d = 0 up, 1 right, 2 down, 3 left (ghost player)
     454 + p put the item chip on event-chip place p (0..16)             (ghost player)
 
-Observation: ``{"observation": float32 (8001,), "action_mask": int8 (471,)}``; pieces
+Observation: ``{"observation": float32 (8033,), "action_mask": int8 (471,)}``; pieces
 (:func:`decode_observation`): ``planes`` (18, 21, 21) with channels
 :data:`exitnow_envs.observe.PLANE_NAMES`, ``seat``, ``current``, ``items`` (own, by
 kind), ``item_counts`` (per human), ``roll``, ``phase``, ``round``, ``rounds_left``,
 ``captured``, ``skip``, ``entered``, ``deck_size``, ``used``, ``confiscated`` (count),
-``moves_left``, ``acting_ghost``, ``last_dir``, ``ghost_rolled``, ``team``. Never another
-human's item kinds, the event deck's order or the confiscated pile's contents.
+``moves_left``, ``acting_ghost``, ``last_dir``, ``ghost_rolled``, ``team`` and
+``ghost_moves`` (8, 4) (for each move of the acting ghost: possible, catches, and the
+row and column where it lands). Never another human's item kinds, the event deck's order
+or the confiscated pile's contents.
 
 Rendering: ``render_mode="ansi"`` (text), ``"human"`` (prints the text), ``"svg"`` (the
 map, pieces, seats and a legend as SVG text, :func:`exitnow_envs.render.render_svg`) and

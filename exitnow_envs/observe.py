@@ -29,11 +29,25 @@ the vector holds ``value / high``, see :mod:`tabletop_core.encoders`)::
     last_dir        (4,)   1-hot  that ghost's previous move this turn
     ghost_rolled    ()     flag   1 once the acting ghost has rolled
     team            ()     flag   1 with the team option
+    ghost_moves     (8, 4)        what each move of the acting ghost does, one row per
+                                  ghost action in action order (slides up, right, down,
+                                  left, then wall passes; spec.SLIDE_OFFSET + k):
+                                  possible (flag: the move is legal), catches (flag: it
+                                  lands on a human), row and col where it lands (high
+                                  20); all 0 outside the ghost player's move decisions
 
 Plane channels: wall, water, exit, door_a, door_b, door_c (door places, open or
 sealed), sealed_door, chip_place, event_chip, item_chip, human_start, human_restart,
 ghost_start, own_piece, other_humans (number of other humans on the square),
 ghost_1, ghost_2, ghost_3.
+
+``ghost_moves`` gives the ghost's actions what a human's already have: a human's action
+names its destination square, a ghost's only a direction, and where a slide ends depends
+on every square along it (``rules.ghost_landing_r``, the rule the step applies). An MLP
+had to rebuild that from the planes, and a network that clones the smart ghost plays it
+markedly better with the piece (``docs/baselines.md``). It is written only in the ghost
+player's move decisions (eight slides at most, from the rules' own helper), so the
+humans' observations cost nothing more.
 
 The declaration is :func:`pieces`; the kernels multiply by the reciprocals (``S_*``
 constants) read from it, except for ``round`` and ``rounds_left``, whose high is the
@@ -57,6 +71,7 @@ import numpy as np
 from tabletop_core.encoders import ObservationLayout
 from tabletop_core.jit import kernel
 
+from .rules import ghost_landing_r, ghost_moves_r
 from .spec import (
     DECK,
     DECK_SIZE,
@@ -75,10 +90,12 @@ from .spec import (
     MAX_SEATS,
     NUM_ITEM_KINDS,
     NUM_PHASES,
+    PASS_OFFSET,
     RESTART,
     SEALED_A,
     SEALED_B,
     SEALED_C,
+    SLIDE_OFFSET,
     START,
     WALL,
     WATER,
@@ -113,6 +130,10 @@ MAX_ROLL = 12  # Double Dice: two dice
 MAX_GHOST_MOVES = 3  # (die + 1) // 2
 PLANES_HIGH = np.ones((NUM_PLANES, MAP, MAP))
 PLANES_HIGH[CH["other_humans"]] = MAX_HUMANS - 1  # other humans on one square
+GHOST_MOVE_NAMES = ("possible", "catches", "row", "col")
+NUM_GHOST_ACTIONS = PASS_OFFSET + 4 - SLIDE_OFFSET  # 4 slides, 4 wall passes
+GHOST_MOVES_HIGH = np.ones((NUM_GHOST_ACTIONS, len(GHOST_MOVE_NAMES)))
+GHOST_MOVES_HIGH[:, 2:] = MAP - 1  # row, col
 
 
 def pieces(max_rounds: int = DEFAULT_MAX_ROUNDS) -> list[tuple]:
@@ -138,6 +159,7 @@ def pieces(max_rounds: int = DEFAULT_MAX_ROUNDS) -> list[tuple]:
         ("last_dir", (4,), 1, "one_hot"),
         ("ghost_rolled", (), 1, "flag"),
         ("team", (), 1, "flag"),
+        ("ghost_moves", (NUM_GHOST_ACTIONS, len(GHOST_MOVE_NAMES)), GHOST_MOVES_HIGH, "count"),
     ]
 
 
@@ -178,6 +200,8 @@ O_AGHOST = LAYOUT.offset["acting_ghost"]
 O_LASTDIR = LAYOUT.offset["last_dir"]
 O_ROLLED = LAYOUT.offset["ghost_rolled"]
 O_TEAM = LAYOUT.offset["team"]
+O_GMOVES = LAYOUT.offset["ghost_moves"]
+S_SQUARE = np.float32(1.0) / np.float32(MAP - 1)  # a row or column of ghost_moves
 _C_WALL = O_PLANES + CH["wall"] * _SQ
 _C_WATER = O_PLANES + CH["water"] * _SQ
 _C_EXIT = O_PLANES + CH["exit"] * _SQ
@@ -285,7 +309,26 @@ def _pieces_and_scalars_r(e, seat, out, row):
         if e.last_dir >= 0:
             out[row, O_LASTDIR + e.last_dir] = 1.0
         out[row, O_ROLLED] = e.ghost_rolled
+        if e.moves_left > 0 and e.gon[e.ghost_idx] != 0:
+            _ghost_moves_r(e, out, row)
     out[row, O_TEAM] = e.cfg_team
+
+
+@kernel
+def _ghost_moves_r(e, out, row):
+    """The ``ghost_moves`` piece (module docstring) of the acting ghost, into row ``row``
+    (its range must be 0): for each legal move (:func:`~exitnow_envs.rules.ghost_moves_r`)
+    where it lands and whether it catches (:func:`~exitnow_envs.rules.ghost_landing_r`)."""
+    legal = ghost_moves_r(e)
+    width = len(GHOST_MOVE_NAMES)
+    for k in range(NUM_GHOST_ACTIONS):
+        if legal & (1 << k):
+            r, c, catches = ghost_landing_r(e, e.ghost_idx, SLIDE_OFFSET + k)
+            q = O_GMOVES + k * width
+            out[row, q] = 1.0
+            out[row, q + 1] = catches
+            out[row, q + 2] = np.float32(r) * S_SQUARE
+            out[row, q + 3] = np.float32(c) * S_SQUARE
 
 
 @kernel

@@ -94,7 +94,12 @@ def baseline_policy(game, seat: int | str | None = None, **options: Any) -> MLPP
 
 
 def package_policy(
-    src: str, game, dst: str | None = None, seats: list[list[int]] | None = None, **options: Any
+    src: str,
+    game,
+    dst: str | None = None,
+    seats: list[list[int]] | None = None,
+    added: list[str] | None = None,
+    **options: Any,
 ) -> MLPPolicy:
     """Ship a trained ``policy.npz`` as ``game``'s baseline: written to
     ``<package>/baselines/baseline.npz`` (or ``dst``) with float16 weights (half the bytes;
@@ -102,12 +107,16 @@ def package_policy(
     where not given), the observation layout's digest and the ``seats`` it plays (default:
     the seats recorded by ``tabletop train``, else every seat).
 
+    ``added``: observation pieces added since the policy was trained (it was trained on
+    the current layout without them); they get zero weights, so it plays as before
+    (:meth:`~tabletop_core.policy.MLPPolicy.with_added_pieces`).
+
     Returns the shipped policy as loaded back: its weights are the float16 values, what
     every published figure is measured on.
 
     Raises:
         ValueError: the file is no policy of this game's sizes, or its recorded game or
-            layout differ.
+            layout differ (with ``added``: from the current layout without those pieces).
     """
     import dataclasses
 
@@ -115,6 +124,8 @@ def package_policy(
 
     opts = game.make_options(**options)
     pol = MLPPolicy.load(src)
+    if added:
+        pol = pol.with_added_pieces(game.observation_layout(opts), added)
     pol.check_game(game, opts)
     agents = list(game.agents(opts))
     recorded = (pol.meta or {}).get("seats")
@@ -135,8 +146,9 @@ def package_policy(
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m tabletop_core.baseline GAME RUN/policy.npz [--seats 0+1+2,3]``: ship a
-    trained policy as the game's baseline (at its default options)."""
+    """``python -m tabletop_core.baseline GAME RUN/policy.npz [--seats 0+1+2,3] [--out FILE]
+    [--added PIECE,...]``: ship a trained policy as the game's baseline (at its default
+    options)."""
     import argparse
 
     from .games import load_game
@@ -146,10 +158,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("policy")
     ap.add_argument("--seats", default=None, help="seats it plays, e.g. 0+1+2,3 (default: as trained)")
     ap.add_argument("--out", default=None, help="default <package>/baselines/baseline.npz")
+    ap.add_argument(
+        "--added",
+        default=None,
+        help="observation pieces added since the policy was trained, e.g. ghost_moves (zero weights)",
+    )
     args = ap.parse_args(argv)
     game = load_game(args.game)
     seats = [[int(x) for x in part.split("+")] for part in args.seats.split(",")] if args.seats else None
-    pol = package_policy(args.policy, game, args.out, seats)
+    added = [x.strip() for x in args.added.split(",")] if args.added else None
+    try:
+        pol = package_policy(args.policy, game, args.out, seats, added)
+    except ValueError as exc:
+        ap.error(str(exc))
     print(f"{game.name}: shipped {args.out or baseline_files(game)[0]} (seats {pol.meta['seats']})")
     return 0
 

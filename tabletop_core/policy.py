@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import zipfile
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -103,6 +104,62 @@ class MLPPolicy:
                     "the observation changed since the policy was trained (retrain it)"
                 )
         self.check(layout.dim, game.num_actions, f"{game.name} {opts}")
+
+    def with_added_pieces(self, layout, added: Sequence[str]) -> MLPPolicy:
+        """This policy for ``layout``, when it was trained on ``layout`` without the
+        pieces named in ``added`` (observation pieces added since, the others unchanged
+        and in the same order): the first layer reads every old input from its new place
+        and gives the added inputs zero weight, so the policy acts exactly as before on
+        every observation. ``meta["layout"]``, where recorded, must be the digest of
+        ``layout`` without those pieces, and becomes ``layout``'s.
+
+        Args:
+            layout: the :class:`~tabletop_core.encoders.ObservationLayout` now.
+            added: names of its pieces the policy was trained without.
+
+        Returns:
+            A new :class:`MLPPolicy` (this one is not changed).
+
+        Raises:
+            ValueError: a name that is no piece of ``layout``, nothing added, a first
+                layer whose width is not that of the layout without the pieces, or a
+                recorded layout that is not it (another change than these pieces).
+        """
+        from .encoders import ObservationLayout
+
+        added = list(added)
+        unknown = [n for n in added if n not in layout.offset]
+        if unknown or not added:
+            raise ValueError(
+                f"added pieces must be names of the observation's pieces ({', '.join(layout.offset)}), "
+                f"got {added!r}"
+            )
+        old = ObservationLayout([p for p in layout.pieces if p.name not in added])
+        if self.meta is not None and self.meta.get("layout") not in (None, old.digest()):
+            raise ValueError(
+                f"the policy was trained on observation layout {self.meta.get('layout')}, not on this "
+                f"observation without {', '.join(added)} ({old.digest()}): the observation changed otherwise"
+            )
+        if self.obs_dim != old.dim:
+            raise ValueError(
+                f"the policy reads {self.obs_dim} inputs; the observation without {', '.join(added)} has {old.dim}"
+            )
+        keep = np.ones(layout.dim, bool)
+        for name in added:
+            keep[layout.offset[name] : layout.offset[name] + layout.size[name]] = False
+        weights: dict[str, Any] = {}
+        for k, (w, b) in enumerate(self.layers):
+            weights[f"W{k}"], weights[f"b{k}"] = w, b
+        w0 = np.zeros((layout.dim, self.layers[0][0].shape[1]), self.layers[0][0].dtype)
+        w0[keep] = self.layers[0][0]
+        weights["W0"] = w0
+        if self.scale is not None:
+            scale = np.ones(layout.dim, self.scale.dtype)
+            scale[keep] = self.scale
+            weights["scale"] = scale
+        if self.meta is not None:
+            weights["meta"] = {**self.meta, "layout": layout.digest()}
+        return MLPPolicy(weights)
 
     @classmethod
     def load(cls, path: str) -> MLPPolicy:

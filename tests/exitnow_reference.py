@@ -538,24 +538,29 @@ class Reference:
         self.pos = [moved(q) for q in self.pos]
         self.ghosts = [moved(q) for q in self.ghosts]
 
-    def ghost_move(self, a):
-        _, g, rolled, moves, last = self.cursor
+    def ghost_landing(self, a):
+        """Where the acting ghost's move ``a`` ends, and whether on a human."""
+        g = self.cursor[1]
         r, c = self.ghosts[g]
-        hit = False
         if a < PASS_OFFSET:
-            d = a - SLIDE_OFFSET
-            dr, dc = DIRS[d]
+            dr, dc = DIRS[a - SLIDE_OFFSET]
             while self.ghost_free((r + dr, c + dc)):
                 r, c = r + dr, c + dc
                 if self.humans_on((r, c)):
-                    hit = True
-                    break
+                    return (r, c), True
+            return (r, c), False
+        dr, dc = DIRS[a - PASS_OFFSET]
+        r, c = r + 2 * dr, c + 2 * dc
+        return (r, c), bool(self.humans_on((r, c)))
+
+    def ghost_move(self, a):
+        _, g, rolled, moves, last = self.cursor
+        (r, c), hit = self.ghost_landing(a)
+        if a < PASS_OFFSET:
+            d = a - SLIDE_OFFSET
             moves -= 1
         else:
             d = a - PASS_OFFSET
-            dr, dc = DIRS[d]
-            r, c = r + 2 * dr, c + 2 * dc
-            hit = bool(self.humans_on((r, c)))
             moves -= 2
         self.ghosts[g] = (r, c)
         self.cursor = ("ghost", g, rolled, moves, d)

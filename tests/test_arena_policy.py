@@ -152,3 +152,49 @@ def test_damaged_policy_files_get_a_clear_error(tmp_path, content, message):
         path.write_bytes(content)
     with pytest.raises(ValueError, match=message):
         MLPPolicy.load(str(path))
+
+
+def test_a_policy_takes_added_observation_pieces_with_zero_weights_and_plays_as_before():
+    """with_added_pieces (the shipping command's --added): a policy trained before a piece
+    was added plays the new observation exactly as it played the old one."""
+    from tabletop_core.encoders import ObservationLayout
+
+    new = ObservationLayout([("a", (3,)), ("b", (2, 2), 4), ("c", (), 9), ("d", (5,))])
+    old = ObservationLayout([("a", (3,)), ("c", (), 9)])
+    rng = np.random.default_rng(1)
+    weights = {
+        "W0": rng.standard_normal((old.dim, 6)).astype(np.float32),
+        "b0": rng.standard_normal(6).astype(np.float32),
+        "W1": rng.standard_normal((6, 7)).astype(np.float32),
+        "b1": np.zeros(7, np.float32),
+        "scale": rng.uniform(0.5, 2, old.dim).astype(np.float32),
+        "meta": {"game": "g", "layout": old.digest(), "seats": [[0]]},
+    }
+    pol = MLPPolicy(weights)
+    grown = pol.with_added_pieces(new, ["b", "d"])
+    assert grown.obs_dim == new.dim and grown.meta["layout"] == new.digest()
+    assert pol.obs_dim == old.dim  # the original is unchanged
+    obs_new = rng.uniform(0, 1, (200, new.dim)).astype(np.float32)
+    keep = np.r_[new.offset["a"] : new.offset["a"] + 3, new.offset["c"]]
+    mask = rng.integers(0, 2, (200, 7)).astype(np.int8)
+    mask[:, 0] = 1
+    np.testing.assert_array_equal(grown(obs_new, mask), pol(obs_new[:, keep], mask))
+
+    with pytest.raises(ValueError, match="added pieces must be names"):
+        pol.with_added_pieces(new, ["nope"])
+    with pytest.raises(ValueError, match="the observation changed otherwise"):
+        pol.with_added_pieces(new, ["b"])  # trained without d too: the recorded layout says so
+    weights.pop("meta")
+    with pytest.raises(ValueError, match="reads 4 inputs"):
+        MLPPolicy(weights).with_added_pieces(new, ["b"])
+
+
+def test_shipping_with_added_pieces_refuses_a_policy_already_on_the_layout(tmp_path, capsys):
+    from tabletop_core.baseline import main
+
+    layout = koikoi_env.GAME.observation_layout(koikoi_env.Options())
+    path = _random_policy(tmp_path / "p.npz", layout.dim, koikoi_env.GAME.num_actions)
+    with pytest.raises(SystemExit):  # argparse's error, not a traceback
+        main(["koikoi", path, "--added", "hand", "--out", str(tmp_path / "out.npz")])
+    assert f"reads {layout.dim} inputs; the observation without hand has" in capsys.readouterr().err
+    assert not (tmp_path / "out.npz").exists()

@@ -18,7 +18,7 @@ from exitnow_reference import GHOST, Reference, assert_derived_fields
 from exitnow_envs import rules
 from exitnow_envs.maps import default_boards
 from exitnow_envs.observe import OBS_DIM, PLANE_NAMES, decode_observation, observe_r
-from exitnow_envs.spec import DEST_OFFSET, MAP, NUM_ACTIONS, Options
+from exitnow_envs.spec import DEST_OFFSET, MAP, NUM_ACTIONS, SLIDE_OFFSET, Options
 from exitnow_envs.state import new_state
 from tabletop_core.rng import seed_word
 from tabletop_core.testing import at
@@ -41,6 +41,7 @@ def reference_observation(ref: Reference, seat: int) -> dict:
         "phase": np.zeros(6),
         "acting_ghost": np.zeros(3),
         "last_dir": np.zeros(4),
+        "ghost_moves": np.zeros((8, 4)),  # possible, catches, row, col per ghost action
     }
     p = o["planes"]
     names = {1: "wall", 2: "water", 3: "exit", 8: "human_start", 9: "human_restart", 10: "ghost_start"}
@@ -89,6 +90,10 @@ def reference_observation(ref: Reference, seat: int) -> dict:
         if last >= 0:
             o["last_dir"][last] = 1
         o["ghost_rolled"] = float(rolled)
+        if moves > 0:
+            for a in ref.ghost_options():
+                (r, c), catches = ref.ghost_landing(a)
+                o["ghost_moves"][a - SLIDE_OFFSET] = (1, catches, r, c)
     else:
         o["moves_left"] = o["ghost_rolled"] = 0.0
     return o

@@ -215,7 +215,7 @@ ROLLOUT_BYTES = 1 << 30
 def auto_num_envs(obs_dim: int, num_actions: int, rollout: int) -> int:
     """``--num-envs`` when not given: 4096, fewer where the rollout storage (float32
     observations and bool masks, ``rollout`` steps per env) would pass 1 GiB (Exit Now's
-    8,001-float observation: 2048)."""
+    8,033-float observation: 2048)."""
     per_env = rollout * (4 * obs_dim + num_actions)
     n = DEFAULT_NUM_ENVS
     while n > 64 and n * per_env > ROLLOUT_BYTES:
