@@ -30,67 +30,99 @@ def _rate(hits, n) -> dict:
     return {"rate": round(float(np.mean(hits)), 4), "low": round(lo, 4), "high": round(hi, 4)}
 
 
-def measures(name: str, games: int, seed: int) -> list[dict]:
-    """The issue's rows for one game: the baseline and the scripted bots in its place."""
+# The issue's first target in each row: the scripted bot the baseline must beat there.
+FIRST_TARGET = {
+    "thegame": "greedy",
+    "koikoi": "greedy",
+    "exhaust": "npc",
+    "exitnow humans": "human",
+    "exitnow ghost": "ghost",
+}
+
+
+def _rows(name: str, games: int, seed: int) -> list[tuple[str, str, str, np.ndarray, bool]]:
+    """``(row, bot, lineup, per-game value (games,) float64, is_rate)`` for every bot in
+    every row of the issue's table, the bots of a row playing the same deals."""
     game = load_game(name)
-    out = []
+    rows = []
     if name == "thegame":  # mean cards left = NUM_CARDS - the team's return (reward 'cards')
         from thegame_env.spec import NUM_CARDS
 
         for bot in ("baseline", "greedy", "strong"):
             r = run_match(game, [bot, bot], games, seed=seed)
-            out.append(
-                {
-                    "lineup": f"{bot} in both seats",
-                    "measure": "mean cards left",
-                    **_mean(NUM_CARDS - r.returns[:, 0]),
-                }
-            )
+            rows.append((name, bot, f"{bot} in both seats", NUM_CARDS - r.returns[:, 0], False))
     elif name == "koikoi":
         for bot in ("baseline", "greedy", "strong"):
             r = run_match(game, [bot, "strong", "greedy", "random"], games, seed=seed)
-            out.append(
-                {
-                    "lineup": f"{bot},strong,greedy,random",
-                    "measure": "seat 0 chip change",
-                    **_mean(r.returns[:, 0]),
-                }
-            )
+            rows.append((name, bot, f"{bot},strong,greedy,random", r.returns[:, 0].astype(np.float64), False))
     elif name == "exhaust":
         for bot in ("baseline", "npc", "strong"):
-            rates = []
+            losses = []  # (4, games): a loss of the bot in seat k on game g
             for k in range(4):
                 up = ["npc"] * 4
                 up[k] = bot
-                r = run_match(game, up, games, seed=seed)
-                rates.append(_rate(r.returns[:, k] < 0, games))
-            out.append(
-                {
-                    "lineup": f"{bot} in each seat vs three npc",
-                    "measure": "loss rate, mean over seats",
-                    "rate": round(float(np.mean([x["rate"] for x in rates])), 4),
-                    "per_seat": rates,
-                }
-            )
+                losses.append(run_match(game, up, games, seed=seed).returns[:, k] < 0)
+            rows.append((name, bot, f"{bot} in each seat vs three npc", np.asarray(losses, np.float64), True))
     elif name == "exitnow":
         for bot in ("baseline", "human"):
             r = run_match(game, [bot] * 3 + ["ghost"], games, seed=seed)
-            out.append(
-                {
-                    "lineup": f"{bot} humans vs ghost",
-                    "measure": "escape rate",
-                    **_rate(r.returns[:, :3].max(axis=1) > 0, games),
-                }
+            rows.append(
+                (
+                    "exitnow humans",
+                    bot,
+                    f"{bot} humans vs ghost",
+                    (r.returns[:, :3].max(axis=1) > 0).astype(np.float64),
+                    True,
+                )
             )
         for bot in ("baseline", "ghost"):
             r = run_match(game, ["human"] * 3 + [bot], games, seed=seed)
-            out.append(
-                {
-                    "lineup": f"{bot} ghost vs human bots",
-                    "measure": "ghost win rate",
-                    **_rate(r.returns[:, 3] > 0, games),
-                }
+            rows.append(
+                (
+                    "exitnow ghost",
+                    bot,
+                    f"{bot} ghost vs human bots",
+                    (r.returns[:, 3] > 0).astype(np.float64),
+                    True,
+                )
             )
+    return rows
+
+
+def measures(name: str, games: int, seed: int) -> list[dict]:
+    """The issue's rows for one game: the baseline and the scripted bots in its place.
+
+    The baseline's line also gives ``paired_difference``: the mean over the games of
+    (baseline - first-target bot) on each deal, with its 95 % interval; the two play the
+    same deals, so this interval is narrower than the two lines' own intervals suggest.
+    """
+    measure = {
+        "thegame": "mean cards left",
+        "koikoi": "seat 0 chip change",
+        "exhaust": "loss rate, mean over seats",
+    }
+    out = []
+    rows = _rows(name, games, seed)
+    for row, bot, lineup, value, is_rate in rows:
+        line = {
+            "lineup": lineup,
+            "measure": measure.get(name, "escape rate" if row.endswith("humans") else "ghost win rate"),
+        }
+        if value.ndim == 2:  # Exhaust: one match per seat
+            line["rate"] = round(float(value.mean()), 4)
+            line["per_seat"] = [_rate(v, games) for v in value]
+        elif is_rate:
+            line.update(_rate(value, games))
+        else:
+            line.update(_mean(value))
+        if bot == "baseline":
+            target = next(v for r, b, _, v, _ in rows if r == row and b == FIRST_TARGET[row])
+            diff = value - target
+            line["paired_difference"] = {
+                "vs": FIRST_TARGET[row],
+                **_mean(diff.mean(axis=0) if diff.ndim == 2 else diff),
+            }
+        out.append(line)
     return [{"game": name, "games": games, "seed": seed, **o} for o in out]
 
 
