@@ -40,9 +40,10 @@ FIRST_TARGET = {
 }
 
 
-def _rows(name: str, games: int, seed: int) -> list[tuple[str, str, str, np.ndarray, bool]]:
-    """``(row, bot, lineup, per-game value (games,) float64, is_rate)`` for every bot in
-    every row of the issue's table, the bots of a row playing the same deals."""
+def _rows(name: str, games: int, seed: int) -> list[tuple[str, str, str, str, np.ndarray, bool]]:
+    """``(row, measure, bot, lineup, per-game value, is_rate)`` for every bot in every row
+    of the issue's table, the bots of a row playing the same deals. The value is (games,)
+    float64, or (4, games) for Exhaust (one match per seat of the bot)."""
     game = load_game(name)
     rows = []
     if name == "thegame":  # mean cards left = NUM_CARDS - the team's return (reward 'cards')
@@ -50,11 +51,22 @@ def _rows(name: str, games: int, seed: int) -> list[tuple[str, str, str, np.ndar
 
         for bot in ("baseline", "greedy", "strong"):
             r = run_match(game, [bot, bot], games, seed=seed)
-            rows.append((name, bot, f"{bot} in both seats", NUM_CARDS - r.returns[:, 0], False))
+            rows.append(
+                (name, "mean cards left", bot, f"{bot} in both seats", NUM_CARDS - r.returns[:, 0], False)
+            )
     elif name == "koikoi":
         for bot in ("baseline", "greedy", "strong"):
             r = run_match(game, [bot, "strong", "greedy", "random"], games, seed=seed)
-            rows.append((name, bot, f"{bot},strong,greedy,random", r.returns[:, 0].astype(np.float64), False))
+            rows.append(
+                (
+                    name,
+                    "seat 0 chip change",
+                    bot,
+                    f"{bot},strong,greedy,random",
+                    r.returns[:, 0].astype(np.float64),
+                    False,
+                )
+            )
     elif name == "exhaust":
         for bot in ("baseline", "npc", "strong"):
             losses = []  # (4, games): a loss of the bot in seat k on game g
@@ -62,13 +74,23 @@ def _rows(name: str, games: int, seed: int) -> list[tuple[str, str, str, np.ndar
                 up = ["npc"] * 4
                 up[k] = bot
                 losses.append(run_match(game, up, games, seed=seed).returns[:, k] < 0)
-            rows.append((name, bot, f"{bot} in each seat vs three npc", np.asarray(losses, np.float64), True))
+            rows.append(
+                (
+                    name,
+                    "loss rate, mean over seats",
+                    bot,
+                    f"{bot} in each seat vs three npc",
+                    np.asarray(losses, np.float64),
+                    True,
+                )
+            )
     elif name == "exitnow":
         for bot in ("baseline", "human"):
             r = run_match(game, [bot] * 3 + ["ghost"], games, seed=seed)
             rows.append(
                 (
                     "exitnow humans",
+                    "escape rate",
                     bot,
                     f"{bot} humans vs ghost",
                     (r.returns[:, :3].max(axis=1) > 0).astype(np.float64),
@@ -80,6 +102,7 @@ def _rows(name: str, games: int, seed: int) -> list[tuple[str, str, str, np.ndar
             rows.append(
                 (
                     "exitnow ghost",
+                    "ghost win rate",
                     bot,
                     f"{bot} ghost vs human bots",
                     (r.returns[:, 3] > 0).astype(np.float64),
@@ -93,21 +116,14 @@ def measures(name: str, games: int, seed: int) -> list[dict]:
     """The issue's rows for one game: the baseline and the scripted bots in its place.
 
     The baseline's line also gives ``paired_difference``: the mean over the games of
-    (baseline - first-target bot) on each deal, with its 95 % interval; the two play the
-    same deals, so this interval is narrower than the two lines' own intervals suggest.
+    (baseline - first-target bot) on each deal, with its 95 % interval. The two play the
+    same deals, so this, not whether the two lines' intervals overlap, says whether the
+    baseline beats the bot.
     """
-    measure = {
-        "thegame": "mean cards left",
-        "koikoi": "seat 0 chip change",
-        "exhaust": "loss rate, mean over seats",
-    }
     out = []
     rows = _rows(name, games, seed)
-    for row, bot, lineup, value, is_rate in rows:
-        line = {
-            "lineup": lineup,
-            "measure": measure.get(name, "escape rate" if row.endswith("humans") else "ghost win rate"),
-        }
+    for row, measure, bot, lineup, value, is_rate in rows:
+        line = {"lineup": lineup, "measure": measure}
         if value.ndim == 2:  # Exhaust: one match per seat
             line["rate"] = round(float(value.mean()), 4)
             line["per_seat"] = [_rate(v, games) for v in value]
@@ -116,7 +132,7 @@ def measures(name: str, games: int, seed: int) -> list[dict]:
         else:
             line.update(_mean(value))
         if bot == "baseline":
-            target = next(v for r, b, _, v, _ in rows if r == row and b == FIRST_TARGET[row])
+            target = next(v for r, _, b, _, v, _ in rows if r == row and b == FIRST_TARGET[row])
             diff = value - target
             line["paired_difference"] = {
                 "vs": FIRST_TARGET[row],
@@ -126,12 +142,22 @@ def measures(name: str, games: int, seed: int) -> list[dict]:
     return [{"game": name, "games": games, "seed": seed, **o} for o in out]
 
 
+def _count(text: str) -> int:
+    """argparse type: a number of games, 0 or more."""
+    n = int(text)
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"a number of games must be 0 or more, got {n}")
+    return n
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("games_", nargs="*", metavar="GAME", help=f"default: all ({', '.join(GAME_PACKAGES)})")
-    ap.add_argument("--games", type=int, default=10_000, help="games per measure (0: only the round robin)")
+    ap.add_argument(
+        "--games", type=_count, default=10_000, help="games per measure (0: only the round robin)"
+    )
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--rr-games", type=int, default=10_000, help="games of the round robin (0: none)")
+    ap.add_argument("--rr-games", type=_count, default=10_000, help="games of the round robin (0: none)")
     args = ap.parse_args(argv)
     for name in args.games_ or list(GAME_PACKAGES):
         for row in measures(name, args.games, args.seed) if args.games else []:
