@@ -36,7 +36,7 @@ from tabletop_core.jit import kernel
 from tabletop_core.rng import randint
 
 from .bits import NUMBER_BITS, longest_run, nth_bit, popcount
-from .rules import koikoi_multiplier, stock_size_r, suit_yaku
+from .rules import koikoi_multiplier, stock_size_r, suit_yaku, unseen_of_rank_r
 from .spec import (
     KOIKOI,
     NUM_CARDS,
@@ -48,7 +48,7 @@ from .spec import (
     TAKE_OFFSET,
     Phase,
 )
-from .state import LOC_CAPTURED, LOC_FIELD, LOC_HAND
+from .state import LOC_FIELD
 
 BOT_NAMES = ("random", "greedy", "strong")
 BOT_IDS = {name: k for k, name in enumerate(BOT_NAMES)}
@@ -185,19 +185,6 @@ def _field_of_rank(e, card, which):
     return -1
 
 
-@kernel
-def _unseen_of_rank(e, seat, card):
-    """Cards of ``card``'s rank that ``seat`` cannot see (stock or other hands)."""
-    r = card % RANKS_PER_SUIT
-    n = 0
-    for suit in range(NUM_SUITS):
-        c = suit * RANKS_PER_SUIT + r
-        loc = e.loc[c]
-        if loc == 0 or (loc >= LOC_HAND and loc < LOC_CAPTURED and loc != LOC_HAND + seat):
-            n += 1
-    return n
-
-
 @kernel(constant_ints=True)  # a version per constant card (-1: none) folds unused work
 def _capture_value(cap, seat, players, c0, c1, c2, c3, prm):
     return gain(cap, seat, c0, c1, c2, c3, prm) + prm[P_DENY] * best_opponent_gain(
@@ -250,7 +237,7 @@ def decide_r(e, mask, prm):
         else:
             v = -prm[P_KEEP] * gain(cap, seat, c, -1, -1, -1, prm)
             if prm[P_FEED] != 0.0 and unseen_total > 0:
-                u = _unseen_of_rank(e, seat, c)
+                u = unseen_of_rank_r(e, seat, c)
                 p_opp = 1.0 - (1.0 - opp_hand / unseen_total) ** u
                 v -= prm[P_FEED] * p_opp * best_opponent_gain(cap, seat, players, c, -1, -1, -1, prm)
         if v > best_v:

@@ -46,11 +46,13 @@ Rewards: each seat's chip change, paid on the step that scores a round (a STOP);
 every other step. The episode return of a seat is its final chips - 25; the rewards of
 a step sum to 0 (chips are conserved).
 
-Observation: ``{"observation": float32 (359 + 94 P,), "action_mask": int8 (178,)}``
+Observation: ``{"observation": float32 (1591 + 94 P,), "action_mask": int8 (178,)}``
 from any seat's view; per-seat pieces start at the observer (index 0 = self, then
 clockwise). Pieces (decoded by :func:`decode_observation`): hand (88,), field (88,),
-pending_card (88,), pending_matches (88,), phase (4,), deck_size, round, rounds_left,
-captured (P, 88), current (P,), dealer (P,), chips (P,), hand_sizes (P,),
+pending_card (88,), pending_matches (88,), unseen_of_rank (88,), what the acting seat's
+action on each card does to the yaku (action_takes, own_yaku_rise, rival_yaku_rise
+(88,); own_yaku_closer, rival_yaku_closer (88, 3); own_run, rival_run (88, 2)), phase (4,), deck_size, round,
+rounds_left, captured (P, 88), current (P,), dealer (P,), chips (P,), hand_sizes (P,),
 koikoi_counts (P,), yaku_scores (P,); see :mod:`koikoi_env.observe`. Never another
 seat's hand nor the deck order.
 

@@ -12,6 +12,21 @@ the vector holds ``value / high``, see :mod:`tabletop_core.encoders`)::
     field            (88,)    flag  1 if card c lies face up on the field
     pending_card     (88,)    1-hot 1 at the played/flipped card awaiting a choice (CHOOSE_*)
     pending_matches  (88,)    flag  1 at the field cards it may take (the choice; CHOOSE_*)
+    unseen_of_rank   (88,)    4     cards of card c's rank (c included) the observer cannot
+                                    see: in the stock or another hand
+    action_takes     (88,)    4     the acting seat's action on card c (play c; take c in
+                                    CHOOSE_*): cards it captures, c and the played/flipped
+                                    card included (0: none, c stays on the field)
+    own_yaku_rise    (88,)    10    the rise of the actor's yaku score from the cards at
+                                    stake (capped at 10)
+    own_yaku_closer  (88, 3)  4     the fall of the cards the actor lacks for Great X,
+                                    Triple X and X (rules.suit_missing), summed over suits
+    rival_yaku_rise  (88,)    10    own_yaku_rise for the other seats: the largest
+    rival_yaku_closer (88, 3) 4     own_yaku_closer for the other seats: the largest
+    own_run          (88, 2)  4, 16 the rise of the actor's longest run of numbers (summed
+                                    over suits, capped at 4) and its length after the
+                                    capture (Triple X counts the longest run only)
+    rival_run        (88, 2)  4, 16 own_run for the other seats: the largest
     phase            (4,)     1-hot spec.Phase (all 0 once the game is over)
     deck_size        ()       88    cards left in the stock
     round            ()       32    rounds finished before this one (0-based round index)
@@ -24,6 +39,15 @@ the vector holds ``value / high``, see :mod:`tabletop_core.encoders`)::
     koikoi_counts    (P,)     40    koi-koi declared this round (at most one a turn)
     yaku_scores      (P,)     MAX_YAKU  current yaku score of each seat's captured cards
                                     (:data:`MAX_YAKU`: every card of every suit)
+
+The ``action_*``, ``own_*`` and ``rival_*`` pieces are written for the acting seat's
+actions only (0 elsewhere, and from any other seat's view), from the rules' own helper
+(``rules.capture_rise``). The cards at stake of an action on card c are the cards it
+captures, or c itself when it captures nothing (what the actor gives up and leaves on
+the field for the next seats). A play with two matching field cards leaves the choice
+for later: each of its values is the best of the two captures. They give the network
+what an action does to the yaku, which it had to rebuild from 88-card flags (rank
+matches, suit runs); ``docs/rules/koikoi.md`` ("Observation") records the decision.
 
 The declaration is :func:`observation_layout`; the kernel multiplies by the reciprocals
 (``S_*`` constants) read from it.
@@ -40,7 +64,7 @@ import numpy as np
 from tabletop_core.encoders import ObservationLayout
 from tabletop_core.jit import kernel
 
-from .rules import RANK_OF, suit_bits_yaku
+from .rules import RANK_OF, capture_rise, suit_bits_yaku, unseen_by
 from .spec import (
     HAND_SIZE,
     MAX_PLAYERS,
@@ -48,15 +72,23 @@ from .spec import (
     MAX_TURNS_PER_ROUND,
     MIN_PLAYERS,
     NUM_CARDS,
+    NUM_NUMBER_RANKS,
     NUM_PHASES,
     NUM_SUITS,
     RANKS_PER_SUIT,
     START_CHIPS,
+    Phase,
 )
 from .state import LOC_CAPTURED, LOC_FIELD, LOC_HAND
 
+_PLAY = int(Phase.PLAY)
+_DECIDE = int(Phase.DECIDE)
+
 MAX_CHIPS = START_CHIPS * MAX_PLAYERS  # every chip of the table
 MAX_KOIKOI = MAX_TURNS_PER_ROUND // MIN_PLAYERS  # one declaration a turn at most
+MAX_RISE = 10  # own/rival_yaku_rise are capped here: a new yaku is 5, two suits' are 10
+MAX_RUN_RISE = 4  # own/rival_run's rise is capped here (joining two runs can add more)
+_RUN_HIGH = np.tile([MAX_RUN_RISE, NUM_NUMBER_RANKS], NUM_CARDS)  # (rise, length) per card
 MAX_YAKU = NUM_SUITS * int(suit_bits_yaku((1 << RANKS_PER_SUIT) - 1))  # every card captured
 
 
@@ -70,6 +102,14 @@ def observation_layout(num_players: int) -> ObservationLayout:
             ("field", (NUM_CARDS,), 1, "flag"),
             ("pending_card", (NUM_CARDS,), 1, "one_hot"),
             ("pending_matches", (NUM_CARDS,), 1, "flag"),
+            ("unseen_of_rank", (NUM_CARDS,), NUM_SUITS, "count"),
+            ("action_takes", (NUM_CARDS,), NUM_SUITS, "count"),
+            ("own_yaku_rise", (NUM_CARDS,), MAX_RISE, "count"),
+            ("own_yaku_closer", (NUM_CARDS, 3), NUM_SUITS, "count"),
+            ("rival_yaku_rise", (NUM_CARDS,), MAX_RISE, "count"),
+            ("rival_yaku_closer", (NUM_CARDS, 3), NUM_SUITS, "count"),
+            ("own_run", (NUM_CARDS, 2), _RUN_HIGH, "count"),
+            ("rival_run", (NUM_CARDS, 2), _RUN_HIGH, "count"),
             ("phase", (NUM_PHASES,), 1, "one_hot"),
             ("deck_size", (), NUM_CARDS, "count"),
             ("round", (), MAX_ROUNDS, "count"),
@@ -92,11 +132,23 @@ O_HAND = _L.offset["hand"]
 O_FIELD = _L.offset["field"]
 O_PEND = _L.offset["pending_card"]
 O_MATCH = _L.offset["pending_matches"]
+O_UNSEEN = _L.offset["unseen_of_rank"]
+O_TAKES = _L.offset["action_takes"]
+O_OWN_RISE = _L.offset["own_yaku_rise"]
+O_OWN_CLOSER = _L.offset["own_yaku_closer"]
+O_RIVAL_RISE = _L.offset["rival_yaku_rise"]
+O_RIVAL_CLOSER = _L.offset["rival_yaku_closer"]
+O_OWN_RUN = _L.offset["own_run"]
+O_RIVAL_RUN = _L.offset["rival_run"]
 O_PHASE = _L.offset["phase"]
 O_DECK = _L.offset["deck_size"]
 O_ROUND = _L.offset["round"]
 O_LEFT = _L.offset["rounds_left"]
 O_CAPT = _L.offset["captured"]
+S_UNSEEN = _L.scale["unseen_of_rank"]
+S_RISE = _L.scale["own_yaku_rise"]
+S_RUN_RISE = np.float32(1.0 / MAX_RUN_RISE)
+S_RUN = np.float32(1.0 / NUM_NUMBER_RANKS)
 S_DECK = _L.scale["deck_size"]  # reciprocal scales: float32 constants in the kernel
 S_ROUND = _L.scale["round"]
 S_CHIPS = _L.scale["chips"]
@@ -119,8 +171,9 @@ def observe_r(e, seat, out, row):
     ``rules.legal_mask_r`` the row index).
 
     Reads only what ``seat`` may know: its own hand and the public table. Every float is
-    written exactly once (no prior zeroing), the card planes by branch-free loops over
-    ``loc`` that LLVM vectorizes.
+    written (no prior zeroing of ``out``), the card planes by branch-free loops over
+    ``loc`` that LLVM vectorizes; the action pieces are zeroed, then written for the
+    acting seat's actions.
     """
     n = np.int64(e.cfg_players)
     seat = np.int64(seat)
@@ -139,6 +192,18 @@ def observe_r(e, seat, out, row):
         out[row, O_PEND + c] = _ONE if c == pending else _ZERO
     for c in range(NUM_CARDS):
         out[row, O_MATCH + c] = _ONE if (loc[c] == field) & (RANK_OF[c] == rank) else _ZERO
+    for c in range(NUM_CARDS):  # flags first, then each rank's four summed (vectorized)
+        out[row, O_UNSEEN + c] = _ONE if unseen_by(loc[c], seat) else _ZERO
+    for r in range(RANKS_PER_SUIT):
+        u = (
+            out[row, O_UNSEEN + r]
+            + out[row, O_UNSEEN + RANKS_PER_SUIT + r]
+            + out[row, O_UNSEEN + 2 * RANKS_PER_SUIT + r]
+            + out[row, O_UNSEEN + 3 * RANKS_PER_SUIT + r]
+        ) * S_UNSEEN
+        for suit in range(NUM_SUITS):
+            out[row, O_UNSEEN + suit * RANKS_PER_SUIT + r] = u
+    _write_actions_r(e, seat, out, row)
     phase = np.int64(e.phase) if playing else -1
     for k in range(NUM_PHASES):
         out[row, O_PHASE + k] = _ONE if k == phase else _ZERO
@@ -169,6 +234,94 @@ def observe_r(e, seat, out, row):
         p += 1
         if p == n:
             p = 0
+
+
+_STAKE = 6  # values of rules.capture_rise: yaku, great, triple, suit, run, longest
+
+
+@kernel(constant_ints=True)  # a version per constant card (-1: none) folds unused work
+def _stake_r(e, seat, c0, c1, c2, c3, out, row, card, takes, best_of_two):
+    """Write the action pieces of card ``card``: ``rules.capture_rise`` of the cards for
+    ``seat`` and the largest over the other seats, value by value, scaled and capped.
+    ``best_of_two``: keep the larger of what is there (the second capture of a play with
+    two matches)."""
+    cap = e.capt_bits
+    o0, o1, o2, o3, o4, o5 = capture_rise(cap, seat, c0, c1, c2, c3)
+    r0 = 0
+    r1 = 0
+    r2 = 0
+    r3 = 0
+    r4 = 0
+    r5 = 0
+    for p in range(e.cfg_players):
+        if p != seat:
+            a0, a1, a2, a3, a4, a5 = capture_rise(cap, p, c0, c1, c2, c3)
+            r0 = max(r0, a0)
+            r1 = max(r1, a1)
+            r2 = max(r2, a2)
+            r3 = max(r3, a3)
+            r4 = max(r4, a4)
+            r5 = max(r5, a5)
+    s_count = np.float32(1.0 / NUM_SUITS)
+    _put(out, row, O_TAKES + card, np.float32(takes) * s_count, best_of_two)
+    _put(out, row, O_OWN_RISE + card, np.float32(min(o0, MAX_RISE)) * S_RISE, best_of_two)
+    _put(out, row, O_OWN_CLOSER + 3 * card, np.float32(o1) * s_count, best_of_two)
+    _put(out, row, O_OWN_CLOSER + 3 * card + 1, np.float32(o2) * s_count, best_of_two)
+    _put(out, row, O_OWN_CLOSER + 3 * card + 2, np.float32(o3) * s_count, best_of_two)
+    _put(out, row, O_OWN_RUN + 2 * card, np.float32(min(o4, MAX_RUN_RISE)) * S_RUN_RISE, best_of_two)
+    _put(out, row, O_OWN_RUN + 2 * card + 1, np.float32(o5) * S_RUN, best_of_two)
+    _put(out, row, O_RIVAL_RISE + card, np.float32(min(r0, MAX_RISE)) * S_RISE, best_of_two)
+    _put(out, row, O_RIVAL_CLOSER + 3 * card, np.float32(r1) * s_count, best_of_two)
+    _put(out, row, O_RIVAL_CLOSER + 3 * card + 1, np.float32(r2) * s_count, best_of_two)
+    _put(out, row, O_RIVAL_CLOSER + 3 * card + 2, np.float32(r3) * s_count, best_of_two)
+    _put(out, row, O_RIVAL_RUN + 2 * card, np.float32(min(r4, MAX_RUN_RISE)) * S_RUN_RISE, best_of_two)
+    _put(out, row, O_RIVAL_RUN + 2 * card + 1, np.float32(r5) * S_RUN, best_of_two)
+
+
+@kernel
+def _put(out, row, k, value, keep_larger):
+    out[row, k] = max(out[row, k], value) if keep_larger else value
+
+
+@kernel
+def _write_actions_r(e, seat, out, row):
+    """The action pieces (``action_takes`` to ``rival_run``, module docstring): zero, then
+    the acting seat's actions when ``seat`` is the one to act."""
+    for k in range(O_TAKES, O_RIVAL_RUN + 2 * NUM_CARDS):
+        out[row, k] = _ZERO
+    if e.status != 0 or np.int64(e.current) != seat or e.phase == _DECIDE:
+        return
+    field = np.int8(LOC_FIELD)
+    if e.phase != _PLAY:  # CHOOSE_*: take field card f with the pending card
+        pending = np.int64(e.pending)
+        for f in range(NUM_CARDS):
+            if e.loc[f] == field and RANK_OF[f] == RANK_OF[pending]:
+                _stake_r(e, seat, pending, f, -1, -1, out, row, f, 2, False)
+        return
+    hand_code = np.int8(LOC_HAND + seat)
+    for c in range(NUM_CARDS):
+        if e.loc[c] != hand_code:
+            continue
+        f0 = -1
+        f1 = -1
+        f2 = -1
+        r = c % RANKS_PER_SUIT
+        for suit in range(NUM_SUITS):
+            f = suit * RANKS_PER_SUIT + r
+            if e.loc[f] == field:
+                if f0 < 0:
+                    f0 = f
+                elif f1 < 0:
+                    f1 = f
+                else:
+                    f2 = f
+        if f0 < 0:  # no match: c itself is at stake
+            _stake_r(e, seat, c, -1, -1, -1, out, row, c, 0, False)
+        elif f1 < 0 or f2 >= 0:  # one match or three: all taken
+            _stake_r(e, seat, c, f0, f1, f2, out, row, c, 2 if f1 < 0 else 4, False)
+        else:  # two matches: the best of either capture, value by value
+            _stake_r(e, seat, c, f0, -1, -1, out, row, c, 2, False)
+            _stake_r(e, seat, c, f1, -1, -1, out, row, c, 2, True)
 
 
 def decode_observation(vector: np.ndarray, num_players: int | None = None) -> dict[str, np.ndarray]:

@@ -77,7 +77,23 @@ _END_STOP = int(RoundEnd.STOP)
 _END_HAND = int(RoundEnd.HAND_EMPTY)
 _END_DECK = int(RoundEnd.DECK_EMPTY)
 
+if TRIPLE_MIN != 3:  # suit_missing's bit test looks for 3 numbers in a window
+    raise ImportError("suit_missing assumes runs of 3 (spec.TRIPLE_MIN)")
+
+
 # Per-card tables (compile-time constants of the kernels).
+def _longest_runs(bits: int) -> np.ndarray:
+    """``bits.longest_run`` of every word below ``2**bits`` (int8; the same loop, on all
+    words at once)."""
+    x = np.arange(1 << bits, dtype=np.int64)
+    n = np.zeros(1 << bits, np.int8)
+    while x.any():
+        n += x != 0
+        x &= x >> 1
+    return n
+
+
+LONGEST_RUN_OF = _longest_runs(NUM_NUMBER_RANKS)  # longest run of a suit word's number bits
 SUIT_OF = (np.arange(NUM_CARDS) // RANKS_PER_SUIT).astype(np.int64)  # suit of card c
 RANK_OF = (np.arange(NUM_CARDS) % RANKS_PER_SUIT).astype(np.int8)  # rank of card c
 BIT_OF = (np.int32(1) << RANK_OF.astype(np.int32)).astype(np.int32)  # its bit in a suit word
@@ -114,6 +130,64 @@ def suit_bits_yaku(bits):
 
 
 @kernel
+def suit_missing(count, non_numbers, numbers):
+    """Cards one suit's captured cards lack for each of its yaku (rules "Yaku"):
+    ``(great, triple, suit)`` = non-number cards short of Great X's 3, number cards short
+    of a run of 3 (3 minus the most numbers held among any 3 consecutive ones), cards
+    short of X's 6; 0 once the yaku holds. ``numbers`` is the suit word's number bits
+    (bit r = rank r). Branch-light bit tests (a run is ``TRIPLE_MIN`` = 3 numbers).
+    """
+    b = np.int64(numbers)
+    near = b & ((b >> 1) | (b >> 2))  # bit r: r and r+1 or r+2 held (two in one window)
+    most = 3 if (near & (b >> 1) & (b >> 2)) != 0 else (2 if near != 0 else (1 if b != 0 else 0))
+    return max(GREAT_MIN - np.int64(non_numbers), 0), TRIPLE_MIN - most, max(SUIT_MIN - np.int64(count), 0)
+
+
+@kernel(constant_ints=True)  # a version per constant card (-1: none) folds unused work
+def capture_rise(cap, seat, c0, c1, c2, c3):
+    """What capturing cards ``c0..c3`` (-1 = none; cards of one rank, so of distinct
+    suits, none captured yet) would give ``seat``; ``cap`` is the State's ``capt_bits``
+    (public). Returns ``(yaku, great, triple, suit, run, longest)``:
+
+    - ``yaku``: the rise of its yaku score;
+    - ``great``, ``triple``, ``suit``: the fall of the cards it lacks for each yaku kind
+      (:func:`suit_missing`), summed over the suits;
+    - ``run``: the rise of the longest run of numbers (Triple X counts only the longest
+      run of a suit), summed over the suits; ``longest``: the longest run of numbers
+      after the capture in the suits it adds a number to (0 if none).
+    """
+    rise = 0
+    great = 0
+    triple = 0
+    suit_fall = 0
+    run = 0
+    longest = 0
+    for j in range(4):
+        c = (
+            np.int64(c0)
+            if j == 0
+            else (np.int64(c1) if j == 1 else (np.int64(c2) if j == 2 else np.int64(c3)))
+        )
+        if c >= 0:
+            w0 = np.int64(cap[seat, c // RANKS_PER_SUIT])
+            w = w0 | (np.int64(1) << (c % RANKS_PER_SUIT))
+            k0, n0 = popcount(w0), popcount(w0 >> NUM_NUMBER_RANKS)
+            k1, n1 = popcount(w), popcount(w >> NUM_NUMBER_RANKS)
+            run0 = np.int64(LONGEST_RUN_OF[w0 & NUMBER_BITS])
+            run1 = np.int64(LONGEST_RUN_OF[w & NUMBER_BITS])
+            rise += suit_yaku(k1, n1, run1) - suit_yaku(k0, n0, run0)
+            g0, t0, s0 = suit_missing(k0, n0, w0 & NUMBER_BITS)
+            g1, t1, s1 = suit_missing(k1, n1, w & NUMBER_BITS)
+            great += g0 - g1
+            triple += t0 - t1
+            suit_fall += s0 - s1
+            run += run1 - run0
+            if c % RANKS_PER_SUIT < NUM_NUMBER_RANKS:
+                longest = max(longest, run1)
+    return rise, great, triple, suit_fall, run, longest
+
+
+@kernel
 def yaku_score_r(e, seat):
     """Total yaku score of ``seat``'s captured cards in the record ``e`` (sum over the 4 suits),
     read from ``capt_bits``.
@@ -146,6 +220,24 @@ def match_count_r(e, card):
     for suit in range(NUM_SUITS):
         c = suit * RANKS_PER_SUIT + r
         n += (c != card) & (e.loc[c] == LOC_FIELD)
+    return n
+
+
+@kernel
+def unseen_by(loc, seat):
+    """Whether a card at ``loc`` (a ``LOC_*`` code) is hidden from ``seat``: in the stock
+    or in another seat's hand."""
+    return (loc == LOC_STOCK) | ((loc >= LOC_HAND) & (loc < LOC_CAPTURED) & (loc != LOC_HAND + seat))
+
+
+@kernel
+def unseen_of_rank_r(e, seat, card):
+    """Cards of ``card``'s rank (itself included) that ``seat`` cannot see in the record
+    ``e`` (:func:`unseen_by`; 0..4)."""
+    r = card % RANKS_PER_SUIT
+    n = 0
+    for suit in range(NUM_SUITS):
+        n += unseen_by(e.loc[suit * RANKS_PER_SUIT + r], seat)
     return n
 
 

@@ -48,6 +48,33 @@ def yaku_of(cards) -> int:
     return total
 
 
+def missing_of(cards) -> list[int]:
+    """Summed over the suits: non-number cards short of 3, numbers short of a run of 3
+    (fewest missing in any 3 consecutive numbers), cards short of 6 (0 once held)."""
+    total = [0, 0, 0]
+    for x in range(4):
+        mine = [rank(c) for c in cards if suit(c) == x]
+        total[0] += max(3 - sum(1 for r in mine if r >= NUMBERS), 0)
+        total[1] += 3 - max(sum(1 for r in mine if start <= r < start + 3) for start in range(NUMBERS - 2))
+        total[2] += max(6 - len(mine), 0)
+    return total
+
+
+def longest_runs(cards) -> list[int]:
+    """Per suit, the longest run of consecutive numbers 0..15."""
+    out = []
+    for x in range(4):
+        numbers = {rank(c) for c in cards if suit(c) == x and rank(c) < NUMBERS}
+        best = 0
+        for start in range(NUMBERS):
+            length = 0
+            while start + length in numbers:
+                length += 1
+            best = max(best, length)
+        out.append(best)
+    return out
+
+
 def multiplier(koikoi: int) -> int:
     return {0: 1, 1: 1, 2: 2, 3: 3}.get(koikoi, 4)
 
@@ -203,11 +230,58 @@ class KoikoiReference:
         if playing:
             phase[self.phase] = 1.0
         pending = [self.pending] if playing and self.pending is not None else []
+        stock_or_other_hand = set(self.stock).union(*(self.hands[p] for p in range(n) if p != seat))
+        unseen = [float(sum(1 for d in stock_or_other_hand if rank(d) == rank(c))) for c in range(NUM_CARDS)]
+        takes = [0.0] * NUM_CARDS
+        own_rise, rival_rise = [0.0] * NUM_CARDS, [0.0] * NUM_CARDS
+        own_closer = [[0.0] * 3 for _ in range(NUM_CARDS)]
+        rival_closer = [[0.0] * 3 for _ in range(NUM_CARDS)]
+        own_run = [[0.0] * 2 for _ in range(NUM_CARDS)]
+        rival_run = [[0.0] * 2 for _ in range(NUM_CARDS)]
+
+        def stake(p, cards):  # yaku rise, fall of each kind's missing cards, run rise, run after
+            before, after = self.captured[p], self.captured[p] | set(cards)
+            fall = [b - a for b, a in zip(missing_of(before), missing_of(after))]
+            runs0, runs1 = longest_runs(before), longest_runs(after)
+            longest = max([runs1[suit(c)] for c in cards if rank(c) < NUMBERS], default=0)
+            return [yaku_of(after) - yaku_of(before), *fall, sum(runs1) - sum(runs0), longest]
+
+        def values(cards):  # the actor's and the best other seat's, value by value
+            own = stake(seat, cards)
+            rival = [max(v) for v in zip(*(stake(p, cards) for p in range(n) if p != seat))]
+            return own, rival
+
+        if playing and seat == self.current and self.phase != DECIDE:
+            if self.phase == PLAY:
+                choices = {}
+                for c in self.hands[seat]:
+                    m = self.field_of_rank(c)
+                    options = [[c, f] for f in m] if len(m) == 2 else [[c, *m]]
+                    choices[c] = (len(options[0]) if m else 0, options)  # cards captured
+            else:
+                choices = {f: (2, [[self.pending, f]]) for f in self.field_of_rank(self.pending)}
+            for c, (k, options) in choices.items():
+                both = [values(o) for o in options]
+                own = [max(v) for v in zip(*(b[0] for b in both))]
+                rival = [max(v) for v in zip(*(b[1] for b in both))]
+                takes[c] = float(k)
+                own_rise[c], rival_rise[c] = float(min(own[0], 10)), float(min(rival[0], 10))
+                own_closer[c], rival_closer[c] = [float(x) for x in own[1:4]], [float(x) for x in rival[1:4]]
+                own_run[c] = [float(min(own[4], 4)), float(own[5])]
+                rival_run[c] = [float(min(rival[4], 4)), float(rival[5])]
         return {
             "hand": hot(self.hands[seat]),
             "field": hot(self.field),
             "pending_card": hot(pending),
             "pending_matches": hot(self.field_of_rank(pending[0]) if pending else []),
+            "unseen_of_rank": unseen,
+            "action_takes": takes,
+            "own_yaku_rise": own_rise,
+            "own_yaku_closer": own_closer,
+            "rival_yaku_rise": rival_rise,
+            "rival_yaku_closer": rival_closer,
+            "own_run": own_run,
+            "rival_run": rival_run,
             "phase": phase,
             "deck_size": len(self.stock),
             "round": self.round,

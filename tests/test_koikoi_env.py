@@ -258,6 +258,10 @@ def test_decode_observation_returns_the_named_pieces(num_players):
         "yaku_scores": (num_players,),
         "phase": (4,),
         "pending_matches": (88,),
+        "unseen_of_rank": (88,),
+        "action_takes": (88,),
+        "own_yaku_closer": (88, 3),
+        "rival_yaku_rise": (88,),
     }
     for name, shape in shapes.items():
         assert d[name].shape == shape, name

@@ -161,3 +161,20 @@ def test_bit_helpers_against_plain_python():
             k = rnd.randrange(len(ones))
             assert bits.nth_bit(np.int64(x), k) == ones[k]
             assert rules.suit_bits_yaku(np.int32(x)) == yaku_of(ones)  # suit 0: card = rank
+
+
+def test_longest_run_table_and_missing_cards_against_plain_python():
+    """``rules.LONGEST_RUN_OF`` is ``bits.longest_run`` of every number word, and
+    ``rules.suit_missing`` counts the cards short of each yaku by its definition."""
+    words = np.arange(1 << 16)
+    text = [bin(int(x))[2:] for x in words]
+    assert rules.LONGEST_RUN_OF.tolist() == [max(len(r) for r in t.split("0")) for t in text]
+    rnd = random.Random(4)
+    for _ in range(3000):
+        x = rnd.getrandbits(22)
+        ranks = [r for r in range(22) if x >> r & 1]
+        numbers = {r for r in ranks if r < 16}
+        non_numbers = len(ranks) - len(numbers)
+        most = max(len(numbers & {s, s + 1, s + 2}) for s in range(14))
+        want = (max(3 - non_numbers, 0), 3 - most, max(6 - len(ranks), 0))
+        assert rules.suit_missing(len(ranks), non_numbers, x & 0xFFFF) == want, ranks

@@ -525,6 +525,81 @@ def test_no_score_rounds_count_towards_the_number_of_rounds():
     assert t.status == Status.ROUNDS_DONE and t.round == 2 and t.chips == [25, 25]
 
 
+# --- observation: what each action does to the yaku ----------------------------------------
+def test_action_pieces_give_each_actions_yaku_rise_and_missing_cards():
+    """``observe`` (module docstring): per action card, the cards it captures, the rise of
+    the actor's yaku score and of the best other seat's, the fall of the cards each lacks
+    for Great X, Triple X and X (``rules.suit_missing``) and the rise of the longest runs
+    of numbers, summed over the suits."""
+    t = table(
+        ["♠γ ♥5 ♦9 ♣0", "♠9 ♦1"],
+        field="♦γ ♠5 ♣5 ♠0 ♥0 ♦0",
+        stock="♥9 ♣9",
+        captured=["♠α ♠β", "♥3 ♥4"],
+    )
+    o = t.obs(0)
+
+    def at_card(piece, name):
+        return o[piece][C(name)].tolist()
+
+    # ♠γ takes ♦γ: the third ♠ non-number makes Great ♠ (5); ♠ and ♦ each lack one card
+    # fewer for Great and for X. Seat 1 would come one card closer to Great ♠ and Great ♦.
+    assert at_card("action_takes", "♠γ") == 2
+    assert at_card("own_yaku_rise", "♠γ") == 5
+    assert at_card("own_yaku_closer", "♠γ") == [2, 0, 2]
+    assert at_card("rival_yaku_rise", "♠γ") == 0
+    assert at_card("rival_yaku_closer", "♠γ") == [2, 0, 2]
+    # ♥5 has two matches (♠5, ♣5), the choice comes later: the best of either capture.
+    # For seat 1 (♥3 ♥4) the ♥5 makes Triple ♥: what this capture denies it.
+    assert at_card("action_takes", "♥5") == 2
+    assert at_card("own_yaku_rise", "♥5") == 0
+    assert at_card("own_yaku_closer", "♥5") == [0, 2, 2]
+    assert at_card("rival_yaku_rise", "♥5") == 5
+    assert at_card("rival_yaku_closer", "♥5") == [0, 2, 2]
+    # the longest runs of numbers: +1 in ♥ and +1 in the other suit taken; after it,
+    # seat 1's longest run (in the suits the capture adds to) is ♥3 ♥4 ♥5
+    assert at_card("own_run", "♥5") == [2, 1]
+    assert at_card("rival_run", "♥5") == [2, 3]
+    assert at_card("own_run", "♠γ") == [0, 0]  # non-numbers make no run
+    # ♦9 matches nothing: it stays on the field, and the card itself is at stake
+    assert at_card("action_takes", "♦9") == 0
+    assert at_card("own_yaku_closer", "♦9") == [0, 1, 1]
+    # ♣0 takes all three zeros: four cards, one of each suit
+    assert at_card("action_takes", "♣0") == 4
+    assert at_card("own_yaku_closer", "♣0") == [0, 4, 4]
+    # only the actor's actions are written
+    assert np.flatnonzero(o["action_takes"]).tolist() == sorted(cards("♠γ ♥5 ♣0"))
+    assert np.count_nonzero(o["own_yaku_closer"].sum(axis=1)) == 4
+    # the unseen cards of each rank: the stock and the other hand, never one's own cards
+    assert at_card("unseen_of_rank", "♦9") == 3  # ♥9 ♣9 in the stock, ♠9 in seat 1's hand
+    assert at_card("unseen_of_rank", "♠γ") == 0  # ♦γ on the field, ♥γ ♣γ out of play
+    other = t.obs(1)
+    assert other["unseen_of_rank"][C("♠9")] == 3  # ♦9 in seat 0's hand, ♥9 ♣9 in the stock
+    pieces = (
+        "action_takes",
+        "own_yaku_rise",
+        "own_yaku_closer",
+        "rival_yaku_rise",
+        "rival_yaku_closer",
+        "own_run",
+    )
+    for piece in pieces:
+        assert not other[piece].any(), piece  # seat 1 is not acting
+
+    # the choice between ♠5 and ♣5: each take's own capture, at the field card's place
+    t.play("♥5")
+    assert t.phase == Phase.CHOOSE_PLAYED
+    o = t.obs(0)
+    assert np.flatnonzero(o["action_takes"]).tolist() == sorted(cards("♠5 ♣5"))
+    assert at_card("rival_yaku_rise", "♠5") == 5
+    assert at_card("own_yaku_closer", "♣5") == [0, 2, 2]
+    t.take("♠5")  # no yaku rise: the turn ends, seat 1 acts; seat 0's view has none
+    assert t.current == 1
+    assert not t.obs(0)["action_takes"].any()
+    seat1 = t.obs(1)
+    assert seat1["action_takes"][C("♦1")] == 0 and seat1["own_yaku_closer"][C("♦1")].tolist() == [0, 1, 1]
+
+
 # --- masks ----------------------------------------------------------------------------------------
 def test_play_phase_allows_exactly_the_own_hand_cards():
     t = table(["♠9 ♠1 ♥α", "♥1 ♥2"], field="♥9", stock="♣0")
