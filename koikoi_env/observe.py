@@ -147,6 +147,7 @@ O_LEFT = _L.offset["rounds_left"]
 O_CAPT = _L.offset["captured"]
 S_UNSEEN = _L.scale["unseen_of_rank"]
 S_RISE = _L.scale["own_yaku_rise"]
+_S_COUNT = np.float32(1.0 / NUM_SUITS)  # action_takes and the closer pieces (high 4)
 S_RUN_RISE = np.float32(1.0 / MAX_RUN_RISE)
 S_RUN = np.float32(1.0 / NUM_NUMBER_RANKS)
 S_DECK = _L.scale["deck_size"]  # reciprocal scales: float32 constants in the kernel
@@ -262,20 +263,22 @@ def _stake_r(e, seat, c0, c1, c2, c3, out, row, card, takes, best_of_two):
             r3 = max(r3, a3)
             r4 = max(r4, a4)
             r5 = max(r5, a5)
-    s_count = np.float32(1.0 / NUM_SUITS)
-    _put(out, row, O_TAKES + card, np.float32(takes) * s_count, best_of_two)
-    _put(out, row, O_OWN_RISE + card, np.float32(min(o0, MAX_RISE)) * S_RISE, best_of_two)
-    _put(out, row, O_OWN_CLOSER + 3 * card, np.float32(o1) * s_count, best_of_two)
-    _put(out, row, O_OWN_CLOSER + 3 * card + 1, np.float32(o2) * s_count, best_of_two)
-    _put(out, row, O_OWN_CLOSER + 3 * card + 2, np.float32(o3) * s_count, best_of_two)
-    _put(out, row, O_OWN_RUN + 2 * card, np.float32(min(o4, MAX_RUN_RISE)) * S_RUN_RISE, best_of_two)
-    _put(out, row, O_OWN_RUN + 2 * card + 1, np.float32(o5) * S_RUN, best_of_two)
-    _put(out, row, O_RIVAL_RISE + card, np.float32(min(r0, MAX_RISE)) * S_RISE, best_of_two)
-    _put(out, row, O_RIVAL_CLOSER + 3 * card, np.float32(r1) * s_count, best_of_two)
-    _put(out, row, O_RIVAL_CLOSER + 3 * card + 1, np.float32(r2) * s_count, best_of_two)
-    _put(out, row, O_RIVAL_CLOSER + 3 * card + 2, np.float32(r3) * s_count, best_of_two)
-    _put(out, row, O_RIVAL_RUN + 2 * card, np.float32(min(r4, MAX_RUN_RISE)) * S_RUN_RISE, best_of_two)
-    _put(out, row, O_RIVAL_RUN + 2 * card + 1, np.float32(r5) * S_RUN, best_of_two)
+    _put(out, row, O_TAKES + card, np.float32(takes) * _S_COUNT, best_of_two)
+    _put_values(out, row, card, O_OWN_RISE, O_OWN_CLOSER, O_OWN_RUN, o0, o1, o2, o3, o4, o5, best_of_two)
+    _put_values(
+        out, row, card, O_RIVAL_RISE, O_RIVAL_CLOSER, O_RIVAL_RUN, r0, r1, r2, r3, r4, r5, best_of_two
+    )
+
+
+@kernel
+def _put_values(out, row, card, o_rise, o_closer, o_run, v0, v1, v2, v3, v4, v5, keep_larger):
+    """One seat's ``rules.capture_rise`` values into its rise, closer and run pieces."""
+    _put(out, row, o_rise + card, np.float32(min(v0, MAX_RISE)) * S_RISE, keep_larger)
+    _put(out, row, o_closer + 3 * card, np.float32(v1) * _S_COUNT, keep_larger)
+    _put(out, row, o_closer + 3 * card + 1, np.float32(v2) * _S_COUNT, keep_larger)
+    _put(out, row, o_closer + 3 * card + 2, np.float32(v3) * _S_COUNT, keep_larger)
+    _put(out, row, o_run + 2 * card, np.float32(min(v4, MAX_RUN_RISE)) * S_RUN_RISE, keep_larger)
+    _put(out, row, o_run + 2 * card + 1, np.float32(v5) * S_RUN, keep_larger)
 
 
 @kernel

@@ -26,19 +26,27 @@ def rank(card: int) -> int:
     return card % RANKS
 
 
-def yaku_of(cards) -> int:
-    """Sum over the suits of Great X + Triple X (longest run only) + X."""
-    total = 0
+def longest_runs(cards) -> list[int]:
+    """Per suit, the longest run of consecutive numbers 0..15."""
+    out = []
     for x in range(4):
-        mine = [rank(c) for c in cards if suit(c) == x]
-        non_numbers = sum(1 for r in mine if r >= NUMBERS)
-        numbers = {r for r in mine if r < NUMBERS}
-        longest = 0
+        numbers = {rank(c) for c in cards if suit(c) == x and rank(c) < NUMBERS}
+        best = 0
         for start in range(NUMBERS):
             length = 0
             while start + length in numbers:
                 length += 1
-            longest = max(longest, length)
+            best = max(best, length)
+        out.append(best)
+    return out
+
+
+def yaku_of(cards) -> int:
+    """Sum over the suits of Great X + Triple X (longest run only) + X."""
+    total = 0
+    for x, longest in enumerate(longest_runs(cards)):
+        mine = [rank(c) for c in cards if suit(c) == x]
+        non_numbers = sum(1 for r in mine if r >= NUMBERS)
         if non_numbers >= 3:
             total += 5 + 3 * (non_numbers - 3)
         if longest >= 3:
@@ -58,21 +66,6 @@ def missing_of(cards) -> list[int]:
         total[1] += 3 - max(sum(1 for r in mine if start <= r < start + 3) for start in range(NUMBERS - 2))
         total[2] += max(6 - len(mine), 0)
     return total
-
-
-def longest_runs(cards) -> list[int]:
-    """Per suit, the longest run of consecutive numbers 0..15."""
-    out = []
-    for x in range(4):
-        numbers = {rank(c) for c in cards if suit(c) == x and rank(c) < NUMBERS}
-        best = 0
-        for start in range(NUMBERS):
-            length = 0
-            while start + length in numbers:
-                length += 1
-            best = max(best, length)
-        out.append(best)
-    return out
 
 
 def multiplier(koikoi: int) -> int:
