@@ -478,3 +478,30 @@ def test_bots_at_the_same_level_share_one_curve_label():
 
     levels = {"random": {"mean": -1.0}, "smart": {"mean": -0.6887}, "human": {"mean": -0.6887}}
     assert level_labels(levels) == [(-1.0, "random bot -1"), (-0.6887, "smart = human bots -0.689")]
+
+
+def test_curve_of_a_cloning_run_has_the_cloning_panel(tmp_path):
+    """``plot_curve``: a log with cloning epochs and DAgger rounds gets a second panel
+    (a wider picture); a log of PPO alone keeps one."""
+    import matplotlib.image
+
+    from tabletop_core.train.plot import plot_curve
+
+    ppo = [
+        {"kind": "config", "config": {"game": "koikoi", "options": {}, "seed": 1}},
+        {"kind": "levels", "levels": {"greedy": {"mean": 11.0}, "strong": {"mean": 13.0}}},
+        {"kind": "eval", "step": 0, "mean": 11.5, "low": 10.5, "high": 12.5},
+        {"kind": "eval", "step": 65536, "mean": 11.9, "low": 10.9, "high": 12.9, "final": True},
+    ]
+    cloning = [
+        {"kind": "imitate", "bot": "strong", "round": r, "epoch": e, "accuracy": 0.7 + 0.02 * (3 * r + e)}
+        for r in range(2)
+        for e in range(1, 4)
+    ] + [{"kind": "dagger", "bot": "strong", "round": 1, "agreement": 0.75}]
+    widths = []
+    for name, records in (("ppo", ppo), ("clone", cloning + ppo)):
+        log = tmp_path / f"{name}.jsonl"
+        log.write_text("".join(json.dumps(r) + "\n" for r in records))
+        plot_curve(str(log), str(tmp_path / f"{name}.png"))
+        widths.append(matplotlib.image.imread(str(tmp_path / f"{name}.png")).shape[1])
+    assert widths == [640, 960]

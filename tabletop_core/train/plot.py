@@ -20,7 +20,9 @@ def level_labels(levels: dict[str, dict]) -> list[tuple[float, str]]:
 def plot_curve(log_path: str, out_path: str, title: str | None = None) -> None:
     """Plot the evaluations of ``log.jsonl`` (mean return of the greedy policy on the fixed
     deals, with its 95 % interval) against env steps, and every scripted bot's level on
-    the same deals as a dashed line.
+    the same deals as a dashed line. A run that cloned a bot (``--imitate``) gets a
+    second panel on the left: the share of the bot's moves the actor matched in each
+    cloning epoch, and in each DAgger round the agreement on the positions it reached.
 
     Raises:
         ImportError: without matplotlib (the ``train`` extra).
@@ -30,7 +32,7 @@ def plot_curve(log_path: str, out_path: str, title: str | None = None) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    evals, levels, config = [], {}, {}
+    evals, levels, config, imitation, dagger = [], {}, {}, [], []
     with open(log_path) as f:
         for line in f:
             rec = json.loads(line)
@@ -40,8 +42,29 @@ def plot_curve(log_path: str, out_path: str, title: str | None = None) -> None:
                 levels = rec["levels"]
             elif rec["kind"] == "config":
                 config = rec["config"]
+            elif rec["kind"] == "imitate":
+                imitation.append(rec)
+            elif rec["kind"] == "dagger":
+                dagger.append((len(imitation), rec))
     evals.sort(key=lambda r: (r["step"], r.get("final", False)))
-    fig, ax = plt.subplots(figsize=(6.4, 3.6), dpi=100)
+    if imitation:
+        fig, (clone, ax) = plt.subplots(1, 2, figsize=(9.6, 3.6), dpi=100, width_ratios=(1, 2))
+        epochs = range(1, len(imitation) + 1)
+        clone.plot(epochs, [100 * r["accuracy"] for r in imitation], "o-", ms=3, label="cloning epoch")
+        if dagger:
+            clone.plot(
+                [k + 0.5 for k, _ in dagger],
+                [100 * r["agreement"] for _, r in dagger],
+                "s",
+                color="C3",
+                label="DAgger: on its own play",
+            )
+        clone.set_xlabel("epoch (all rounds)")
+        clone.set_ylabel(f"% of {imitation[0].get('bot', 'the bot')}'s moves matched")
+        clone.legend(loc="lower right", fontsize=8)
+        clone.grid(alpha=0.3)
+    else:
+        fig, ax = plt.subplots(figsize=(6.4, 3.6), dpi=100)
     xs = [r["step"] / 1e6 for r in evals]
     ax.plot(xs, [r["mean"] for r in evals], "o-", ms=3, color="C0", label="trained policy (greedy)")
     ax.fill_between(xs, [r["low"] for r in evals], [r["high"] for r in evals], color="C0", alpha=0.2)
