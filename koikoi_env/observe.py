@@ -240,7 +240,7 @@ def observe_r(e, seat, out, row):
 _STAKE = 6  # values of rules.capture_rise: yaku, great, triple, suit, run, longest
 
 
-@kernel(constant_ints=True)  # a version per constant card (-1: none) folds unused work
+@kernel
 def _stake_r(e, seat, c0, c1, c2, c3, out, row, card, takes, best_of_two):
     """Write the action pieces of card ``card``: ``rules.capture_rise`` of the cards for
     ``seat`` and the largest over the other seats, value by value, scaled and capped.

@@ -143,7 +143,7 @@ def suit_missing(count, non_numbers, numbers):
     return max(GREAT_MIN - np.int64(non_numbers), 0), TRIPLE_MIN - most, max(SUIT_MIN - np.int64(count), 0)
 
 
-@kernel(constant_ints=True)  # a version per constant card (-1: none) folds unused work
+@kernel
 def capture_rise(cap, seat, c0, c1, c2, c3):
     """What capturing cards ``c0..c3`` (-1 = none; cards of one rank, so of distinct
     suits, none captured yet) would give ``seat``; ``cap`` is the State's ``capt_bits``
