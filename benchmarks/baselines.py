@@ -3,7 +3,7 @@
     python benchmarks/baselines.py [GAME ...] [--games 10000] [--seed 0] [--rr-games 10000]
 
 Prints one JSON line per measure (the issue's lineups, the baseline and the scripted bots
-on the same deals, 95 % intervals) and one per round robin (``tabletop_core.ratings``).
+on the same deals, 95 % intervals) and one per round robin (``tabletop_core.tools.ratings``).
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ import sys
 
 import numpy as np
 
-from tabletop_core.arena import mean_interval, run_match, wilson_interval
-from tabletop_core.games import GAME_PACKAGES, load_game
-from tabletop_core.jsonutil import json_default
-from tabletop_core.ratings import round_robin
+from tabletop_core.contract.catalog import GAME_PACKAGES, load_game
+from tabletop_core.tools.arena import mean_interval, run_match, wilson_interval
+from tabletop_core.tools.jsonutil import json_default
+from tabletop_core.tools.ratings import round_robin
 
 
 def _mean(x) -> dict:

@@ -17,8 +17,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from tabletop_core import arena
-from tabletop_core.games import GAME_PACKAGES, load_game
+from tabletop_core.contract.catalog import GAME_PACKAGES, load_game
+from tabletop_core.tools import arena
 
 
 def _best_rate(fn: Callable[[], int], windows: int, seconds: float) -> float:

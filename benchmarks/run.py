@@ -3,7 +3,7 @@
     python benchmarks/run.py thegame [--seconds 2] [--quick] [--no-peers] [--option value ...]
 
 The same as ``tabletop bench GAME --json`` (the measurement code lives in
-``tabletop_core/bench.py``, so the installed ``tabletop`` command can run it).
+``tabletop_core/tools/bench.py``, so the installed ``tabletop`` command can run it).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
     python benchmarks/soak.py thegame --games 1000000 [--num-envs 4096] [--validate-every 1]
         [--seed 0] [--progress] [--option value ...]
 
-The same as ``tabletop soak GAME ...`` (the code lives in ``tabletop_core/soak.py``):
+The same as ``tabletop soak GAME ...`` (the code lives in ``tabletop_core/tools/soak.py``):
 prints one JSON line with games, steps, games/s, steps/s and the violations found (exit
 status 1 when there is one).
 """

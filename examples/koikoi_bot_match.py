@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 
 import koikoi_env
-from tabletop_core.arena import run_match, summarize
+from tabletop_core.tools.arena import run_match, summarize
 
 
 def main() -> None:

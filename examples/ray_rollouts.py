@@ -44,11 +44,11 @@ def random_mlp(obs_dim: int, num_actions: int, hidden: int = 256, seed: int = 0)
 @ray.remote
 class RolloutWorker:
     def __init__(self, game: str, num_envs: int, seed: int, options: dict, policy: dict | None, bots):
-        from tabletop_core.games import GAME_PACKAGES
+        from tabletop_core.contract.catalog import GAME_PACKAGES
 
         package = importlib.import_module(GAME_PACKAGES[game])
         self.venv = package.vector_env(num_envs, seed=seed, copy=False, **options)
-        from tabletop_core.policy import MLPPolicy
+        from tabletop_core.agents.policy import MLPPolicy
 
         self.policy, self.bots = (MLPPolicy(policy) if policy is not None else None), bots
         self.obs, self.info = self.venv.reset()
@@ -108,7 +108,7 @@ def main() -> None:
         ray.init(address=args.address)
     else:
         ray.init(num_cpus=args.num_cpus or max(2, args.workers), include_dashboard=False, log_to_driver=False)
-    from tabletop_core.games import GAME_PACKAGES, load_game
+    from tabletop_core.contract.catalog import GAME_PACKAGES, load_game
 
     game = load_game(args.game)
     options = {"num_players": args.players}

@@ -19,8 +19,8 @@ import importlib
 
 import numpy as np
 
-from tabletop_core.games import GAME_PACKAGES
-from tabletop_core.replay import capture, write_html
+from tabletop_core.contract.catalog import GAME_PACKAGES
+from tabletop_core.tools.replay import capture, write_html
 
 
 def act(observation: dict, rng: np.random.Generator) -> int:

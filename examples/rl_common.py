@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from tabletop_core.games import GAME_PACKAGES, load_game
+from tabletop_core.contract.catalog import GAME_PACKAGES, load_game
 
 
 def load(name: str):
@@ -26,7 +26,7 @@ def load(name: str):
 
 def bot_baseline(game, bot: str, episodes: int, seed: int, **options) -> np.ndarray:
     """Episode returns of seat 0 with ``bot`` in every seat; game g is seeded ``seed + g``."""
-    from tabletop_core.arena import run_match
+    from tabletop_core.tools.arena import run_match
 
     result = run_match(game, bot, episodes, seed=seed, **options)
     return result.returns[:, 0]
@@ -46,7 +46,7 @@ def evaluate_policy(
     Game g is dealt with seed ``seed + g`` (as :func:`bot_baseline` and the arena deal it);
     every game runs in its own env of a ``LearnerVectorEnv`` and its first episode counts.
     """
-    from tabletop_core.single_agent import LearnerVectorEnv
+    from tabletop_core.envs.single_agent import LearnerVectorEnv
 
     venv = LearnerVectorEnv(game, episodes, seat=seat, opponents=opponents, **options)
     obs, info = venv.reset(seed=seed)

@@ -31,7 +31,7 @@ from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 from ray.tune.registry import register_env
 
-from tabletop_core.games import GAME_PACKAGES, load_game
+from tabletop_core.contract.catalog import GAME_PACKAGES, load_game
 
 
 class MaskedDictObs(BaseWrapper):

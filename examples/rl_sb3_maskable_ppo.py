@@ -27,7 +27,7 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import VecEnv, VecMonitor
 
-from tabletop_core.single_agent import LearnerVectorEnv
+from tabletop_core.envs.single_agent import LearnerVectorEnv
 
 
 class SB3LearnerVecEnv(VecEnv):
@@ -110,7 +110,7 @@ class CurveCallback(BaseCallback):
 
 def export_npz(model, path: str) -> None:
     """The policy's tanh MLP as ``W0, b0, W1, b1, ...`` (logits = last layer; tanh between
-    layers), the format ``tabletop_core.policy`` reads (no ``scale``: observations are
+    layers), the format ``tabletop_core.agents.policy`` reads (no ``scale``: observations are
     already in [0, 1])."""
     layers = [m for m in model.policy.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)]
     layers.append(model.policy.action_net)

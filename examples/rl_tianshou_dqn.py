@@ -35,8 +35,8 @@ from tianshou.env.pettingzoo_env import PettingZooEnv
 from tianshou.trainer import OffPolicyTrainerParams
 from tianshou.utils.net.common import Net
 
-from tabletop_core.games import GAME_PACKAGES, load_game
-from tabletop_core.rng import bot_seed_word
+from tabletop_core.contract.catalog import GAME_PACKAGES, load_game
+from tabletop_core.kernel.rng import bot_seed_word
 
 
 class BotSeats(AECEnv):

@@ -26,7 +26,7 @@ from torch import nn
 from torchrl.envs.libs.pettingzoo import PettingZooWrapper
 from torchrl.modules import MaskedCategorical, ProbabilisticActor
 
-from tabletop_core.games import GAME_PACKAGES
+from tabletop_core.contract.catalog import GAME_PACKAGES
 
 try:  # torchrl >= 0.14
     from torchrl.collectors import Collector

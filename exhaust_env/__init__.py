@@ -45,6 +45,6 @@ import sys as _sys  # noqa: E402
 # help(exhaust_env) shows the game's page too (the docstring of exhaust_env/env.py)
 __doc__ = f"{__doc__}\n{_sys.modules[__name__ + '.env'].__doc__}"  # noqa: A001
 
-from tabletop_core.registry import register_aec
+from tabletop_core.contract.registry import register_aec
 
 ENV_ID = register_aec("exhaust", 1, "exhaust_env:env")

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_core.bits import ctlz as _ctlz
-from tabletop_core.bits import ctz as _cttz
-from tabletop_core.bits import nonzero_bits, nonzero_bits_row
-from tabletop_core.bits import popcount as _ctpop
-from tabletop_core.jit import kernel
+from tabletop_core.kernel.bits import ctlz as _ctlz
+from tabletop_core.kernel.bits import ctz as _cttz
+from tabletop_core.kernel.bits import nonzero_bits, nonzero_bits_row
+from tabletop_core.kernel.bits import popcount as _ctpop
+from tabletop_core.kernel.jit import kernel
 
 from .spec import NUM_NUMBERS
 

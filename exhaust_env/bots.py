@@ -15,7 +15,7 @@ legal cast, else the first legal card.
 
 Bots:
     random  uniform over the legal actions (adds, casts, Time Magic, flip): the pick of
-            ``tabletop_core.rng.sample_legal`` on the same mask and generator word,
+            ``tabletop_core.kernel.rng.sample_legal`` on the same mask and generator word,
             computed on the mask as two 64-bit words (:func:`random_from_words`).
     npc     the rulebook's NPC logic (:func:`exhaust_env.rules.npc_choose`) on the own
             hand, without the NPC's drawing: a spell-card play if any, else flip a
@@ -36,9 +36,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_core.bits import read_bits_row, stack_u64
-from tabletop_core.jit import kernel
-from tabletop_core.rng import randint
+from tabletop_core.kernel.bits import read_bits_row, stack_u64
+from tabletop_core.kernel.jit import kernel
+from tabletop_core.kernel.rng import randint
 
 from .bits import popcount
 from .rules import count_needed, npc_choose, nth_legal, set_size, single_area_of
@@ -132,7 +132,7 @@ def _rescue(mask):
 def mask_words_row(masks, row):
     """The legal actions of ``masks[row]`` (``masks`` (N, 73) int8) as two words
     ``(w0, w1)``: bit a of ``w0`` = action a (0..63) is legal, bit a - 64 of ``w1`` =
-    action a (64..72) (:func:`tabletop_core.bits.read_bits_row`, in vector loads)."""
+    action a (64..72) (:func:`tabletop_core.kernel.bits.read_bits_row`, in vector loads)."""
     words = stack_u64(2)
     read_bits_row(masks, row, NUM_ACTIONS, words)
     return words[0], words[1]
@@ -148,7 +148,7 @@ def mask_words(mask):
 def random_from_words(w0, w1, rng, r):
     """Uniform over the legal actions of the words ``(w0, w1)`` (-1 if none): the k-th
     legal action in action order for k = ``randint(rng, r, count)``, i.e. the choice of
-    ``tabletop_core.rng.sample_legal`` on the same mask and generator word."""
+    ``tabletop_core.kernel.rng.sample_legal`` on the same mask and generator word."""
     count = popcount(w0) + popcount(w1)
     if count == 0:
         return -1

@@ -84,7 +84,7 @@ play). Measured in 4-player games against three ``npc`` bots (1500 games a seat)
 ``strong`` loses 22%, 15%, 11%, 11% of the games in seats 0-3 (mean 15%); an ``npc`` bot
 in its place loses 38%, 25%, 21%, 16% (mean 25%). ``random`` loses almost every game.
 
-Single-agent training: ``tabletop_core.single_agent.LearnerEnv(GAME, seat=..., opponents=
+Single-agent training: ``tabletop_core.envs.single_agent.LearnerEnv(GAME, seat=..., opponents=
 "npc")`` runs the other seats' bots inside the kernels (``batch_*_learner``).
 
 Rules decisions (where the rulebook is silent or garbled) are written once, in
@@ -95,11 +95,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_core.aec import TabletopAECEnv
-from tabletop_core.entry import baseline_entry, entry_points
-from tabletop_core.game import GameDef, observe_env
+from tabletop_core.contract.game import GameDef, observe_env
+from tabletop_core.envs.aec import TabletopAECEnv
+from tabletop_core.envs.factories import baseline_entry, entry_points
 
-from . import hooks  # noqa: F401  (registers the game's hooks for tabletop_core.loops)
+from . import hooks  # noqa: F401  (registers the game's hooks for tabletop_core.contract.loops)
 from .bots import BOT_NAMES, bot_action
 from .observe import decode_observation, observation_layout, observe_r
 from .render import SVG_HEIGHT, SVG_WIDTH, render_ansi, render_svg

@@ -1,12 +1,12 @@
-"""Exhaust's hooks for the batch loops of :mod:`tabletop_core.loops`: the rules kernels of
+"""Exhaust's hooks for the batch loops of :mod:`tabletop_core.contract.loops`: the rules kernels of
 ``rules.py``, ``observe.py`` and ``bots.py`` on the env's record, nothing else. The legal
 actions are two words (:func:`rules.legal_words_r`): the random bot draws from them
 without a mask."""
 
 from __future__ import annotations
 
-from tabletop_core import loops
-from tabletop_core.jit import kernel
+from tabletop_core.contract import loops
+from tabletop_core.kernel.jit import kernel
 
 from .bots import RANDOM, bot_action_r, mask_words_row, random_from_words
 from .observe import observe_r

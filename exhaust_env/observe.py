@@ -4,7 +4,7 @@ seat's view.
 Pieces (buffer order; ``S`` = seats at the table: the players, or 2 in solo with the NPC
 as seat 1; per-seat pieces start at the observer, index 0 = self), each with the largest
 value it takes in game units (``high``; the vector holds ``value / high``, see
-:mod:`tabletop_core.encoders`; ``card`` = 1 per number-card kind, 4 for the copy kind)::
+:mod:`tabletop_core.contract.encoders`; ``card`` = 1 per number-card kind, 4 for the copy kind)::
 
     piece            shape    high  meaning (game units, as decode_observation returns them)
     hand             (61,)    card  own cards, counts per kind (colour*15 + number-1; 60 copies)
@@ -39,8 +39,8 @@ from functools import cache
 
 import numpy as np
 
-from tabletop_core.encoders import ObservationLayout
-from tabletop_core.jit import kernel
+from tabletop_core.contract.encoders import ObservationLayout
+from tabletop_core.kernel.jit import kernel
 
 from .rules import colour_accepted
 from .spec import (

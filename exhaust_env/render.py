@@ -96,7 +96,7 @@ def render_ansi(state: np.ndarray, options=None, seat: int | None = None, i: int
     return "\n".join(lines)
 
 
-# --- picture (SVG; rasterized by tabletop_core.svg) ------------------------------------------
+# --- picture (SVG; rasterized by tabletop_core.contract.svg) ------------------------------------------
 SVG_WIDTH = 960
 SVG_HEIGHT = 680
 """Size of :func:`render_svg`'s picture in pixels, for every option (``rgb_array`` is
@@ -115,7 +115,7 @@ def _svg_seat_name(e, k: int) -> str:
 
 def _kind_card(svg, x, y, w, h, kind: int, edge=None) -> None:
     """One spell card: the number in its colour on a tinted face (``C`` for a copy)."""
-    from tabletop_core.svg import card
+    from tabletop_core.contract.svg import card
 
     from .spec import COPY_KIND, NUM_NUMBERS
 
@@ -166,7 +166,7 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
     Raises:
         ValueError: if ``seat`` is not a seat of this game's agents.
     """
-    from tabletop_core.svg import THEME, Svg, check_view_seat
+    from tabletop_core.contract.svg import THEME, Svg, check_view_seat
 
     e = state[i]
     mode = Mode(int(e["cfg_mode"]))
@@ -195,7 +195,7 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
 
 def _svg_legend(svg):
     """The legend of the area kinds."""
-    from tabletop_core.svg import THEME
+    from tabletop_core.contract.svg import THEME
 
     lx = 470
     for c, name in enumerate(("red", "blue", "yellow", "green")):
@@ -208,7 +208,7 @@ def _svg_legend(svg):
 
 def _svg_areas(singles, e, svg):
     """The combo areas: kind, cards on it, top."""
-    from tabletop_core.svg import THEME
+    from tabletop_core.contract.svg import THEME
 
     y = 44
     cw, ch = 20, 23
@@ -238,7 +238,7 @@ def _svg_areas(singles, e, svg):
 
 def _svg_piles(svg, e, mode):
     """Time Magic pile, replenishment and NPC decks."""
-    from tabletop_core.svg import THEME, card, pile
+    from tabletop_core.contract.svg import THEME, card, pile
 
     svg.rect(742, 44, 206, 250, fill=THEME.panel, rx=8)
     tm = int(e["tm_pile"])
@@ -251,7 +251,7 @@ def _svg_piles(svg, e, mode):
 
 def _svg_seats(playing, seat, cur, n, mode, e, svg):
     """A row per seat: hand (or its size from another seat's view), Time Magic, Exhaust cards, the loser."""
-    from tabletop_core.svg import THEME, banner, card_back, seat_label
+    from tabletop_core.contract.svg import THEME, banner, card_back, seat_label
 
     sel_visible = playing and (seat is None or int(seat) == cur)
     y = 342

@@ -2,7 +2,7 @@
 
 Every kernel takes one env's record ``e = s[i]`` (``*_r``: a record carries no reference
 count for numba to update; from Python, on env ``i`` of a State in place:
-``tabletop_core.records.at(kernel_r, s, i, ...)``), or works on plain count arrays (``hand``/``sel``:
+``tabletop_core.kernel.records.at(kernel_r, s, i, ...)``), or works on plain count arrays (``hand``/``sel``:
 (61,) uint8 counts per card kind; ``tops``: (10,) int8 area tops) or on card sets as
 64-bit words (:mod:`exhaust_env.bits`) so it can be tested on its own. Rules implemented
 (``docs/rules/exhaust.md``):
@@ -38,9 +38,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_core.bits import stack_u64, write_bits_row
-from tabletop_core.jit import kernel
-from tabletop_core.rng import shuffle_word
+from tabletop_core.kernel.bits import stack_u64, write_bits_row
+from tabletop_core.kernel.jit import kernel
+from tabletop_core.kernel.rng import shuffle_word
 
 from .bits import (
     NUMBERS_MASK,
@@ -427,7 +427,7 @@ def legal_words_r(e):
 @kernel
 def write_mask_row(w0, w1, masks, row):
     """Write the legal-action words ``(w0, w1)`` (:func:`legal_words_r`) into ``masks[row]``
-    (``masks`` (N, 73) int8, 0 or 1; :func:`tabletop_core.bits.write_bits_row`, in vector
+    (``masks`` (N, 73) int8, 0 or 1; :func:`tabletop_core.kernel.bits.write_bits_row`, in vector
     stores); return the count of legal actions."""
     words = stack_u64(2)
     words[0] = w0

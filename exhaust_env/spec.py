@@ -32,7 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum
 
-from tabletop_core.options import check_options, option
+from tabletop_core.contract.options import check_options, option
 
 # --- Cards (docs/rules/exhaust.md "Components") ----------------------------------------------
 NUM_COLOURS = 4

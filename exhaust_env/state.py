@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_core.rng import seed_word
+from tabletop_core.kernel.rng import seed_word
 
 from .spec import (
     COPY_KIND,
@@ -76,7 +76,7 @@ STATE_DTYPE = np.dtype(
         ("loser", np.int8),  # seat that lost the episode (-1 while playing); solo: 1 = the NPC lost
         ("last_loser", np.int8),  # long game: loser of the previous round (-1 none)
         ("status", np.int8),  # spec.Status: 0 playing, 1 over
-        ("rng", np.uint64),  # SplitMix64 word (tabletop_core.rng)
+        ("rng", np.uint64),  # SplitMix64 word (tabletop_core.kernel.rng)
     ]
 )
 
@@ -128,7 +128,7 @@ def validate_state(saved) -> None:
     Raises:
         ValueError: naming the env index, the field, the value and what is allowed.
     """
-    from tabletop_core.validation import StateChecker, check_legal_action_exists, states_of
+    from tabletop_core.contract.validation import StateChecker, check_legal_action_exists, states_of
 
     from .rules import legal_mask_r
 
@@ -174,7 +174,7 @@ def _check_options(ck, s):
 
 def _check_cards(ck, s, solo, seats, in_game):
     """Deck, hands, selection, replenishment and NPC decks; every card once (conserved)."""
-    from tabletop_core.validation import row_counts
+    from tabletop_core.contract.validation import row_counts
 
     n = s.shape[0]
     ck.range("deck", 0, NUM_CARDS - 1)
@@ -230,7 +230,7 @@ def _check_cards(ck, s, solo, seats, in_game):
 
 def _check_areas(ck, s):
     """Combo areas: cards listed below area_n, played = listed, tops, unused Singles."""
-    from tabletop_core.validation import row_counts
+    from tabletop_core.contract.validation import row_counts
 
     n = s.shape[0]
     area_n = s["area_n"].astype(np.int64)

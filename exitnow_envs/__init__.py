@@ -37,6 +37,6 @@ import sys as _sys  # noqa: E402
 # help(exitnow_envs) shows the game's page too (the docstring of exitnow_envs/env.py)
 __doc__ = f"{__doc__}\n{_sys.modules[__name__ + '.env'].__doc__}"  # noqa: A001
 
-from tabletop_core.registry import register_aec  # noqa: E402
+from tabletop_core.contract.registry import register_aec  # noqa: E402
 
 ENV_ID = register_aec("exitnow", 1, "exitnow_envs:env")

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_core.bits import stack_u64
-from tabletop_core.jit import kernel
-from tabletop_core.rng import random01, sample_legal
+from tabletop_core.kernel.bits import stack_u64
+from tabletop_core.kernel.jit import kernel
+from tabletop_core.kernel.rng import random01, sample_legal
 
 from .rules import (
     DC,
@@ -88,7 +88,7 @@ def random_bot_r(e, mask, rng, r):
 def random_bot_row(masks, row, rng, r):
     """:func:`random_bot_r` on row ``row`` of ``masks`` ((B, 471) int8, C-contiguous), without
     the row view (which numba would reference-count): the draw of
-    ``tabletop_core.rng.sample_legal(rng, r, masks[row])`` (the count, one ``randint``,
+    ``tabletop_core.kernel.rng.sample_legal(rng, r, masks[row])`` (the count, one ``randint``,
     the k-th legal action); -1 when no action is legal (no draw)."""
     bits = stack_u64(MASK_WORDS)
     n = mask_row_bits(masks, row, bits)

@@ -67,7 +67,7 @@ map, pieces, seats and a legend as SVG text, :func:`exitnow_envs.render.render_s
 
 Bots (kernels, :mod:`exitnow_envs.bots`): ``random`` (both roles) and ``smart`` (a human
 bot on human seats, a ghost bot on the ghost seat). Single-agent training:
-``tabletop_core.single_agent.LearnerEnv(GAME, seat="ghost_0", opponents="smart")``.
+``tabletop_core.envs.single_agent.LearnerEnv(GAME, seat="ghost_0", opponents="smart")``.
 
 Rules decisions (where the rulebook is silent or garbled) are written once, in
 ``docs/rules/exitnow.md``.
@@ -79,11 +79,11 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_core.aec import TabletopAECEnv
-from tabletop_core.entry import baseline_entry, entry_points
-from tabletop_core.game import GameDef, observe_env
+from tabletop_core.contract.game import GameDef, observe_env
+from tabletop_core.envs.aec import TabletopAECEnv
+from tabletop_core.envs.factories import baseline_entry, entry_points
 
-from . import hooks  # noqa: F401  (registers the game's hooks for tabletop_core.loops)
+from . import hooks  # noqa: F401  (registers the game's hooks for tabletop_core.contract.loops)
 from .bots import BOT_NAMES, bot_action
 from .observe import decode_observation, observation_layout, observe_r
 from .render import SVG_HEIGHT, SVG_WIDTH, render_ansi, render_svg

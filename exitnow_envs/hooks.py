@@ -1,4 +1,4 @@
-"""Exit Now's hooks for the batch loops of :mod:`tabletop_core.loops`: the rules kernels of
+"""Exit Now's hooks for the batch loops of :mod:`tabletop_core.contract.loops`: the rules kernels of
 the ``rules`` package, ``observe.py`` and ``bots.py`` on the env's record, nothing else.
 
 Observation buffers: the loops' obs and final-obs rows are patched
@@ -13,10 +13,10 @@ memory of the next envs (:func:`prefetch`)."""
 
 from __future__ import annotations
 
-from tabletop_core import loops
-from tabletop_core.bits import prefetch as prefetch_line
-from tabletop_core.bits import stack_u64
-from tabletop_core.jit import kernel
+from tabletop_core.contract import loops
+from tabletop_core.kernel.bits import prefetch as prefetch_line
+from tabletop_core.kernel.bits import stack_u64
+from tabletop_core.kernel.jit import kernel
 
 from .bots import BOT_IDS, bot_action_r, random_bot_row
 from .observe import _C_GHOST, _C_OTHERS, _C_OWN, _SQ, O_SEAT, OBS_DIM, observe_r, refresh_observation_r

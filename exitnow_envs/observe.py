@@ -3,7 +3,7 @@ seat's view.
 
 Pieces (in buffer order; the layout is the same for every player count, seats beyond
 ``num_humans`` read 0), each with the largest value it takes in game units (``high``;
-the vector holds ``value / high``, see :mod:`tabletop_core.encoders`)::
+the vector holds ``value / high``, see :mod:`tabletop_core.contract.encoders`)::
 
     piece           shape         high  meaning (game units, as decode_observation returns them)
     planes          (18, 21, 21)  1/4   map planes, channels PLANE_NAMES (below); flags, but
@@ -59,7 +59,7 @@ contents (tested).
 The writers are ``*_r`` kernels taking the env's record ``e = s[i]`` and the whole
 ``(B, D)`` buffer with the row index (see ``rules``: neither the State nor a row view is
 passed down, which numba would reference-count); from Python, on env ``i`` of a State in
-place: ``tabletop_core.records.at(observe_r, s, i, seat, out[None, :], 0)``.
+place: ``tabletop_core.kernel.records.at(observe_r, s, i, seat, out[None, :], 0)``.
 """
 
 from __future__ import annotations
@@ -68,8 +68,8 @@ from functools import cache
 
 import numpy as np
 
-from tabletop_core.encoders import ObservationLayout
-from tabletop_core.jit import kernel
+from tabletop_core.contract.encoders import ObservationLayout
+from tabletop_core.kernel.jit import kernel
 
 from .rules import ghost_landing_r, ghost_moves_r
 from .spec import (

@@ -220,7 +220,7 @@ def render_rgb(state: np.ndarray, i: int = 0, cell: int = 16) -> np.ndarray:
     return img
 
 
-# --- picture (SVG; rasterized by tabletop_core.svg) ------------------------------------------
+# --- picture (SVG; rasterized by tabletop_core.contract.svg) ------------------------------------------
 SVG_WIDTH = 900
 SVG_HEIGHT = 600
 """Size of :func:`render_svg`'s picture in pixels, for every option (``rgb_array`` is
@@ -258,7 +258,7 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
     Raises:
         ValueError: if ``seat`` is not a seat of this game.
     """
-    from tabletop_core.svg import THEME, Svg
+    from tabletop_core.contract.svg import THEME, Svg
 
     e = state[i]
     n = int(e["cfg_humans"])
@@ -368,7 +368,7 @@ def _svg_pieces(n, e, cs, svg):
 
 def _svg_panel(cs, svg, e, seat, playing, names, status):
     """Round, event deck, confiscated and used piles."""
-    from tabletop_core.svg import THEME, pile
+    from tabletop_core.contract.svg import THEME, pile
 
     px = _MAP_X + MAP * cs + 14
     pw = SVG_WIDTH - px - 10
@@ -427,7 +427,7 @@ def _svg_panel(cs, svg, e, seat, playing, names, status):
 
 def _svg_seats(n, playing, e, svg, px, pw, seat):
     """A line per seat, the decision to make and the last action card."""
-    from tabletop_core.svg import THEME
+    from tabletop_core.contract.svg import THEME
 
     y = 214
     for h in range(n + 1):

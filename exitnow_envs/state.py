@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_core.rng import seed_word
+from tabletop_core.kernel.rng import seed_word
 
 from .maps import default_boards
 from .spec import (
@@ -104,7 +104,7 @@ STATE_DTYPE = np.dtype(
         ("winner", np.int8),  # seat of the escaping human, -1 none
         ("current", np.int8),  # seat to act
         ("status", np.int8),  # spec.Status: 0 playing, 1 a human escaped, 2 the ghost won
-        ("rng", np.uint64),  # SplitMix64 word (tabletop_core.rng)
+        ("rng", np.uint64),  # SplitMix64 word (tabletop_core.kernel.rng)
     ]
 )
 
@@ -122,7 +122,7 @@ NOTES_DTYPE = np.dtype(
         ("sq", np.uint8, (2, MAP, MAP)),  # per square: cell | chip << 4 | (place >= 0) << 6 it showed
     ]
 )
-"""The observation notes of one env (:meth:`tabletop_core.game.GameDef.new_notes`)."""
+"""The observation notes of one env (:meth:`tabletop_core.contract.game.GameDef.new_notes`)."""
 
 
 def new_state(batch: int, options: Options) -> np.ndarray:
@@ -233,7 +233,7 @@ def validate_state(saved) -> None:
     Raises:
         ValueError: naming the env index, the field, the value and what is allowed.
     """
-    from tabletop_core.validation import StateChecker, states_of
+    from tabletop_core.contract.validation import StateChecker, states_of
 
     from .spec import (
         GHOST_START,
@@ -265,7 +265,7 @@ def validate_state(saved) -> None:
 
 def _check_map(ck, s, n, b):
     """Boards and layout in range; cell kinds, chips, places and the derived map fields."""
-    from tabletop_core.validation import row_counts
+    from tabletop_core.contract.validation import row_counts
 
     from .spec import NUM_LAYOUTS
 
@@ -344,7 +344,7 @@ def _check_ghosts(ck, s, b):
 
 def _check_cards_and_items(ck, s, n, b):
     """Event deck and items conserved (held + confiscated + used + in the deck)."""
-    from tabletop_core.validation import row_counts
+    from tabletop_core.contract.validation import row_counts
 
     from .spec import DECK, FIRST_ITEM, NUM_CARD_KINDS
 
@@ -451,7 +451,7 @@ def _check_turn(ck, s, nh, on, gon, b):
 
 def _check_notes(ck, s, playing):
     """Observation notes in range (set_state rewrites them), and a legal action while playing."""
-    from tabletop_core.validation import check_legal_action_exists
+    from tabletop_core.contract.validation import check_legal_action_exists
 
     from .rules import legal_mask_r
     from .spec import NUM_ACTIONS

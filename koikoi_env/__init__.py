@@ -53,6 +53,6 @@ import sys as _sys  # noqa: E402
 # help(koikoi_env) shows the game's page too (the docstring of koikoi_env/env.py)
 __doc__ = f"{__doc__}\n{_sys.modules[__name__ + '.env'].__doc__}"  # noqa: A001
 
-from tabletop_core.registry import register_aec  # noqa: E402
+from tabletop_core.contract.registry import register_aec  # noqa: E402
 
 ENV_ID = register_aec("koikoi", 1, "koikoi_env:env")

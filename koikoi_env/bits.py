@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_core.bits import ctz as lowest_bit
-from tabletop_core.bits import popcount
-from tabletop_core.jit import kernel
+from tabletop_core.kernel.bits import ctz as lowest_bit
+from tabletop_core.kernel.bits import popcount
+from tabletop_core.kernel.jit import kernel
 
 from .spec import NUM_NUMBER_RANKS
 

@@ -32,8 +32,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_core.jit import kernel
-from tabletop_core.rng import randint
+from tabletop_core.kernel.jit import kernel
+from tabletop_core.kernel.rng import randint
 
 from .bits import NUMBER_BITS, longest_run, nth_bit, popcount
 from .rules import koikoi_multiplier, stock_size_r, suit_yaku, unseen_of_rank_r
@@ -78,7 +78,7 @@ STRONG_PARAMS = np.array([0.817, 0.0, 1.656, 0.15, 0.5, 0.456, 0.892, 0.0, 99.0,
 def random_bot_r(e, rng, r):
     """Uniform over the legal actions of the record ``e``, read from the state (no mask):
     the ``k``-th legal action in id order for ``k = randint(rng, r, count)``, i.e. the
-    same choice as ``tabletop_core.rng.sample_legal(rng, r, mask)``. -1 once the game is
+    same choice as ``tabletop_core.kernel.rng.sample_legal(rng, r, mask)``. -1 once the game is
     over (``rules`` explains the ``_r`` kernels)."""
     if e.status != 0:
         return -1

@@ -5,7 +5,7 @@ Per-seat pieces are in seat order STARTING AT THE OBSERVER: index ``k`` is seat
 ``(observer + k) % P`` (index 0 = self, 1 = the next seat clockwise). ``P`` = players.
 
 Pieces (in buffer order), each with the largest value it takes in game units (``high``;
-the vector holds ``value / high``, see :mod:`tabletop_core.encoders`)::
+the vector holds ``value / high``, see :mod:`tabletop_core.contract.encoders`)::
 
     piece            shape    high  meaning (game units, as decode_observation returns them)
     hand             (88,)    flag  1 if the observer holds card c
@@ -61,8 +61,8 @@ from functools import cache
 
 import numpy as np
 
-from tabletop_core.encoders import ObservationLayout
-from tabletop_core.jit import kernel
+from tabletop_core.contract.encoders import ObservationLayout
+from tabletop_core.kernel.jit import kernel
 
 from .rules import RANK_OF, capture_rise, suit_bits_yaku, unseen_by
 from .spec import (

@@ -81,7 +81,7 @@ def render_ansi(state: np.ndarray, options=None, seat: int | None = None, i: int
     return "\n".join(lines)
 
 
-# --- picture (SVG; rasterized by tabletop_core.svg) ------------------------------------------
+# --- picture (SVG; rasterized by tabletop_core.contract.svg) ------------------------------------------
 SVG_WIDTH = 960
 SVG_HEIGHT = 760
 """Size of :func:`render_svg`'s picture in pixels, for every option (``rgb_array`` is
@@ -108,7 +108,7 @@ def _svg_round_end(e) -> str:
 def _koikoi_card(svg, x, y, w, h, c: int, edge=None) -> None:
     """One card: its suit symbol in the corner and its rank in the middle, on a face tinted
     by suit; the six non-number ranks (α..ζ) with a gold frame."""
-    from tabletop_core.svg import card
+    from tabletop_core.contract.svg import card
 
     from .spec import NUM_NUMBER_RANKS, RANK_NAMES, SUIT_SYMBOLS, card_rank, card_suit
 
@@ -149,7 +149,7 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
     Raises:
         ValueError: if ``seat`` is not a seat of this game.
     """
-    from tabletop_core.svg import THEME, Svg, check_view_seat
+    from tabletop_core.contract.svg import THEME, Svg, check_view_seat
 
     e = state[i]
     n = int(e["cfg_players"])
@@ -172,7 +172,7 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
 
 def _svg_legend(svg):
     """The legend of the suits."""
-    from tabletop_core.svg import THEME
+    from tabletop_core.contract.svg import THEME
 
     from .spec import SUIT_NAMES, SUIT_SYMBOLS
 
@@ -187,7 +187,7 @@ def _svg_legend(svg):
 
 def _svg_field(svg, loc, e, playing, stock):
     """The field, the pending card and the stock."""
-    from tabletop_core.svg import THEME, pile
+    from tabletop_core.contract.svg import THEME, pile
 
     svg.rect(12, 64, SVG_WIDTH - 24, 84, fill=THEME.panel, rx=8)
     svg.text(22, 84, "field", size=13, weight="bold")
@@ -208,7 +208,7 @@ def _svg_field(svg, loc, e, playing, stock):
 
 def _svg_seats(n, playing, e, svg, loc, seat, cw, ch):
     """A row per seat: hand (or backs from another seat's view), captured cards, yaku, chips."""
-    from tabletop_core.svg import THEME, card_back, seat_label
+    from tabletop_core.contract.svg import THEME, card_back, seat_label
 
     y = 158
     row = 140 if n <= 4 else 120
@@ -250,7 +250,7 @@ def _svg_seats(n, playing, e, svg, loc, seat, cw, ch):
 
 def _svg_status(e, playing, svg, n, status):
     """The status line: the decision to make or the round's result."""
-    from tabletop_core.svg import THEME, banner
+    from tabletop_core.contract.svg import THEME, banner
 
     last = RoundEnd(int(e["last_end"]))
     msg = ""

@@ -1,7 +1,7 @@
 """Koikoi's rules as numba kernels over the State record array (``state.py``).
 
 The kernels take one env's record ``e = s[i]`` (``*_r``; from Python, on env ``i`` of
-a State in place: ``tabletop_core.records.at(kernel_r, s, i, ...)``): a record is a
+a State in place: ``tabletop_core.kernel.records.at(kernel_r, s, i, ...)``): a record is a
 plain pointer, whereas an array argument passed down a
 chain of calls costs numba atomic reference-count updates (measured: more than the
 rules themselves). The generator word is a field of the record too (``e.rng``), so the
@@ -32,8 +32,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_core.jit import kernel
-from tabletop_core.rng import shuffle_word
+from tabletop_core.kernel.jit import kernel
+from tabletop_core.kernel.rng import shuffle_word
 
 from .bits import NUMBER_BITS, longest_run, popcount
 from .spec import (
@@ -306,7 +306,7 @@ def is_legal_r(e, action):
 @kernel
 def shuffle_deck_r(e):
     """Set ``e.deck`` to ``0..87`` shuffled exactly as
-    ``tabletop_core.rng.shuffle_prefix(s.rng, i, deck, 88)`` would (87 draws from the
+    ``tabletop_core.kernel.rng.shuffle_prefix(s.rng, i, deck, 88)`` would (87 draws from the
     env's generator, Fisher-Yates from the end, Lemire reduction of the high 32 bits),
     with the generator word ``e.rng`` kept in a register instead of an array."""
     deck = e.deck

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_core.rng import seed_word
+from tabletop_core.kernel.rng import seed_word
 
 from .spec import (
     HAND_SIZE,
@@ -75,7 +75,7 @@ STATE_DTYPE = np.dtype(
         ("last_winner", np.int8),  # seat that stopped the last finished round, -1 if no score
         ("last_points", np.int16),  # yaku score x multiplier claimed in that stop (before capping)
         ("status", np.int8),  # spec.Status: 0 playing, 1 all rounds played, 2 a player at 0 chips
-        ("rng", np.uint64),  # SplitMix64 word (tabletop_core.rng), the game's only chance source
+        ("rng", np.uint64),  # SplitMix64 word (tabletop_core.kernel.rng), the game's only chance source
     ]
 )
 
@@ -124,7 +124,7 @@ def validate_state(saved) -> None:
     Raises:
         ValueError: naming the env index, the field, the value and what is allowed.
     """
-    from tabletop_core.validation import StateChecker, check_legal_action_exists, states_of
+    from tabletop_core.contract.validation import StateChecker, check_legal_action_exists, states_of
 
     from .rules import legal_mask_r
 
@@ -146,7 +146,7 @@ def validate_state(saved) -> None:
 def _check_deck_and_stock(ck, s, p):
     """``deck`` a permutation, ``deck_pos``, ``loc`` codes, the stock = deck[deck_pos:];
     returns ``loc`` (int64)."""
-    from tabletop_core.validation import row_counts
+    from tabletop_core.contract.validation import row_counts
 
     n = s.shape[0]
     ck.range("deck", 0, NUM_CARDS - 1)

@@ -36,7 +36,7 @@ ITEM, MOVE, CROSSQ, GHOST, CHIP, OVER = range(6)
 
 
 class Rng:
-    """SplitMix64 with Lemire's multiply-shift, as ``tabletop_core.rng``."""
+    """SplitMix64 with Lemire's multiply-shift, as ``tabletop_core.kernel.rng``."""
 
     def __init__(self, word: int):
         self.state = int(word)

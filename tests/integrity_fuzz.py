@@ -23,7 +23,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tabletop_core.games import GAME_PACKAGES, load_game
+from tabletop_core.contract.catalog import GAME_PACKAGES, load_game
 
 OPTIONS = {
     "thegame": {"num_players": 3, "on_fire": True},

@@ -1,4 +1,4 @@
-"""The one conformance test every game passes: ``tabletop_core.testing.api_test`` over
+"""The one conformance test every game passes: ``tabletop_core.tools.testing.api_test`` over
 every option (random play single and batched, dtypes, spaces, a whole game, save/restore,
 AEC ≡ vector). A new game adds itself to ``GAME_PACKAGES`` and passes this."""
 
@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from tabletop_core.games import GAME_PACKAGES, load_game
-from tabletop_core.testing import api_test, option_grid
+from tabletop_core.contract.catalog import GAME_PACKAGES, load_game
+from tabletop_core.tools.testing import api_test, option_grid
 
 
 @pytest.mark.parametrize("name", list(GAME_PACKAGES))

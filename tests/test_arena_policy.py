@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from tabletop_core import cli
-from tabletop_core.arena import run_match, summarize
-from tabletop_core.policy import MLPPolicy
+from tabletop_core.agents.policy import MLPPolicy
+from tabletop_core.tools.arena import run_match, summarize
 
 koikoi_env = pytest.importorskip("koikoi_env")
 
@@ -136,7 +136,7 @@ def test_policy_seat_from_the_cli(policy_file, capsys):
     ],
 )
 def test_damaged_policy_files_get_a_clear_error(tmp_path, content, message):
-    from tabletop_core.policy import MLPPolicy
+    from tabletop_core.agents.policy import MLPPolicy
 
     path = tmp_path / "p.npz"
     good = {"W0": np.zeros((4, 3), np.float32), "b0": np.zeros(3, np.float32)}
@@ -157,7 +157,7 @@ def test_damaged_policy_files_get_a_clear_error(tmp_path, content, message):
 def test_a_policy_takes_added_observation_pieces_with_zero_weights_and_plays_as_before():
     """with_added_pieces (the shipping command's --added): a policy trained before a piece
     was added plays the new observation exactly as it played the old one."""
-    from tabletop_core.encoders import ObservationLayout
+    from tabletop_core.contract.encoders import ObservationLayout
 
     new = ObservationLayout([("a", (3,)), ("b", (2, 2), 4), ("c", (), 9), ("d", (5,))])
     old = ObservationLayout([("a", (3,)), ("c", (), 9)])
@@ -190,7 +190,7 @@ def test_a_policy_takes_added_observation_pieces_with_zero_weights_and_plays_as_
 
 
 def test_shipping_with_added_pieces_refuses_a_policy_already_on_the_layout(tmp_path, capsys):
-    from tabletop_core.baseline import main
+    from tabletop_core.agents.baseline import main
 
     layout = koikoi_env.GAME.observation_layout(koikoi_env.Options())
     path = _random_policy(tmp_path / "p.npz", layout.dim, koikoi_env.GAME.num_actions)

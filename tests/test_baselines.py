@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from tabletop_core import cli
-from tabletop_core.arena import run_match
-from tabletop_core.baseline import baseline_files, baseline_policy
-from tabletop_core.games import GAME_PACKAGES, load_game
+from tabletop_core.agents.baseline import baseline_files, baseline_policy
+from tabletop_core.contract.catalog import GAME_PACKAGES, load_game
+from tabletop_core.tools.arena import run_match
 
 GAMES = list(GAME_PACKAGES)
 
@@ -126,7 +126,7 @@ def test_match_with_baseline_from_the_cli(capsys):
 def test_play_against_the_baseline():
     import io
 
-    from tabletop_core.play import play_in_terminal
+    from tabletop_core.tools.play import play_in_terminal
 
     out = io.StringIO()
     # the person quits at once; the baseline seats before the person's turn act greedily

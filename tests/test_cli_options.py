@@ -8,7 +8,7 @@ import json
 import pytest
 
 from tabletop_core import cli
-from tabletop_core.games import available_games, load_game
+from tabletop_core.contract.catalog import available_games, load_game
 
 GAMES = available_games()
 
@@ -44,7 +44,7 @@ def test_list_spells_options_as_the_help_does(capsys):
 def test_declarations_match_the_options_and_the_env_signature():
     import importlib
 
-    from tabletop_core.games import GAME_PACKAGES
+    from tabletop_core.contract.catalog import GAME_PACKAGES
 
     for game in GAMES:
         g = load_game(game)

@@ -12,9 +12,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tabletop_core.encoders import ObservationLayout
-from tabletop_core.games import available_games, load_game
-from tabletop_core.rng import randint, random01, sample_legal, sample_legal_batch, seed_word, shuffle_prefix
+from tabletop_core.contract.catalog import available_games, load_game
+from tabletop_core.contract.encoders import ObservationLayout
+from tabletop_core.kernel.rng import (
+    randint,
+    random01,
+    sample_legal,
+    sample_legal_batch,
+    seed_word,
+    shuffle_prefix,
+)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -98,7 +105,7 @@ def test_game_catalog():
 
 
 def test_first_unmasked_finds_the_first_illegal_or_out_of_range_action():
-    from tabletop_core.vector import first_unmasked
+    from tabletop_core.envs.vector import first_unmasked
 
     masks = np.array([[1, 0, 1], [0, 1, 0], [1, 1, 1]], np.int8)
     assert first_unmasked(masks, np.array([0, 1, 2], np.int64)) == -1
@@ -112,7 +119,7 @@ def test_first_unmasked_finds_the_first_illegal_or_out_of_range_action():
 def test_vector_mask_buffer_agrees_with_the_rules_legality_check(name):
     """The vector env checks actions against its mask buffer; the rules' own check
     (``first_illegal``) must agree with it entry by entry during random play."""
-    from tabletop_core.vector import SelfPlayVectorEnv
+    from tabletop_core.envs.vector import SelfPlayVectorEnv
 
     game = load_game(name)
     venv = SelfPlayVectorEnv(game, 8, seed=5)
@@ -132,7 +139,7 @@ def test_copy_false_buffers_are_read_only_views_the_next_step_overwrites(name):
     """``copy=False`` hands out the env's own buffers read-only: the step trusts the mask
     buffer and Exit Now patches the observation buffer, so a user's write must fail loudly
     (and leave the env stepping exactly as an env nobody touched)."""
-    from tabletop_core.vector import SelfPlayVectorEnv
+    from tabletop_core.envs.vector import SelfPlayVectorEnv
 
     game = load_game(name)
     shared, fresh = SelfPlayVectorEnv(game, 6, seed=3, copy=False), SelfPlayVectorEnv(game, 6, seed=3)
@@ -159,7 +166,7 @@ def test_threaded_vector_env_plays_exactly_as_one_thread(name):
     rows and generators, so every output (observations, rewards, masks, final
     observations, sampled and bot actions) and the final states must equal one thread's,
     also with more shards than threads and uneven shards (37 envs in 3)."""
-    from tabletop_core.vector import SelfPlayVectorEnv
+    from tabletop_core.envs.vector import SelfPlayVectorEnv
 
     game = load_game(name)
     one, three = (SelfPlayVectorEnv(game, 37, seed=4, num_threads=t) for t in (1, 3))
@@ -187,7 +194,7 @@ def test_threaded_vector_env_plays_exactly_as_one_thread(name):
 
 
 def test_num_threads_is_validated_and_defaults_by_batch_size():
-    from tabletop_core.vector import MIN_ENVS_PER_THREAD, SelfPlayVectorEnv, available_cores
+    from tabletop_core.envs.vector import MIN_ENVS_PER_THREAD, SelfPlayVectorEnv, available_cores
 
     game = load_game("thegame")
     for bad in (0, -1, 2.0, True, "2", 9):
@@ -208,7 +215,7 @@ def numba_threads() -> int:
 def test_bit_intrinsics_match_python():
     from numba import njit
 
-    from tabletop_core.bits import bit_length, ctlz, ctz, popcount, stack_u32
+    from tabletop_core.kernel.bits import bit_length, ctlz, ctz, popcount, stack_u32
 
     @njit
     def run(x):
@@ -231,7 +238,7 @@ def test_bit_intrinsics_match_python():
 def test_narrow_words_stack_u64_and_prefetch():
     from numba import njit
 
-    from tabletop_core.bits import ctz, popcount, prefetch, stack_u64
+    from tabletop_core.kernel.bits import ctz, popcount, prefetch, stack_u64
 
     @njit
     def run(x32, x64, arr):
@@ -260,7 +267,7 @@ def test_unowned_views_read_and_write_the_callers_array():
     writes through it land in the caller's array, rows and slices of it read right."""
     from numba import njit
 
-    from tabletop_core.bits import unowned
+    from tabletop_core.kernel.bits import unowned
 
     @njit
     def fill(a, b):
@@ -281,7 +288,7 @@ def test_unowned_views_read_and_write_the_callers_array():
 
 
 def test_word_functions_draw_what_the_array_functions_draw():
-    from tabletop_core.rng import next_u64, next_word, randint_word, shuffle_word
+    from tabletop_core.kernel.rng import next_u64, next_word, randint_word, shuffle_word
 
     rng = np.array([seed_word(7)], np.uint64)
     w = rng[0]
@@ -314,7 +321,7 @@ def test_sample_legal_picks_the_kth_nonzero_entry_for_every_length():
 
 
 def test_regions_lay_out_consecutive_offsets():
-    from tabletop_core.layout import regions
+    from tabletop_core.kernel.layout import regions
 
     w = regions(("a", 3), ("b", 0), ("c", 5))
     assert w.offsets() == (0, 3, 3) and w.size == 8 and w.length["c"] == 5
@@ -324,11 +331,11 @@ def test_regions_lay_out_consecutive_offsets():
         regions(("a", -1))
 
 
-# --- the bit-set <-> mask-row helper (tabletop_core.bits) ------------------------------------
+# --- the bit-set <-> mask-row helper (tabletop_core.kernel.bits) ------------------------------------
 def _bits_kernels():
     from numba import njit
 
-    from tabletop_core.bits import read_bits_row, write_bits_row
+    from tabletop_core.kernel.bits import read_bits_row, write_bits_row
 
     @njit
     def write(bits, out, row, n):
@@ -370,10 +377,10 @@ def test_write_and_read_bits_row_match_a_loop(n, seed, contiguous):
 
 
 def test_kernels_compile_one_version_per_argument_type():
-    """``tabletop_core.jit.kernel``: calls with different integer constants and widths
+    """``tabletop_core.kernel.jit.kernel``: calls with different integer constants and widths
     share one compiled version (numba alone makes one per constant and per width);
     ``constant_ints=True`` keeps a version per constant; results are the same."""
-    from tabletop_core.jit import kernel
+    from tabletop_core.kernel.jit import kernel
 
     @kernel(cache=False)
     def plain(x, k):
@@ -394,12 +401,12 @@ def test_kernels_compile_one_version_per_argument_type():
 
 def test_callees_are_compiled_for_linking_only():
     """A kernel only other kernels call gets no machine code of its own (the caller
-    optimises the call tree once: ``tabletop_core.jit._compile_for_linking``); results and
+    optimises the call tree once: ``tabletop_core.kernel.jit._compile_for_linking``); results and
     exceptions go through unchanged, and called from Python later it is compiled to
     machine code and returns the same."""
     from numba.core import types
 
-    from tabletop_core.jit import _LinkOnly, kernel
+    from tabletop_core.kernel.jit import _LinkOnly, kernel
 
     @kernel(cache=False)
     def leaf(x):
@@ -432,7 +439,7 @@ def test_callees_are_compiled_for_linking_only():
 
 
 _CACHED_KERNELS = """
-from tabletop_core.jit import kernel
+from tabletop_core.kernel.jit import kernel
 
 @kernel
 def leaf(x):
@@ -470,7 +477,7 @@ def test_linked_callees_stay_out_of_the_cache(tmp_path):
 
 def test_kernels_keep_unsigned_widths():
     """Unsigned arguments keep their width (bit sets): ``~x`` of a uint32 is 32 bits."""
-    from tabletop_core.jit import kernel
+    from tabletop_core.kernel.jit import kernel
 
     @kernel(cache=False)
     def invert(x):

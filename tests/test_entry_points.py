@@ -10,7 +10,7 @@ import pathlib
 
 import pytest
 
-from tabletop_core.games import GAME_PACKAGES
+from tabletop_core.contract.catalog import GAME_PACKAGES
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 

@@ -25,8 +25,8 @@ from exhaust_reference import COPY, ExhaustReference, is_play, npc_choice
 from exhaust_env import observe, rules
 from exhaust_env.spec import NUM_ACTIONS, Options
 from exhaust_env.state import new_state
-from tabletop_core.rng import seed_word
-from tabletop_core.testing import at
+from tabletop_core.kernel.rng import seed_word
+from tabletop_core.tools.testing import at
 
 COMBOS = [
     ("standard", 2),

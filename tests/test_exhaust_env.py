@@ -11,9 +11,9 @@ import exhaust_env
 from exhaust_env import observe, rules
 from exhaust_env.spec import CAST_OFFSET, NUM_ACTIONS, PLAY_TIME_MAGIC, Options
 from exhaust_env.state import new_state
-from tabletop_core.aec import ActionOutOfBoundsError, IllegalActionError, ResetNeededError
-from tabletop_core.rng import sample_legal, seed_word
-from tabletop_core.testing import assert_state_roundtrip, at
+from tabletop_core.envs.aec import ActionOutOfBoundsError, IllegalActionError, ResetNeededError
+from tabletop_core.kernel.rng import sample_legal, seed_word
+from tabletop_core.tools.testing import assert_state_roundtrip, at
 
 OPTION_SETS = [
     {"num_players": 2},
@@ -30,7 +30,7 @@ def _id(o):
 
 
 # PettingZoo's api and seed tests, AEC = vector and save/restore over every option:
-# tests/test_api.py (tabletop_core.testing.api_test)
+# tests/test_api.py (tabletop_core.tools.testing.api_test)
 @pytest.mark.parametrize("options", OPTION_SETS, ids=_id)
 def test_pettingzoo_render(options):
     render_test(lambda render_mode=None: exhaust_env.env(render_mode=render_mode, **options))
@@ -327,7 +327,7 @@ def test_single_agent_learner_seat_against_bots():
 
     from gymnasium.utils.env_checker import check_env
 
-    from tabletop_core.single_agent import LearnerEnv
+    from tabletop_core.envs.single_agent import LearnerEnv
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -10,8 +10,8 @@ import pytest
 import exhaust_env
 from exhaust_env import GAME
 from exhaust_env.spec import MAX_EPISODE_STEPS, NUM_CARDS, NUM_KINDS, REPLENISH_SIZE, TIME_MAGIC_CARDS
-from tabletop_core.rng import seed_word
-from tabletop_core.testing import at
+from tabletop_core.kernel.rng import seed_word
+from tabletop_core.tools.testing import at
 
 OPTION_SETS = [
     {"num_players": 2},

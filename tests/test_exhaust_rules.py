@@ -27,8 +27,8 @@ from exhaust_env.spec import (
     parse_card,
 )
 from exhaust_env.state import new_state
-from tabletop_core.rng import seed_word
-from tabletop_core.testing import at
+from tabletop_core.kernel.rng import seed_word
+from tabletop_core.tools.testing import at
 
 
 def K(name: str) -> int:
@@ -626,7 +626,7 @@ def test_random_bot_chooses_like_sample_legal():
     """Same mask, same generator word: the random bot picks what ``sample_legal`` picks
     (uniform over the legal actions), so seeded random games replay as before."""
     from exhaust_env.bots import random_bot_r
-    from tabletop_core.rng import sample_legal
+    from tabletop_core.kernel.rng import sample_legal
 
     rnd = np.random.default_rng(11)
     masks = (rnd.random((300, NUM_ACTIONS)) < rnd.random((300, 1))).astype(np.int8)

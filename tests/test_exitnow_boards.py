@@ -13,8 +13,8 @@ from exitnow_envs import maps, rules
 from exitnow_envs.maps import BoardSet, build_map, default_boards, layouts, parse_board
 from exitnow_envs.spec import CHAR_KIND, EXIT, GHOST_START, KIND_CHAR, PLACE, START, WALL, Options
 from exitnow_envs.state import new_state
-from tabletop_core.rng import seed_word
-from tabletop_core.testing import at
+from tabletop_core.kernel.rng import seed_word
+from tabletop_core.tools.testing import at
 
 GOOD_CORNER = "#######\n#.....#\n#.#?#..\n#.#....\n#......\n#?##.#.\n#......\n"
 GOOD_EDGE = "#######\n.......\n.#.#...\n...#?..\n.#...#.\n..?.#..\n.#.....\n"

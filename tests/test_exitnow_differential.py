@@ -20,8 +20,8 @@ from exitnow_envs.maps import default_boards
 from exitnow_envs.observe import OBS_DIM, PLANE_NAMES, decode_observation, observe_r
 from exitnow_envs.spec import DEST_OFFSET, MAP, NUM_ACTIONS, SLIDE_OFFSET, Options
 from exitnow_envs.state import new_state
-from tabletop_core.rng import seed_word
-from tabletop_core.testing import at
+from tabletop_core.kernel.rng import seed_word
+from tabletop_core.tools.testing import at
 
 CH = {n: k for k, n in enumerate(PLANE_NAMES)}
 

@@ -22,15 +22,15 @@ from exitnow_envs.spec import (
     Phase,
     Status,
 )
-from tabletop_core.aec import ActionOutOfBoundsError, IllegalActionError
-from tabletop_core.rng import seed_word
-from tabletop_core.testing import at
+from tabletop_core.envs.aec import ActionOutOfBoundsError, IllegalActionError
+from tabletop_core.kernel.rng import seed_word
+from tabletop_core.tools.testing import at
 
 MODES = [(n, team) for n in range(1, 6) for team in (False, True)]
 
 
 # PettingZoo's api and seed tests, AEC = vector and save/restore over every option:
-# tests/test_api.py (tabletop_core.testing.api_test)
+# tests/test_api.py (tabletop_core.tools.testing.api_test)
 @pytest.mark.parametrize("num_humans,team", MODES)
 def test_render_modes(num_humans, team):
     render_test(
@@ -419,7 +419,7 @@ def test_bots_read_only_what_their_seat_observes():
 
 
 def test_single_agent_view_and_player_view():
-    from tabletop_core.single_agent import LearnerEnv
+    from tabletop_core.envs.single_agent import LearnerEnv
 
     env = LearnerEnv(GAME, seat="ghost_0", opponents="smart", num_humans=2)
     obs, info = env.reset(seed=4)

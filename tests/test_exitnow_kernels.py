@@ -23,10 +23,10 @@ from exitnow_envs.bots import BOT_IDS, bot_action, ghost_sweep_r, random_bot_row
 from exitnow_envs.observe import OBS_DIM, observe_r, refresh_observation_r
 from exitnow_envs.spec import NUM_ACTIONS, Options, Phase
 from exitnow_envs.state import new_state
-from tabletop_core import loops
-from tabletop_core.jit import kernel
-from tabletop_core.rng import sample_legal, seed_word
-from tabletop_core.testing import at
+from tabletop_core.contract import loops
+from tabletop_core.kernel.jit import kernel
+from tabletop_core.kernel.rng import sample_legal, seed_word
+from tabletop_core.tools.testing import at
 
 OPTIONS = [
     {},

@@ -46,8 +46,8 @@ from exitnow_envs.spec import (
     Status,
 )
 from exitnow_envs.state import new_state
-from tabletop_core.rng import seed_word
-from tabletop_core.testing import at
+from tabletop_core.kernel.rng import seed_word
+from tabletop_core.tools.testing import at
 
 UP, RIGHT, DOWN, LEFT = range(4)
 

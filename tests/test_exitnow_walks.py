@@ -24,8 +24,8 @@ from exitnow_envs.spec import (
     Options,
 )
 from exitnow_envs.state import new_state
-from tabletop_core.rng import seed_word
-from tabletop_core.testing import at
+from tabletop_core.kernel.rng import seed_word
+from tabletop_core.tools.testing import at
 
 DIRS = ((-1, 0), (0, 1), (1, 0), (0, -1))
 

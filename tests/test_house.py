@@ -1,5 +1,5 @@
 """House rules of the code base (issue 16): the rules are used, not restated, by bots and
-adapters, the bots' generator salt lives in ``tabletop_core/rng.py`` only, and no
+adapters, the bots' generator salt lives in ``tabletop_core/kernel/rng.py`` only, and no
 function of a game package is over 120 lines. Static checks over the source (AST), so
 docstrings and comments may still speak of the numbers."""
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from tabletop_core.rng import BOT_SEED_SALT
+from tabletop_core.kernel.rng import BOT_SEED_SALT
 
 ROOT = Path(__file__).resolve().parent.parent
 GAME_PACKAGES = ("thegame_env", "exhaust_env", "koikoi_env", "exitnow_envs")
@@ -92,7 +92,7 @@ def test_bot_seed_salt_lives_in_rng_only():
         for n in _int_constants(ast.parse(p.read_text(encoding="utf-8")))
         if n.value == BOT_SEED_SALT
     ]
-    assert hits == [], f"the bot seed salt is copied outside tabletop_core/rng.py: {hits}"
+    assert hits == [], f"the bot seed salt is copied outside tabletop_core/kernel/rng.py: {hits}"
 
 
 def _long_functions() -> dict[str, int]:
@@ -113,13 +113,13 @@ def test_no_function_over_120_lines():
 
 
 def _loop_names() -> set[str]:
-    from tabletop_core import loops
+    from tabletop_core.contract import loops
 
     return set(loops.__all__) - {"register", "HOOKS", "NO_NOTES"}
 
 
 def test_no_game_package_holds_a_batch_loop():
-    """The batch loops live once, in ``tabletop_core/loops.py``: a game package defines
+    """The batch loops live once, in ``tabletop_core/contract/loops.py``: a game package defines
     none of them and runs no ``prange``; its ``hooks.py`` registers its hooks."""
     hits = []
     loop_names = _loop_names()
@@ -132,15 +132,15 @@ def test_no_game_package_holds_a_batch_loop():
                     hits.append(f"{p.relative_to(ROOT)}:{n.lineno} {n.name}")
                 if isinstance(n, ast.Name) and n.id == "prange":
                     hits.append(f"{p.relative_to(ROOT)}:{n.lineno} prange")
-    assert hits == [], f"batch loops outside tabletop_core/loops.py: {hits}"
+    assert hits == [], f"batch loops outside tabletop_core/contract/loops.py: {hits}"
 
 
 def test_every_game_registers_the_same_hooks():
-    """Each game's hooks resolve every hook of ``tabletop_core.loops`` (the loops compile
+    """Each game's hooks resolve every hook of ``tabletop_core.contract.loops`` (the loops compile
     for its State)."""
     import importlib
 
-    from tabletop_core import loops
+    from tabletop_core.contract import loops
 
     for pkg in GAME_PACKAGES:
         hooks = importlib.import_module(f"{pkg}.hooks")

@@ -7,7 +7,7 @@ import pytest
 
 import exhaust_env
 import thegame_env
-from tabletop_core.aec import ResetNeededError
+from tabletop_core.envs.aec import ResetNeededError
 
 
 def test_raw_env_step_and_observe_before_reset():

@@ -14,8 +14,8 @@ import importlib
 import numpy as np
 import pytest
 
-from tabletop_core.games import GAME_PACKAGES, load_game
-from tabletop_core.testing import at
+from tabletop_core.contract.catalog import GAME_PACKAGES, load_game
+from tabletop_core.tools.testing import at
 
 
 def _positions(game_name: str, options: dict, seeds: int = 4, every: int = 3, limit: int = 150):

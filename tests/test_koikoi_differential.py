@@ -26,9 +26,9 @@ from koikoi_env.bots import BOT_NAMES
 from koikoi_env.env import episode_stats
 from koikoi_env.spec import NUM_ACTIONS, NUM_CARDS, Options, Status
 from koikoi_env.state import LOC_CAPTURED, LOC_FIELD, LOC_HAND, LOC_OUT, LOC_PENDING, LOC_STOCK, new_state
-from tabletop_core import loops
-from tabletop_core.rng import seed_word, shuffle_prefix
-from tabletop_core.testing import at
+from tabletop_core.contract import loops
+from tabletop_core.kernel.rng import seed_word, shuffle_prefix
+from tabletop_core.tools.testing import at
 
 COMBOS = [(n, r, d) for n in (2, 3, 4) for r in (1, 3, 8) for d in range(n)]
 GAMES_PER_COMBO = 2  # 27 combos x 4 action styles x 2 games = 216 games

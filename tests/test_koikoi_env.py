@@ -17,9 +17,9 @@ import koikoi_env
 from koikoi_env import bots, observe, rules
 from koikoi_env.spec import KOIKOI, NUM_ACTIONS, NUM_CARDS, STOP, TAKE_OFFSET, Options, parse_card
 from koikoi_env.state import LOC_CAPTURED, LOC_HAND, LOC_STOCK, new_state
-from tabletop_core.aec import ActionOutOfBoundsError, IllegalActionError
-from tabletop_core.rng import seed_word
-from tabletop_core.testing import at
+from tabletop_core.envs.aec import ActionOutOfBoundsError, IllegalActionError
+from tabletop_core.kernel.rng import seed_word
+from tabletop_core.tools.testing import at
 
 PLAYERS = [2, 3, 4]
 

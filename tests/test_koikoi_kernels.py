@@ -1,7 +1,7 @@
 """The fast kernels agree with their plain definitions.
 
 - ``rules.shuffle_deck_r`` (the deal's shuffle on the record's generator word) deals
-  exactly what ``tabletop_core.rng.shuffle_prefix`` deals and leaves the same word;
+  exactly what ``tabletop_core.kernel.rng.shuffle_prefix`` deals and leaves the same word;
 - ``hand_bits`` / ``capt_bits`` stay equal to what ``loc`` says (``rules.sync_bits_r``)
   through random and bot play, and the stored yaku scores equal the reference's;
 - the random bot (read from the state) picks exactly what ``sample_legal`` picks from
@@ -22,9 +22,9 @@ from koikoi_reference import yaku_of
 from koikoi_env import bits, bots, observe, rules
 from koikoi_env.spec import NUM_ACTIONS, NUM_CARDS, Options
 from koikoi_env.state import LOC_CAPTURED, new_state
-from tabletop_core import loops
-from tabletop_core.rng import sample_legal, seed_word, shuffle_prefix
-from tabletop_core.testing import at
+from tabletop_core.contract import loops
+from tabletop_core.kernel.rng import sample_legal, seed_word, shuffle_prefix
+from tabletop_core.tools.testing import at
 
 
 def _bits_of_loc(s, g: int) -> tuple[np.ndarray, np.ndarray]:

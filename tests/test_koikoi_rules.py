@@ -31,8 +31,8 @@ from koikoi_env.spec import (
     parse_card,
 )
 from koikoi_env.state import LOC_CAPTURED, LOC_FIELD, LOC_HAND, LOC_OUT, LOC_STOCK, new_state
-from tabletop_core.rng import seed_word
-from tabletop_core.testing import at
+from tabletop_core.kernel.rng import seed_word
+from tabletop_core.tools.testing import at
 
 
 def C(name: str) -> int:

@@ -12,8 +12,8 @@ import pytest
 from gymnasium import spaces
 from pettingzoo.test import api_test
 
-from tabletop_core.encoders import ObservationLayout, Piece
-from tabletop_core.single_agent import LearnerEnv, LearnerVectorEnv
+from tabletop_core.contract.encoders import ObservationLayout, Piece
+from tabletop_core.envs.single_agent import LearnerEnv, LearnerVectorEnv
 
 OPTIONS = {
     "thegame_env": [

@@ -139,8 +139,8 @@ def test_bots_name_the_other_seats_only():
 def test_view_svg_writes_the_picture_after_every_move(tmp_path):
     import io
 
-    from tabletop_core.games import load_game
-    from tabletop_core.play import play_in_terminal
+    from tabletop_core.contract.catalog import load_game
+    from tabletop_core.tools.play import play_in_terminal
 
     target = tmp_path / "table.svg"
     out = io.StringIO()
@@ -168,7 +168,7 @@ def test_view_takes_only_svg(tmp_path, capsys):
 
 @pytest.mark.parametrize("width", [40, 80, 133])
 def test_columns_fit_the_width_and_never_split_an_entry(width):
-    from tabletop_core.play import columns
+    from tabletop_core.tools.play import columns
 
     entries = [f"{k}: play {k % 98 + 2} on ↑{k % 2 + 1}" for k in range(0, 392, 7)]
     lines = columns(entries, width)
@@ -194,8 +194,8 @@ def test_narration_covers_whole_games_and_every_illegal_action_has_a_reason(game
 
     import numpy as np
 
-    from tabletop_core.games import GAME_PACKAGES, load_game
-    from tabletop_core.rng import seed_word
+    from tabletop_core.contract.catalog import GAME_PACKAGES, load_game
+    from tabletop_core.kernel.rng import seed_word
 
     g = load_game(game)
     module = importlib.import_module(GAME_PACKAGES[game])

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from exitnow_envs.maps import default_boards
-from tabletop_core.games import GAME_PACKAGES
-from tabletop_core.testing import at
+from tabletop_core.contract.catalog import GAME_PACKAGES
+from tabletop_core.tools.testing import at
 
 try:
     import resvg_py  # noqa: F401

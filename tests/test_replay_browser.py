@@ -17,7 +17,7 @@ import pytest
 
 import thegame_env
 from tabletop_core.cli import main
-from tabletop_core.replay import OMNISCIENT, capture, play_episode, write_gif, write_html
+from tabletop_core.tools.replay import OMNISCIENT, capture, play_episode, write_gif, write_html
 
 
 def _payload(page: str) -> dict:

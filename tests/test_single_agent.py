@@ -1,4 +1,4 @@
-"""Single-agent views (tabletop_core.single_agent) on The Game."""
+"""Single-agent views (tabletop_core.envs.single_agent) on The Game."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import thegame_env
-from tabletop_core.single_agent import LearnerEnv, LearnerVectorEnv
+from tabletop_core.envs.single_agent import LearnerEnv, LearnerVectorEnv
 
 
 def test_gymnasium_env_checker():
@@ -126,11 +126,11 @@ def test_competitive_learner_seat_against_bots():
 def test_final_observation_is_the_learners_own_seat(name):
     """An ended episode's last observation is the learner's seat's view of the final
     state (seat 1 here: a seat index and the kernels' seat bit set differ)."""
-    from tabletop_core.games import load_game
-    from tabletop_core.single_agent import _LearnerCore
+    from tabletop_core.contract.catalog import load_game
+    from tabletop_core.envs.single_agent import LearnerCore
 
     game = load_game(name)
-    core = _LearnerCore(game, 6, 1, "random", {})
+    core = LearnerCore(game, 6, 1, "random", {})
     core.reset(list(range(6)))
     rng = np.random.default_rng(1)
     seen = np.zeros(6, bool)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from tabletop_core.cli import main
-from tabletop_core.soak import RETURN_IDENTITY, soak
+from tabletop_core.tools.soak import RETURN_IDENTITY, soak
 
 
 @pytest.mark.slow

@@ -6,8 +6,8 @@ import numba
 import numpy as np
 import pytest
 
-from tabletop_core.rng import seed_word
-from tabletop_core.testing import at
+from tabletop_core.kernel.rng import seed_word
+from tabletop_core.tools.testing import at
 from thegame_env.bots import BOT_IDS, BOT_NAMES, bot_action
 from thegame_env.rules import apply_action_r, deal_r, legal_mask_r, score_r
 from thegame_env.spec import END_TURN, NUM_ACTIONS, NUM_CARDS, Options

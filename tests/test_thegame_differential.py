@@ -19,8 +19,8 @@ import numpy as np
 import pytest
 from thegame_reference import END_TURN, FIRE, TheGameReference, action_play
 
-from tabletop_core.rng import seed_word
-from tabletop_core.testing import at
+from tabletop_core.kernel.rng import seed_word
+from tabletop_core.tools.testing import at
 from thegame_env import observe, rules
 from thegame_env.spec import MAX_EPISODE_STEPS, NUM_ACTIONS, Options, Status
 from thegame_env.state import new_state

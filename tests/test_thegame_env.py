@@ -13,8 +13,8 @@ from pettingzoo.test import render_test
 from pettingzoo.utils.wrappers import AssertOutOfBoundsWrapper, OrderEnforcingWrapper, TerminateIllegalWrapper
 
 import thegame_env
-from tabletop_core.aec import ActionOutOfBoundsError, IllegalActionError, ResetNeededError
-from tabletop_core.testing import assert_state_roundtrip
+from tabletop_core.envs.aec import ActionOutOfBoundsError, IllegalActionError, ResetNeededError
+from tabletop_core.tools.testing import assert_state_roundtrip
 from thegame_env import END_TURN, NUM_ACTIONS, decode_observation
 
 OPTION_SETS = [
@@ -29,7 +29,7 @@ def _id(o):
 
 
 # PettingZoo's api and seed tests, AEC = vector and save/restore over every option:
-# tests/test_api.py (tabletop_core.testing.api_test)
+# tests/test_api.py (tabletop_core.tools.testing.api_test)
 @pytest.mark.parametrize("options", OPTION_SETS, ids=_id)
 def test_pettingzoo_render(options):
     render_test(lambda render_mode=None: thegame_env.env(render_mode=render_mode, **options))

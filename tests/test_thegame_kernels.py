@@ -1,7 +1,7 @@
 """The fast kernels of The Game agree with their plain definitions.
 
 - ``rules.shuffle_deck_r`` (the deal's shuffle on the record's generator word) deals
-  exactly what ``tabletop_core.rng.shuffle_prefix`` deals and leaves the same word;
+  exactly what ``tabletop_core.kernel.rng.shuffle_prefix`` deals and leaves the same word;
 - the card-set helpers (``pile_accepts``, ``hand_bits_r``) and ``has_play`` against
   ``can_place`` card by card;
 - the random bot (read from the state) picks exactly what ``sample_legal`` picks from the
@@ -20,9 +20,9 @@ import numba
 import numpy as np
 import pytest
 
-from tabletop_core import loops
-from tabletop_core.rng import sample_legal, sample_legal_batch, seed_word, shuffle_prefix
-from tabletop_core.testing import at
+from tabletop_core.contract import loops
+from tabletop_core.kernel.rng import sample_legal, sample_legal_batch, seed_word, shuffle_prefix
+from tabletop_core.tools.testing import at
 from thegame_env import bots, observe, rules, vector_env
 from thegame_env.spec import END_TURN, NUM_ACTIONS, NUM_CARDS, Options
 from thegame_env.state import new_state

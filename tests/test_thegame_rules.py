@@ -12,8 +12,8 @@ import random
 import numpy as np
 import pytest
 
-from tabletop_core.rng import seed_word
-from tabletop_core.testing import at
+from tabletop_core.kernel.rng import seed_word
+from tabletop_core.tools.testing import at
 from thegame_env import observe, rules
 from thegame_env.spec import END_TURN, NUM_ACTIONS, Options, Status, play_to_action
 from thegame_env.state import new_state

@@ -12,7 +12,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from tabletop_core import cli  # noqa: E402
-from tabletop_core.rng import seed_word  # noqa: E402
+from tabletop_core.kernel.rng import seed_word  # noqa: E402
 from tabletop_core.train import TrainConfig  # noqa: E402
 from tabletop_core.train.advantages import seat_advantages  # noqa: E402
 from tabletop_core.train.opponents import League, parse_opponents  # noqa: E402
@@ -458,9 +458,9 @@ def test_team_seats_hold_several_seats_beside_a_bot():
     """``--seats 0+1+2``: in Exit Now the learner holds the three human seats and the ghost
     bot plays seat 3, so the learner is to act at every step and only ever as a human."""
     import exitnow_envs
-    from tabletop_core.single_agent import _LearnerCore
+    from tabletop_core.envs.single_agent import LearnerCore
 
-    core = _LearnerCore(exitnow_envs.GAME, 8, (0, 1, 2), "ghost", {})
+    core = LearnerCore(exitnow_envs.GAME, 8, (0, 1, 2), "ghost", {})
     assert core.learners == 0b0111
     core.reset(list(range(8)))
     rng = np.random.default_rng(0)

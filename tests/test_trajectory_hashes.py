@@ -18,7 +18,7 @@ import importlib
 import numpy as np
 import pytest
 
-from tabletop_core.rng import seed_word
+from tabletop_core.kernel.rng import seed_word
 
 CASES = {
     "thegame_env": [

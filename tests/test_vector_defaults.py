@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import thegame_env
-from tabletop_core.vector import SelfPlayVectorEnv, ThreadChooser, _Recycler
+from tabletop_core.envs.vector import SelfPlayVectorEnv, ThreadChooser, _Recycler
 
 
 def test_copy_true_arrays_are_the_callers_and_match_copy_false():

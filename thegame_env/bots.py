@@ -8,7 +8,7 @@ hand and the public table (tested by the hidden-information tests).
 
 Bots:
     random  uniform over legal actions; reads them from the state, not from ``mask`` (the
-            same choice as ``tabletop_core.rng.sample_legal`` on the mask with the same
+            same choice as ``tabletop_core.kernel.rng.sample_legal`` on the mask with the same
             generator word), so loops that only run random bots may skip the mask.
     strong  see :func:`strong_decide_r`.
     greedy  smallest numeric jump, stop at the minimum (the first simple baseline).
@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_core.bits import ctz, popcount
-from tabletop_core.jit import kernel
-from tabletop_core.layout import regions
-from tabletop_core.rng import randint_word
+from tabletop_core.kernel.bits import ctz, popcount
+from tabletop_core.kernel.jit import kernel
+from tabletop_core.kernel.layout import regions
+from tabletop_core.kernel.rng import randint_word
 
 from .rules import can_place, hand_bits_r, min_plays_now_r, pile_accepts
 from .spec import BACKWARDS_STEP, DESCENDING_START, END_TURN, MAX_HAND, MIN_CARD, NUM_CARDS, NUM_PILES
@@ -110,7 +110,7 @@ def random_bot_w(e, w):
 def random_bot_r(e, rng, r):
     """Uniform over the legal actions of the record ``e``, read from the state (no mask):
     the ``k``-th legal action in id order for ``k = randint(rng, r, count)``, i.e. the
-    same choice as ``tabletop_core.rng.sample_legal(rng, r, mask)`` with the same
+    same choice as ``tabletop_core.kernel.rng.sample_legal(rng, r, mask)`` with the same
     generator word (advances ``rng[r]``). -1 once the game is over."""
     a, w = random_bot_w(e, rng[r])
     rng[r] = w

@@ -28,12 +28,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_core.aec import TabletopAECEnv
-from tabletop_core.entry import baseline_entry, entry_points
-from tabletop_core.game import GameDef, observe_env
-from tabletop_core.records import at
+from tabletop_core.contract.game import GameDef, observe_env
+from tabletop_core.envs.aec import TabletopAECEnv
+from tabletop_core.envs.factories import baseline_entry, entry_points
+from tabletop_core.kernel.records import at
 
-from . import hooks  # noqa: F401  (registers the game's hooks for tabletop_core.loops)
+from . import hooks  # noqa: F401  (registers the game's hooks for tabletop_core.contract.loops)
 from .bots import BOT_NAMES, bot_action
 from .observe import decode_observation, observation_layout, observe_r
 from .render import SVG_HEIGHT, SVG_WIDTH, render_ansi, render_svg

@@ -1,10 +1,10 @@
-"""The Game's hooks for the batch loops of :mod:`tabletop_core.loops`: the rules kernels
+"""The Game's hooks for the batch loops of :mod:`tabletop_core.contract.loops`: the rules kernels
 of ``rules.py``, ``observe.py`` and ``bots.py`` on the env's record, nothing else."""
 
 from __future__ import annotations
 
-from tabletop_core import loops
-from tabletop_core.jit import kernel
+from tabletop_core.contract import loops
+from tabletop_core.kernel.jit import kernel
 
 from .bots import RANDOM_BOT, bot_action_r, random_bot_r
 from .observe import observe_r

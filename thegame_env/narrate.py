@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_core.records import at
+from tabletop_core.kernel.records import at
 
 from .rules import can_place, draw_pile_size_r, min_plays_now_r, score_r
 from .spec import END_TURN, WIN_THRESHOLD, Status, action_name, action_to_play

@@ -2,7 +2,7 @@
 seat's view.
 
 Pieces (in buffer order; ``P`` = number of seats), each with the largest value it takes
-in game units (``high``; the vector holds ``value / high``, :mod:`tabletop_core.encoders`)::
+in game units (``high``; the vector holds ``value / high``, :mod:`tabletop_core.contract.encoders`)::
 
     piece           shape  high  meaning (game units, as decode_observation returns them)
     hand            (98,)  flag  1 if the seat holds card c (index c - 2)
@@ -28,8 +28,8 @@ from functools import cache
 
 import numpy as np
 
-from tabletop_core.encoders import ObservationLayout
-from tabletop_core.jit import kernel
+from tabletop_core.contract.encoders import ObservationLayout
+from tabletop_core.kernel.jit import kernel
 
 from .rules import min_plays_now_r
 from .spec import DESCENDING_START, MAX_HAND, MIN_CARD, MIN_PLAYS_LEVEL1, NUM_CARDS, NUM_PILES

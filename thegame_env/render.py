@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_core.records import at
+from tabletop_core.kernel.records import at
 
 from .rules import min_plays_now_r
 from .spec import FIRE_CARDS, NUM_CARDS, Status
@@ -59,7 +59,7 @@ def render_ansi(state: np.ndarray, options=None, seat: int | None = None, i: int
     return "\n".join(lines)
 
 
-# --- picture (SVG; rasterized by tabletop_core.svg) ------------------------------------------
+# --- picture (SVG; rasterized by tabletop_core.contract.svg) ------------------------------------------
 SVG_WIDTH = 800
 SVG_HEIGHT = 560
 """Size of :func:`render_svg`'s picture in pixels, for every option (``rgb_array`` is
@@ -92,7 +92,7 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
     Raises:
         ValueError: if ``seat`` is not a seat of this game.
     """
-    from tabletop_core.svg import THEME, Svg, check_view_seat
+    from tabletop_core.contract.svg import THEME, Svg, check_view_seat
 
     e = state[i]
     n = int(e["cfg_players"])
@@ -112,7 +112,7 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
 
 def _svg_piles(e, svg, on_fire, draw, left, playing, state, i):
     """The four piles (tops, direction, the backwards trick's card), the draw pile and the On Fire marks."""
-    from tabletop_core.svg import THEME, card, pile
+    from tabletop_core.contract.svg import THEME, card, pile
 
     cw, ch = 70, 98
     for p in range(4):
@@ -193,7 +193,7 @@ def _svg_piles(e, svg, on_fire, draw, left, playing, state, i):
 
 def _svg_hands(n, playing, e, svg, seat, on_fire, left):
     """A row per seat (its hand, or card backs from another seat's view) and the result once over."""
-    from tabletop_core.svg import THEME, banner, card, card_back, seat_label
+    from tabletop_core.contract.svg import THEME, banner, card, card_back, seat_label
 
     hw, hh = 44, 62
     for k in range(n):

@@ -1,7 +1,7 @@
 """The Game's rules as numba kernels over the State record array (``state.py``).
 
 The kernels take one env's record ``e = s[i]`` (``*_r``; from Python, on env ``i`` of a
-State in place: ``tabletop_core.records.at(kernel_r, s, i, ...)``): a record is a plain
+State in place: ``tabletop_core.kernel.records.at(kernel_r, s, i, ...)``): a record is a plain
 pointer, whereas an array argument passed down a chain of calls costs numba atomic
 reference-count updates (measured: more than the rules themselves). Kernels
 that fill a buffer take the whole ``(B, n)`` buffer and a row index
@@ -31,8 +31,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_core.jit import kernel
-from tabletop_core.rng import shuffle_word
+from tabletop_core.kernel.jit import kernel
+from tabletop_core.kernel.rng import shuffle_word
 
 from .spec import (
     ASCENDING_START,
@@ -269,7 +269,7 @@ def _draw_up_r(e, seat):
 @kernel
 def shuffle_deck_r(e):
     """Set ``e.deck`` to the cards 2..99 shuffled exactly as
-    ``tabletop_core.rng.shuffle_prefix(s.rng, i, deck, 98)`` would (97 draws from the env's
+    ``tabletop_core.kernel.rng.shuffle_prefix(s.rng, i, deck, 98)`` would (97 draws from the env's
     generator, Fisher-Yates from the end, Lemire reduction of the high 32 bits), with the
     generator word ``e.rng`` kept in a register instead of an array."""
     deck = e.deck

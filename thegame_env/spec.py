@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum
 
-from tabletop_core.options import check_options, option
+from tabletop_core.contract.options import check_options, option
 
 # --- Cards and piles (rulebook "Components") -------------------------------------------
 MIN_CARD = 2

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_core.rng import seed_word
+from tabletop_core.kernel.rng import seed_word
 
 from .spec import (
     ASCENDING_START,
@@ -55,7 +55,7 @@ STATE_DTYPE = np.dtype(
         ("plays_this_turn", np.int8),  # cards placed this turn
         ("turn", np.int16),  # turn index, 0 for the first turn
         ("status", np.int8),  # spec.Status: 0 playing, 1 all played, 2 stuck, 3 fire loss
-        ("rng", np.uint64),  # SplitMix64 word (tabletop_core.rng)
+        ("rng", np.uint64),  # SplitMix64 word (tabletop_core.kernel.rng)
     ]
 )
 
@@ -102,7 +102,12 @@ def validate_state(saved) -> None:
     Raises:
         ValueError: naming the env index, the field, the value and what is allowed.
     """
-    from tabletop_core.validation import StateChecker, check_legal_action_exists, row_counts, states_of
+    from tabletop_core.contract.validation import (
+        StateChecker,
+        check_legal_action_exists,
+        row_counts,
+        states_of,
+    )
 
     from .rules import legal_mask_r
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_core.jit import kernel
-from tabletop_core.rng import randint_word
+from tabletop_core.kernel.jit import kernel
+from tabletop_core.kernel.rng import randint_word
 
 from ..spec import (
     BOARD,
@@ -51,7 +51,7 @@ _P_OVER = int(Phase.OVER)
 @kernel
 def randint_r(e, n):
     """Uniform int64 in ``[0, n)`` from the record's generator word ``e.rng`` (advanced):
-    the number ``tabletop_core.rng.randint(s.rng, i, n)`` draws."""
+    the number ``tabletop_core.kernel.rng.randint(s.rng, i, n)`` draws."""
     w, x = randint_word(e.rng, n)
     e.rng = w
     return x

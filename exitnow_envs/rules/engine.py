@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_core.bits import ctz, popcount, read_bits_row, stack_u64, write_bits_row
-from tabletop_core.jit import kernel
-from tabletop_core.rng import randint_word, shuffle_word
+from tabletop_core.kernel.bits import ctz, popcount, read_bits_row, stack_u64, write_bits_row
+from tabletop_core.kernel.jit import kernel
+from tabletop_core.kernel.rng import randint_word, shuffle_word
 
 from ..spec import (
     CHIP_OFFSET,
@@ -333,7 +333,7 @@ def legal_bits_r(e, bits):
 def write_mask_row(bits, out, row):
     """Write the action bit set ``bits`` (:func:`legal_bits_r`) as row ``row`` of ``out``
     ((B, 471) int8): every entry once, 0 or 1, in vector stores
-    (:func:`tabletop_core.bits.write_bits_row`). A leaf kernel (it calls nothing that
+    (:func:`tabletop_core.kernel.bits.write_bits_row`). A leaf kernel (it calls nothing that
     takes ``out`` on), so numba keeps no reference count on ``out``."""
     write_bits_row(bits, out, row, NUM_ACTIONS)
 
@@ -343,7 +343,7 @@ def mask_row_bits(masks, row, bits):
     """Read row ``row`` of ``masks`` ((B, 471) int8, C-contiguous) into the action bit set
     ``bits`` ((MASK_WORDS,) uint64: bit set where the entry is nonzero); returns the
     number of nonzero entries. The inverse of :func:`write_mask_row`, in vector loads
-    (:func:`tabletop_core.bits.read_bits_row`)."""
+    (:func:`tabletop_core.kernel.bits.read_bits_row`)."""
     return read_bits_row(masks, row, NUM_ACTIONS, bits)
 
 
@@ -374,7 +374,7 @@ def is_legal_r(e, action):
 def sample_bits(bits, n, rng, r):
     """A uniformly random set bit of the bit set ``bits`` ((8,) uint64 holding ``n`` >= 1
     bits) drawn with stream ``r`` of ``rng``: one ``randint(rng, r, n)``, then the k-th set
-    bit in increasing order (what ``tabletop_core.rng.sample_legal`` draws on the mask)."""
+    bit in increasing order (what ``tabletop_core.kernel.rng.sample_legal`` draws on the mask)."""
     w, k = randint_word(rng[r], n)
     rng[r] = w
     for q in range(MASK_WORDS):
@@ -391,7 +391,7 @@ def sample_bits(bits, n, rng, r):
 @kernel
 def random_legal_r(e, rng, r):
     """A uniformly random legal action drawn with stream ``r`` of ``rng`` ((R,) uint64)
-    without building the mask: exactly what ``tabletop_core.rng.sample_legal`` draws from
+    without building the mask: exactly what ``tabletop_core.kernel.rng.sample_legal`` draws from
     the :func:`legal_mask_r` (one ``randint(rng, r, count)``, then the k-th legal action
     in increasing order); -1 once the game is over (no draw)."""
     bits = stack_u64(MASK_WORDS)

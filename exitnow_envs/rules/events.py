@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_core.jit import kernel
+from tabletop_core.kernel.jit import kernel
 
 from ..spec import (
     ADD_GHOST,

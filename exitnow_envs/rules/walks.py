@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_core.bits import ctz, popcount, stack_u32, stack_u64
-from tabletop_core.jit import kernel
+from tabletop_core.kernel.bits import ctz, popcount, stack_u32, stack_u64
+from tabletop_core.kernel.jit import kernel
 
 from ..spec import (
     BIT_ROWS,

@@ -10,15 +10,19 @@ from __future__ import annotations
 # Imported before torch on purpose: the vector env module sets GOMP_SPINCOUNT=2000 (unless
 # OMP_WAIT_POLICY or GOMP_SPINCOUNT is set), so the idle OpenMP threads of numba and of
 # torch (both GNU OpenMP here) spin ~0.1 ms and then sleep instead of holding the cores.
-from .. import vector  # noqa: F401
-from .config import ConfigError, TrainConfig
+from tabletop_core.envs import vector  # noqa: F401
+from tabletop_core.train.config import ConfigError, TrainConfig
 
 __all__ = ["TrainConfig", "Trainer", "ConfigError", "train"]
 
 
 def __getattr__(name: str):
-    if name in ("Trainer", "train"):
-        from . import trainer
+    if name == "Trainer":
+        from tabletop_core.train.trainer import Trainer
 
-        return getattr(trainer, name)
+        return Trainer
+    if name == "train":
+        from tabletop_core.train.loop import train
+
+        return train
     raise AttributeError(name)

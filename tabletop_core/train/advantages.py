@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..jit import kernel
+from tabletop_core.kernel.jit import kernel
 
 __all__ = ["seat_advantages"]
 

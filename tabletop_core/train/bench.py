@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from .config import TrainConfig
+from tabletop_core.train.config import TrainConfig
 
 __all__ = ["run_train_bench", "matmul_gflops"]
 
@@ -64,8 +64,8 @@ def _sb3_steps_per_s(
         from stable_baselines3.common.vec_env import VecEnv
     except ImportError as exc:
         return {"bench": "sb3", "error": f"sb3-contrib not installed ({exc}): pip install 'tabletop-rl[rl]'"}
-    from ..games import load_game
-    from ..single_agent import LearnerVectorEnv
+    from tabletop_core.contract.catalog import load_game
+    from tabletop_core.envs.single_agent import LearnerVectorEnv
 
     game = load_game(game_name)
     venv = LearnerVectorEnv(
@@ -148,7 +148,7 @@ def run_train_bench(
     timed window (after one warm-up update). The Game 2 players when no options are given."""
     import torch
 
-    from .trainer import Trainer
+    from tabletop_core.train.trainer import Trainer
 
     options = dict(options or {})
     if game == "thegame" and "num_players" not in options:

@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from ..games import GAME_PACKAGES, load_game
-from .opponents import default_opponents, parse_opponents, parse_seats, split_envs
+from tabletop_core.contract.catalog import GAME_PACKAGES, load_game
+from tabletop_core.train.opponents import default_opponents, parse_opponents, parse_seats, split_envs
 
 __all__ = ["TrainConfig", "ConfigError", "validate", "bf16_supported"]
 
@@ -175,7 +175,7 @@ def validate(cfg: TrainConfig):
                         f"seats (one bot per seat, in seat order)"
                     )
     if any(name == "baseline" for name, _ in mix):
-        from ..baseline import baseline_policy
+        from tabletop_core.agents.baseline import baseline_policy
 
         needed = sorted({k for grp in groups for k in range(num_players) if k not in grp})
         try:
@@ -230,14 +230,14 @@ def _cuda_available() -> bool:
 
 
 def load_init_policy(path: str, game, options, hidden) -> dict:
-    """The weights of an :class:`~tabletop_core.policy.MLPPolicy` file to start the actor
+    """The weights of an :class:`~tabletop_core.agents.policy.MLPPolicy` file to start the actor
     from, checked against the game, its options and the network's widths.
 
     Raises:
         ConfigError: the file is missing, not a policy, made for another game or other
             options, or has other hidden widths.
     """
-    from ..policy import MLPPolicy
+    from tabletop_core.agents.policy import MLPPolicy
 
     try:
         policy = MLPPolicy.load(path)

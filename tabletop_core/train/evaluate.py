@@ -1,6 +1,6 @@
-"""Evaluation of the learner with the arena's code (:mod:`tabletop_core.arena`).
+"""Evaluation of the learner with the arena's code (:mod:`tabletop_core.tools.arena`).
 
-The greedy policy (argmax over legal actions, :class:`~tabletop_core.policy.MLPPolicy`)
+The greedy policy (argmax over legal actions, :class:`~tabletop_core.agents.policy.MLPPolicy`)
 plays fixed deals: game ``g`` is dealt as an env seeded ``seed + g``, exactly as
 ``tabletop match`` deals it. In a cooperative game the policy plays every seat; in a
 competitive one it plays ``seats`` (default seat 0; ``--seats``' first choice) against
@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from ..arena import mean_interval, run_match
-from ..policy import MLPPolicy
+from tabletop_core.agents.policy import MLPPolicy
+from tabletop_core.tools.arena import mean_interval, run_match
 
 __all__ = ["evaluate_policy", "bot_levels", "rate_entrants"]
 

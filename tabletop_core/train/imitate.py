@@ -31,9 +31,9 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from ..rng import seed_word
-from ..vector import SelfPlayVectorEnv
-from .model import Agent, masked_logits
+from tabletop_core.envs.vector import SelfPlayVectorEnv
+from tabletop_core.kernel.rng import seed_word
+from tabletop_core.train.model import Agent, masked_logits
 
 __all__ = ["collect_demos", "collect_dagger", "behaviour_cloning", "fit_actor"]
 

@@ -12,9 +12,9 @@ from typing import Any
 import numpy as np
 import torch
 
-from ..jsonutil import json_default
-from .evaluate import bot_levels, evaluate_policy, rate_entrants
-from .trainer import Agent, ConfigError, TrainConfig, Trainer
+from tabletop_core.tools.jsonutil import json_default
+from tabletop_core.train.evaluate import bot_levels, evaluate_policy, rate_entrants
+from tabletop_core.train.trainer import Agent, ConfigError, TrainConfig, Trainer
 
 __all__ = ["run"]
 
@@ -77,7 +77,7 @@ def run(cfg: TrainConfig) -> dict:
     )
 
     if cfg.imitate is not None and not cfg.resume:  # behaviour cloning warm start (in the budget)
-        from .imitate import behaviour_cloning
+        from tabletop_core.train.imitate import behaviour_cloning
 
         def saved(k: int) -> None:  # each round's actor, to compare them after
             trainer.save_policy(os.path.join(cfg.out, f"imitated-{k}.npz"))
@@ -198,7 +198,7 @@ def run(cfg: TrainConfig) -> dict:
     for _sid, (upd, sd) in snaps:
         m = Agent(trainer.obs_dim, trainer.num_actions, cfg.hidden)
         m.load_state_dict(sd)
-        from ..policy import MLPPolicy
+        from tabletop_core.agents.policy import MLPPolicy
 
         _, entrants[f"snapshot@{upd}"] = evaluate_policy(
             game,
@@ -235,9 +235,14 @@ def run(cfg: TrainConfig) -> dict:
     with open(os.path.join(cfg.out, "summary.json"), "w") as f:
         json.dump(summary, f, indent=1, default=json_default)
     try:
-        from .plot import plot_curve
+        from tabletop_core.train.plot import plot_curve
 
         plot_curve(os.path.join(cfg.out, "log.jsonl"), os.path.join(cfg.out, "curve.png"))
     except ImportError:
         print("matplotlib is missing: no curve.png (pip install 'tabletop-rl[train]')", file=sys.stderr)
     return summary
+
+
+def train(cfg: TrainConfig) -> dict:
+    """Run ``tabletop train`` with ``cfg`` (:func:`run`); returns the run's summary."""
+    return run(cfg)

@@ -1,6 +1,6 @@
 """The policy network and the hot-loop pieces that touch it.
 
-One MLP trunk (``tanh``, as :class:`tabletop_core.policy.MLPPolicy` plays it) with two
+One MLP trunk (``tanh``, as :class:`tabletop_core.agents.policy.MLPPolicy` plays it) with two
 heads: action logits and a value. Sharing the trunk halves the FLOPs per sample against
 CleanRL's two separate networks; the update is what bounds the trainer's speed here.
 
@@ -28,7 +28,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from .sample import scatter_head_grad
+from tabletop_core.train.sample import scatter_head_grad
 
 __all__ = [
     "Agent",
@@ -210,7 +210,7 @@ class Agent(nn.Module):
         return self.critic(z).squeeze(-1)
 
     def policy_weights(self) -> dict[str, np.ndarray]:
-        """The actor as :class:`~tabletop_core.policy.MLPPolicy` weights (``W0, b0, ...``,
+        """The actor as :class:`~tabletop_core.agents.policy.MLPPolicy` weights (``W0, b0, ...``,
         ``W_k`` of shape (in, out), float32); the value head is left out."""
         linears = [m for m in self.trunk if isinstance(m, nn.Linear)] + [self.actor]
         out: dict[str, np.ndarray] = {}

@@ -8,7 +8,7 @@ an entry without one gets an equal share of what is left):
   the others; the snapshot is drawn per env at each reset from the league pool (until the
   first snapshot exists, such an env plays self-play);
 * ``baseline`` — the learner plays one seat (drawn per episode), the game's shipped
-  trained baseline (:mod:`tabletop_core.baseline`) the others;
+  trained baseline (:mod:`tabletop_core.agents.baseline`) the others;
 * a scripted bot of the game (``random``, ``greedy``, ...) — the learner plays one seat,
   the bot the others, inside the game's compiled learner kernels;
 * a lineup of scripted bots joined by ``+`` (``strong+greedy+random``) — one bot per seat
@@ -104,7 +104,7 @@ def parse_seats(text: str | None, agents: list[str], cooperative: bool) -> list[
         ValueError: an unknown or repeated seat, a team of every seat, or any value in a
             cooperative game (the learner plays every seat there).
     """
-    from ..single_agent import learner_seats
+    from tabletop_core.envs.single_agent import learner_seats
 
     if text is None:
         return [(k,) for k in range(len(agents))]

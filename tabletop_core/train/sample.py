@@ -16,9 +16,9 @@ from llvmlite import ir
 from numba.core import types
 from numba.extending import intrinsic, overload
 
-from ..bits import ctz, read_bits_row
-from ..jit import kernel
-from ..rng import next_u64
+from tabletop_core.kernel.bits import ctz, read_bits_row
+from tabletop_core.kernel.jit import kernel
+from tabletop_core.kernel.rng import next_u64
 
 __all__ = ["masked_sample", "legal_index", "max_legal", "scatter_head_grad"]
 
@@ -35,7 +35,7 @@ def masked_sample(logits, masks, rng, actions, logp):
             network's output, read in place: converting the whole (4096, 393) output to
             float32 for the ~25 legal entries a row reads cost more than the sampling).
         masks: (N, A) int8 or bool action masks (nonzero = legal; every row needs one).
-        rng: (N,) uint64 generator words (SplitMix64, :mod:`tabletop_core.rng`), advanced.
+        rng: (N,) uint64 generator words (SplitMix64, :mod:`tabletop_core.kernel.rng`), advanced.
         actions: (N,) int64 out: the sampled actions.
         logp: (N,) float32 out: their log-probability under the masked softmax.
     """

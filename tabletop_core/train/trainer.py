@@ -10,7 +10,7 @@ a rollout, per-seat advantages, a clipped-objective update. What is built for th
   CPU (:func:`~tabletop_core.train.sample.masked_sample`, inverse CDF over the legal
   actions) and Gumbel-max on a GPU (:func:`~tabletop_core.train.model.masked_gumbel_sample`).
 * **Opponents** (:mod:`tabletop_core.train.opponents`). The envs are split between
-  self-play (one :class:`~tabletop_core.vector.SelfPlayVectorEnv`, the learner acting for
+  self-play (one :class:`~tabletop_core.envs.vector.SelfPlayVectorEnv`, the learner acting for
   whichever seat is to move; league envs share it, a snapshot acting for the seats the
   learner does not hold) and scripted bots (the game's learner kernels: the bots' turns
   run inside compiled code).
@@ -24,7 +24,7 @@ a rollout, per-seat advantages, a clipped-objective update. What is built for th
   rest), logged per update and summed in the final record.
 
 Outputs in ``--out``: ``imitated.npz`` (with ``--imitate``: the cloned actor before PPO),
-``policy.npz`` (:class:`~tabletop_core.policy.MLPPolicy`, so
+``policy.npz`` (:class:`~tabletop_core.agents.policy.MLPPolicy`, so
 ``tabletop match --bots policy:FILE`` plays it), ``checkpoint.pt`` (``--resume``),
 ``log.jsonl``, ``curve.png`` and ``summary.json``.
 """
@@ -40,17 +40,24 @@ import numpy as np
 import torch
 from torch import nn
 
-from ..policy import MLPPolicy
-from ..rng import seed_word
-from ..single_agent import _LearnerCore
-from ..vector import SelfPlayVectorEnv, available_cores
-from .advantages import seat_advantages
-from .config import ConfigError, TrainConfig, bf16_supported, load_init_policy, validate
-from .model import NEG, Agent, masked_gumbel_sample, model_flops_per_sample
-from .opponents import POLICY_ENTRIES, League, default_opponents, parse_opponents, parse_seats, split_envs
-from .sample import legal_index, masked_sample, max_legal
+from tabletop_core.agents.policy import MLPPolicy
+from tabletop_core.envs.single_agent import LearnerCore
+from tabletop_core.envs.vector import SelfPlayVectorEnv, available_cores
+from tabletop_core.kernel.rng import seed_word
+from tabletop_core.train.advantages import seat_advantages
+from tabletop_core.train.config import ConfigError, TrainConfig, bf16_supported, load_init_policy, validate
+from tabletop_core.train.model import NEG, Agent, masked_gumbel_sample, model_flops_per_sample
+from tabletop_core.train.opponents import (
+    POLICY_ENTRIES,
+    League,
+    default_opponents,
+    parse_opponents,
+    parse_seats,
+    split_envs,
+)
+from tabletop_core.train.sample import legal_index, masked_sample, max_legal
 
-__all__ = ["TrainConfig", "Trainer", "train"]
+__all__ = ["TrainConfig", "Trainer"]
 
 
 def default_threads() -> int:
@@ -141,7 +148,7 @@ class _BotGroup(_Group):
 
     def __init__(self, game, n, lo, bot, seats, seed, options):
         lineup = bot.split("+") if "+" in bot else bot  # one bot per other seat, in order
-        self.core = _LearnerCore(game, n, None if game.cooperative else seats, lineup, options)
+        self.core = LearnerCore(game, n, None if game.cooperative else seats, lineup, options)
         self.lo, self.hi, self.n, self.bot = lo, lo + n, n, bot
         self.first_seat = self.core.seats[0]
         self.core.reset([seed + k for k in range(n)])
@@ -334,7 +341,7 @@ class Trainer:
     def _baseline_actions(self, obs: torch.Tensor, masks: np.ndarray, cur: np.ndarray) -> torch.Tensor:
         """Greedy actions of the shipped baseline for the rows ``obs`` (its seat's policy
         per row: Exit Now's human and ghost seats may have their own)."""
-        from ..baseline import baseline_policy
+        from tabletop_core.agents.baseline import baseline_policy
 
         x = obs.float().cpu().numpy()
         out = np.zeros(len(cur), np.int64)
@@ -630,10 +637,3 @@ class Trainer:
             else:
                 g.core.reset([seed + g.lo + k for k in range(g.n)])
         self.ep_ret[:] = 0.0
-
-
-def train(cfg: TrainConfig) -> dict:
-    """Run ``tabletop train`` (see :mod:`tabletop_core.train.loop`)."""
-    from .loop import run
-
-    return run(cfg)

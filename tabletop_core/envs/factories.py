@@ -1,9 +1,9 @@
 """The public entry points of a game package, made once for every game.
 
-Each game package exposes ``raw_env`` (its :class:`~tabletop_core.aec.TabletopAECEnv`
+Each game package exposes ``raw_env`` (its :class:`~tabletop_core.envs.aec.TabletopAECEnv`
 subclass, whose ``__init__`` lists the game's options with their defaults), ``env`` (the
-same wrapped in :class:`~tabletop_core.aec.LeanChecks`) and ``vector_env`` (a
-:class:`~tabletop_core.vector.SelfPlayVectorEnv`). :func:`entry_points` builds the last
+same wrapped in :class:`~tabletop_core.envs.aec.LeanChecks`) and ``vector_env`` (a
+:class:`~tabletop_core.envs.vector.SelfPlayVectorEnv`). :func:`entry_points` builds the last
 two from ``raw_env`` so that
 
 * ``inspect.signature(<game>.env)`` and ``help(<game>.env)`` show the game's options and
@@ -20,9 +20,9 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from .aec import LeanChecks, TabletopAECEnv
-from .game import GameDef
-from .vector import SelfPlayVectorEnv
+from tabletop_core.contract.game import GameDef
+from tabletop_core.envs.aec import LeanChecks, TabletopAECEnv
+from tabletop_core.envs.vector import SelfPlayVectorEnv
 
 __all__ = ["entry_points"]
 
@@ -41,7 +41,7 @@ The game's page follows.
 {page}"""
 
 _VECTOR_DOC = """``num_envs`` games of {title} stepped together in one compiled call
-(:class:`~tabletop_core.vector.SelfPlayVectorEnv`).
+(:class:`~tabletop_core.envs.vector.SelfPlayVectorEnv`).
 
 Args:
     num_envs: the batch size ``B`` (>= 1).
@@ -66,7 +66,7 @@ def entry_points(
     """Build a game's ``env`` and ``vector_env`` from its ``raw_env`` class.
 
     Args:
-        game: the game's :class:`~tabletop_core.game.GameDef`.
+        game: the game's :class:`~tabletop_core.contract.game.GameDef`.
         raw_env: the game's AEC env class; its ``__init__`` declares the options.
         title: the game's name as people write it (``"The Game"``).
         page: the game's documentation page (the docstring of ``<game>/env.py``).
@@ -116,9 +116,9 @@ def baseline_entry(game: GameDef, raw_env: type[TabletopAECEnv], title: str) -> 
     """Build a game's ``baseline_policy(seat=None, **options)`` with a real signature.
 
     The function returns the game's shipped trained baseline for a seat
-    (:func:`tabletop_core.baseline.baseline_policy`).
+    (:func:`tabletop_core.agents.baseline.baseline_policy`).
     """
-    from .baseline import baseline_policy as _baseline
+    from tabletop_core.agents.baseline import baseline_policy as _baseline
 
     options = [
         p.replace(kind=inspect.Parameter.KEYWORD_ONLY)
@@ -132,7 +132,7 @@ def baseline_entry(game: GameDef, raw_env: type[TabletopAECEnv], title: str) -> 
     seat = inspect.signature(baseline_policy).parameters["seat"]
     baseline_policy.__signature__ = inspect.Signature([seat, *options])  # type: ignore[attr-defined]
     baseline_policy.__doc__ = f"""The trained baseline of {title} (``docs/baselines.md``): an
-:class:`~tabletop_core.policy.MLPPolicy` acting greedily over the legal actions,
+:class:`~tabletop_core.agents.policy.MLPPolicy` acting greedily over the legal actions,
 ``policy(obs (B, D) float32, mask (B, A)) -> (B,) int64`` actions.
 
 Args:

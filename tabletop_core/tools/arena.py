@@ -17,9 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from .baseline import BASELINE, baseline_policy, is_baseline
-from .game import GameDef
-from .rng import bot_seed_word, seed_word
+from tabletop_core.agents.baseline import BASELINE, is_baseline
+from tabletop_core.agents.seats import is_policy, seat_policy
+from tabletop_core.contract.game import GameDef
+from tabletop_core.kernel.rng import bot_seed_word, seed_word
 
 __all__ = ["MatchResult", "run_match", "summarize", "wilson_interval", "mean_interval"]
 
@@ -86,7 +87,7 @@ def run_match(
     opts = game.make_options(**options)
     agents = list(game.agents(opts))
     bot_list = [b.strip() for b in bots.split(",")] if isinstance(bots, str) else list(bots)
-    if any(_is_policy(b) for b in bot_list):
+    if any(is_policy(b) for b in bot_list):
         return _run_policy_match(game, bot_list, games, seed, chunk, progress, opts, agents, options)
     ids = game.bot_ids(bots, len(agents))
     names = [game.bot_names[k] for k in ids]
@@ -135,50 +136,22 @@ def run_match(
     )
 
 
-def _is_policy(bot) -> bool:
-    """A seat played by a trained policy: ``policy:FILE.npz``, the bot name ``baseline``
-    or an :class:`~tabletop_core.policy.MLPPolicy` object."""
-    return not isinstance(bot, str) or bot.startswith("policy:") or is_baseline(bot)
-
-
-def seat_policy(game, bot, seat: int, options: dict):
-    """The :class:`~tabletop_core.policy.MLPPolicy` that plays ``seat`` for the bot entry
-    ``bot`` (``policy:FILE.npz``, ``baseline`` or a policy object), checked against the
-    game and its options.
-
-    Raises:
-        ValueError: an unreadable file, or a policy made for another game, observation
-            layout or (a baseline) other options.
-    """
-    from .policy import MLPPolicy
-
-    opts = game.make_options(**options)
-    if isinstance(bot, MLPPolicy):
-        pol = bot
-    elif is_baseline(bot):
-        return baseline_policy(game, seat, **options)
-    else:
-        pol = MLPPolicy.load(bot[len("policy:") :])
-    pol.check_game(game, opts)
-    return pol
-
-
 def _run_policy_match(game, bot_list, games, seed, chunk, progress, opts, agents, options) -> MatchResult:
     """A match in which some seats are trained policies (``policy:FILE.npz``,
-    ``baseline``, or :class:`~tabletop_core.policy.MLPPolicy` objects) and the other
+    ``baseline``, or :class:`~tabletop_core.agents.policy.MLPPolicy` objects) and the other
     seats bots; in a cooperative game the same policy plays every seat. The games run in
     a single-agent vector env whose learner holds the policy seats (the bots inside
     compiled code, the policies in numpy, each acting for its own seats), dealt exactly
     as in a bot match (game g: seed + g). ``steps`` counts the policies' decisions; no
     game figures (``stats``) are gathered."""
-    from .single_agent import _LearnerCore
+    from tabletop_core.envs.single_agent import LearnerCore
 
     p = len(agents)
     if len(bot_list) == 1:
         bot_list = bot_list * p
     if len(bot_list) != p:
         raise ValueError(f"{game.name}: need {p} bots (one per seat), got {len(bot_list)}: {bot_list}")
-    seats = [k for k, b in enumerate(bot_list) if _is_policy(b)]
+    seats = [k for k, b in enumerate(bot_list) if is_policy(b)]
     # the learner view of a cooperative game plays every seat with one policy
     if game.cooperative and (
         len(seats) != p or any(b is not bot_list[0] and b != bot_list[0] for b in bot_list)
@@ -197,13 +170,13 @@ def _run_policy_match(game, bot_list, games, seed, chunk, progress, opts, agents
         by_policy.setdefault(id(pol), (pol, []))[1].append(k)
     returns = np.zeros((games, p), np.float64)
     steps = np.zeros(games, np.int64)
-    names = [b if not _is_policy(b) else (BASELINE if is_baseline(b) else "policy") for b in bot_list]
+    names = [b if not is_policy(b) else (BASELINE if is_baseline(b) else "policy") for b in bot_list]
     bar = _progress(progress, games, f"{game.name}: {','.join(names)}")
     seconds = 0.0
     try:
         for start in range(0, games, chunk):
             n = min(chunk, games - start)
-            core = _LearnerCore(game, n, None if game.cooperative else seats, others or None, options)
+            core = LearnerCore(game, n, None if game.cooperative else seats, others or None, options)
             core.reset([seed + start + k for k in range(n)])
             live = np.ones(n, bool)
             actions = np.zeros(n, np.int64)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from .arena import run_match
+from tabletop_core.tools.arena import run_match
 
 __all__ = ["round_robin", "lineups"]
 

@@ -1,7 +1,7 @@
 """Trained baselines: one policy per game, shipped as package data (``docs/baselines.md``).
 
 Each game package holds its baselines in ``<package>/baselines/*.npz``: an
-:class:`~tabletop_core.policy.MLPPolicy` whose ``meta`` records the game, the options it
+:class:`~tabletop_core.agents.policy.MLPPolicy` whose ``meta`` records the game, the options it
 was trained with, the observation layout's digest and the seats it plays (several files
 may split the seats between them: Exit Now ships ``humans.npz`` for its human seats and
 ``ghost.npz`` for the ghost seat; the other games one ``baseline.npz`` for every seat).
@@ -19,7 +19,7 @@ import os
 from functools import cache
 from typing import Any
 
-from .policy import MLPPolicy
+from tabletop_core.agents.policy import MLPPolicy
 
 __all__ = ["BASELINE", "baseline_files", "baseline_policy", "is_baseline", "package_policy"]
 
@@ -35,7 +35,7 @@ def is_baseline(bot: Any) -> bool:
 def _package_dir(game) -> str:
     import importlib
 
-    from .games import GAME_PACKAGES
+    from tabletop_core.contract.catalog import GAME_PACKAGES
 
     return os.path.dirname(importlib.import_module(GAME_PACKAGES[game.name]).__file__)
 
@@ -59,7 +59,7 @@ def baseline_policy(game, seat: int | str | None = None, **options: Any) -> MLPP
         **options: the game's options (defaults where not given).
 
     Returns:
-        The :class:`~tabletop_core.policy.MLPPolicy` (greedy over legal actions).
+        The :class:`~tabletop_core.agents.policy.MLPPolicy` (greedy over legal actions).
 
     Raises:
         ValueError: the game ships no baseline for that seat, or the baseline was trained
@@ -109,7 +109,7 @@ def package_policy(
 
     ``added``: observation pieces added since the policy was trained (it was trained on
     the current layout without them); they get zero weights, so it plays as before
-    (:meth:`~tabletop_core.policy.MLPPolicy.with_added_pieces`).
+    (:meth:`~tabletop_core.agents.policy.MLPPolicy.with_added_pieces`).
 
     Returns the shipped policy as loaded back: its weights are the float16 values, what
     every published figure is measured on.
@@ -146,14 +146,14 @@ def package_policy(
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m tabletop_core.baseline GAME RUN/policy.npz [--seats 0+1+2,3] [--out FILE]
+    """``python -m tabletop_core.agents.baseline GAME RUN/policy.npz [--seats 0+1+2,3] [--out FILE]
     [--added PIECE,...]``: ship a trained policy as the game's baseline (at its default
     options)."""
     import argparse
 
-    from .games import load_game
+    from tabletop_core.contract.catalog import load_game
 
-    ap = argparse.ArgumentParser(prog="python -m tabletop_core.baseline", description=main.__doc__)
+    ap = argparse.ArgumentParser(prog="python -m tabletop_core.agents.baseline", description=main.__doc__)
     ap.add_argument("game")
     ap.add_argument("policy")
     ap.add_argument("--seats", default=None, help="seats it plays, e.g. 0+1+2,3 (default: as trained)")

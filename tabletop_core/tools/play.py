@@ -23,9 +23,9 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from .game import GameDef
-from .games import GAME_PACKAGES
-from .rng import seed_word
+from tabletop_core.contract.catalog import GAME_PACKAGES
+from tabletop_core.contract.game import GameDef
+from tabletop_core.kernel.rng import seed_word
 
 __all__ = ["play_in_terminal", "TerminalPlay", "columns", "bot_list_for_others"]
 
@@ -72,9 +72,9 @@ def bot_list_for_others(game: GameDef, bots: str | None, num_seats: int, seat: i
             f"--bots names the bots of the {others} other seat{'s' if others != 1 else ''} "
             f"(one name for all, or {others} comma-separated), got {len(names)}: {','.join(names)}"
         )
-    from .arena import _is_policy
+    from tabletop_core.agents.seats import is_policy
 
-    scripted = [b for b in names if not _is_policy(b)]
+    scripted = [b for b in names if not is_policy(b)]
     game.bot_ids(scripted, len(scripted))  # validates the names
     out: list[str | None] = list(names)
     out.insert(seat, None)
@@ -131,12 +131,12 @@ class TerminalPlay:
         self.seat = seat
         n = len(self.env.possible_agents)
         self.bots = bot_list_for_others(game, bots, n, seat)
-        from .arena import _is_policy, seat_policy
+        from tabletop_core.agents.seats import is_policy, seat_policy
 
         self.policies = {
             k: seat_policy(game, b, k, options)
             for k, b in enumerate(self.bots)
-            if b is not None and _is_policy(b)
+            if b is not None and is_policy(b)
         }
         self.bot_ids = [
             None if b is None or k in self.policies else int(game.bot_ids([b], 1)[0])

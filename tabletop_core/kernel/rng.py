@@ -16,8 +16,8 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from .bits import ctz, nonzero_bits, popcount
-from .jit import kernel
+from tabletop_core.kernel.bits import ctz, nonzero_bits, popcount
+from tabletop_core.kernel.jit import kernel
 
 __all__ = [
     "seed_word",
@@ -159,7 +159,7 @@ def sample_legal(rng, i, mask):
     uint8 / bool) with stream ``i``: the ``k``-th nonzero entry for ``k = randint(count)``.
 
     Returns -1 when ``mask`` has no nonzero entry. Both passes read 64 entries at a time
-    as a bit set (:func:`tabletop_core.bits.nonzero_bits`, one vector compare) and count
+    as a bit set (:func:`tabletop_core.kernel.bits.nonzero_bits`, one vector compare) and count
     them with ``popcount``; only the tail (``len % 64`` entries) is read one by one.
     """
     n = mask.shape[0]

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .records import at
+from tabletop_core.kernel.records import at
 
 __all__ = ["StateChecker", "states_of", "check_legal_action_exists", "row_counts"]
 

@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from .game import GameDef
+from tabletop_core.contract.game import GameDef
 
 __all__ = ["run_benchmarks", "aec_steps_per_second"]
 
@@ -100,7 +100,7 @@ def _cores_used(fn: Callable[[], float]) -> tuple[float, float]:
 def _vector_rates(
     game: GameDef, batch: int, seconds: float, options: dict, num_threads: int | None = None
 ) -> dict:
-    from .vector import SelfPlayVectorEnv
+    from tabletop_core.envs.vector import SelfPlayVectorEnv
 
     venv = SelfPlayVectorEnv(game, batch, seed=0, copy=False, num_threads=num_threads, **options)
     venv.reset(seed=0)
@@ -126,7 +126,7 @@ def _vector_rates(
 
 
 def _bot_games_per_second(game: GameDef, bot: str, games: int, options: dict) -> float:
-    from .arena import run_match
+    from tabletop_core.tools.arena import run_match
 
     res = run_match(game, bot, games, seed=12345, chunk=games, **options)
     return res.games_per_second
@@ -378,7 +378,7 @@ def thread_cases(
     load landing in one env's window), ``threads`` (the default env's ``num_threads``),
     ``threads_in_use`` at the end, numba's threading layer and the OpenMP wait policy.
     """
-    from .vector import SelfPlayVectorEnv
+    from tabletop_core.envs.vector import SelfPlayVectorEnv
 
     options = dict(options or {})
     for case in cases:
@@ -453,7 +453,7 @@ def copy_case(game: GameDef, options: dict | None = None, num_envs: int = 4096, 
     the next step, as a training loop does. Returns the ``copy`` record:
     ``copy_steps_per_s``, ``no_copy_steps_per_s``, ``ratio`` and ``median_window_ratio``.
     """
-    from .vector import SelfPlayVectorEnv
+    from tabletop_core.envs.vector import SelfPlayVectorEnv
 
     options = dict(options or {})
     envs = {c: SelfPlayVectorEnv(game, num_envs, seed=0, copy=c, **options) for c in (True, False)}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 
-from .game import GameDef
+from tabletop_core.contract.game import GameDef
 
 GAME_PACKAGES: dict[str, str] = {
     "thegame": "thegame_env",

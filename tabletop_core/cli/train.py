@@ -80,7 +80,7 @@ def setup_train(sp: argparse.ArgumentParser, game=None) -> None:
     handler is then :func:`train_handler`."""
     from dataclasses import fields
 
-    from .config import TrainConfig
+    from tabletop_core.train.config import TrainConfig
 
     D = {f.name: f.default for f in fields(TrainConfig) if not callable(f.default_factory)}
     g = sp.add_argument_group("run")
@@ -246,7 +246,7 @@ def config_from_args(args: argparse.Namespace, extra: list[str]):
     Raises:
         ValueError: a bad game, game option, bot, opponent mix or policy file.
     """
-    from ..games import load_game
+    from tabletop_core.contract.catalog import load_game
 
     game = load_game(args.game)
     options = game_options(extra)
@@ -257,8 +257,8 @@ def config_from_args(args: argparse.Namespace, extra: list[str]):
 
 def config_from_options(args: argparse.Namespace, options: dict[str, Any]):
     """The same from parsed arguments and the game options as a dict."""
-    from ..games import load_game
-    from .config import TrainConfig, validate
+    from tabletop_core.contract.catalog import load_game
+    from tabletop_core.train.config import TrainConfig, validate
 
     game = load_game(args.game)
     try:
@@ -293,7 +293,7 @@ def _require_torch() -> None:
 
 
 def _run(cfg) -> int:
-    from .loop import run
+    from tabletop_core.train.loop import run
 
     summary = run(cfg)
     ev = summary["final_eval"]
@@ -318,7 +318,7 @@ def bench_train_handler(args: argparse.Namespace) -> int:
 
 
 def _bench(game: str, options: dict[str, Any], seconds: float) -> int:
-    from .bench import run_train_bench
+    from tabletop_core.train.bench import run_train_bench
 
     for rec in run_train_bench(game, options, seconds=max(float(seconds), 20.0)):
         print(json.dumps(rec), flush=True)

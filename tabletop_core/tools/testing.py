@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from .records import at
-from .rng import sample_legal, seed_word
+from tabletop_core.kernel.records import at
+from tabletop_core.kernel.rng import sample_legal, seed_word
 
 __all__ = ["api_test", "option_grid", "assert_aec_matches_vector", "assert_state_roundtrip", "at"]
 
@@ -103,9 +103,9 @@ def option_grid(game: Any) -> list[dict[str, Any]]:
     range at its ends; its extra words such as ``"random"``), leaving out combinations the
     game rejects (a start seat past the default player count), and last as many of those
     values at once as the game accepts together. Read from the game's ``spec.Options``
-    declarations (:mod:`tabletop_core.options`).
+    declarations (:mod:`tabletop_core.contract.options`).
     """
-    from .options import option_infos
+    from tabletop_core.contract.options import option_infos
 
     grid: list[dict[str, Any]] = [{}]
     for o in option_infos(type(game.make_options())):
@@ -165,7 +165,7 @@ def api_test(
     from pettingzoo.test import api_test as pz_api_test
     from pettingzoo.test import seed_test
 
-    from .games import GAME_PACKAGES, load_game
+    from tabletop_core.contract.catalog import GAME_PACKAGES, load_game
 
     game = load_game(name)
     package = importlib.import_module(GAME_PACKAGES[name])

@@ -3,11 +3,11 @@
 A game package (``thegame_env``, ``exhaust_env``, ...) describes itself with one
 :class:`GameDef`: Python-side facts (agents, options, observation layout, state
 allocation, rendering) plus its numba batch kernels. The AEC env
-(:mod:`tabletop_core.aec`), the vector env (:mod:`tabletop_core.vector`) and the arena
-(:mod:`tabletop_core.arena`) only call these, so all rules stay in the game's kernels.
+(:mod:`tabletop_core.envs.aec`), the vector env (:mod:`tabletop_core.envs.vector`) and the arena
+(:mod:`tabletop_core.tools.arena`) only call these, so all rules stay in the game's kernels.
 
 The batch loops (reset, step, step with bots, threads, whole games, learner steps,
-observe) are written once, in :mod:`tabletop_core.loops`, over a fixed set of per-game
+observe) are written once, in :mod:`tabletop_core.contract.loops`, over a fixed set of per-game
 hooks (deal, step, mask, observation, bot action, legality) that each game registers from
 its ``hooks.py``: a loop compiles once per game and is cached. :class:`GameDef` exposes
 them as ``batch_reset``, ``batch_step``, ... for every game alike.
@@ -17,17 +17,17 @@ numba reference-counts every array passed on to a non-inlined call with atomic
 operations, and a whole step of a card game costs less than a handful of those. So the
 per-env step is written out in the batch loop over the env's record ``e = s[i]``; rules
 kernels take the record (``*_r(e, ...)``; tests and Python callers run one on env ``i``
-of a State through :func:`tabletop_core.records.at`), and kernels filling a buffer take the whole buffer and the row index
+of a State through :func:`tabletop_core.kernel.records.at`), and kernels filling a buffer take the whole buffer and the row index
 (``legal_mask_r(e, masks, i)``) instead of a row view ``masks[i]``; the loops hand
 their buffers down as views numba does not reference-count
-(:func:`tabletop_core.bits.unowned`). Write each
+(:func:`tabletop_core.kernel.bits.unowned`). Write each
 observation and mask entry once rather than zeroing first, keep inner loops free of
-data-dependent branches, allocate nothing per step (:func:`tabletop_core.bits.stack_u32`
+data-dependent branches, allocate nothing per step (:func:`tabletop_core.kernel.bits.stack_u32`
 for scratch), and keep a record's generator word in a local
-(:func:`tabletop_core.rng.randint_word`).
+(:func:`tabletop_core.kernel.rng.randint_word`).
 
 State convention: a NumPy structured array of shape ``(B,)`` with at least the fields
-``rng`` (uint64 generator word, :mod:`tabletop_core.rng`), ``current`` (seat to act) and
+``rng`` (uint64 generator word, :mod:`tabletop_core.kernel.rng`), ``current`` (seat to act) and
 ``status`` (0 while the episode runs).
 
 Kernel signatures (``s`` the State, arrays batch-first, ``B`` envs, ``P`` seats,
@@ -75,9 +75,9 @@ from typing import Any
 
 import numpy as np
 
-from . import loops
-from .encoders import ObservationLayout
-from .records import at
+from tabletop_core.contract import loops
+from tabletop_core.contract.encoders import ObservationLayout
+from tabletop_core.kernel.records import at
 
 __all__ = ["GameDef", "observe_env"]
 
@@ -86,7 +86,7 @@ def observe_env(observe_r: Callable) -> Callable:
     """:attr:`GameDef.observe` of a game whose observation kernel is the record kernel
     ``observe_r(e, seat, out (B, D) f32, row)``: a callable ``(s, i, seat, out)`` writing
     env ``i``'s observation of the State ``s`` from ``seat``'s view into ``out`` ((D,)
-    float32), through :func:`tabletop_core.records.at` (picklable, like the kernel).
+    float32), through :func:`tabletop_core.kernel.records.at` (picklable, like the kernel).
     """
     return functools.partial(_observe_env, observe_r)
 
@@ -133,7 +133,7 @@ class GameDef:
         svg_size: ``(width, height)`` in pixels of ``render_svg``'s picture.
         notes_dtype: the dtype of the adapters' observation notes (:meth:`new_notes`): what
             a game that patches its observation rows in place remembers of each row it
-            wrote (Exit Now); :data:`tabletop_core.loops.NO_NOTES` otherwise.
+            wrote (Exit Now); :data:`tabletop_core.contract.loops.NO_NOTES` otherwise.
         validate_state: ``(saved) -> None``, the game's one validation of a saved State
             (``<game>/state.py``; raises ValueError naming the env, the field and what
             is allowed); run by :meth:`load_saved_state` before anything is written.
@@ -167,7 +167,7 @@ class GameDef:
     notes_dtype: np.dtype = loops.NO_NOTES
 
     # the batch loops of the module docstring: the same for every game
-    # (tabletop_core.loops, resolved per game by the hooks its package registered)
+    # (tabletop_core.contract.loops, resolved per game by the hooks its package registered)
     batch_reset = staticmethod(loops.batch_reset)
     batch_observe = staticmethod(loops.batch_observe)
     batch_step = staticmethod(loops.batch_step)
@@ -183,7 +183,7 @@ class GameDef:
     def new_notes(self, batch: int) -> np.ndarray:
         """The adapter's observation notes for ``batch`` envs (``(batch,)`` of
         :attr:`notes_dtype`, zeroed: "nothing written yet"); they go with its observation
-        buffers into every batch loop (:mod:`tabletop_core.loops`)."""
+        buffers into every batch loop (:mod:`tabletop_core.contract.loops`)."""
         return np.zeros(batch, self.notes_dtype)
 
     @property
@@ -192,8 +192,8 @@ class GameDef:
 
     @property
     def option_infos(self) -> tuple:
-        """The declarations of the game's options (:func:`tabletop_core.options.option_infos`)."""
-        from .options import option_infos
+        """The declarations of the game's options (:func:`tabletop_core.contract.options.option_infos`)."""
+        from tabletop_core.contract.options import option_infos
 
         return option_infos(self.make_options)
 

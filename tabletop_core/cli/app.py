@@ -17,14 +17,14 @@ Examples::
 
 Per-game option plumbing (for every command that takes a game):
     Each game declares its options once, as the fields of its ``spec.Options`` dataclass
-    made by :func:`tabletop_core.options.option` (default, help, allowed values, flag).
+    made by :func:`tabletop_core.contract.options.option` (default, help, allowed values, flag).
     :func:`add_game_subparsers` turns a command into one sub-parser per game
     (``tabletop COMMAND GAME ...``) holding the command's own arguments (added by a
     ``setup(parser, game)`` callback) and one argument per game option, so
     ``tabletop COMMAND GAME --help`` lists them all with the same spelling as
     ``tabletop list``, a bad value or an unknown option exits 2 with a usage message, and
     the handler receives ``args.game`` (the name), ``args.game_def`` (the
-    :class:`~tabletop_core.game.GameDef`) and ``args.options`` (the game options given,
+    :class:`~tabletop_core.contract.game.GameDef`) and ``args.options`` (the game options given,
     as keyword arguments for ``raw_env``/``run_match``). To add a command::
 
         def _setup_soak(p, game):                 # the command's own arguments
@@ -48,10 +48,10 @@ import os
 import sys
 from collections.abc import Callable
 
-from .game import GameDef
-from .games import GAME_PACKAGES, available_games, load_game
-from .jsonutil import json_default
-from .options import add_option_arguments, options_from_args
+from tabletop_core.contract.catalog import GAME_PACKAGES, available_games, load_game
+from tabletop_core.contract.game import GameDef
+from tabletop_core.contract.options import add_option_arguments, options_from_args
+from tabletop_core.tools.jsonutil import json_default
 
 __all__ = ["main", "build_parser", "add_game_subparsers"]
 
@@ -170,7 +170,7 @@ def _setup_match(p: argparse.ArgumentParser, game: GameDef) -> None:
 
 
 def cmd_match(args: argparse.Namespace) -> int:
-    from .arena import run_match, summarize
+    from tabletop_core.tools.arena import run_match, summarize
 
     game = args.game_def
     if not args.json:
@@ -245,21 +245,21 @@ def _setup_bench(p: argparse.ArgumentParser, game: GameDef) -> None:
         action="store_true",
         help="only default vs one thread (quiet, busy process, torch) and copy=True vs copy=False",
     )
-    from .train.cli import add_bench_flag
+    from tabletop_core.cli.train import add_bench_flag
 
     add_bench_flag(p)
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
     if getattr(args, "train", False):
-        from .train.cli import bench_train_handler
+        from tabletop_core.cli.train import bench_train_handler
 
         return bench_train_handler(args)
-    from .bench import run_benchmarks
+    from tabletop_core.tools.bench import run_benchmarks
 
     batches = (1, 64, 1024, 4096) if not args.quick else (1, 64, 1024)
     if args.threads:  # only default vs one thread (quiet, busy, torch) and copy=True vs False
-        from .bench import copy_case, thread_cases
+        from tabletop_core.tools.bench import copy_case, thread_cases
 
         def threads_and_copy():
             yield from thread_cases(args.game_def, args.options, seconds=max(args.seconds, 4.0))
@@ -367,7 +367,7 @@ def _setup_play(p: argparse.ArgumentParser, game: GameDef) -> None:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    from .play import play_in_terminal
+    from tabletop_core.tools.play import play_in_terminal
 
     view_file = None
     if args.view is not None:
@@ -386,7 +386,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     )
 
 
-# --- render and replay (pictures: tabletop_core.replay) ---------------------------------------
+# --- render and replay (pictures: tabletop_core.tools.replay) ---------------------------------------
 def _setup_render(p: argparse.ArgumentParser, game: GameDef) -> None:
     p.add_argument("--out", required=True, help="file to write: .svg or .png")
     p.add_argument("--seed", type=int, default=0, help="deal to draw (default 0)")
@@ -396,7 +396,7 @@ def _setup_render(p: argparse.ArgumentParser, game: GameDef) -> None:
 
 def cmd_render(args: argparse.Namespace) -> int:
     """Write the table of a game (dealt with --seed, after --steps bot moves) as SVG or PNG."""
-    from .replay import render_to_file
+    from tabletop_core.tools.replay import render_to_file
 
     try:
         path, (w, h) = render_to_file(
@@ -421,7 +421,7 @@ def _setup_replay(p: argparse.ArgumentParser, game: GameDef) -> None:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     """Play one game with bots and write it as a self-contained HTML replay (or a GIF)."""
-    from .replay import replay_game
+    from tabletop_core.tools.replay import replay_game
 
     path, frames = replay_game(args.game, args.out, bots=args.bots, seed=args.seed, **args.options)
     print(f"wrote {path} ({frames} steps; open it in a browser)")
@@ -460,8 +460,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="play one game with bots and write an HTML replay",
         setup=_setup_replay,
     )
-    from .soak import cmd_soak, setup_soak_parser
-    from .train.cli import TRAIN_HELP, setup_train, train_handler
+    from tabletop_core.cli.train import TRAIN_HELP, setup_train, train_handler
+    from tabletop_core.tools.soak import cmd_soak, setup_soak_parser
 
     add_game_subparsers(
         sub,

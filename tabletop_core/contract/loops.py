@@ -40,13 +40,13 @@ game that keeps none) that the adapter owns beside its buffers.
 
 Each hook is a stub here, resolved per game by ``numba.extending.overload`` on the
 game's record type, so a loop compiles once per game and is cached like any kernel
-(:mod:`tabletop_core.jit` stamps the kernels of ``tabletop_core`` with every game
+(:mod:`tabletop_core.kernel.jit` stamps the kernels of ``tabletop_core`` with every game
 package, since these loops inline the games' code).
 
-Speed (measured: see ``tabletop_core/game.py``): numba reference-counts every array
+Speed (measured: see ``tabletop_core/contract/game.py``): numba reference-counts every array
 passed on to a non-inlined call with atomic operations, and a whole step of a card game
 costs less than a handful of those. So each loop first takes views of its buffers that
-own no reference (:func:`tabletop_core.bits.unowned`), and the hooks take the record and
+own no reference (:func:`tabletop_core.kernel.bits.unowned`), and the hooks take the record and
 the whole buffer with a row index, never a row view. The hooks' glue and the per-env step
 are inlined into the loops (numba IR), and so are the games' hook kernels (``hooks.py``
 marks them ``inline="always"``): left to LLVM they stayed calls, and the loops ran 6-30 %
@@ -56,10 +56,10 @@ random-bot vector step 5-7 % slower, every other figure within -3 % / +36 % (the
 Benchmarks section has them).
 
 Adding a game: spec, state, rules, observe, bots, hooks and env, then
-``tabletop_core.testing.api_test(GAME)``.
+``tabletop_core.tools.testing.api_test(GAME)``.
 
 Kernel signatures (``s`` the State, arrays batch-first, ``B`` envs, ``P`` seats, ``D``
-observation length, ``A`` actions) are listed in :mod:`tabletop_core.game`.
+observation length, ``A`` actions) are listed in :mod:`tabletop_core.contract.game`.
 """
 
 from __future__ import annotations
@@ -73,8 +73,8 @@ from numba import from_dtype, prange
 from numba.core import types
 from numba.extending import overload
 
-from .bits import seat_in, unowned
-from .jit import NUMBA_OPTIONS, kernel
+from tabletop_core.kernel.bits import seat_in, unowned
+from tabletop_core.kernel.jit import NUMBA_OPTIONS, kernel
 
 __all__ = [
     "register",
@@ -286,7 +286,7 @@ State), or write only what each env shows seat ``actions[i]`` (``OBSERVE_SEAT``:
 env's ``observe`` of an agent not acting). One kernel for all five: an AEC env's first
 reset and step compile one call tree, not two (Exit Now's cold start: 0.7 s), and its
 other agents' observations take one array call (through a record passed from Python, as
-:func:`tabletop_core.records.at` passes it, an Exit Now agent's observation took 7.0 us
+:func:`tabletop_core.kernel.records.at` passes it, an Exit Now agent's observation took 7.0 us
 instead of 2.3 us; The Game's 2.8 instead of 1.9)."""
 
 
@@ -333,7 +333,7 @@ def _step_env(e, n, i, action, obs, masks, rewards, terminated, current, final_o
 
 @kernel(inline="always")
 def _step_views(s, actions, obs, masks, rewards, terminated, current, final_obs):
-    """The step loops' buffers as unowned views (:func:`tabletop_core.bits.unowned`: no
+    """The step loops' buffers as unowned views (:func:`tabletop_core.kernel.bits.unowned`: no
     reference counting inside the loops)."""
     return (
         unowned(s),
@@ -406,7 +406,7 @@ def batch_step_bots(s, notes, bot_ids, bot_rng, actions, obs, masks, rewards, te
         _step_env(e, notes[i], i, a, obs, masks, rewards, terminated, current, final_obs, True)
 
 
-# --- threads: the two step loops over shards of the batch at once (tabletop_core.vector) ---
+# --- threads: the two step loops over shards of the batch at once (tabletop_core.envs.vector) ---
 @kernel(inline="always")
 def _shard(lo, hi, s, notes, actions, obs, masks, rewards, terminated, current, final_obs):
     """Rows ``lo:hi`` of the step loops' per-env buffers."""
@@ -502,7 +502,7 @@ def play_games(s, bot_ids, bot_rng, returns, steps):
     scratch[0, 0] = 0
 
 
-# --- single-agent views (tabletop_core.single_agent): the learner plays some seats ----------
+# --- single-agent views (tabletop_core.envs.single_agent): the learner plays some seats ----------
 @kernel
 def _bots_until_learner(e, i, learners, bot_ids, bot_rng, masks, acc):
     """Bots play the other seats of env ``i`` (record ``e``) until a seat of ``learners``

@@ -38,7 +38,7 @@ from numba import carray, types
 from numba.core import cgutils, errors
 from numba.extending import intrinsic, overload
 
-from .jit import NUMBA_OPTIONS, kernel
+from tabletop_core.kernel.jit import NUMBA_OPTIONS, kernel
 
 __all__ = [
     "popcount",

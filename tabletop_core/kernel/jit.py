@@ -68,7 +68,7 @@ def project_source_stamp(package: str = "tabletop_core") -> bytes:
     ``package`` (a game's kernel can only depend on those two), or of every project
     package for ``tabletop_core`` itself (its batch loops inline the games' hooks)."""
     h = hashlib.sha256()
-    # the batch loops of tabletop_core (tabletop_core.loops) compile every game's hooks in
+    # the batch loops of tabletop_core (tabletop_core.contract.loops) compile every game's hooks in
     packages = _PACKAGES if package == "tabletop_core" else ("tabletop_core", package)
     for pkg in packages:
         top = os.path.join(_ROOT, pkg)

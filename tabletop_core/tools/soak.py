@@ -2,7 +2,7 @@
 
 ``tabletop soak GAME --games N`` and ``benchmarks/soak.py GAME --games N`` run
 :func:`soak`: half of the games with uniformly random legal actions
-(:meth:`~tabletop_core.vector.SelfPlayVectorEnv.sample_actions`), half with the game's
+(:meth:`~tabletop_core.envs.vector.SelfPlayVectorEnv.sample_actions`), half with the game's
 bots (seat k plays ``bot_names[k % len]``), in a vector env with same-step autoreset.
 At every step it checks:
 
@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from .games import load_game
+from tabletop_core.contract.catalog import load_game
 
 __all__ = ["soak", "RETURN_IDENTITY"]
 
@@ -188,7 +188,7 @@ def soak(
     Raises:
         ValueError: unknown game, bad option, ``games`` < 1 or ``validate_every`` < 1.
     """
-    from .vector import SelfPlayVectorEnv
+    from tabletop_core.envs.vector import SelfPlayVectorEnv
 
     if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
         raise ValueError(f"games must be a positive integer, got {games!r}")

@@ -1,0 +1,224 @@
+"""A trained policy as numpy weights, for bot matches (``--bots policy:FILE.npz``).
+
+The format (written by ``examples/rl_sb3_maskable_ppo.py --export-npz``, read by
+``examples/ray_rollouts.py`` too): ``W0, b0, W1, b1, ...`` of a tanh MLP whose last layer
+gives the action logits, and an optional ``scale`` vector multiplied into the
+observation first. The policy acts greedily over the legal actions.
+
+A file written by ``tabletop train`` also records what it was made for, as a JSON string
+``meta``: ``{"game", "options", "layout", "seats"}`` (``layout``: the observation layout's
+:meth:`~tabletop_core.contract.encoders.ObservationLayout.digest`). :meth:`MLPPolicy.check_game`
+refuses the policy for another game or another observation layout, so a later change
+to an observation cannot silently break a trained policy.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import zipfile
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+__all__ = ["MLPPolicy"]
+
+
+class MLPPolicy:
+    """A tanh MLP policy: ``logits = W_L(... tanh(W_0 (obs * scale) + b_0) ...) + b_L``.
+
+    Args:
+        weights: ``{"W0": (D, H0), "b0": (H0,), ..., "scale": (D,)}`` float arrays.
+
+    Raises:
+        ValueError: missing or inconsistent layers.
+    """
+
+    def __init__(self, weights: dict[str, np.ndarray]):
+        n = len([k for k in weights if k.startswith("W")])
+        if n == 0 or any(f"W{k}" not in weights or f"b{k}" not in weights for k in range(n)):
+            raise ValueError("policy weights need W0, b0, W1, b1, ... (a tanh MLP)")
+        self.layers = [
+            (np.asarray(weights[f"W{k}"], np.float32), np.asarray(weights[f"b{k}"], np.float32))
+            for k in range(n)
+        ]
+        for k in range(1, n):
+            if self.layers[k][0].shape[0] != self.layers[k - 1][0].shape[1]:
+                raise ValueError(f"policy layer W{k} does not fit the output of W{k - 1}")
+        self.obs_dim = self.layers[0][0].shape[0]
+        self.num_actions = self.layers[-1][0].shape[1]
+        self.scale = np.asarray(weights["scale"], np.float32) if "scale" in weights else None
+        self.meta: dict[str, Any] | None = None
+        if "meta" in weights:
+            meta = weights["meta"]
+            try:
+                self.meta = json.loads(str(np.asarray(meta).item())) if not isinstance(meta, dict) else meta
+            except (ValueError, TypeError) as exc:
+                raise ValueError(f"policy 'meta' is not a JSON object ({exc})") from None
+            _check_meta(self.meta)
+
+    def save(self, path: str) -> None:
+        """Write the weights (and ``meta``, when set) as an ``.npz``."""
+        out: dict[str, np.ndarray] = {}
+        for k, (w, b) in enumerate(self.layers):
+            out[f"W{k}"], out[f"b{k}"] = w, b
+        if self.scale is not None:
+            out["scale"] = self.scale
+        if self.meta is not None:
+            out["meta"] = np.array(json.dumps(self.meta, sort_keys=True))
+        np.savez_compressed(path, **out)
+
+    def check_game(self, game, options: Any, strict_options: bool = False) -> None:
+        """Check the recorded ``meta`` against a game and its options (a policy without
+        ``meta`` is only checked for its sizes, by :meth:`check`).
+
+        Raises:
+            ValueError: the policy was trained for another game, on another observation
+                layout (names, shapes or scales changed since), or, with
+                ``strict_options``, with other game options; the message names what the
+                policy was made for.
+        """
+        opts = game.make_options(**options) if isinstance(options, dict) else options
+        layout = game.observation_layout(opts)
+        if self.meta is not None:
+            made = self.meta.get("game")
+            if made != game.name:
+                raise ValueError(f"the policy was trained for {made!r}, not {game.name!r}")
+            if strict_options:
+                trained = self.meta.get("options", {})
+                now = _as_dict(opts)
+                # an option left to the game (None, e.g. Exhaust's player count from its
+                # mode) matches its explicit value: the layout digest below still differs
+                # where the two are different games
+                if any(
+                    v is not None and now.get(k) is not None and now.get(k) != v for k, v in trained.items()
+                ):
+                    shown = ", ".join(f"{k}={v!r}" for k, v in trained.items())
+                    raise ValueError(f"the policy was trained for {game.name} with {shown}; asked for {opts}")
+            if self.meta.get("layout") != layout.digest():
+                shown = ", ".join(f"{k}={v!r}" for k, v in self.meta.get("options", {}).items())
+                raise ValueError(
+                    f"the policy was trained for {game.name} with {shown} on observation layout "
+                    f"{self.meta.get('layout')}; {opts} has layout {layout.digest()}: other options, or "
+                    "the observation changed since the policy was trained (retrain it)"
+                )
+        self.check(layout.dim, game.num_actions, f"{game.name} {opts}")
+
+    def with_added_pieces(self, layout, added: Sequence[str]) -> MLPPolicy:
+        """This policy for ``layout``, when it was trained on ``layout`` without the
+        pieces named in ``added`` (observation pieces added since, the others unchanged
+        and in the same order): the first layer reads every old input from its new place
+        and gives the added inputs zero weight, so the policy acts exactly as before on
+        every observation. ``meta["layout"]``, where recorded, must be the digest of
+        ``layout`` without those pieces, and becomes ``layout``'s.
+
+        Args:
+            layout: the :class:`~tabletop_core.contract.encoders.ObservationLayout` now.
+            added: names of its pieces the policy was trained without.
+
+        Returns:
+            A new :class:`MLPPolicy` (this one is not changed).
+
+        Raises:
+            ValueError: a name that is no piece of ``layout``, nothing added, a first
+                layer whose width is not that of the layout without the pieces, or a
+                recorded layout that is not it (another change than these pieces).
+        """
+        from tabletop_core.contract.encoders import ObservationLayout
+
+        added = list(added)
+        unknown = [n for n in added if n not in layout.offset]
+        if unknown or not added:
+            raise ValueError(
+                f"added pieces must be names of the observation's pieces ({', '.join(layout.offset)}), "
+                f"got {added!r}"
+            )
+        old = ObservationLayout([p for p in layout.pieces if p.name not in added])
+        if self.meta is not None and self.meta.get("layout") not in (None, old.digest()):
+            raise ValueError(
+                f"the policy was trained on observation layout {self.meta.get('layout')}, not on this "
+                f"observation without {', '.join(added)} ({old.digest()}): the observation changed otherwise"
+            )
+        if self.obs_dim != old.dim:
+            raise ValueError(
+                f"the policy reads {self.obs_dim} inputs; the observation without {', '.join(added)} has {old.dim}"
+            )
+        keep = np.ones(layout.dim, bool)
+        for name in added:
+            keep[layout.offset[name] : layout.offset[name] + layout.size[name]] = False
+        weights: dict[str, Any] = {}
+        for k, (w, b) in enumerate(self.layers):
+            weights[f"W{k}"], weights[f"b{k}"] = w, b
+        w0 = np.zeros((layout.dim, self.layers[0][0].shape[1]), self.layers[0][0].dtype)
+        w0[keep] = self.layers[0][0]
+        weights["W0"] = w0
+        if self.scale is not None:
+            scale = np.ones(layout.dim, self.scale.dtype)
+            scale[keep] = self.scale
+            weights["scale"] = scale
+        if self.meta is not None:
+            weights["meta"] = {**self.meta, "layout": layout.digest()}
+        return MLPPolicy(weights)
+
+    @classmethod
+    def load(cls, path: str) -> MLPPolicy:
+        """Load an ``.npz`` of weights.
+
+        Raises:
+            ValueError: the file is missing or not such a policy.
+        """
+        if not os.path.exists(path):
+            raise ValueError(f"policy file {path!r} does not exist")
+        try:
+            loaded = np.load(path, allow_pickle=False)
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+            raise ValueError(f"policy file {path!r} is not a readable .npz of weights ({exc})") from None
+        if not isinstance(loaded, np.lib.npyio.NpzFile):
+            raise ValueError(f"policy file {path!r} holds one array, not an .npz of weights W0, b0, ...")
+        try:
+            with loaded as f:
+                weights = {k: f[k] for k in f.files}
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+            raise ValueError(f"policy file {path!r} is damaged ({exc})") from None
+        bad = [k for k, v in weights.items() if v.dtype.kind in "fc" and not np.isfinite(v).all()]
+        if bad:
+            raise ValueError(f"policy file {path!r} has non-finite values in {', '.join(sorted(bad))}")
+        return cls(weights)
+
+    def check(self, obs_dim: int, num_actions: int, what: str) -> None:
+        """Raise ValueError if the policy was made for other observation/action sizes."""
+        if (self.obs_dim, self.num_actions) != (obs_dim, num_actions):
+            raise ValueError(
+                f"the policy maps {self.obs_dim} observations to {self.num_actions} actions; "
+                f"{what} has {obs_dim} and {num_actions} (another game or other options?)"
+            )
+
+    def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Greedy legal actions for observations (B, D) and masks (B, A): (B,) int64."""
+        x = obs * self.scale if self.scale is not None else obs
+        for k, (w, b) in enumerate(self.layers):
+            x = x @ w + b
+            if k < len(self.layers) - 1:
+                x = np.tanh(x)
+        return np.where(mask != 0, x, -np.inf).argmax(axis=1).astype(np.int64)
+
+
+def _as_dict(options: Any) -> dict[str, Any]:
+    import dataclasses
+
+    return dataclasses.asdict(options) if dataclasses.is_dataclass(options) else dict(options)
+
+
+def _check_meta(meta: Any) -> None:
+    """Raise ValueError unless ``meta`` is ``{"game": str, "options": {str: value},
+    "layout": str, "seats": [[int, ...], ...]}`` (each key optional)."""
+    if not isinstance(meta, dict):
+        raise ValueError("policy 'meta' is not a JSON object")
+    kinds = {"game": str, "options": dict, "layout": str, "seats": list}
+    for key, kind in kinds.items():
+        if key in meta and not isinstance(meta[key], kind):
+            raise ValueError(f"policy meta {key!r} must be a {kind.__name__}, got {type(meta[key]).__name__}")
+    seats = meta.get("seats", [])
+    if not all(isinstance(g, list) and all(isinstance(k, int) and k >= 0 for k in g) for g in seats):
+        raise ValueError("policy meta 'seats' must be lists of seat indices, e.g. [[0, 1, 2], [3]]")

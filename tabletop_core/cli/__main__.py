@@ -1,0 +1,7 @@
+"""``python -m tabletop_core.cli``: the same as the ``tabletop`` command."""
+
+import sys
+
+from tabletop_core.cli.app import main
+
+sys.exit(main())
