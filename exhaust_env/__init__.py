@@ -1,11 +1,13 @@
-"""Exhaust as reinforcement-learning environments (documentation: :mod:`exhaust_env.env`).
+"""Exhaust as reinforcement-learning environments (documentation: :mod:`exhaust_env.game`).
 
 >>> import exhaust_env
 >>> env = exhaust_env.env(num_players=4)
 >>> env.reset(seed=0)
 """
 
-from .env import GAME, baseline_policy, env, raw_env, vector_env
+from tabletop_core.envs.factories import game_envs
+
+from .game import GAME
 from .observe import decode_observation
 from .spec import (
     CAST_OFFSET,
@@ -40,11 +42,8 @@ __all__ = [
 ]
 
 
-import sys as _sys  # noqa: E402
+raw_env, env, vector_env, baseline_policy = game_envs(GAME)
+ENV_ID = f"tabletop/{GAME.name}-v{GAME.version}"  # PettingZoo: pettingzoo.make("aec", ENV_ID)
 
-# help(exhaust_env) shows the game's page too (the docstring of exhaust_env/env.py)
-__doc__ = f"{__doc__}\n{_sys.modules[__name__ + '.env'].__doc__}"  # noqa: A001
-
-from tabletop_core.contract.registry import register_aec
-
-ENV_ID = register_aec("exhaust", 1, "exhaust_env:env")
+# help(exhaust_env) shows the game's page too (the docstring of exhaust_env/game.py)
+__doc__ = f"{__doc__}\n{GAME.page}"  # noqa: A001

@@ -5,14 +5,12 @@ without a mask."""
 
 from __future__ import annotations
 
-from tabletop_core.contract import loops
+from tabletop_core.contract.game import Hooks
 from tabletop_core.kernel.jit import kernel
 
 from .bots import RANDOM, bot_action_r, mask_words_row, random_from_words
 from .observe import observe_r
 from .rules import add_rewards_r, apply_action_r, deal_r, is_legal_r, legal_words_r, write_mask_row
-from .spec import NUM_ACTIONS
-from .state import STATE_DTYPE
 
 
 @kernel(inline="always")
@@ -24,7 +22,7 @@ def step(e, action, acc, row):
 
 
 @kernel(inline="always")
-def write_mask(e, masks, row):
+def legal_mask(e, masks, row):
     w0, w1 = legal_words_r(e)
     return write_mask_row(w0, w1, masks, row)
 
@@ -48,5 +46,13 @@ def bot_move(e, bot, masks, row, rng, r):
     return bot_action_r(bot, e, masks[row], rng, r)
 
 
-deal, observe, is_legal = deal_r, observe_r, is_legal_r
-loops.register(STATE_DTYPE, NUM_ACTIONS, globals())
+HOOKS = Hooks(
+    deal=deal_r,
+    step=step,
+    legal_mask=legal_mask,
+    observe=observe_r,
+    bot_action=bot_action,
+    bot_move=bot_move,
+    is_legal=is_legal_r,
+)
+"""Exhaust's hooks, declared in :data:`exhaust_env.game.GAME`."""

@@ -1,11 +1,13 @@
-"""Exit Now as reinforcement-learning environments (documentation: :mod:`exitnow_envs.env`).
+"""Exit Now as reinforcement-learning environments (documentation: :mod:`exitnow_envs.game`).
 
 >>> import exitnow_envs
 >>> env = exitnow_envs.env(num_humans=3)
 >>> env.reset(seed=0)
 """
 
-from .env import GAME, baseline_policy, env, raw_env, vector_env
+from tabletop_core.envs.factories import game_envs
+
+from .game import GAME
 from .maps import BoardSet, default_boards, layouts
 from .observe import PLANE_NAMES, decode_observation
 from .spec import NUM_ACTIONS, Options, Phase, Status, action_name, dest_action
@@ -32,11 +34,8 @@ __all__ = [
 ]
 
 
-import sys as _sys  # noqa: E402
+raw_env, env, vector_env, baseline_policy = game_envs(GAME)
+ENV_ID = f"tabletop/{GAME.name}-v{GAME.version}"  # PettingZoo: pettingzoo.make("aec", ENV_ID)
 
-# help(exitnow_envs) shows the game's page too (the docstring of exitnow_envs/env.py)
-__doc__ = f"{__doc__}\n{_sys.modules[__name__ + '.env'].__doc__}"  # noqa: A001
-
-from tabletop_core.contract.registry import register_aec  # noqa: E402
-
-ENV_ID = register_aec("exitnow", 1, "exitnow_envs:env")
+# help(exitnow_envs) shows the game's page too (the docstring of exitnow_envs/game.py)
+__doc__ = f"{__doc__}\n{GAME.page}"  # noqa: A001

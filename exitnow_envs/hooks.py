@@ -13,7 +13,7 @@ memory of the next envs (:func:`prefetch`)."""
 
 from __future__ import annotations
 
-from tabletop_core.contract import loops
+from tabletop_core.contract.game import Hooks
 from tabletop_core.kernel.bits import prefetch as prefetch_line
 from tabletop_core.kernel.bits import stack_u64
 from tabletop_core.kernel.jit import kernel
@@ -122,5 +122,16 @@ def prefetch(s, notes, obs, masks, i):
                 prefetch_line(obs, ob + (_C_GHOST + g * _SQ + n.gpos[0, g, 0] * MAP + n.gpos[0, g, 1]) * 4)
 
 
-deal, write_mask, observe, is_legal = deal_r, legal_mask_r, observe_r, is_legal_r
-loops.register(STATE_DTYPE, NUM_ACTIONS, globals())
+HOOKS = Hooks(
+    deal=deal_r,
+    step=step,
+    legal_mask=legal_mask_r,
+    observe=observe_r,
+    bot_action=bot_action,
+    bot_move=bot_move,
+    is_legal=is_legal_r,
+    observe_patch=observe_patch,
+    observe_fresh=observe_fresh,
+    prefetch=prefetch,
+)
+"""Exit Now's hooks, declared in :data:`exitnow_envs.game.GAME`."""

@@ -1,12 +1,14 @@
 """Shikokushi Koikoi as reinforcement-learning environments (documentation:
-:mod:`koikoi_env.env`).
+:mod:`koikoi_env.game`).
 
 >>> import koikoi_env
 >>> env = koikoi_env.env(num_players=4)
 >>> env.reset(seed=0)
 """
 
-from .env import GAME, baseline_policy, env, episode_stats, raw_env, vector_env
+from tabletop_core.envs.factories import game_envs
+
+from .game import GAME, episode_stats
 from .observe import decode_observation
 from .spec import (
     KOIKOI,
@@ -48,11 +50,8 @@ __all__ = [
 ]
 
 
-import sys as _sys  # noqa: E402
+raw_env, env, vector_env, baseline_policy = game_envs(GAME)
+ENV_ID = f"tabletop/{GAME.name}-v{GAME.version}"  # PettingZoo: pettingzoo.make("aec", ENV_ID)
 
-# help(koikoi_env) shows the game's page too (the docstring of koikoi_env/env.py)
-__doc__ = f"{__doc__}\n{_sys.modules[__name__ + '.env'].__doc__}"  # noqa: A001
-
-from tabletop_core.contract.registry import register_aec  # noqa: E402
-
-ENV_ID = register_aec("koikoi", 1, "koikoi_env:env")
+# help(koikoi_env) shows the game's page too (the docstring of koikoi_env/game.py)
+__doc__ = f"{__doc__}\n{GAME.page}"  # noqa: A001

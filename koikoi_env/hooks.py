@@ -4,14 +4,12 @@ else."""
 
 from __future__ import annotations
 
-from tabletop_core.contract import loops
+from tabletop_core.contract.game import Hooks
 from tabletop_core.kernel.jit import kernel
 
 from .bots import RANDOM_BOT, bot_action_r, random_bot_r
 from .observe import observe_r
 from .rules import apply_action_r, is_legal_r, legal_mask_r, new_game_r
-from .spec import NUM_ACTIONS
-from .state import STATE_DTYPE
 
 
 @kernel(inline="always")
@@ -39,5 +37,13 @@ def bot_move(e, bot, masks, row, rng, r):
     return bot_action_r(bot, e, masks[row], rng, r)
 
 
-deal, write_mask, observe, is_legal = new_game_r, legal_mask_r, observe_r, is_legal_r
-loops.register(STATE_DTYPE, NUM_ACTIONS, globals())
+HOOKS = Hooks(
+    deal=new_game_r,
+    step=step,
+    legal_mask=legal_mask_r,
+    observe=observe_r,
+    bot_action=bot_action,
+    bot_move=bot_move,
+    is_legal=is_legal_r,
+)
+"""Koikoi's hooks, declared in :data:`koikoi_env.game.GAME`."""

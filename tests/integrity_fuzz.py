@@ -23,7 +23,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tabletop_core.contract.catalog import GAME_PACKAGES, load_game
+from tabletop_core.contract.catalog import load_game
 
 OPTIONS = {
     "thegame": {"num_players": 3, "on_fire": True},
@@ -36,7 +36,7 @@ NUM_ENVS = 4
 
 def base_states(game_name: str) -> tuple[object, list[dict]]:
     """A vector env and saved states met along random play (several depths)."""
-    module = importlib.import_module(GAME_PACKAGES[game_name])
+    module = importlib.import_module(load_game(game_name).package)
     venv = module.vector_env(num_envs=NUM_ENVS, num_threads=1, **OPTIONS[game_name])
     venv.reset(seed=11)
     saved = []

@@ -1,16 +1,16 @@
 """The one conformance test every game passes: ``tabletop_core.tools.testing.api_test`` over
 every option (random play single and batched, dtypes, spaces, a whole game, save/restore,
-AEC ≡ vector). A new game adds itself to ``GAME_PACKAGES`` and passes this."""
+AEC ≡ vector). A new game lists itself under the ``tabletop_rl.games`` entry points and passes this."""
 
 from __future__ import annotations
 
 import pytest
 
-from tabletop_core.contract.catalog import GAME_PACKAGES, load_game
+from tabletop_core.contract.catalog import game_names, load_game
 from tabletop_core.tools.testing import api_test, option_grid
 
 
-@pytest.mark.parametrize("name", list(GAME_PACKAGES))
+@pytest.mark.parametrize("name", game_names())
 def test_every_game_passes_the_api_test_over_every_option(name):
     assert api_test(name) == len(option_grid(load_game(name)))
 

@@ -4,6 +4,7 @@ as the bot ``baseline`` everywhere a bot is named."""
 
 from __future__ import annotations
 
+import importlib
 import os
 
 import numpy as np
@@ -11,10 +12,10 @@ import pytest
 
 from tabletop_core import cli
 from tabletop_core.agents.baseline import baseline_files, baseline_policy
-from tabletop_core.contract.catalog import GAME_PACKAGES, load_game
+from tabletop_core.contract.catalog import game_names, load_game
 from tabletop_core.tools.arena import run_match
 
-GAMES = list(GAME_PACKAGES)
+GAMES = game_names()
 
 # the baseline in the seats it is measured in (README, docs/baselines.md); Exit Now's in
 # every seat, so both of its files (the humans' and the ghost's) play
@@ -65,7 +66,7 @@ def test_baseline_refuses_other_options(name):
         "exhaust": {"num_players": 3},
         "exitnow": {"num_humans": 2},
     }[name]
-    module = __import__(GAME_PACKAGES[name])
+    module = importlib.import_module(load_game(name).package)
     with pytest.raises(ValueError, match="trained for"):
         module.baseline_policy(**other)
     assert module.baseline_policy().meta["game"] == name
@@ -85,7 +86,7 @@ def test_step_bots_with_the_baseline_plays_the_matches_deals(name, bots):
     """vector_env(...).step_bots with the baseline in some seats and scripted bots in the
     others: each env's first episode is the arena's game on the same deal, to the chip."""
     game = load_game(name)
-    module = __import__(GAME_PACKAGES[name])
+    module = importlib.import_module(load_game(name).package)
     n = 24
     venv = module.vector_env(n, seed=7)
     venv.reset(seed=7)

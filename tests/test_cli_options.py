@@ -44,12 +44,12 @@ def test_list_spells_options_as_the_help_does(capsys):
 def test_declarations_match_the_options_and_the_env_signature():
     import importlib
 
-    from tabletop_core.contract.catalog import GAME_PACKAGES
+    from tabletop_core.contract.catalog import load_game
 
     for game in GAMES:
         g = load_game(game)
         defaults = g.make_options()
-        raw = importlib.import_module(GAME_PACKAGES[game]).raw_env
+        raw = importlib.import_module(load_game(game).package).raw_env
         params = inspect.signature(raw.__init__).parameters
         for info in g.option_infos:
             assert getattr(defaults, info.name) == info.default

@@ -10,7 +10,7 @@ import pathlib
 
 import pytest
 
-from tabletop_core.contract.catalog import GAME_PACKAGES
+from tabletop_core.contract.catalog import game_names, load_game
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -21,9 +21,9 @@ def _declared(package) -> dict:
     return {f.name: f.default for f in dataclasses.fields(spec.Options)}
 
 
-@pytest.mark.parametrize("game", sorted(GAME_PACKAGES))
+@pytest.mark.parametrize("game", game_names())
 def test_signatures_list_the_declared_options_with_their_defaults(game):
-    package = importlib.import_module(GAME_PACKAGES[game])
+    package = importlib.import_module(load_game(game).package)
     declared = _declared(package)
     for fn in (package.raw_env, package.env):
         params = inspect.signature(fn).parameters
@@ -36,9 +36,9 @@ def test_signatures_list_the_declared_options_with_their_defaults(game):
     assert params["num_envs"].default is inspect.Parameter.empty
 
 
-@pytest.mark.parametrize("game", sorted(GAME_PACKAGES))
+@pytest.mark.parametrize("game", game_names())
 def test_entry_points_build_working_envs(game):
-    package = importlib.import_module(GAME_PACKAGES[game])
+    package = importlib.import_module(load_game(game).package)
     env = package.env()
     env.reset(seed=0)
     assert env.agent_selection in env.agents
@@ -49,9 +49,9 @@ def test_entry_points_build_working_envs(game):
         package.vector_env(2, bogus_option=1)
 
 
-@pytest.mark.parametrize("game", sorted(GAME_PACKAGES))
+@pytest.mark.parametrize("game", game_names())
 def test_help_reaches_the_rules_page(game):
-    package = importlib.import_module(GAME_PACKAGES[game])
+    package = importlib.import_module(load_game(game).package)
     page = f"docs/rules/{game}.md"
     assert (ROOT / page).is_file()
     assert page in package.__doc__

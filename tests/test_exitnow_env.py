@@ -12,7 +12,7 @@ from pettingzoo.test import render_test
 
 import exitnow_envs
 from exitnow_envs import GAME, Options, decode_observation
-from exitnow_envs.env import episode_stats
+from exitnow_envs.game import episode_stats
 from exitnow_envs.observe import OBS_DIM, PLANE_NAMES, observe_r
 from exitnow_envs.spec import (
     DECK_SIZE,

@@ -14,14 +14,14 @@ import importlib
 import numpy as np
 import pytest
 
-from tabletop_core.contract.catalog import GAME_PACKAGES, load_game
+from tabletop_core.contract.catalog import load_game
 from tabletop_core.tools.testing import at
 
 
 def _positions(game_name: str, options: dict, seeds: int = 4, every: int = 3, limit: int = 150):
     """States (batch of one, copies) met in random games of the AEC env."""
     game = load_game(game_name)
-    module = importlib.import_module(GAME_PACKAGES[game_name])
+    module = importlib.import_module(load_game(game_name).package)
     out = []
     for seed in range(seeds):
         env = module.raw_env(**options)

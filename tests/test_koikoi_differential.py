@@ -23,7 +23,7 @@ from koikoi_reference import KOIKOI, STOP, KoikoiReference
 
 from koikoi_env import bots, observe, rules
 from koikoi_env.bots import BOT_NAMES
-from koikoi_env.env import episode_stats
+from koikoi_env.game import episode_stats
 from koikoi_env.spec import NUM_ACTIONS, NUM_CARDS, Options, Status
 from koikoi_env.state import LOC_CAPTURED, LOC_FIELD, LOC_HAND, LOC_OUT, LOC_PENDING, LOC_STOCK, new_state
 from tabletop_core.contract import loops

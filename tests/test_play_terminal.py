@@ -194,12 +194,12 @@ def test_narration_covers_whole_games_and_every_illegal_action_has_a_reason(game
 
     import numpy as np
 
-    from tabletop_core.contract.catalog import GAME_PACKAGES, load_game
+    from tabletop_core.contract.catalog import load_game
     from tabletop_core.kernel.rng import seed_word
 
     g = load_game(game)
-    module = importlib.import_module(GAME_PACKAGES[game])
-    narrate = importlib.import_module(GAME_PACKAGES[game] + ".narrate")
+    module = importlib.import_module(load_game(game).package)
+    narrate = load_game(game).narrate
     lines = []
     for seed in range(3):
         env = module.raw_env(**options)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from exitnow_envs.maps import default_boards
-from tabletop_core.contract.catalog import GAME_PACKAGES
+from tabletop_core.contract.catalog import game_names, load_game
 from tabletop_core.tools.testing import at
 
 try:
@@ -57,11 +57,11 @@ OPTIONS = {
         },
     ],
 }
-CASES = [(g, o) for g in GAME_PACKAGES for o in OPTIONS[g]]
+CASES = [(g, o) for g in game_names() for o in OPTIONS[g]]
 
 
 def _package(game: str):
-    return importlib.import_module(GAME_PACKAGES[game])
+    return importlib.import_module(load_game(game).package)
 
 
 def _check_svg(text: str, size: tuple[int, int]) -> ET.Element:
@@ -114,7 +114,7 @@ def test_every_view_renders_valid_svg_and_rgb_of_the_documented_size(game, optio
         pkg.GAME.render_svg(env._state, env.options, 99)
 
 
-@pytest.mark.parametrize("game", list(GAME_PACKAGES))
+@pytest.mark.parametrize("game", game_names())
 def test_metadata_lists_the_picture_modes(game):
     pkg = _package(game)
     assert {"svg", "rgb_array"} <= set(pkg.raw_env.metadata["render_modes"])

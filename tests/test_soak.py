@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from tabletop_core.cli import main
-from tabletop_core.tools.soak import RETURN_IDENTITY, soak
+from tabletop_core.contract.catalog import load_game
+from tabletop_core.tools.soak import soak
 
 
 @pytest.mark.slow
@@ -44,13 +45,15 @@ def test_return_identities_catch_broken_returns():
         zero_sum = False
         team = False
 
-    ok = RETURN_IDENTITY["thegame"](np.array([[5.0, 5.0], [5.0, 4.0]]), np.zeros(2), Opts)
+    ok = load_game("thegame").return_identity(np.array([[5.0, 5.0], [5.0, 4.0]]), np.zeros(2), Opts)
     assert ok.tolist() == [True, False]
-    ok = RETURN_IDENTITY["exhaust"](np.array([[-1.0, 1.0, 1.0], [-1.0, -1.0, 1.0]]), np.zeros(2), Opts)
+    ok = load_game("exhaust").return_identity(
+        np.array([[-1.0, 1.0, 1.0], [-1.0, -1.0, 1.0]]), np.zeros(2), Opts
+    )
     assert ok.tolist() == [True, False]
-    ok = RETURN_IDENTITY["koikoi"](np.array([[3.0, -3.0], [3.0, -2.0]]), np.zeros(2), Opts)
+    ok = load_game("koikoi").return_identity(np.array([[3.0, -3.0], [3.0, -2.0]]), np.zeros(2), Opts)
     assert ok.tolist() == [True, False]
-    ok = RETURN_IDENTITY["exitnow"](
+    ok = load_game("exitnow").return_identity(
         np.array([[1.0, -1.0, -1.0], [1.0, 1.0, -1.0], [-1.0, -1.0, 1.0]]), np.zeros(3), Opts
     )
     assert ok.tolist() == [True, False, True]

@@ -1,11 +1,13 @@
-"""The Game as reinforcement-learning environments (documentation: :mod:`thegame_env.env`).
+"""The Game as reinforcement-learning environments (documentation: :mod:`thegame_env.game`).
 
 >>> import thegame_env
 >>> env = thegame_env.env(num_players=3)
 >>> env.reset(seed=0)
 """
 
-from .env import GAME, baseline_policy, env, raw_env, vector_env
+from tabletop_core.envs.factories import game_envs
+
+from .game import GAME
 from .observe import decode_observation
 from .spec import END_TURN, NUM_ACTIONS, Options, action_name, play_to_action
 from .state import validate_state
@@ -26,11 +28,8 @@ __all__ = [
 ]
 
 
-import sys as _sys  # noqa: E402
+raw_env, env, vector_env, baseline_policy = game_envs(GAME)
+ENV_ID = f"tabletop/{GAME.name}-v{GAME.version}"  # PettingZoo: pettingzoo.make("aec", ENV_ID)
 
-# help(thegame_env) shows the game's page too (the docstring of thegame_env/env.py)
-__doc__ = f"{__doc__}\n{_sys.modules[__name__ + '.env'].__doc__}"  # noqa: A001
-
-from tabletop_core.contract.registry import register_aec  # noqa: E402
-
-ENV_ID = register_aec("thegame", 1, "thegame_env:env")
+# help(thegame_env) shows the game's page too (the docstring of thegame_env/game.py)
+__doc__ = f"{__doc__}\n{GAME.page}"  # noqa: A001

@@ -3,14 +3,12 @@ of ``rules.py``, ``observe.py`` and ``bots.py`` on the env's record, nothing els
 
 from __future__ import annotations
 
-from tabletop_core.contract import loops
+from tabletop_core.contract.game import Hooks
 from tabletop_core.kernel.jit import kernel
 
 from .bots import RANDOM_BOT, bot_action_r, random_bot_r
 from .observe import observe_r
 from .rules import apply_action_r, deal_r, is_legal_r, legal_mask_r, step_reward_r
-from .spec import NUM_ACTIONS
-from .state import STATE_DTYPE
 
 
 @kernel(inline="always")
@@ -38,5 +36,13 @@ def bot_move(e, bot, masks, row, rng, r):
     return bot_action_r(bot, e, masks, row, rng, r)
 
 
-deal, write_mask, observe, is_legal = deal_r, legal_mask_r, observe_r, is_legal_r
-loops.register(STATE_DTYPE, NUM_ACTIONS, globals())
+HOOKS = Hooks(
+    deal=deal_r,
+    step=step,
+    legal_mask=legal_mask_r,
+    observe=observe_r,
+    bot_action=bot_action,
+    bot_move=bot_move,
+    is_legal=is_legal_r,
+)
+"""The Game's hooks, declared in :data:`thegame_env.game.GAME`."""

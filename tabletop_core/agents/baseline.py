@@ -32,17 +32,9 @@ def is_baseline(bot: Any) -> bool:
     return isinstance(bot, str) and bot.strip() == BASELINE
 
 
-def _package_dir(game) -> str:
-    import importlib
-
-    from tabletop_core.contract.catalog import GAME_PACKAGES
-
-    return os.path.dirname(importlib.import_module(GAME_PACKAGES[game.name]).__file__)
-
-
 def baseline_files(game) -> list[str]:
     """The shipped baseline files of ``game`` (sorted paths; empty if none)."""
-    return sorted(glob.glob(os.path.join(_package_dir(game), "baselines", "*.npz")))
+    return sorted(glob.glob(os.path.join(game.baseline_dir, "*.npz")))
 
 
 @cache
@@ -138,7 +130,7 @@ def package_policy(
     pol.layers = [(w.astype(np.float16), b.astype(np.float16)) for w, b in pol.layers]
     if pol.scale is not None:
         pol.scale = pol.scale.astype(np.float16)
-    dst = dst or os.path.join(_package_dir(game), "baselines", "baseline.npz")
+    dst = dst or os.path.join(game.baseline_dir, "baseline.npz")
     os.makedirs(os.path.dirname(dst) or ".", exist_ok=True)
     pol.save(dst)
     _load.cache_clear()

@@ -48,7 +48,7 @@ import os
 import sys
 from collections.abc import Callable
 
-from tabletop_core.contract.catalog import GAME_PACKAGES, available_games, load_game
+from tabletop_core.contract.catalog import available_games, load_game
 from tabletop_core.contract.game import GameDef
 from tabletop_core.contract.options import add_option_arguments, options_from_args
 from tabletop_core.tools.jsonutil import json_default
@@ -269,7 +269,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     else:
         records = run_benchmarks(
             args.game_def,
-            GAME_PACKAGES[args.game],
+            args.game_def.package,
             args.options,
             seconds=args.seconds,
             batches=batches,

@@ -1,30 +1,19 @@
-"""The contract between a game package and the game-agnostic adapters.
+"""The game contract: what a game package declares, once, to be served by every adapter.
 
-A game package (``thegame_env``, ``exhaust_env``, ...) describes itself with one
-:class:`GameDef`: Python-side facts (agents, options, observation layout, state
-allocation, rendering) plus its numba batch kernels. The AEC env
-(:mod:`tabletop_core.envs.aec`), the vector env (:mod:`tabletop_core.envs.vector`) and the arena
-(:mod:`tabletop_core.tools.arena`) only call these, so all rules stay in the game's kernels.
+A game package (a folder with ``spec``, ``state``, ``rules``, ``observe``, ``bots``,
+``render``, ``narrate`` and ``hooks`` modules) declares itself with one :class:`GameDef`
+in its ``game.py``: the numba :class:`Hooks` the batch loops call, the facts (agents,
+options, action count, observation layout, longest episode, reward bounds) and the optional
+parts (bots, narration, pictures, baseline). The AEC env, the vector env, the learner
+views, the arena, the soak, the replays and the trainer read only this declaration, so
+the rules stay in the game's kernels and the core never names a game. The catalog
+(:mod:`tabletop_core.contract.catalog`) finds the declarations through the
+``tabletop_rl.games`` entry points. ``docs/adding-a-game.md`` walks through it.
 
 The batch loops (reset, step, step with bots, threads, whole games, learner steps,
-observe) are written once, in :mod:`tabletop_core.contract.loops`, over a fixed set of per-game
-hooks (deal, step, mask, observation, bot action, legality) that each game registers from
-its ``hooks.py``: a loop compiles once per game and is cached. :class:`GameDef` exposes
-them as ``batch_reset``, ``batch_step``, ... for every game alike.
-
-How to keep the hot loops fast (measured on Koikoi: 1.0 M -> ~4 M env steps/s):
-numba reference-counts every array passed on to a non-inlined call with atomic
-operations, and a whole step of a card game costs less than a handful of those. So the
-per-env step is written out in the batch loop over the env's record ``e = s[i]``; rules
-kernels take the record (``*_r(e, ...)``; tests and Python callers run one on env ``i``
-of a State through :func:`tabletop_core.kernel.records.at`), and kernels filling a buffer take the whole buffer and the row index
-(``legal_mask_r(e, masks, i)``) instead of a row view ``masks[i]``; the loops hand
-their buffers down as views numba does not reference-count
-(:func:`tabletop_core.kernel.bits.unowned`). Write each
-observation and mask entry once rather than zeroing first, keep inner loops free of
-data-dependent branches, allocate nothing per step (:func:`tabletop_core.kernel.bits.stack_u32`
-for scratch), and keep a record's generator word in a local
-(:func:`tabletop_core.kernel.rng.randint_word`).
+observe) are written once, in :mod:`tabletop_core.contract.loops`, over the hooks: a loop
+compiles once per game and is cached. :class:`GameDef` exposes them as ``batch_reset``,
+``batch_step``, ... for every game alike.
 
 State convention: a NumPy structured array of shape ``(B,)`` with at least the fields
 ``rng`` (uint64 generator word, :mod:`tabletop_core.kernel.rng`), ``current`` (seat to act) and
@@ -69,8 +58,10 @@ Kernel signatures (``s`` the State, arrays batch-first, ``B`` envs, ``P`` seats,
 from __future__ import annotations
 
 import functools
+import os
+import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
@@ -79,7 +70,7 @@ from tabletop_core.contract import loops
 from tabletop_core.contract.encoders import ObservationLayout
 from tabletop_core.kernel.records import at
 
-__all__ = ["GameDef", "observe_env"]
+__all__ = ["GameDef", "Hooks", "observe_env"]
 
 
 def observe_env(observe_r: Callable) -> Callable:
@@ -93,6 +84,42 @@ def observe_env(observe_r: Callable) -> Callable:
 
 def _observe_env(observe_r: Callable, s: np.ndarray, i: int, seat: int, out: np.ndarray) -> None:
     at(observe_r, s, i, seat, out[None, :], 0)
+
+
+@dataclass(frozen=True)
+class Hooks:
+    """The rules kernels a game hands the batch loops (:mod:`tabletop_core.contract.loops`),
+    each a ``@kernel`` on the env's record ``e`` (signatures in the loops' table).
+
+    Attributes:
+        deal: ``deal(e)``, start a new episode from the record's generator and options.
+        step: ``step(e, action, acc, row)``, apply a legal action and add every seat's
+            reward to ``acc[row]``.
+        legal_mask: ``legal_mask(e, masks, row)``, the acting seat's mask into ``masks[row]``.
+        observe: ``observe(e, seat, out, row)``, ``seat``'s observation into ``out[row]``.
+        bot_action: ``bot_action(e, bot, masks, row, rng, r)``, bot ``bot``'s action with
+            ``masks[row]`` holding the acting seat's mask.
+        bot_move: the same with ``masks[row]`` as scratch.
+        is_legal: ``is_legal(e, action) -> bool``.
+        observe_patch, observe_fresh: optional, for a game that rewrites only what a step
+            changed (Exit Now); default: ``observe``.
+        prefetch: optional cache hints for the next envs; default: none.
+    """
+
+    deal: Callable
+    step: Callable
+    legal_mask: Callable
+    observe: Callable
+    bot_action: Callable
+    bot_move: Callable
+    is_legal: Callable
+    observe_patch: Callable | None = None
+    observe_fresh: Callable | None = None
+    prefetch: Callable | None = None
+
+    def as_dict(self) -> dict[str, Callable | None]:
+        """The hooks by name (what :func:`tabletop_core.contract.loops.register` takes)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
 @dataclass(frozen=True)
@@ -137,6 +164,26 @@ class GameDef:
         validate_state: ``(saved) -> None``, the game's one validation of a saved State
             (``<game>/state.py``; raises ValueError naming the env, the field and what
             is allowed); run by :meth:`load_saved_state` before anything is written.
+        description: one line on what the game is (``tabletop list``, the CLI's help).
+        title: the game's name as people write it (``"The Game"``).
+        package: the game's package (``"thegame_env"``): its ``baselines/`` folder holds
+            the shipped policies, and a fresh process imports it for cold-start timings.
+        page: the game's documentation page (the declaration module's docstring), shown
+            by ``help(<package>.env)``.
+        rewards_doc: one paragraph on the vector env's rewards (shape and meaning).
+        state_dtype: the State record dtype the hooks are compiled for.
+        hooks: the rules kernels of the batch loops (:class:`Hooks`); the declaration
+            registers them with :func:`tabletop_core.contract.loops.register`.
+        final_info: ``(state (1,), options) -> [dict per seat]``, each agent's info when
+            an episode ends (None: empty infos).
+        narrate: the game's narration (a module with ``describe_step``/``describe_end``
+            as :mod:`tabletop_core.tools.play` reads them), or None.
+        seat_roles: ``options -> (role per seat)``, for a game whose seats play different
+            roles (Exit Now's humans and ghost): seats of one role act as one team in
+            ratings and take that role's bots. None: every seat plays for itself.
+        return_identity: ``(returns (G, P), lengths (G,), options) -> (G,) bool``, True
+            where an ended episode's returns obey the game's identity (checked by the
+            soak); None: only the reward bounds are checked.
     """
 
     name: str
@@ -151,7 +198,6 @@ class GameDef:
     bot_names: tuple[str, ...]
     max_episode_steps: int
     reward_range: tuple[float, float]
-    observe: Callable
     episode_stats: Callable[[np.ndarray], dict[str, np.ndarray]]
     cooperative: bool = False
     match_stats: Callable[[Any], dict[str, str]] | None = None
@@ -163,8 +209,18 @@ class GameDef:
     validate_state: Callable[[Any], None] | None = None
     description: str = ""
     default_bot: str = ""
-    extra: dict = field(default_factory=dict)
     notes_dtype: np.dtype = loops.NO_NOTES
+    title: str = ""
+    package: str = ""
+    page: str = ""
+    rewards_doc: str = ""
+    state_dtype: np.dtype | None = None
+    hooks: Hooks | None = None
+    observe: Callable | None = None
+    final_info: Callable[[np.ndarray, Any], list[dict]] | None = None
+    narrate: Any = None
+    seat_roles: Callable[[Any], tuple[str, ...]] | None = None
+    return_identity: Callable[[np.ndarray, np.ndarray, Any], np.ndarray] | None = None
 
     # the batch loops of the module docstring: the same for every game
     # (tabletop_core.contract.loops, resolved per game by the hooks its package registered)
@@ -179,6 +235,27 @@ class GameDef:
     batch_bot_actions = staticmethod(loops.batch_bot_actions)
     batch_reset_learner = staticmethod(loops.batch_reset_learner)
     batch_step_learner = staticmethod(loops.batch_step_learner)
+
+    def __post_init__(self) -> None:
+        """Register the hooks with the batch loops and derive :attr:`observe` from them.
+
+        Raises:
+            ValueError: hooks without a ``state_dtype``, or a required hook missing.
+        """
+        if self.hooks is not None:
+            if self.state_dtype is None:
+                raise ValueError(f"{self.name}: a GameDef with hooks needs its state_dtype")
+            loops.register(self.state_dtype, self.num_actions, self.hooks.as_dict())
+            if self.observe is None:
+                object.__setattr__(self, "observe", observe_env(self.hooks.observe))
+
+    @property
+    def baseline_dir(self) -> str:
+        """The folder of the game's shipped baselines (``<package>/baselines``)."""
+        module = sys.modules.get(self.package)
+        if module is None or not getattr(module, "__file__", None):
+            return ""
+        return os.path.join(os.path.dirname(module.__file__), "baselines")
 
     def new_notes(self, batch: int) -> np.ndarray:
         """The adapter's observation notes for ``batch`` envs (``(batch,)`` of

@@ -14,7 +14,7 @@ hook                                   what the game does
                                        add every seat's reward of this step to
                                        ``acc[row]`` (``acc`` (B, P) float; seats the game
                                        does not have are left alone)
-``write_mask(e, masks, row)``          the acting seat's action mask into ``masks[row]``
+``legal_mask(e, masks, row)``          the acting seat's action mask into ``masks[row]``
 ``observe(e, seat, out, row)``         ``seat``'s observation into ``out[row]``, in full
 ``observe_patch(e, n, seat, out, row,  the same, where ``out`` is the obs (``note`` 0) or
 note)``                                final-obs (1) buffer that the loops keep writing to:
@@ -43,20 +43,15 @@ game's record type, so a loop compiles once per game and is cached like any kern
 (:mod:`tabletop_core.kernel.jit` stamps the kernels of ``tabletop_core`` with every game
 package, since these loops inline the games' code).
 
-Speed (measured: see ``tabletop_core/contract/game.py``): numba reference-counts every array
-passed on to a non-inlined call with atomic operations, and a whole step of a card game
-costs less than a handful of those. So each loop first takes views of its buffers that
-own no reference (:func:`tabletop_core.kernel.bits.unowned`), and the hooks take the record and
-the whole buffer with a row index, never a row view. The hooks' glue and the per-env step
-are inlined into the loops (numba IR), and so are the games' hook kernels (``hooks.py``
-marks them ``inline="always"``): left to LLVM they stayed calls, and the loops ran 6-30 %
-slower than the per-game loops they replace. Measured against those
-(``benchmarks/hot_paths.py``, same runs, batch 1024, one thread): The Game's in-kernel
-random-bot vector step 5-7 % slower, every other figure within -3 % / +36 % (the README's
-Benchmarks section has them).
+Why the loops look as they do: numba reference-counts every array passed on to a
+non-inlined call with atomic operations, and a whole step of a card game costs less than a
+handful of those. So each loop first takes views of its buffers that own no reference
+(:func:`tabletop_core.kernel.bits.unowned`), the hooks take the record and the whole buffer
+with a row index (never a row view), and the hooks' glue, the per-env step and the games'
+hook kernels (marked ``inline="always"``) are inlined into the loops.
 
-Adding a game: spec, state, rules, observe, bots, hooks and env, then
-``tabletop_core.tools.testing.api_test(GAME)``.
+A game declares its hooks once, in its :class:`~tabletop_core.contract.game.GameDef`
+(``docs/adding-a-game.md``); the declaration calls :func:`register`.
 
 Kernel signatures (``s`` the State, arrays batch-first, ``B`` envs, ``P`` seats, ``D``
 observation length, ``A`` actions) are listed in :mod:`tabletop_core.contract.game`.
@@ -110,7 +105,7 @@ def step(e, action, acc, row):
     raise NotImplementedError("a hook: called from compiled loops only")
 
 
-def write_mask(e, masks, row):
+def legal_mask(e, masks, row):
     """The acting seat's action mask into ``masks[row]`` (hook)."""
     raise NotImplementedError("a hook: called from compiled loops only")
 
@@ -163,7 +158,7 @@ HOOKS: dict[str, Callable] = {
     for f in (
         deal,
         step,
-        write_mask,
+        legal_mask,
         observe,
         observe_patch,
         observe_fresh,
@@ -184,15 +179,17 @@ def register(state_dtype: np.dtype, num_actions: int, namespace: Mapping[str, An
     Args:
         state_dtype: the game's State record dtype.
         num_actions: the size of its action space.
-        namespace: where the hook kernels are found by name (a game's ``hooks.py`` passes
-            its ``globals()``): every name of :data:`HOOKS` but ``num_actions``;
-            ``observe_patch``, ``observe_fresh`` and ``prefetch`` may be left out (they then
-            fall back to ``observe`` and to no hint).
+        namespace: the hook kernels by name (:class:`~tabletop_core.contract.game.Hooks`
+            as a mapping): every name of :data:`HOOKS` but ``num_actions``;
+            ``observe_patch``, ``observe_fresh`` and ``prefetch`` may be left out or None
+            (they then fall back to ``observe`` and to no hint).
 
     Raises:
         ValueError: a required hook missing from ``namespace``.
     """
-    hooks = {name: namespace[name] for name in HOOKS if name in namespace and name != "num_actions"}
+    hooks = {
+        name: namespace[name] for name in HOOKS if namespace.get(name) is not None and name != "num_actions"
+    }
     missing = sorted(set(HOOKS) - _OPTIONAL - {"num_actions"} - set(hooks))
     if missing:
         raise ValueError(f"missing hooks {missing}")
@@ -327,7 +324,7 @@ def _step_env(e, n, i, action, obs, masks, rewards, terminated, current, final_o
         if autoreset:
             deal(e)
     current[i] = e.current
-    write_mask(e, masks, i)
+    legal_mask(e, masks, i)
     observe_patch(e, n, e.current, obs, i, 0)
 
 
@@ -377,7 +374,7 @@ def batch_step(s, notes, actions, obs, masks, rewards, terminated, current, fina
             if mode == RESET:
                 deal(e)
             current[i] = e.current
-            write_mask(e, masks, i)
+            legal_mask(e, masks, i)
             observe_fresh(e, notes[i], e.current, obs, i)
         return
     autoreset = mode == STEP_AUTORESET
@@ -539,7 +536,7 @@ def batch_reset_learner(s, notes, learners, bot_ids, bot_rng, obs, masks, curren
             carry[i, k] = 0.0
         _deal_for_learner(e, i, learners, bot_ids, bot_rng, masks, carry)
         current[i] = e.current
-        write_mask(e, masks, i)
+        legal_mask(e, masks, i)
         observe_fresh(e, notes[i], e.current, obs, i)
 
 
@@ -589,5 +586,5 @@ def batch_step_learner(
             if autoreset:
                 _deal_for_learner(e, i, learners, bot_ids, bot_rng, masks, carry)
         current[i] = e.current
-        write_mask(e, masks, i)
+        legal_mask(e, masks, i)
         observe_patch(e, notes[i], e.current, obs, i, 0)

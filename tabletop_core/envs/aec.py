@@ -248,13 +248,11 @@ class TabletopAECEnv(AECEnv):
             self.agent_selection = self.agents[int(self._cur[0])]
 
     def _final_infos(self) -> dict[str, dict]:
-        """Each agent's info when the episode ends: :meth:`_final_info` per agent (games
-        whose info is the same for every agent override this to work it out once)."""
-        return {ag: self._final_info(ag) for ag in self.agents}
-
-    def _final_info(self, agent: str) -> dict:
-        """Info given to ``agent`` when the episode ends (games may override)."""
-        return {}
+        """Each agent's info when the episode ends: the game's declared ``final_info``."""
+        if self.game.final_info is None:
+            return {ag: {} for ag in self.agents}
+        per_seat = self.game.final_info(self._state, self.options)
+        return {ag: per_seat[self._seat[ag]] for ag in self.agents}
 
     def _terminate_illegal(self, illegal_reward: float) -> None:
         """TerminateIllegalWrapper's policy: end the episode, the offender gets

@@ -1,30 +1,33 @@
-"""The public entry points of a game package, made once for every game.
+"""A game's public entry points, made from its declaration: ``raw_env``, ``env``,
+``vector_env`` and ``baseline_policy``.
 
-Each game package exposes ``raw_env`` (its :class:`~tabletop_core.envs.aec.TabletopAECEnv`
-subclass, whose ``__init__`` lists the game's options with their defaults), ``env`` (the
-same wrapped in :class:`~tabletop_core.envs.aec.LeanChecks`) and ``vector_env`` (a
-:class:`~tabletop_core.envs.vector.SelfPlayVectorEnv`). :func:`entry_points` builds the last
-two from ``raw_env`` so that
+:func:`game_envs` builds them once per game from its :class:`~tabletop_core.contract.game.GameDef`:
 
-* ``inspect.signature(<game>.env)`` and ``help(<game>.env)`` show the game's options and
-  their defaults (the signature is ``raw_env``'s, so it cannot drift from it), and
-  ``vector_env``'s shows the batch arguments followed by the same options;
-* ``help(<game>.env)`` reaches the game's documentation page (the docstring of
-  ``<game>/env.py``, which points at ``docs/rules/<game>.md``);
-* no game writes these wrappers again.
+* ``raw_env`` is a :class:`~tabletop_core.envs.aec.TabletopAECEnv` subclass whose
+  signature lists the game's options with their defaults, read from the declarations of
+  its ``spec.Options`` (:func:`tabletop_core.contract.options.option_infos`), so no
+  option or default is written twice;
+* ``env`` is the same wrapped in :class:`~tabletop_core.envs.aec.LeanChecks`, and
+  ``vector_env`` a :class:`~tabletop_core.envs.vector.SelfPlayVectorEnv`, both with real
+  signatures (``inspect.signature``) and docstrings that reach the game's page;
+* each game is registered with PettingZoo as ``tabletop/<name>-v<version>``.
 """
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from typing import Any
+from functools import cache
+from typing import Any, NamedTuple
 
+from tabletop_core.agents.baseline import baseline_policy as _baseline
 from tabletop_core.contract.game import GameDef
+from tabletop_core.contract.options import option_infos
 from tabletop_core.envs.aec import LeanChecks, TabletopAECEnv
 from tabletop_core.envs.vector import SelfPlayVectorEnv
 
-__all__ = ["entry_points"]
+__all__ = ["GameEnvs", "game_envs", "register_aec"]
+
 
 _ENV_DOC = """{title} as a PettingZoo AEC env with PettingZoo's standard checks in one lean wrapper.
 
@@ -60,28 +63,112 @@ Raises:
 """
 
 
-def entry_points(
-    game: GameDef, raw_env: type[TabletopAECEnv], title: str, page: str | None, rewards: str
-) -> tuple[Callable[..., LeanChecks], Callable[..., SelfPlayVectorEnv]]:
-    """Build a game's ``env`` and ``vector_env`` from its ``raw_env`` class.
+class GameEnvs(NamedTuple):
+    """A game's public entry points (:func:`game_envs`)."""
 
-    Args:
-        game: the game's :class:`~tabletop_core.contract.game.GameDef`.
-        raw_env: the game's AEC env class; its ``__init__`` declares the options.
-        title: the game's name as people write it (``"The Game"``).
-        page: the game's documentation page (the docstring of ``<game>/env.py``).
-        rewards: one paragraph on the vector env's rewards (shape and meaning).
+    raw_env: type[TabletopAECEnv]
+    env: Callable[..., LeanChecks]
+    vector_env: Callable[..., SelfPlayVectorEnv]
+    baseline_policy: Callable[..., Any]
+
+
+def _option_parameters(game: GameDef) -> list[inspect.Parameter]:
+    """The game's options as keyword parameters with their declared defaults."""
+    return [
+        inspect.Parameter(o.name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=o.default)
+        for o in option_infos(game.make_options)
+    ]
+
+
+def _render_mode() -> inspect.Parameter:
+    return inspect.Parameter("render_mode", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None)
+
+
+def _make_raw_env(game: GameDef) -> type[TabletopAECEnv]:
+    """The game's AEC env class, its ``__init__`` taking the declared options."""
+    params = [*_option_parameters(game), _render_mode()]
+    signature = inspect.Signature(params)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise ValueError(f"{game.name}: {exc}; options are {', '.join(p.name for p in params)}") from exc
+        bound.apply_defaults()
+        options = dict(bound.arguments)
+        TabletopAECEnv.__init__(self, render_mode=options.pop("render_mode"), **options)
+
+    __init__.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD), *params]
+    )
+    doc = f"""{game.title or game.name} as an unwrapped PettingZoo AEC env (``help({game.package})`` has
+the game's page).
+
+Args:
+    {", ".join(p.name for p in params[:-1])}: the game's options (``spec.Options``; each
+        with its default, as the signature shows).
+    render_mode: None, "ansi", "human", "svg" or "rgb_array".
+
+Raises:
+    ValueError: on a bad option (naming it and what is allowed).
+"""
+    return type(
+        "raw_env",
+        (TabletopAECEnv,),
+        {
+            "game": game,
+            "metadata": {**TabletopAECEnv.metadata, "name": game.env_id},
+            "__init__": __init__,
+            "__doc__": doc,
+            "__module__": game.package or __name__,
+            "__qualname__": "raw_env",
+        },
+    )
+
+
+@cache
+def game_envs(game: GameDef) -> GameEnvs:
+    """The public entry points of ``game`` (made once per game; the game's package exports
+    them, and the tools use the same objects).
+
+    Returns:
+        :class:`GameEnvs` ``(raw_env, env, vector_env, baseline_policy)``.
+    """
+    raw_env = _make_raw_env(game)
+    env, vector_env = entry_points(game, raw_env)
+    made = GameEnvs(raw_env, env, vector_env, baseline_entry(game))
+    if game.package:
+        register_aec(game.name, game.version, f"{game.package}:env")
+    return made
+
+
+def register_aec(name: str, version: int, entry_point: str) -> str | None:
+    """Register ``tabletop/<name>-v<version>`` with PettingZoo's registry (once); return the
+    id, or None when this PettingZoo has no registry."""
+    try:
+        import pettingzoo
+        from pettingzoo.env_registry.registration import _get_registry
+    except ImportError:  # pragma: no cover - PettingZoo < 1.27
+        return None
+    env_id = f"tabletop/{name}-v{version}"
+    if env_id not in _get_registry("aec"):
+        pettingzoo.register("aec", env_id, entry_point=entry_point)
+    return env_id
+
+
+def entry_points(
+    game: GameDef, raw_env: type[TabletopAECEnv]
+) -> tuple[Callable[..., LeanChecks], Callable[..., SelfPlayVectorEnv]]:
+    """Build a game's ``env`` and ``vector_env`` from its ``raw_env`` class (its title,
+    page and rewards paragraph come from the declaration).
 
     Returns:
         ``(env, vector_env)``, with real signatures (``inspect.signature``) and docstrings.
     """
-    options = [
-        p.replace(kind=inspect.Parameter.KEYWORD_ONLY)
-        for p in inspect.signature(raw_env).parameters.values()
-        if p.name != "render_mode"
-    ]
-    render_mode = inspect.signature(raw_env).parameters["render_mode"]
+    options = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in _option_parameters(game)]
+    render_mode = _render_mode()
     module = raw_env.__module__
+    title = game.title or game.name
 
     def env(**options: Any) -> LeanChecks:
         return LeanChecks(raw_env(**options))
@@ -89,7 +176,7 @@ def entry_points(
     env.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
         [*options, render_mode.replace(kind=inspect.Parameter.KEYWORD_ONLY)], return_annotation=LeanChecks
     )
-    env.__doc__ = _ENV_DOC.format(title=title, page=inspect.cleandoc(page or ""))
+    env.__doc__ = _ENV_DOC.format(title=title, page=inspect.cleandoc(game.page or ""))
     env.__module__ = module
     env.__qualname__ = "env"
 
@@ -106,25 +193,20 @@ def entry_points(
     vector_env.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
         [*batch_args, *options], return_annotation=SelfPlayVectorEnv
     )
-    vector_env.__doc__ = _VECTOR_DOC.format(title=title, rewards=inspect.cleandoc(rewards))
+    vector_env.__doc__ = _VECTOR_DOC.format(title=title, rewards=inspect.cleandoc(game.rewards_doc or ""))
     vector_env.__module__ = module
     vector_env.__qualname__ = "vector_env"
     return env, vector_env
 
 
-def baseline_entry(game: GameDef, raw_env: type[TabletopAECEnv], title: str) -> Callable[..., Any]:
+def baseline_entry(game: GameDef) -> Callable[..., Any]:
     """Build a game's ``baseline_policy(seat=None, **options)`` with a real signature.
 
     The function returns the game's shipped trained baseline for a seat
     (:func:`tabletop_core.agents.baseline.baseline_policy`).
     """
-    from tabletop_core.agents.baseline import baseline_policy as _baseline
-
-    options = [
-        p.replace(kind=inspect.Parameter.KEYWORD_ONLY)
-        for p in inspect.signature(raw_env).parameters.values()
-        if p.name != "render_mode"
-    ]
+    options = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in _option_parameters(game)]
+    title = game.title or game.name
 
     def baseline_policy(seat: int | str | None = None, **options: Any):
         return _baseline(game, seat, **options)
@@ -144,6 +226,6 @@ Raises:
     ValueError: other options than the baseline's (the message names them), or a seat
         no baseline plays.
 """
-    baseline_policy.__module__ = raw_env.__module__
+    baseline_policy.__module__ = game.package or __name__
     baseline_policy.__qualname__ = "baseline_policy"
     return baseline_policy

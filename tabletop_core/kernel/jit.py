@@ -14,19 +14,19 @@ kernel in ``loops.py`` that calls (and inlines) a bot in ``bots.py`` would keep 
 the old bot after ``bots.py`` changes. :func:`_install_project_cache_stamp` makes the
 stamp of every kernel of this project a hash over the source files (paths, sizes and
 modification times) of its own package and ``tabletop_core`` (for the kernels of
-``tabletop_core``, whose batch loops inline every game's hooks: of every game package),
-so any edit invalidates the caches that may depend on it. Kernels of other projects keep
-numba's behaviour.
+``tabletop_core``, whose batch loops inline every game's hooks: of every game package
+listed under the :data:`GAMES_GROUP` entry points or registered at run time), so any edit
+invalidates the caches that may depend on it. Kernels of other projects keep numba's
+behaviour.
 
 Callees compiled once, for linking (:func:`_compile_for_linking`): numba makes machine
 code for every kernel another kernel calls, then links that kernel's optimised module
 into the caller's module and optimises and generates it again there, at every level of
 the call tree. A kernel that only other kernels call is compiled here to unoptimised IR
 without machine code, and the kernel called from Python (a batch loop, a bot match)
-optimises its whole call tree once. Exit Now's cold start to the first AEC step went
-from 12.1 to 7.1 s (fresh cache, this 2-core machine; The Game 2.6 -> 1.8, Exhaust
-6.3 -> 3.7, Koikoi 3.6 -> 2.0 s). A kernel compiled this way and later called from
-Python is compiled again, to machine code. ``TABLETOP_LINK_ONLY=0`` turns this off.
+optimises its whole call tree once, which shortens cold starts (CHANGELOG.md has the
+figures). A kernel compiled this way and later called from Python is compiled again, to
+machine code. ``TABLETOP_LINK_ONLY=0`` turns this off.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from numba.core import event as ev
 from numba.core.compiler_lock import global_compiler_lock
 from numba.core.registry import CPUDispatcher
 
-__all__ = ["kernel", "NUMBA_OPTIONS"]
+__all__ = ["GAMES_GROUP", "NUMBA_OPTIONS", "kernel", "stamp_package"]
 
 NUMBA_OPTIONS: dict = {
     "cache": os.environ.get("TABLETOP_NO_CACHE", "0") != "1",
@@ -52,33 +52,76 @@ NUMBA_OPTIONS: dict = {
 }
 
 
-_PACKAGES = ("tabletop_core", "thegame_env", "exhaust_env", "koikoi_env", "exitnow_envs")
-_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GAMES_GROUP = "tabletop_rl.games"
+"""The entry-point group under which a distribution lists its games (``name = "module:attr"``
+naming a :class:`~tabletop_core.contract.game.GameDef`); read by the catalog and here."""
+
+_CORE = "tabletop_core"
+_EXTRA: set[str] = set()  # packages of games registered at run time
 
 
-def _project_package(path: str) -> str | None:
-    rel = os.path.relpath(os.path.abspath(path), _ROOT)
-    top = rel.split(os.sep, 1)[0]
-    return top if top in _PACKAGES else None
+def _package_of(target: str) -> str:
+    """The package of an entry point ``"pkg.module:attr"`` (``"pkg"``)."""
+    module = target.split(":", 1)[0]
+    return module.rpartition(".")[0] or module
+
+
+def stamp_package(package: str) -> None:
+    """Count ``package`` (a game registered at run time) among the packages whose sources
+    stamp the core's cached kernels."""
+    if package not in _EXTRA:
+        _EXTRA.add(package)
+        _package_dirs.cache_clear()
+        project_source_stamp.cache_clear()
 
 
 @cache
-def project_source_stamp(package: str = "tabletop_core") -> bytes:
+def _package_dirs() -> dict[str, str]:
+    """``{package: folder}`` of ``tabletop_core`` and of every listed game package."""
+    from importlib.metadata import entry_points
+    from importlib.util import find_spec
+
+    names = {_CORE, *_EXTRA, *(_package_of(ep.value) for ep in entry_points(group=GAMES_GROUP))}
+    out = {}
+    for name in sorted(names):
+        try:
+            spec = find_spec(name)
+        except (ImportError, ValueError):
+            continue
+        if spec is not None and spec.submodule_search_locations:
+            out[name] = os.path.abspath(list(spec.submodule_search_locations)[0])
+    return out
+
+
+def _project_package(path: str) -> str | None:
+    """The listed package whose folder holds the source file ``path``, or None."""
+    path = os.path.abspath(path)
+    best = None
+    for name, folder in _package_dirs().items():
+        if path.startswith(folder + os.sep) and (best is None or len(folder) > len(_package_dirs()[best])):
+            best = name
+    return best
+
+
+@cache
+def project_source_stamp(package: str = _CORE) -> bytes:
     """Hash of (path, size, mtime) of every ``.py`` file of ``tabletop_core`` and
-    ``package`` (a game's kernel can only depend on those two), or of every project
+    ``package`` (a game's kernel can only depend on those two), or of every listed
     package for ``tabletop_core`` itself (its batch loops inline the games' hooks)."""
     h = hashlib.sha256()
-    # the batch loops of tabletop_core (tabletop_core.contract.loops) compile every game's hooks in
-    packages = _PACKAGES if package == "tabletop_core" else ("tabletop_core", package)
+    dirs = _package_dirs()
+    packages = sorted(dirs) if package == _CORE else [_CORE, package]
     for pkg in packages:
-        top = os.path.join(_ROOT, pkg)
+        top = dirs.get(pkg)
+        if top is None:
+            continue
         for dirpath, dirnames, filenames in os.walk(top):
             dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
             for name in sorted(filenames):
                 if name.endswith(".py"):
                     st = os.stat(os.path.join(dirpath, name))
                     h.update(
-                        f"{os.path.relpath(dirpath, _ROOT)}/{name}:{st.st_size}:{st.st_mtime_ns};".encode()
+                        f"{pkg}/{os.path.relpath(dirpath, top)}/{name}:{st.st_size}:{st.st_mtime_ns};".encode()
                     )
     return h.digest()
 
@@ -103,7 +146,7 @@ def _install_project_cache_stamp() -> None:
 
         class ProjectLocator(base):
             def get_source_stamp(self):
-                return project_source_stamp(_project_package(self._py_file) or "tabletop_core")
+                return project_source_stamp(_project_package(self._py_file) or _CORE)
 
             @classmethod
             def from_function(cls, py_func, py_file):

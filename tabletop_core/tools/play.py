@@ -16,15 +16,14 @@ undoable steps, e.g. Exhaust's selection); ``q`` / ``quit``.
 
 from __future__ import annotations
 
-import importlib
 import shutil
 import sys
 from typing import Any, TextIO
 
 import numpy as np
 
-from tabletop_core.contract.catalog import GAME_PACKAGES
 from tabletop_core.contract.game import GameDef
+from tabletop_core.envs.factories import game_envs
 from tabletop_core.kernel.rng import seed_word
 
 __all__ = ["play_in_terminal", "TerminalPlay", "columns", "bot_list_for_others"]
@@ -116,8 +115,8 @@ class TerminalPlay:
         if game.bot_action is None:
             raise ValueError(f"{game.name} has no bot_action kernel for terminal play")
         self.game = game
-        module = importlib.import_module(GAME_PACKAGES[game.name])
-        self.narrate = _load_narrate(GAME_PACKAGES[game.name])
+        module = game_envs(game)
+        self.narrate = game.narrate
         render_mode = None
         if svg_file is not None:
             modes = module.raw_env.metadata.get("render_modes", [])
@@ -336,13 +335,6 @@ def _match(text: str, names: dict[int, str]) -> list[int]:
     whole = [a for a in hits if all(w in names[a].lower().split() for w in words)]
     exact = [a for a in hits if names[a].lower() == text]
     return exact or whole or hits
-
-
-def _load_narrate(package: str):
-    try:
-        return importlib.import_module(f"{package}.narrate")
-    except ImportError:
-        return None
 
 
 def play_in_terminal(

@@ -26,14 +26,25 @@ from tabletop_core.tools.arena import run_match
 __all__ = ["round_robin", "lineups"]
 
 
+def _roles(game, opts) -> tuple[str, ...] | None:
+    """The role of each seat, for a game whose seats play different roles (else None)."""
+    roles = tuple(game.seat_roles(opts)) if game.seat_roles is not None else None
+    return roles if roles is not None and len(set(roles)) > 1 else None
+
+
 def lineups(game, entrants: list[str], **options: Any) -> list[list[str]]:
     """The lineups of a round robin of ``entrants`` (see the module docstring)."""
     opts = game.make_options(**options)
     p = len(game.agents(opts))
     if game.cooperative:
         return [[e] * p for e in entrants]
-    if game.name == "exitnow":
-        return [[h] * (p - 1) + [g] for h, g in itertools.permutations(entrants, 2)]
+    roles = _roles(game, opts)
+    if roles is not None:
+        distinct = list(dict.fromkeys(roles))
+        return [
+            [pick[distinct.index(r)] for r in roles]
+            for pick in itertools.permutations(entrants, len(distinct))
+        ]
     if len(entrants) < 2:
         raise ValueError(f"{game.name}: a round robin needs at least 2 entrants, got {entrants}")
     return [list(x) for x in itertools.product(entrants, repeat=p) if len(set(x)) > 1]
@@ -56,6 +67,12 @@ def round_robin(
     except ImportError:
         raise ValueError("ratings need openskill: pip install 'tabletop-rl[cli]'") from None
     ups = lineups(game, entrants, **options)
+    seat_roles = _roles(game, game.make_options(**options))
+    roles = (
+        None
+        if seat_roles is None
+        else {r: [k for k, x in enumerate(seat_roles) if x == r] for r in dict.fromkeys(seat_roles)}
+    )
     model = PlackettLuce()
     rating = {e: model.rating(name=e) for e in entrants}
     played = []
@@ -86,9 +103,9 @@ def round_robin(
             up, ret = results[k]
             if g >= len(ret):
                 continue
-            if game.name == "exitnow":
-                teams = [up[0], up[-1]]
-                scores = [float(ret[g, :-1].max()), float(ret[g, -1])]
+            if roles is not None:  # one team per role, scored by its best seat
+                teams = [up[seats[0]] for seats in roles.values()]
+                scores = [float(ret[g, seats].max()) for seats in roles.values()]
             else:
                 teams, scores = up, [float(x) for x in ret[g]]
             new = model.rate([[rating[e]] for e in teams], scores=scores)

@@ -89,9 +89,9 @@ def _new_env(game_name: str, options: dict) -> Any:
     """``raw_env(**options)`` of a game; an unknown option is a ValueError naming the
     game's options."""
     import dataclasses
-    import importlib
 
-    from tabletop_core.contract.catalog import GAME_PACKAGES, load_game
+    from tabletop_core.contract.catalog import load_game
+    from tabletop_core.envs.factories import game_envs
 
     game = load_game(game_name)
     known = [f.name for f in dataclasses.fields(game.make_options())]
@@ -100,7 +100,7 @@ def _new_env(game_name: str, options: dict) -> Any:
         raise ValueError(
             f"{game_name} has no option {', '.join(unknown)}; its options are {', '.join(sorted(set(known)))}"
         )
-    return importlib.import_module(GAME_PACKAGES[game_name]).raw_env(**options)
+    return game_envs(game).raw_env(**options)
 
 
 def _raw(env: Any):

@@ -14,7 +14,8 @@ At every step it checks:
   sizes and indices consistent, the phase consistent with the acting seat): every
   ``validate_every`` steps (default every step);
 
-and at the end of every episode the game's return identity (:data:`RETURN_IDENTITY`).
+and at the end of every episode the game's return identity (its declared
+``return_identity``).
 The result is one JSON-able dict: games, steps, seconds, games/s, steps/s and the
 violations (counted; the first few described).
 """
@@ -22,66 +23,13 @@ violations (counted; the first few described).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from tabletop_core.contract.catalog import load_game
 
-__all__ = ["soak", "RETURN_IDENTITY"]
-
-
-def _thegame_identity(returns: np.ndarray, lengths: np.ndarray, options: Any) -> np.ndarray:
-    """Cooperative: every seat has the same return; ``reward="cards"``: the return is
-    the cards placed, 0..98 (98 - score); ``"win"``: +1 or -1."""
-    from thegame_env.spec import NUM_CARDS
-
-    same = (returns == returns[:, :1]).all(axis=1)
-    r = returns[:, 0]
-    if options.reward == "win":
-        return same & ((r == 1.0) | (r == -1.0))
-    return same & (r >= 0) & (r <= NUM_CARDS) & (r == np.round(r))
-
-
-def _exhaust_identity(returns: np.ndarray, lengths: np.ndarray, options: Any) -> np.ndarray:
-    """Exactly one loser at -1; the others +1 (or +1/(N-1) zero-sum, returns summing to
-    0); solo: +1 or -1."""
-    n = returns.shape[1]
-    if n == 1:
-        return (returns[:, 0] == 1.0) | (returns[:, 0] == -1.0)
-    losers = (returns == -1.0).sum(axis=1) == 1
-    win = 1.0 / (n - 1) if options.zero_sum else 1.0
-    others = (np.isclose(returns, win, atol=1e-5) | (returns == -1.0)).all(axis=1)
-    return losers & others
-
-
-def _koikoi_identity(returns: np.ndarray, lengths: np.ndarray, options: Any) -> np.ndarray:
-    """Chips change hands: returns sum to 0, no seat loses more than its 25 chips."""
-    return (np.abs(returns.sum(axis=1)) < 1e-3) & (returns >= -25.0).all(axis=1)
-
-
-def _exitnow_identity(returns: np.ndarray, lengths: np.ndarray, options: Any) -> np.ndarray:
-    """Every seat +1 or -1; the ghost (last seat) wins exactly when no human does; with
-    an individual win one human at most wins."""
-    ghost = returns[:, -1]
-    humans = returns[:, :-1]
-    unit = (np.abs(returns) == 1.0).all(axis=1)
-    ghost_won = ghost == 1.0
-    ok = np.where(ghost_won, (humans == -1.0).all(axis=1), (humans == 1.0).any(axis=1))
-    if not options.team:
-        ok &= (humans == 1.0).sum(axis=1) <= 1
-    return unit & ok
-
-
-RETURN_IDENTITY: dict[str, Callable[[np.ndarray, np.ndarray, Any], np.ndarray]] = {
-    "thegame": _thegame_identity,
-    "exhaust": _exhaust_identity,
-    "koikoi": _koikoi_identity,
-    "exitnow": _exitnow_identity,
-}
-"""Per game: ``(returns (G, P), lengths (G,), options) -> (G,) bool``, True where an
-ended episode's returns obey the game's identity."""
+__all__ = ["soak"]
 
 
 class _Progress:
@@ -202,7 +150,7 @@ def soak(
     num_envs = int(max(1, min(num_envs, games)))
     venv = SelfPlayVectorEnv(game, num_envs, seed=seed, copy=False, num_threads=num_threads, **options)
     opts = venv.options
-    identity = RETURN_IDENTITY.get(game.name)
+    identity = game.return_identity
     validate = game.validate_state
     lo, hi = game.reward_range
     olo = venv.single_observation_space.low

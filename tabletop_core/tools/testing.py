@@ -27,7 +27,7 @@ def assert_aec_matches_vector(
     Raises:
         AssertionError: at the first disagreement.
     """
-    game = package.GAME
+    game = package.raw_env.game
     venv = package.vector_env(num_envs, **options)
     obs, info = venv.reset(seed=seed)
     aecs = [package.raw_env(**options) for _ in range(num_envs)]
@@ -160,15 +160,15 @@ def api_test(
     Raises:
         AssertionError: at the first failure, naming the options.
     """
-    import importlib
 
     from pettingzoo.test import api_test as pz_api_test
     from pettingzoo.test import seed_test
 
-    from tabletop_core.contract.catalog import GAME_PACKAGES, load_game
+    from tabletop_core.contract.catalog import load_game
+    from tabletop_core.envs.factories import game_envs
 
     game = load_game(name)
-    package = importlib.import_module(GAME_PACKAGES[name])
+    package = game_envs(game)
     grid = options if options is not None else option_grid(game)
     for opts in grid:
         try:

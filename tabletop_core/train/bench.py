@@ -145,14 +145,12 @@ def run_train_bench(
     game: str = "thegame", options: dict[str, Any] | None = None, seconds: float = 30.0, sb3: bool = True
 ) -> list[dict]:
     """The benchmark's records (see the module docstring). ``seconds``: the trainer's
-    timed window (after one warm-up update). The Game 2 players when no options are given."""
+    timed window (after one warm-up update); the game's default options when none are given."""
     import torch
 
     from tabletop_core.train.trainer import Trainer
 
     options = dict(options or {})
-    if game == "thegame" and "num_players" not in options:
-        options["num_players"] = 2
     cfg = TrainConfig(game=game, options=options, steps=10**12, progress=False)
     trainer = Trainer(cfg)
     threads, dtype = trainer.threads, "bfloat16" if trainer.bf16 else "float32"

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_core.contract.catalog import GAME_PACKAGES, load_game
+from tabletop_core.contract.catalog import game_names, load_game
 from tabletop_core.train.opponents import default_opponents, parse_opponents, parse_seats, split_envs
 
 __all__ = ["TrainConfig", "ConfigError", "validate", "bf16_supported"]
@@ -100,9 +100,9 @@ def validate(cfg: TrainConfig):
         ConfigError (a ValueError): naming the option and what is allowed (unknown game,
             bot, opponent mix, bad game option, a budget missing, ...).
     """
-    game = load_game(cfg.game) if cfg.game in GAME_PACKAGES else None
+    game = load_game(cfg.game) if cfg.game in game_names() else None
     if game is None:
-        raise ConfigError(f"unknown game {cfg.game!r}; games: {', '.join(GAME_PACKAGES)}")
+        raise ConfigError(f"unknown game {cfg.game!r}; games: {', '.join(game_names())}")
     try:
         options = game.make_options(**cfg.options)
     except TypeError as exc:

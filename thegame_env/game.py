@@ -26,20 +26,21 @@ Rules decisions (where the rulebook is silent or garbled) are written once, in
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from tabletop_core.contract.game import GameDef, observe_env
-from tabletop_core.envs.aec import TabletopAECEnv
-from tabletop_core.envs.factories import baseline_entry, entry_points
+from tabletop_core.contract.game import GameDef
 from tabletop_core.kernel.records import at
 
-from . import hooks  # noqa: F401  (registers the game's hooks for tabletop_core.contract.loops)
+from . import narrate
 from .bots import BOT_NAMES, bot_action
-from .observe import decode_observation, observation_layout, observe_r
+from .hooks import HOOKS
+from .observe import observation_layout
 from .render import SVG_HEIGHT, SVG_WIDTH, render_ansi, render_svg
 from .rules import is_win_r, score_r
-from .spec import MAX_EPISODE_STEPS, NUM_ACTIONS, WIN_THRESHOLD, Options, Status, action_name
-from .state import new_state, validate_state
+from .spec import MAX_EPISODE_STEPS, NUM_ACTIONS, NUM_CARDS, WIN_THRESHOLD, Options, Status, action_name
+from .state import STATE_DTYPE, new_state, validate_state
 
 
 def episode_stats(final: np.ndarray) -> dict[str, np.ndarray]:
@@ -68,6 +69,29 @@ def _agents(options: Options) -> list[str]:
     return [f"player_{k}" for k in range(options.num_players)]
 
 
+def final_info(state: np.ndarray, options: Options) -> list[dict]:
+    """Every agent's info when an episode ends (the same for all: the game is
+    cooperative): ``score`` (cards left), ``status`` and ``win``."""
+    sc = int(at(score_r, state, 0))
+    info = {
+        "score": sc,
+        "status": Status(int(state["status"][0])).name.lower(),
+        "win": bool(at(is_win_r, state, 0)),
+    }
+    return [dict(info) for _ in range(options.num_players)]
+
+
+def return_identity(returns: np.ndarray, lengths: np.ndarray, options: Any) -> np.ndarray:
+    """Cooperative: every seat has the same return; ``reward="cards"``: the return is
+    the cards placed, 0..98 (98 - score); ``"win"``: +1 or -1."""
+
+    same = (returns == returns[:, :1]).all(axis=1)
+    r = returns[:, 0]
+    if options.reward == "win":
+        return same & ((r == 1.0) | (r == -1.0))
+    return same & (r >= 0) & (r <= NUM_CARDS) & (r == np.round(r))
+
+
 GAME = GameDef(
     name="thegame",
     version=1,
@@ -81,7 +105,6 @@ GAME = GameDef(
     bot_names=BOT_NAMES,
     max_episode_steps=MAX_EPISODE_STEPS,
     reward_range=(-1.0, 1.0),
-    observe=observe_env(observe_r),
     episode_stats=episode_stats,
     cooperative=True,
     match_stats=match_stats,
@@ -91,57 +114,17 @@ GAME = GameDef(
     description="cooperative: play all 98 cards onto two ascending and two descending piles",
     render_svg=lambda s, o, seat=None: render_svg(s, o, seat=seat),
     svg_size=(SVG_WIDTH, SVG_HEIGHT),
-)
-
-
-class raw_env(TabletopAECEnv):
-    """The Game as an unwrapped PettingZoo AEC env (see the module docstring).
-
-    Args:
-        num_players: 1..5. on_fire: bool. level: 0, 1 or 2. reward: "cards" or "win".
-        start_player: seat of the first turn. render_mode: None, "ansi" or "human".
-
-    Raises:
-        ValueError: on a bad option (naming it and what is allowed).
-    """
-
-    game = GAME
-    metadata = {**TabletopAECEnv.metadata, "name": "thegame_v1"}
-
-    def __init__(
-        self,
-        num_players: int = 2,
-        on_fire: bool = False,
-        level: int = 0,
-        reward: str = "cards",
-        start_player: int = 0,
-        render_mode: str | None = None,
-    ):
-        super().__init__(
-            render_mode=render_mode,
-            num_players=num_players,
-            on_fire=on_fire,
-            level=level,
-            reward=reward,
-            start_player=start_player,
-        )
-
-    def _final_infos(self) -> dict[str, dict]:
-        st = int(self._state["status"][0])
-        sc = int(at(score_r, self._state, 0))
-        info = {"score": sc, "status": Status(st).name.lower(), "win": bool(at(is_win_r, self._state, 0))}
-        return {ag: dict(info) for ag in self.agents}  # cooperative: the same for every agent
-
-
-env, vector_env = entry_points(
-    GAME,
-    raw_env,
-    "The Game",
-    __doc__,
-    rewards="""Rewards are (B, num_players) float32 with the same value in every column (the game is
+    title="The Game",
+    package=__package__,
+    page=__doc__,
+    rewards_doc="""Rewards are (B, num_players) float32 with the same value in every column (the game is
 cooperative).""",
+    state_dtype=STATE_DTYPE,
+    hooks=HOOKS,
+    final_info=final_info,
+    narrate=narrate,
+    return_identity=return_identity,
 )
-baseline_policy = baseline_entry(GAME, raw_env, "The Game")
 
 
-__all__ = ["GAME", "raw_env", "env", "vector_env", "decode_observation"]
+__all__ = ["GAME", "episode_stats", "final_info", "match_stats"]

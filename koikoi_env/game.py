@@ -72,15 +72,16 @@ strong vs three greedy -> strong +1.9 (95% interval about ±0.7).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from tabletop_core.contract.game import GameDef, observe_env
-from tabletop_core.envs.aec import TabletopAECEnv
-from tabletop_core.envs.factories import baseline_entry, entry_points
+from tabletop_core.contract.game import GameDef
 
-from . import hooks  # noqa: F401  (registers the game's hooks for tabletop_core.contract.loops)
+from . import narrate
 from .bots import BOT_NAMES, bot_action
-from .observe import decode_observation, observation_layout, observe_r
+from .hooks import HOOKS
+from .observe import observation_layout
 from .render import SVG_HEIGHT, SVG_WIDTH, render_ansi, render_svg
 from .spec import (
     MAX_EPISODE_STEPS,
@@ -92,7 +93,7 @@ from .spec import (
     Status,
     action_name,
 )
-from .state import new_state, validate_state
+from .state import STATE_DTYPE, new_state, validate_state
 
 
 def episode_stats(final: np.ndarray) -> dict[str, np.ndarray]:
@@ -133,6 +134,30 @@ def _agents(options: Options) -> list[str]:
     return [f"player_{k}" for k in range(options.num_players)]
 
 
+def final_info(state: np.ndarray, options: Options) -> list[dict]:
+    """Every agent's info when an episode ends: its ``chips``, ``status``, ``rounds``
+    played, ``win`` (top chips, ties share) and ``last_round_end``."""
+    e = state[0]
+    n = int(e["cfg_players"])
+    chips = [int(c) for c in e["chips"][:n]]
+    best = max(chips)
+    return [
+        {
+            "chips": chips[k],
+            "status": Status(int(e["status"])).name.lower(),
+            "rounds": int(e["round"]),
+            "win": chips[k] == best,
+            "last_round_end": RoundEnd(int(e["last_end"])).name.lower(),
+        }
+        for k in range(n)
+    ]
+
+
+def return_identity(returns: np.ndarray, lengths: np.ndarray, options: Any) -> np.ndarray:
+    """Chips change hands: returns sum to 0, no seat loses more than its 25 chips."""
+    return (np.abs(returns.sum(axis=1)) < 1e-3) & (returns >= -25.0).all(axis=1)
+
+
 GAME = GameDef(
     name="koikoi",
     version=1,
@@ -146,7 +171,6 @@ GAME = GameDef(
     bot_names=BOT_NAMES,
     max_episode_steps=MAX_EPISODE_STEPS,
     reward_range=(-float(START_CHIPS * MAX_PLAYERS), float(START_CHIPS * MAX_PLAYERS)),
-    observe=observe_env(observe_r),
     episode_stats=episode_stats,
     cooperative=False,
     match_stats=match_stats,
@@ -156,57 +180,16 @@ GAME = GameDef(
     render_svg=lambda s, o, seat=None: render_svg(s, o, seat=seat),
     svg_size=(SVG_WIDTH, SVG_HEIGHT),
     validate_state=validate_state,
+    title="Shikokushi Koikoi",
+    package=__package__,
+    page=__doc__,
+    rewards_doc="""Rewards are (B, num_players) float32 chip changes; observations are the acting seat's.""",
+    state_dtype=STATE_DTYPE,
+    hooks=HOOKS,
+    final_info=final_info,
+    narrate=narrate,
+    return_identity=return_identity,
 )
 
 
-class raw_env(TabletopAECEnv):
-    """Shikokushi Koikoi as an unwrapped PettingZoo AEC env (see the module docstring).
-
-    Args:
-        num_players: 2..4. rounds: 1..32 (1 = single-round episodes). first_dealer: seat.
-        render_mode: None, "ansi" or "human".
-
-    Raises:
-        ValueError: on a bad option (naming it and what is allowed).
-    """
-
-    game = GAME
-    metadata = {**TabletopAECEnv.metadata, "name": "koikoi_v1"}
-
-    def __init__(
-        self,
-        num_players: int = 4,
-        rounds: int = 8,
-        first_dealer: int = 0,
-        render_mode: str | None = None,
-    ):
-        super().__init__(
-            render_mode=render_mode, num_players=num_players, rounds=rounds, first_dealer=first_dealer
-        )
-
-    def _final_info(self, agent: str) -> dict:
-        e = self._state[0]
-        n = int(e["cfg_players"])
-        chips = [int(c) for c in e["chips"][:n]]
-        best = max(chips)
-        k = self._seat[agent]
-        return {
-            "chips": chips[k],
-            "status": Status(int(e["status"])).name.lower(),
-            "rounds": int(e["round"]),
-            "win": chips[k] == best,
-            "last_round_end": RoundEnd(int(e["last_end"])).name.lower(),
-        }
-
-
-env, vector_env = entry_points(
-    GAME,
-    raw_env,
-    "Shikokushi Koikoi",
-    __doc__,
-    rewards="""Rewards are (B, num_players) float32 chip changes; observations are the acting seat's.""",
-)
-baseline_policy = baseline_entry(GAME, raw_env, "Shikokushi Koikoi")
-
-
-__all__ = ["GAME", "raw_env", "env", "vector_env", "decode_observation", "episode_stats"]
+__all__ = ["GAME", "episode_stats", "final_info", "match_stats"]

@@ -93,18 +93,19 @@ Rules decisions (where the rulebook is silent or garbled) are written once, in
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from tabletop_core.contract.game import GameDef, observe_env
-from tabletop_core.envs.aec import TabletopAECEnv
-from tabletop_core.envs.factories import baseline_entry, entry_points
+from tabletop_core.contract.game import GameDef
 
-from . import hooks  # noqa: F401  (registers the game's hooks for tabletop_core.contract.loops)
+from . import narrate
 from .bots import BOT_NAMES, bot_action
-from .observe import decode_observation, observation_layout, observe_r
+from .hooks import HOOKS
+from .observe import observation_layout
 from .render import SVG_HEIGHT, SVG_WIDTH, render_ansi, render_svg
 from .spec import MAX_EPISODE_STEPS, NUM_ACTIONS, Mode, Options, action_name
-from .state import new_state, validate_state
+from .state import STATE_DTYPE, new_state, validate_state
 
 
 def episode_stats(final: np.ndarray) -> dict[str, np.ndarray]:
@@ -138,6 +139,29 @@ def _action_name(a: int, s: np.ndarray) -> str:
     return action_name(a, int(s["cfg_singles"][0]))
 
 
+def final_info(state: np.ndarray, options: Options) -> list[dict]:
+    """Every agent's info when an episode ends: the ``loser`` (solo: ``"NPC"`` or
+    ``"player_0"``), whether this agent won, and (multiplayer) the ``rounds`` played."""
+    st = state[0]
+    loser = int(st["loser"])
+    if int(st["cfg_mode"]) == Mode.SOLO:
+        return [{"loser": "NPC" if loser == 1 else "player_0", "win": loser == 1}]
+    rounds = int(st["round"]) + 1
+    return [{"loser": f"player_{loser}", "win": k != loser, "rounds": rounds} for k in range(options.players)]
+
+
+def return_identity(returns: np.ndarray, lengths: np.ndarray, options: Any) -> np.ndarray:
+    """Exactly one loser at -1; the others +1 (or +1/(N-1) zero-sum, returns summing to
+    0); solo: +1 or -1."""
+    n = returns.shape[1]
+    if n == 1:
+        return (returns[:, 0] == 1.0) | (returns[:, 0] == -1.0)
+    losers = (returns == -1.0).sum(axis=1) == 1
+    win = 1.0 / (n - 1) if options.zero_sum else 1.0
+    others = (np.isclose(returns, win, atol=1e-5) | (returns == -1.0)).all(axis=1)
+    return losers & others
+
+
 GAME = GameDef(
     name="exhaust",
     version=1,
@@ -151,7 +175,6 @@ GAME = GameDef(
     bot_names=BOT_NAMES,
     max_episode_steps=MAX_EPISODE_STEPS,
     reward_range=(-1.0, 1.0),
-    observe=observe_env(observe_r),
     bot_action=bot_action,
     render_view=lambda s, o, seat: render_ansi(s, o, seat=seat),
     episode_stats=episode_stats,
@@ -161,58 +184,16 @@ GAME = GameDef(
     render_svg=lambda s, o, seat=None: render_svg(s, o, seat=seat),
     svg_size=(SVG_WIDTH, SVG_HEIGHT),
     validate_state=validate_state,
+    title="Exhaust",
+    package=__package__,
+    page=__doc__,
+    rewards_doc="""Rewards are (B, num_players) float32, (B, 1) in solo.""",
+    state_dtype=STATE_DTYPE,
+    hooks=HOOKS,
+    final_info=final_info,
+    narrate=narrate,
+    return_identity=return_identity,
 )
 
 
-class raw_env(TabletopAECEnv):
-    """Exhaust as an unwrapped PettingZoo AEC env (see the module docstring).
-
-    Args:
-        num_players: 2..5 (None: 4; solo: None or 1). mode: "standard", "long" or
-            "solo". npc_deck_size: 1..45 (solo). zero_sum: bool. start_player: first
-            seat. render_mode: None, "ansi" or "human".
-
-    Raises:
-        ValueError: on a bad option (naming it and what is allowed).
-    """
-
-    game = GAME
-    metadata = {**TabletopAECEnv.metadata, "name": "exhaust_v1"}
-
-    def __init__(
-        self,
-        num_players: int | None = None,
-        mode: str = "standard",
-        npc_deck_size: int = 15,
-        zero_sum: bool = False,
-        start_player: int = 0,
-        render_mode: str | None = None,
-    ):
-        super().__init__(
-            render_mode=render_mode,
-            num_players=num_players,
-            mode=mode,
-            npc_deck_size=npc_deck_size,
-            zero_sum=zero_sum,
-            start_player=start_player,
-        )
-
-    def _final_info(self, agent: str) -> dict:
-        st = self._state[0]
-        loser = int(st["loser"])
-        if int(st["cfg_mode"]) == Mode.SOLO:
-            return {"loser": "NPC" if loser == 1 else "player_0", "win": loser == 1}
-        return {"loser": f"player_{loser}", "win": self._seat[agent] != loser, "rounds": int(st["round"]) + 1}
-
-
-env, vector_env = entry_points(
-    GAME,
-    raw_env,
-    "Exhaust",
-    __doc__,
-    rewards="""Rewards are (B, num_players) float32, (B, 1) in solo.""",
-)
-baseline_policy = baseline_entry(GAME, raw_env, "Exhaust")
-
-
-__all__ = ["GAME", "raw_env", "env", "vector_env", "decode_observation"]
+__all__ = ["GAME", "episode_stats", "final_info", "match_stats"]

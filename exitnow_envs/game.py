@@ -79,16 +79,14 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_core.contract.game import GameDef, observe_env
-from tabletop_core.envs.aec import TabletopAECEnv
-from tabletop_core.envs.factories import baseline_entry, entry_points
+from tabletop_core.contract.game import GameDef
 
-from . import hooks  # noqa: F401  (registers the game's hooks for tabletop_core.contract.loops)
+from . import narrate
 from .bots import BOT_NAMES, bot_action
-from .observe import decode_observation, observation_layout, observe_r
+from .hooks import HOOKS
+from .observe import observation_layout
 from .render import SVG_HEIGHT, SVG_WIDTH, render_ansi, render_svg
 from .spec import (
-    DEFAULT_MAX_ROUNDS,
     MAX_MAX_ROUNDS,
     NUM_ACTIONS,
     STEPS_PER_ROUND_BOUND,
@@ -96,7 +94,7 @@ from .spec import (
     Status,
     action_name,
 )
-from .state import NOTES_DTYPE, new_state, validate_state
+from .state import NOTES_DTYPE, STATE_DTYPE, new_state, validate_state
 
 
 def episode_stats(final: np.ndarray) -> dict[str, np.ndarray]:
@@ -130,6 +128,36 @@ def _agents(options: Options) -> list[str]:
     return [f"human_{k}" for k in range(options.num_humans)] + ["ghost_0"]
 
 
+def final_info(state: np.ndarray, options: Options) -> list[dict]:
+    """Every agent's info when an episode ends (the same for all): ``status``, the
+    ``winner`` seat (-1 none) and the ``rounds`` played."""
+    info = {
+        "status": Status(int(state["status"][0])).name.lower(),
+        "winner": int(state["winner"][0]),
+        "rounds": int(state["round"][0]),
+    }
+    return [dict(info) for _ in range(options.num_humans + 1)]
+
+
+def seat_roles(options: Options) -> tuple[str, ...]:
+    """The role of each seat: the humans, then the ghost player (seats of one role play
+    as one team in ratings)."""
+    return ("human",) * options.num_humans + ("ghost",)
+
+
+def return_identity(returns: np.ndarray, lengths: np.ndarray, options: Any) -> np.ndarray:
+    """Every seat +1 or -1; the ghost (last seat) wins exactly when no human does; with
+    an individual win one human at most wins."""
+    ghost = returns[:, -1]
+    humans = returns[:, :-1]
+    unit = (np.abs(returns) == 1.0).all(axis=1)
+    ghost_won = ghost == 1.0
+    ok = np.where(ghost_won, (humans == -1.0).all(axis=1), (humans == 1.0).any(axis=1))
+    if not options.team:
+        ok &= (humans == 1.0).sum(axis=1) <= 1
+    return unit & ok
+
+
 GAME = GameDef(
     name="exitnow",
     version=1,
@@ -144,7 +172,6 @@ GAME = GameDef(
     bot_names=BOT_NAMES,
     max_episode_steps=MAX_MAX_ROUNDS * STEPS_PER_ROUND_BOUND,
     reward_range=(-1.0, 1.0),
-    observe=observe_env(observe_r),
     episode_stats=episode_stats,
     cooperative=False,
     match_stats=match_stats,
@@ -156,66 +183,19 @@ GAME = GameDef(
     render_svg=lambda s, o, seat=None: render_svg(s, o, seat=seat),
     svg_size=(SVG_WIDTH, SVG_HEIGHT),
     validate_state=validate_state,
-)
-
-
-class raw_env(TabletopAECEnv):
-    """Exit Now as an unwrapped PettingZoo AEC env (see the module docstring).
-
-    Args:
-        num_humans: 1..5. layout: "default", "random" or 0..575. centre_side: 0, 1 or
-            "random". centre_rotation: 0..3 or "random". team: bool. max_rounds: 1..1000.
-        boards: None or a :class:`exitnow_envs.maps.BoardSet`.
-        render_mode: None, "ansi", "human", "svg" or "rgb_array".
-
-    Raises:
-        ValueError: on a bad option (naming it and what is allowed).
-    """
-
-    game = GAME
-    metadata = {**TabletopAECEnv.metadata, "name": "exitnow_v1"}
-
-    def __init__(
-        self,
-        num_humans: int = 3,
-        layout: Any = "default",
-        centre_side: Any = 0,
-        centre_rotation: Any = 0,
-        team: bool = False,
-        max_rounds: int = DEFAULT_MAX_ROUNDS,
-        boards: Any = None,
-        render_mode: str | None = None,
-    ):
-        super().__init__(
-            render_mode=render_mode,
-            num_humans=num_humans,
-            layout=layout,
-            centre_side=centre_side,
-            centre_rotation=centre_rotation,
-            team=team,
-            max_rounds=max_rounds,
-            boards=boards,
-        )
-
-    def _final_info(self, agent: str) -> dict:
-        st = int(self._state["status"][0])
-        return {
-            "status": Status(st).name.lower(),
-            "winner": int(self._state["winner"][0]),
-            "rounds": int(self._state["round"][0]),
-        }
-
-
-env, vector_env = entry_points(
-    GAME,
-    raw_env,
-    "Exit Now",
-    __doc__,
-    rewards="""Rewards are (B, num_humans + 1) float32, the ghost player last. With ``copy=False`` the
+    title="Exit Now",
+    package=__package__,
+    page=__doc__,
+    rewards_doc="""Rewards are (B, num_humans + 1) float32, the ghost player last. With ``copy=False`` the
 returned observations are a read-only view of the env's own buffer, which each step
 patches in place (only what changed is rewritten).""",
+    state_dtype=STATE_DTYPE,
+    hooks=HOOKS,
+    final_info=final_info,
+    narrate=narrate,
+    return_identity=return_identity,
+    seat_roles=seat_roles,
 )
-baseline_policy = baseline_entry(GAME, raw_env, "Exit Now")
 
 
-__all__ = ["GAME", "raw_env", "env", "vector_env", "decode_observation", "episode_stats"]
+__all__ = ["GAME", "episode_stats", "final_info", "match_stats"]
