@@ -20,6 +20,10 @@ def _shown(e, k: int, seat: int | None) -> bool:
     return seat is None or seat == k or int(e["status"]) == Status.SHOWDOWN
 
 
+def _colour(card_id: int) -> str:
+    return "#b5452f" if card_id % 2 else "#1b1b1b"  # hearts red, spades black
+
+
 def _result(e) -> str:
     st, w = int(e["status"]), int(e["winner"])
     pot = int(e["contrib"].sum())
@@ -69,7 +73,7 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
     pub = int(e["public"])
     px = SVG_WIDTH / 2 - cw / 2
     if pub >= 0:
-        card(svg, px, 60, cw, ch, card_name(pub))
+        card(svg, px, 60, cw, ch, card_name(pub), colour=_colour(pub))
     else:
         card_back(svg, px, 60, cw, ch)
     svg.text(SVG_WIDTH / 2, 158, f"pot {int(e['contrib'].sum())}", size=13, anchor="middle")
@@ -80,7 +84,8 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
             svg, x, 190, f"player_{k}", playing and k == int(e["current"]), f"in pot {int(e['contrib'][k])}"
         )
         if _shown(e, k, seat):
-            card(svg, x + 120, 175, cw * 0.8, ch * 0.8, card_name(int(e["private"][k])))
+            c = int(e["private"][k])
+            card(svg, x + 120, 175, cw * 0.8, ch * 0.8, card_name(c), colour=_colour(c))
         else:
             card_back(svg, x + 120, 175, cw * 0.8, ch * 0.8)
     if not playing:
