@@ -4,8 +4,9 @@ shared conformance suite, scripted hands with known payoffs, random play over ev
 option, a differential test against a slow pure-Python Leduc, the CLI's match and
 render, and hidden information in every view.
 
-GLUE (today's core API; see ``_catalog`` below and ``tests/contract_game/{hooks,game,env}.py``):
-the catalog entry is patched into ``tabletop_core.games.GAME_PACKAGES``.
+The game is listed in the catalog the way any game outside this distribution would be,
+by :func:`tabletop_core.contract.catalog.register_game` (``_catalog`` below); its folder
+is the only place it is written.
 """
 
 from __future__ import annotations
@@ -17,13 +18,13 @@ import pytest
 from pettingzoo.test import api_test as pz_api_test
 from pettingzoo.test import seed_test
 
-from tabletop_core import games
-from tabletop_core.rng import seed_word
-from tabletop_core.testing import (
-    _check_spaces_and_a_whole_game,
+from tabletop_core.contract.catalog import register_game
+from tabletop_core.kernel.rng import seed_word
+from tabletop_core.tools.testing import (
     api_test,
     assert_aec_matches_vector,
     assert_state_roundtrip,
+    check_spaces_and_a_whole_game,
     option_grid,
 )
 from tests import contract_game as leduc
@@ -32,11 +33,10 @@ from tests.contract_game.spec import CALL, FOLD, RAISE, rank_of
 GRID = option_grid(leduc.GAME)
 
 
-@pytest.fixture(autouse=True)
-def _catalog(monkeypatch):
-    """GLUE: put the game in the catalog for this test (later: ``register_game("leduc",
-    "tests.contract_game.game:GAME")``)."""
-    monkeypatch.setitem(games.GAME_PACKAGES, "leduc", "tests.contract_game")
+@pytest.fixture(autouse=True, scope="module")
+def _catalog():
+    """List the game in the catalog (as its entry point would)."""
+    register_game("leduc", "tests.contract_game.game:GAME")
 
 
 # --- the contract's conformance -------------------------------------------------------------
@@ -46,7 +46,7 @@ def test_option_grid_takes_every_option_to_each_value():
 
 
 def test_api_test_over_every_option():
-    """``tabletop_core.testing.api_test``: PettingZoo's api_test and seed_test on env and
+    """``tabletop_core.tools.testing.api_test``: PettingZoo's api_test and seed_test on env and
     raw_env, spaces, a whole random game, save/restore, AEC ≡ vector."""
     assert api_test("leduc", cycles=20, steps=120) == len(GRID)
 
@@ -57,7 +57,7 @@ def test_conformance_pieces_one_by_one():
     pz_api_test(leduc.env(**opts), num_cycles=10)
     pz_api_test(leduc.raw_env(**opts), num_cycles=10)
     seed_test(lambda: leduc.env(**opts), num_cycles=10)
-    _check_spaces_and_a_whole_game(leduc, leduc.GAME, opts)
+    check_spaces_and_a_whole_game(leduc, leduc.GAME, opts)
     saved = assert_state_roundtrip(leduc.raw_env(**opts), warmup=3, steps=4)
     with pytest.raises(ValueError, match="other game options"):
         leduc.raw_env(max_raises=2).set_state(saved)
@@ -135,7 +135,7 @@ _M = (1 << 64) - 1
 
 
 def _randint(w: int, n: int) -> tuple[int, int]:
-    """SplitMix64 then Lemire on the high 32 bits: the documented draw of ``tabletop_core.rng``."""
+    """SplitMix64 then Lemire on the high 32 bits: the documented draw of ``tabletop_core.kernel.rng``."""
     w = (w + 0x9E3779B97F4A7C15) & _M
     z = ((w ^ (w >> 30)) * 0xBF58476D1CE4E5B9) & _M
     z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M
@@ -265,7 +265,7 @@ def test_random_and_bot_play_over_every_option_keep_the_state_valid():
 
 
 def test_bots_strong_beats_random():
-    from tabletop_core.arena import run_match
+    from tabletop_core.tools.arena import run_match
 
     res = run_match(leduc.GAME, "strong,random", 4000, seed=1)
     mean = res.returns.mean(axis=0)

@@ -10,7 +10,14 @@ import numpy as np
 from tabletop_core.kernel.records import at
 from tabletop_core.kernel.rng import sample_legal, seed_word
 
-__all__ = ["api_test", "option_grid", "assert_aec_matches_vector", "assert_state_roundtrip", "at"]
+__all__ = [
+    "api_test",
+    "option_grid",
+    "assert_aec_matches_vector",
+    "assert_state_roundtrip",
+    "check_spaces_and_a_whole_game",
+    "at",
+]
 
 
 def assert_aec_matches_vector(
@@ -175,7 +182,7 @@ def api_test(
             pz_api_test(package.env(**opts), num_cycles=cycles)
             pz_api_test(package.raw_env(**opts), num_cycles=cycles // 2)
             seed_test(lambda opts=opts: package.env(**opts), num_cycles=cycles // 2)
-            _check_spaces_and_a_whole_game(package, game, opts)
+            check_spaces_and_a_whole_game(package, game, opts)
             assert_state_roundtrip(package.raw_env(**opts))
             assert_aec_matches_vector(package, opts, num_envs=3, steps=steps)
         except AssertionError as exc:
@@ -183,7 +190,14 @@ def api_test(
     return len(grid)
 
 
-def _check_spaces_and_a_whole_game(package: ModuleType, game: Any, opts: dict[str, Any]) -> None:
+def check_spaces_and_a_whole_game(package: ModuleType, game: Any, opts: dict[str, Any]) -> None:
+    """Spaces and dtypes, single and batched, and one whole random game in the AEC env of
+    ``package`` (a game package or :func:`~tabletop_core.envs.factories.game_envs`) under
+    ``opts``: every agent terminated within ``max_episode_steps``, finite returns.
+
+    Raises:
+        AssertionError: at the first failure.
+    """
     env = package.raw_env(**opts)
     env.reset(seed=5)
     rng = np.array([seed_word(5)], np.uint64)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_core.jit import kernel
-from tabletop_core.rng import randint
+from tabletop_core.kernel.jit import kernel
+from tabletop_core.kernel.rng import randint
 
 from .rules import facing_bet_r, is_legal_r
 from .spec import CALL, FOLD, NUM_ACTIONS, RAISE

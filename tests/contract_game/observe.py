@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_core.encoders import ObservationLayout
-from tabletop_core.jit import kernel
+from tabletop_core.contract.encoders import ObservationLayout
+from tabletop_core.kernel.jit import kernel
 
 from .spec import MAX_CONTRIB, MAX_RAISES, NUM_RANKS, NUM_SEATS
 

@@ -60,7 +60,7 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
     Raises:
         ValueError: if ``seat`` is not a seat.
     """
-    from tabletop_core.svg import THEME, Svg, banner, card, card_back, check_view_seat, seat_label
+    from tabletop_core.contract.svg import THEME, Svg, banner, card, card_back, check_view_seat, seat_label
 
     check_view_seat(seat, NUM_SEATS)
     e = state[i]

@@ -1,7 +1,7 @@
 """Leduc hold'em's rules as numba kernels on one env's record ``e = s[i]``.
 
 From Python, run a kernel on env ``i`` of a State with
-``tabletop_core.records.at(kernel_r, s, i, ...)``. Kernels filling a buffer take the whole
+``tabletop_core.kernel.records.at(kernel_r, s, i, ...)``. Kernels filling a buffer take the whole
 ``(B, n)`` buffer and a row index. The generator word is ``e.rng``.
 
 Betting: a round closes with a call that is not the round's first action (check-check,
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_core.jit import kernel
-from tabletop_core.rng import randint_word
+from tabletop_core.kernel.jit import kernel
+from tabletop_core.kernel.rng import randint_word
 
 from .spec import ANTE, BETS, CALL, FOLD, NUM_CARDS, NUM_SEATS, RAISE, Status
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum
 
-from tabletop_core.options import check_options, option
+from tabletop_core.contract.options import check_options, option
 
 NUM_SEATS = 2
 NUM_CARDS = 6

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_core.rng import seed_word
+from tabletop_core.kernel.rng import seed_word
 
 from .spec import (
     ANTE,
@@ -38,7 +38,7 @@ STATE_DTYPE = np.dtype(
         ("winner", np.int8),  # seat that won the pot, -1 while playing or on a split
         ("current", np.int8),  # seat to act
         ("status", np.int8),  # spec.Status
-        ("rng", np.uint64),  # SplitMix64 word (tabletop_core.rng)
+        ("rng", np.uint64),  # SplitMix64 word (tabletop_core.kernel.rng)
     ]
 )
 
@@ -75,7 +75,7 @@ def validate_state(saved) -> None:
     Raises:
         ValueError: naming the env index, the field, the value and what is allowed.
     """
-    from tabletop_core.validation import StateChecker, check_legal_action_exists, states_of
+    from tabletop_core.contract.validation import StateChecker, check_legal_action_exists, states_of
 
     from .rules import legal_mask_r
 
