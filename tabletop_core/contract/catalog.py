@@ -13,7 +13,7 @@ import importlib
 from importlib.metadata import entry_points
 
 from tabletop_core.contract.game import GameDef
-from tabletop_core.kernel.jit import GAMES_GROUP, stamp_package
+from tabletop_core.kernel.jit import GAMES_GROUP, package_of, stamp_package
 
 __all__ = ["GAMES_GROUP", "available_games", "game_names", "load_game", "register_game"]
 
@@ -41,7 +41,7 @@ def register_game(name: str, target: str | GameDef) -> None:
     if isinstance(target, str):
         if ":" not in target:
             raise ValueError(f"register_game({name!r}, ...) needs 'module:attr', got {target!r}")
-        stamp_package(target.split(":", 1)[0].split(".")[0])
+        stamp_package(package_of(target))
     elif not isinstance(target, GameDef):
         raise ValueError(f"register_game({name!r}, ...) needs 'module:attr' or a GameDef, got {target!r}")
     _REGISTERED[name] = target

@@ -41,7 +41,7 @@ from numba.core import event as ev
 from numba.core.compiler_lock import global_compiler_lock
 from numba.core.registry import CPUDispatcher
 
-__all__ = ["GAMES_GROUP", "NUMBA_OPTIONS", "kernel", "stamp_package"]
+__all__ = ["GAMES_GROUP", "NUMBA_OPTIONS", "kernel", "package_of", "stamp_package"]
 
 NUMBA_OPTIONS: dict = {
     "cache": os.environ.get("TABLETOP_NO_CACHE", "0") != "1",
@@ -60,7 +60,7 @@ _CORE = "tabletop_core"
 _EXTRA: set[str] = set()  # packages of games registered at run time
 
 
-def _package_of(target: str) -> str:
+def package_of(target: str) -> str:
     """The package of an entry point ``"pkg.module:attr"`` (``"pkg"``)."""
     module = target.split(":", 1)[0]
     return module.rpartition(".")[0] or module
@@ -81,7 +81,7 @@ def _package_dirs() -> dict[str, str]:
     from importlib.metadata import entry_points
     from importlib.util import find_spec
 
-    names = {_CORE, *_EXTRA, *(_package_of(ep.value) for ep in entry_points(group=GAMES_GROUP))}
+    names = {_CORE, *_EXTRA, *(package_of(ep.value) for ep in entry_points(group=GAMES_GROUP))}
     out = {}
     for name in sorted(names):
         try:
