@@ -44,6 +44,11 @@ from .spec import (
     GREAT_STEP,
     HAND_SIZE,
     KOIKOI,
+    LOC_CAPTURED,
+    LOC_FIELD,
+    LOC_HAND,
+    LOC_PENDING,
+    LOC_STOCK,
     MAX_MULTIPLIER,
     MAX_PLAYERS,
     NUM_CARDS,
@@ -64,7 +69,6 @@ from .spec import (
     RoundEnd,
     Status,
 )
-from .state import LOC_CAPTURED, LOC_FIELD, LOC_HAND, LOC_PENDING, LOC_STOCK
 
 _PLAY = int(Phase.PLAY)
 _CHOOSE_PLAYED = int(Phase.CHOOSE_PLAYED)
