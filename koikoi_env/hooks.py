@@ -9,7 +9,7 @@ from tabletop_core.jit import kernel
 
 from .bots import RANDOM_BOT, bot_action_r, random_bot_r
 from .observe import observe_r
-from .rules import apply_action_r, is_legal_r, legal_mask_r, new_game_r
+from .rules import apply_action_r, deal_r, is_legal_r, legal_mask_r
 from .spec import NUM_ACTIONS
 from .state import STATE_DTYPE
 
@@ -39,5 +39,5 @@ def bot_move(e, bot, masks, row, rng, r):
     return bot_action_r(bot, e, masks[row], rng, r)
 
 
-deal, write_mask, observe, is_legal = new_game_r, legal_mask_r, observe_r, is_legal_r
+deal, write_mask, observe, is_legal = deal_r, legal_mask_r, observe_r, is_legal_r
 loops.register(STATE_DTYPE, NUM_ACTIONS, globals())

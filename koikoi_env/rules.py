@@ -370,7 +370,7 @@ def _deal_shuffled_r(e):
 
 
 @kernel
-def new_game_r(e):
+def deal_r(e):
     """Start a new game in the record ``e``: every seat at 25 chips, first dealer
     ``cfg_first_dealer``, round 0, then :func:`deal_round_r`."""
     n = e.cfg_players
