@@ -3,8 +3,8 @@
 The kernels take one env's record ``e = s[i]`` (``*_r``; from Python, on env ``i`` of
 a State in place: ``tabletop_core.records.at(kernel_r, s, i, ...)``): a record is a
 plain pointer, whereas an array argument passed down a
-chain of calls costs numba atomic reference-count updates (measured: more than the
-rules themselves). The generator word is a field of the record too (``e.rng``), so the
+chain of calls costs numba atomic reference-count updates, which cost more than the
+rules themselves. The generator word is a field of the record too (``e.rng``), so the
 deal (:func:`shuffle_deck_r`) needs no array either. Rules implemented
 (``docs/rules/koikoi.md``):
 

@@ -1,8 +1,8 @@
 """Koikoi's State: a NumPy structured array of shape ``(B,)``, one record per env.
 
 The AEC env holds a batch of one, the vector env a batch of ``num_envs``; the same
-kernels (``rules.py``) run on both (a record array dispatches ~9x faster in numba than
-a tuple of arrays). Every card's place is one entry of ``loc``; the stock's order is
+kernels (``rules.py``) run on both (a record array dispatches much faster in numba
+than a tuple of arrays). Every card's place is one entry of ``loc``; the stock's order is
 ``deck[deck_pos:]``. Options live in ``cfg_*`` fields, so one record fully describes its
 game. Picklable, ``state.copy()``-able and sliceable (``state[i:i+1]``).
 

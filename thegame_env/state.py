@@ -2,8 +2,8 @@
 
 The AEC env holds a batch of one, the vector env a batch of ``num_envs``; the same
 kernels (``rules.py``) run on both. One structured array (rather than a tuple of arrays)
-is passed to every kernel because numba dispatches it ~9x faster (0.4 us vs 3.4 us per
-call, measured), which matters for the AEC env's per-step cost. It is picklable,
+is passed to every kernel because numba dispatches it much faster than a tuple, which
+matters for the AEC env's per-step cost. It is picklable,
 copied with ``state.copy()`` and sliced like any array (``state[i:i+1]``). Options live
 in the state (``cfg_*`` fields), so one env's record fully describes its game.
 """
