@@ -1,6 +1,7 @@
-"""Exit Now: constants, square codes (defined in ``geometry.py``), action-id layout, phases and options.
+"""Exit Now: constants, square codes, action-id layout, phases and options.
 
-Rules: ``docs/rules/exitnow.md``. The map is 3x3 boards of 7x7 squares (21x21).
+Rules: ``docs/rules/exitnow.md``. The map is 3x3 boards of 7x7 squares (21x21); the map
+geometry and square codes are defined in ``geometry.py`` and re-exported here.
 
 Action ids (``NUM_ACTIONS = 471``)::
 
