@@ -297,20 +297,10 @@ def _consider(hand, play, area, tops, singles, tm_pile, repl_n, played, w, best,
         best_play[:] = play
 
 
-@kernel
-def strong_decide_r(e, mask, w):
-    """The strong bot's action with weight vector ``w`` (see the module docstring)."""
-    seat = e.current
-    hand = e.hand[seat]
-    tops = e.area_top
-    singles = e.cfg_singles
-    tm_pile = np.int64(e.tm_pile)
-    repl_n = np.int64(e.repl_n)
-    played = e.played
-    work = (np.zeros(NUM_KINDS, np.uint8), np.zeros(tops.shape[0], np.int8), np.zeros(NUM_KINDS, np.uint8))
-    play = np.zeros(NUM_KINDS, np.uint8)
-    best_play = np.zeros(NUM_KINDS, np.uint8)
-    best = np.array([-1.0e18, -1.0])
+@kernel(inline="always")
+def _hand_counts(hand):
+    """``(hn, hcol, hnum)`` of a hand's number cards: the count of each number (index
+    1..15), of each colour, and in all."""
     hn = np.zeros(NUM_NUMBERS + 2, np.int64)
     hcol = np.zeros(NUM_COLOURS, np.int64)
     hnum = 0
@@ -319,8 +309,12 @@ def strong_decide_r(e, mask, w):
             hn[k % NUM_NUMBERS + 1] += 1
             hcol[k // NUM_NUMBERS] += 1
             hnum += 1
-    ch = np.int64(hand[COPY_KIND])
-    # singles
+    return hn, hcol, hnum
+
+
+@kernel(inline="always")
+def _consider_singles(hand, play, tops, singles, tm_pile, repl_n, played, w, best, best_play, work):
+    """Weigh each number card of the hand played alone on its colour's Single area."""
     for k in range(COPY_KIND):
         if hand[k] == 0:
             continue
@@ -332,7 +326,11 @@ def strong_decide_r(e, mask, w):
             _consider(
                 hand, play, np.int64(a), tops, singles, tm_pile, repl_n, played, w, best, best_play, work
             )
-    # sets: each number, number cards first (colour order), copies to fill
+
+
+@kernel(inline="always")
+def _consider_sets(hand, hn, ch, play, tops, singles, tm_pile, repl_n, played, w, best, best_play, work):
+    """Weigh each set of each number: number cards first (colour order), copies to fill."""
     for area in (PAIR, THREE, FOUR):
         size = set_size(area)
         for n in range(np.int64(tops[area]) + 1, NUM_NUMBERS + 1):
@@ -349,7 +347,12 @@ def strong_decide_r(e, mask, w):
             _consider(
                 hand, play, np.int64(area), tops, singles, tm_pile, repl_n, played, w, best, best_play, work
             )
-    # straights of the smallest legal length, each start
+
+
+@kernel(inline="always")
+def _consider_straights(hand, hn, play, tops, singles, tm_pile, repl_n, played, w, best, best_play, work):
+    """Weigh the straights of the smallest legal length from each start, each number's
+    lowest-valued card."""
     need = count_needed(tops[STRAIGHT])
     for lo in range(1, NUM_NUMBERS - need + 2):
         ok = True
@@ -369,7 +372,12 @@ def strong_decide_r(e, mask, w):
         _consider(
             hand, play, np.int64(STRAIGHT), tops, singles, tm_pile, repl_n, played, w, best, best_play, work
         )
-    # flushes of the smallest legal length, lowest cards of each colour
+
+
+@kernel(inline="always")
+def _consider_flushes(hand, hcol, ch, play, tops, singles, tm_pile, repl_n, played, w, best, best_play, work):
+    """Weigh the flushes of the smallest legal length: the lowest cards of each colour,
+    copies to fill."""
     need = count_needed(tops[FLUSH])
     for c in range(NUM_COLOURS):
         if hcol[c] == 0 or hcol[c] + ch < need:
@@ -385,6 +393,28 @@ def strong_decide_r(e, mask, w):
         _consider(
             hand, play, np.int64(FLUSH), tops, singles, tm_pile, repl_n, played, w, best, best_play, work
         )
+
+
+@kernel
+def strong_decide_r(e, mask, w):
+    """The strong bot's action with weight vector ``w`` (see the module docstring)."""
+    seat = e.current
+    hand = e.hand[seat]
+    tops = e.area_top
+    singles = e.cfg_singles
+    tm_pile = np.int64(e.tm_pile)
+    repl_n = np.int64(e.repl_n)
+    played = e.played
+    work = (np.zeros(NUM_KINDS, np.uint8), np.zeros(tops.shape[0], np.int8), np.zeros(NUM_KINDS, np.uint8))
+    play = np.zeros(NUM_KINDS, np.uint8)
+    best_play = np.zeros(NUM_KINDS, np.uint8)
+    best = np.array([-1.0e18, -1.0])
+    hn, hcol, hnum = _hand_counts(hand)
+    ch = np.int64(hand[COPY_KIND])
+    _consider_singles(hand, play, tops, singles, tm_pile, repl_n, played, w, best, best_play, work)
+    _consider_sets(hand, hn, ch, play, tops, singles, tm_pile, repl_n, played, w, best, best_play, work)
+    _consider_straights(hand, hn, play, tops, singles, tm_pile, repl_n, played, w, best, best_play, work)
+    _consider_flushes(hand, hcol, ch, play, tops, singles, tm_pile, repl_n, played, w, best, best_play, work)
     # any: the lowest-valued cards
     need = count_needed(tops[ANY])
     if hnum >= 1 and hnum + ch >= need:

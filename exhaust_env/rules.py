@@ -225,6 +225,102 @@ def _count_tables(cards):
     return a_b | c_d, (_U0, a_b | c_d, ab | cd | (a_b & c_d), (ab & c_d) | (cd & a_b), ab & cd)
 
 
+@kernel(inline="always")
+def _adds_to_no_number(hand, rest, held, at_least, ch, cc, tops, singles, need_straight, need_flush):
+    """``(adds, copy_ok)`` of :func:`selection_words` for a selection of ``cc`` copies and
+    no number card, when the Any area cannot take the hand: the cards that start a Single,
+    Straight, set or Flush, and whether a copy can still join (through a set or Flush)."""
+    adds = _U0
+    copy_ok = False
+    if cc == 0:
+        for c in range(NUM_COLOURS):
+            area = single_area_of(singles, c)
+            adds |= _above(tops[area]) << np.uint64(NUM_NUMBERS * c)
+        adds |= _runs_at_least(held, need_straight) * _SPREAD
+    for area in range(PAIR, FOUR + 1):
+        size = set_size(area)
+        if cc + 1 <= size:
+            nums = _set_numbers(at_least, size, ch, tops[area])
+            adds |= nums * _SPREAD
+            if cc + 2 <= size and nums != _U0:
+                copy_ok = True
+    for c in range(NUM_COLOURS):
+        hc = popcount(hand & _COLOUR_CARDS[c])
+        if hc >= 1 and hc + ch >= need_flush:
+            adds |= _COLOUR_CARDS[c]
+            copy_ok = True
+    return adds & rest, copy_ok
+
+
+@kernel(inline="always")
+def _selection_shape(sel, m):
+    """What :func:`selection_words` reads of the ``m`` number cards of ``sel``: (their
+    numbers as a 15-bit set, whether a number repeats, lowest and highest number, the
+    shared number or -1, the shared colour or -1)."""
+    sel_nums = numbers_of(sel)
+    distinct = popcount(sel_nums)
+    dup = distinct < m
+    lo = lowest_bit(sel_nums) + 1
+    hi = bit_length(sel_nums)
+    num = lo if distinct == 1 else -1
+    col = -2
+    for c in range(NUM_COLOURS):
+        if sel & _COLOUR_CARDS[c] != _U0:
+            col = c if col == -2 else -1
+    return sel_nums, dup, lo, hi, num, col
+
+
+@kernel(inline="always")
+def _selection_casts(shape, total, m, cc, tops, singles, need_straight, need_flush, need_any):
+    """The ``casts`` word of :func:`selection_words` for a selection of ``m`` number cards
+    and ``cc`` copies (``total`` cards) described by ``shape`` (:func:`_selection_shape`)."""
+    _, dup, lo, hi, num, col = shape
+    casts = 0
+    if total == 1:
+        for area in range(singles):
+            if colour_accepted(singles, area, col) and num > tops[area]:
+                casts |= 1 << area
+    if num > 0:
+        for area in range(PAIR, FOUR + 1):
+            if total == set_size(area) and num > tops[area]:
+                casts |= 1 << area
+    if total >= need_straight and cc == 0 and not dup and hi - lo + 1 == m:
+        casts |= 1 << STRAIGHT
+    if total >= need_flush and col >= 0:
+        casts |= 1 << FLUSH
+    if total >= need_any:
+        casts |= 1 << ANY
+    return casts
+
+
+@kernel(inline="always")
+def _adds_to_numbers(shape, hand, rest, held, at_least, ch, cc, total, tops, need_straight, need_flush):
+    """``(adds, copy_ok)`` of :func:`selection_words` for a selection holding number
+    cards, when the Any area cannot take the hand: the cards that keep a set, Straight or
+    Flush completable, and whether a copy can still join (through a set or Flush);
+    ``shape`` describes the selection (:func:`_selection_shape`)."""
+    sel_nums, dup, lo, hi, num, col = shape
+    adds = _U0
+    copy_ok = False
+    if num > 0:
+        nbit = _U1 << np.uint64(num - 1)
+        for area in range(PAIR, FOUR + 1):
+            size = set_size(area)
+            if total + 1 <= size and _set_numbers(at_least, size, ch, tops[area]) & nbit != _U0:
+                adds |= nbit * _SPREAD
+                copy_ok = True
+    if cc == 0 and not dup:
+        span = ((_U1 << np.uint64(hi - lo + 1)) - _U1) << np.uint64(lo - 1)
+        if span & ~held == _U0:
+            run = _run_through(held, lo)
+            if popcount(run) >= need_straight:
+                adds |= (run & ~sel_nums) * _SPREAD
+    if col >= 0 and popcount(hand & _COLOUR_CARDS[col]) + ch >= need_flush:
+        adds |= _COLOUR_CARDS[col]
+        copy_ok = True
+    return adds & rest, copy_ok
+
+
 @kernel
 def selection_words(hand, copies, sel, sel_copies, tops, singles):
     """The selection mask as two words ``(adds, casts)``: ``adds`` bit k (k <= 60) = one
@@ -262,69 +358,16 @@ def selection_words(hand, copies, sel, sel_copies, tops, singles):
     casts = 0
     if m == 0:
         if not any_ok:
-            if cc == 0:
-                for c in range(NUM_COLOURS):
-                    area = single_area_of(singles, c)
-                    adds |= _above(tops[area]) << np.uint64(NUM_NUMBERS * c)
-                adds |= _runs_at_least(held, need_straight) * _SPREAD
-            for area in range(PAIR, FOUR + 1):
-                size = set_size(area)
-                if cc + 1 <= size:
-                    nums = _set_numbers(at_least, size, ch, tops[area])
-                    adds |= nums * _SPREAD
-                    if cc + 2 <= size and nums != _U0:
-                        copy_ok = True
-            for c in range(NUM_COLOURS):
-                hc = popcount(hand & _COLOUR_CARDS[c])
-                if hc >= 1 and hc + ch >= need_flush:
-                    adds |= _COLOUR_CARDS[c]
-                    copy_ok = True
-            adds &= rest
+            adds, copy_ok = _adds_to_no_number(
+                hand, rest, held, at_least, ch, cc, tops, singles, need_straight, need_flush
+            )
     else:
-        sel_nums = numbers_of(sel)
-        distinct = popcount(sel_nums)
-        dup = distinct < m
-        lo = lowest_bit(sel_nums) + 1
-        hi = bit_length(sel_nums)
-        num = lo if distinct == 1 else -1
-        col = -2
-        for c in range(NUM_COLOURS):
-            if sel & _COLOUR_CARDS[c] != _U0:
-                col = c if col == -2 else -1
-        # casts
-        if total == 1:
-            for area in range(singles):
-                if colour_accepted(singles, area, col) and num > tops[area]:
-                    casts |= 1 << area
-        if num > 0:
-            for area in range(PAIR, FOUR + 1):
-                if total == set_size(area) and num > tops[area]:
-                    casts |= 1 << area
-        if total >= need_straight and cc == 0 and not dup and hi - lo + 1 == m:
-            casts |= 1 << STRAIGHT
-        if total >= need_flush and col >= 0:
-            casts |= 1 << FLUSH
-        if total >= need_any:
-            casts |= 1 << ANY
-        # adds
+        shape = _selection_shape(sel, m)
+        casts = _selection_casts(shape, total, m, cc, tops, singles, need_straight, need_flush, need_any)
         if not any_ok:
-            if num > 0:
-                nbit = _U1 << np.uint64(num - 1)
-                for area in range(PAIR, FOUR + 1):
-                    size = set_size(area)
-                    if total + 1 <= size and _set_numbers(at_least, size, ch, tops[area]) & nbit != _U0:
-                        adds |= nbit * _SPREAD
-                        copy_ok = True
-            if cc == 0 and not dup:
-                span = ((_U1 << np.uint64(hi - lo + 1)) - _U1) << np.uint64(lo - 1)
-                if span & ~held == _U0:
-                    run = _run_through(held, lo)
-                    if popcount(run) >= need_straight:
-                        adds |= (run & ~sel_nums) * _SPREAD
-            if col >= 0 and popcount(hand & _COLOUR_CARDS[col]) + ch >= need_flush:
-                adds |= _COLOUR_CARDS[col]
-                copy_ok = True
-            adds &= rest
+            adds, copy_ok = _adds_to_numbers(
+                shape, hand, rest, held, at_least, ch, cc, total, tops, need_straight, need_flush
+            )
     if copy_ok and rest_copies > 0:
         adds |= _COPY_BIT
     return adds, casts

@@ -1,7 +1,7 @@
 """Exhaust's State: a NumPy structured array of shape ``(B,)``, one record per env.
 
 Same conventions as :mod:`thegame_env.state`: one record per env (numba dispatches a
-record array ~9x faster than a tuple of arrays), options in ``cfg_*`` fields, the
+record array much faster than a tuple of arrays), options in ``cfg_*`` fields, the
 generator word in ``rng``. Flags are ``uint8`` (numba has no bool arrays in records).
 Card kinds and area slots are those of :mod:`exhaust_env.spec`.
 """

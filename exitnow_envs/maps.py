@@ -45,7 +45,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .spec import BOARD, CHAR_KIND, KIND_CHAR, MAP, NUM_LAYOUTS, NUM_PLACES
+from .geometry import BOARD, CHAR_KIND, KIND_CHAR, MAP, NUM_LAYOUTS, NUM_PLACES
 
 __all__ = [
     "BoardSet",

@@ -1,6 +1,7 @@
 """Exit Now: constants, square codes, action-id layout, phases and options.
 
-Rules: ``docs/rules/exitnow.md``. The map is 3x3 boards of 7x7 squares (21x21).
+Rules: ``docs/rules/exitnow.md``. The map is 3x3 boards of 7x7 squares (21x21); the map
+geometry and square codes are defined in ``geometry.py`` and re-exported here.
 
 Action ids (``NUM_ACTIONS = 471``)::
 
@@ -26,48 +27,11 @@ from enum import IntEnum
 
 from tabletop_core.contract.options import check_options, option
 
-# --- Map geometry -----------------------------------------------------------------------
-BOARD = 7  # squares per board side
-MAP = 3 * BOARD  # 21 squares per map side
-NUM_SQUARES = MAP * MAP  # 441
-NUM_PLACES = 17  # event-chip places (one per event card)
-NUM_LAYOUTS = 576  # 4! corner orders x 4! edge orders
-# Bit boards (State.wbits ...): map row r is the uint32 word r + 1 (bit c = column c); the
-# words 0, 22 and 23 stay 0, so a step up or down never leaves the array.
-BIT_ROWS = MAP + 3
-
-# --- Square kinds (State.cell) -------------------------------------------------------------
-FLOOR = 0
-WALL = 1
-WATER = 2
-EXIT = 3
-PLACE = 4  # event-chip place (the chip itself is in State.chip)
-DOOR_A = 5  # door places A, B, C (floor until sealed)
-DOOR_B = 6
-DOOR_C = 7
-START = 8  # human start
-RESTART = 9  # human restart
-GHOST_START = 10
-SEALED_A = 11  # sealed doors A, B, C (walls; a Pickaxe destroys them)
-SEALED_B = 12
-SEALED_C = 13
-NUM_KINDS = 14
-
-# Board-file characters -> square kinds (the legend of docs/rules/exitnow.md).
-CHAR_KIND = {
-    ".": FLOOR,
-    "#": WALL,
-    "~": WATER,
-    "E": EXIT,
-    "?": PLACE,
-    "A": DOOR_A,
-    "B": DOOR_B,
-    "C": DOOR_C,
-    "S": START,
-    "R": RESTART,
-    "G": GHOST_START,
-}
-KIND_CHAR = {v: k for k, v in CHAR_KIND.items()}
+# Map geometry and square kinds live in geometry.py, below maps.py (whose BoardSet the
+# options check); spec re-exports all of them, so every module still reads them from here.
+from .geometry import *  # noqa: F403
+from .geometry import MAP, NUM_LAYOUTS, NUM_PLACES, NUM_SQUARES
+from .maps import BoardSet
 
 # Chips on squares (State.chip).
 NO_CHIP = 0
@@ -264,13 +228,10 @@ class Options:
 
     def __post_init__(self):
         check_options(self)  # each option against its declaration above
-        if self.boards is not None:
-            from .maps import BoardSet
-
-            if not isinstance(self.boards, BoardSet):
-                raise ValueError(
-                    f"boards must be None or an exitnow_envs.maps.BoardSet, got {type(self.boards).__name__}"
-                )
+        if self.boards is not None and not isinstance(self.boards, BoardSet):
+            raise ValueError(
+                f"boards must be None or an exitnow_envs.maps.BoardSet, got {type(self.boards).__name__}"
+            )
 
     @property
     def num_seats(self) -> int:

@@ -9,7 +9,7 @@ from tabletop_core.kernel.jit import kernel
 
 from .bots import RANDOM_BOT, bot_action_r, random_bot_r
 from .observe import observe_r
-from .rules import apply_action_r, is_legal_r, legal_mask_r, new_game_r
+from .rules import apply_action_r, deal_r, is_legal_r, legal_mask_r
 
 
 @kernel(inline="always")
@@ -38,7 +38,7 @@ def bot_move(e, bot, masks, row, rng, r):
 
 
 HOOKS = Hooks(
-    deal=new_game_r,
+    deal=deal_r,
     step=step,
     legal_mask=legal_mask_r,
     observe=observe_r,

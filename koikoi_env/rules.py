@@ -3,8 +3,8 @@
 The kernels take one env's record ``e = s[i]`` (``*_r``; from Python, on env ``i`` of
 a State in place: ``tabletop_core.kernel.records.at(kernel_r, s, i, ...)``): a record is a
 plain pointer, whereas an array argument passed down a
-chain of calls costs numba atomic reference-count updates (measured: more than the
-rules themselves). The generator word is a field of the record too (``e.rng``), so the
+chain of calls costs numba atomic reference-count updates, which cost more than the
+rules themselves. The generator word is a field of the record too (``e.rng``), so the
 deal (:func:`shuffle_deck_r`) needs no array either. Rules implemented
 (``docs/rules/koikoi.md``):
 
@@ -44,6 +44,11 @@ from .spec import (
     GREAT_STEP,
     HAND_SIZE,
     KOIKOI,
+    LOC_CAPTURED,
+    LOC_FIELD,
+    LOC_HAND,
+    LOC_PENDING,
+    LOC_STOCK,
     MAX_MULTIPLIER,
     MAX_PLAYERS,
     NUM_CARDS,
@@ -64,7 +69,6 @@ from .spec import (
     RoundEnd,
     Status,
 )
-from .state import LOC_CAPTURED, LOC_FIELD, LOC_HAND, LOC_PENDING, LOC_STOCK
 
 _PLAY = int(Phase.PLAY)
 _CHOOSE_PLAYED = int(Phase.CHOOSE_PLAYED)
@@ -366,7 +370,7 @@ def _deal_shuffled_r(e):
 
 
 @kernel
-def new_game_r(e):
+def deal_r(e):
     """Start a new game in the record ``e``: every seat at 25 chips, first dealer
     ``cfg_first_dealer``, round 0, then :func:`deal_round_r`."""
     n = e.cfg_players

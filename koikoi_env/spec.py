@@ -31,6 +31,15 @@ SUIT_NAMES = ("swords", "cups", "coins", "trees")
 # neutral names are the single table to edit when the real names are known.
 RANK_NAMES = tuple(str(r) for r in range(NUM_NUMBER_RANKS)) + ("α", "β", "γ", "δ", "ε", "ζ")
 
+# --- Card locations: codes of the State's ``loc`` (a card is in exactly one place) ---
+# (here rather than in state.py so that rules.py reads them without importing the State)
+LOC_STOCK = 0  # in the deck (face down); its position is in ``deck``
+LOC_FIELD = 1  # face up on the field
+LOC_PENDING = 2  # the played / flipped card waiting for the choice of a field card
+LOC_OUT = 3  # out of play: only in hand-built test tables (a dealt game never uses it)
+LOC_HAND = 10  # + seat: in that seat's hand
+LOC_CAPTURED = 20  # + seat: captured by that seat (face up before the player)
+
 # --- Players, deal, chips ---------------------------------------------------------------
 MIN_PLAYERS = 2
 MAX_PLAYERS = 4

@@ -1,8 +1,8 @@
 """Koikoi's State: a NumPy structured array of shape ``(B,)``, one record per env.
 
 The AEC env holds a batch of one, the vector env a batch of ``num_envs``; the same
-kernels (``rules.py``) run on both (a record array dispatches ~9x faster in numba than
-a tuple of arrays). Every card's place is one entry of ``loc``; the stock's order is
+kernels (``rules.py``) run on both (a record array dispatches much faster in numba
+than a tuple of arrays). Every card's place is one entry of ``loc``; the stock's order is
 ``deck[deck_pos:]``. Options live in ``cfg_*`` fields, so one record fully describes its
 game. Picklable, ``state.copy()``-able and sliceable (``state[i:i+1]``).
 
@@ -20,6 +20,12 @@ from tabletop_core.kernel.rng import seed_word
 
 from .spec import (
     HAND_SIZE,
+    LOC_CAPTURED,
+    LOC_FIELD,
+    LOC_HAND,
+    LOC_OUT,
+    LOC_PENDING,
+    LOC_STOCK,
     MAX_PLAYERS,
     MAX_ROUNDS,
     MIN_PLAYERS,
@@ -34,14 +40,6 @@ from .spec import (
     Status,
 )
 
-# Location codes of ``loc`` (a card is in exactly one place).
-LOC_STOCK = 0  # in the deck (face down); its position is in ``deck``
-LOC_FIELD = 1  # face up on the field
-LOC_PENDING = 2  # the played / flipped card waiting for the choice of a field card
-LOC_OUT = 3  # out of play: only in hand-built test tables (a dealt game never uses it)
-LOC_HAND = 10  # + seat: in that seat's hand
-LOC_CAPTURED = 20  # + seat: captured by that seat (face up before the player)
-
 STATE_DTYPE = np.dtype(
     [
         # options (constant during a game)
@@ -55,7 +53,7 @@ STATE_DTYPE = np.dtype(
             (NUM_CARDS,),
         ),  # this round's shuffled card ids; [deck_pos, 88) is the stock, top first
         ("deck_pos", np.int8),  # index in ``deck`` of the stock's top card (88: stock empty)
-        ("loc", np.int8, (NUM_CARDS,)),  # place of card c: LOC_* code above (seat added for hand/captured)
+        ("loc", np.int8, (NUM_CARDS,)),  # place of card c: a spec.LOC_* code (+ seat for hand/captured)
         ("hand_size", np.int8, (MAX_PLAYERS,)),  # cards in each seat's hand
         ("pending", np.int8),  # card id waiting for a choice (phases CHOOSE_*), -1 none
         ("hand_bits", np.int32, (MAX_PLAYERS, NUM_SUITS)),  # [seat, suit] bit r: rank r in hand

@@ -1,7 +1,7 @@
 """Differential and random-play tests: the numba kernels against the pure-Python reference.
 
 Games over every option (2-4 players, 1/3/8 rounds, every first dealer) are dealt by
-``rules.new_game`` from a seeded generator; the reference (``koikoi_reference.py``) gets
+``rules.deal_r`` from a seeded generator; the reference (``koikoi_reference.py``) gets
 each round's deck from a copy of the same generator. Actions are drawn from the
 reference's legal set with ``random.Random(seed)`` (uniformly, or biased to stop or to
 keep declaring koi-koi, so that games reach big multipliers and bankrupt players; or
@@ -45,7 +45,7 @@ def kernel_and_reference(options: Options, seed: int, short_stock: int | None = 
         return [int(c) for c in deck]
 
     ref = KoikoiReference(next_deck, options.num_players, options.rounds, options.first_dealer)
-    at(rules.new_game_r, s, 0)
+    at(rules.deal_r, s, 0)
     if short_stock is not None:  # the first round's stock cut to its top cards; the rest leaves play
         e = s[0]
         pos = int(e["deck_pos"])
@@ -191,7 +191,7 @@ def test_bots_only_choose_legal_actions_step_by_step():
         s, bot_rng = _seeded(Options(num_players=n, rounds=2), 30, n * 10 + bot)
         mask = np.zeros(NUM_ACTIONS, np.int8)
         for g in range(30):
-            at(rules.new_game_r, s, g)
+            at(rules.deal_r, s, g)
             while s["status"][g] == 0:
                 at(rules.legal_mask_r, s, g, mask[None, :], 0)
                 a = bots.bot_action(bot, s, g, mask, bot_rng, g)

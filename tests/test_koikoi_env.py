@@ -165,7 +165,7 @@ def test_other_hands_and_stock_order_never_change_a_seats_observation(num_player
     for seed in range(20):
         s = new_state(1, Options(num_players=num_players))
         s["rng"][0] = seed_word(seed)
-        at(rules.new_game_r, s, 0)
+        at(rules.deal_r, s, 0)
         mask = np.zeros(NUM_ACTIONS, np.int8)
         for _ in range(int(rng.integers(0, 30))):  # some play first
             at(rules.legal_mask_r, s, 0, mask[None, :], 0)
@@ -208,7 +208,7 @@ def test_bots_do_not_read_hidden_cards():
     for seed in range(60):
         s = new_state(1, Options(num_players=3))
         s["rng"][0] = seed_word(seed)
-        at(rules.new_game_r, s, 0)
+        at(rules.deal_r, s, 0)
         for _ in range(int(rng.integers(0, 25))):
             at(rules.legal_mask_r, s, 0, mask[None, :], 0)
             at(rules.apply_action_r, s, 0, int(rng.choice(np.flatnonzero(mask))))

@@ -64,7 +64,7 @@ def test_bit_words_and_yaku_follow_loc_at_every_step(num_players):
     for seed in range(12):
         s = new_state(1, Options(num_players=num_players, rounds=3))
         s["rng"][0] = seed_word(seed)
-        at(rules.new_game_r, s, 0)
+        at(rules.deal_r, s, 0)
         steps = 0
         while s["status"][0] == 0:
             _assert_consistent(s, 0, f"seed {seed} step {steps}")
@@ -97,7 +97,7 @@ def test_random_bot_picks_what_sample_legal_picks_from_the_mask():
     for seed in range(40):
         s = new_state(1, Options(num_players=2 + seed % 3, rounds=2))
         s["rng"][0] = seed_word(seed)
-        at(rules.new_game_r, s, 0)
+        at(rules.deal_r, s, 0)
         while s["status"][0] == 0:
             at(rules.legal_mask_r, s, 0, mask[None, :], 0)
             phases.add(int(s["phase"][0]))
@@ -118,7 +118,7 @@ def test_observe_and_legal_mask_write_every_entry(num_players):
     for seed in range(8):
         s = new_state(1, Options(num_players=num_players, rounds=1))
         s["rng"][0] = seed_word(seed)
-        at(rules.new_game_r, s, 0)
+        at(rules.deal_r, s, 0)
         while True:
             for seat in range(num_players):
                 clean = np.zeros(dim, np.float32)

@@ -165,7 +165,7 @@ def table(
     n = len(hands)
     s = new_state(1, Options(num_players=n, rounds=rounds, first_dealer=dealer))
     s["rng"][0] = seed_word(seed)
-    at(rules.new_game_r, s, 0)
+    at(rules.deal_r, s, 0)
     e = s[0]
     captured = captured or [""] * n
     hands_c = [cards(h) for h in hands]
@@ -208,7 +208,7 @@ def table(
 def test_deal_gives_eight_cards_each_eight_to_the_field_and_the_rest_to_the_stock(num_players):
     s = new_state(1, Options(num_players=num_players, first_dealer=num_players - 1))
     s["rng"][0] = seed_word(5)
-    at(rules.new_game_r, s, 0)
+    at(rules.deal_r, s, 0)
     t = Table(s)
     for seat in range(num_players):
         assert len(t.hand(seat)) == 8
@@ -225,7 +225,7 @@ def test_deal_is_reproducible_and_seeds_differ():
     a, b, c = (new_state(1, Options()) for _ in range(3))
     for s, seed in ((a, 1), (b, 1), (c, 2)):
         s["rng"][0] = seed_word(seed)
-        at(rules.new_game_r, s, 0)
+        at(rules.deal_r, s, 0)
     assert np.array_equal(a["deck"], b["deck"]) and np.array_equal(a["loc"], b["loc"])
     assert not np.array_equal(a["deck"], c["deck"])
 
@@ -394,7 +394,7 @@ def test_runs_use_numbers_only_and_do_not_wrap():
 def test_yaku_kernel_matches_the_reference_on_random_capture_sets(seed):
     rnd = random.Random(seed)
     s = new_state(1, Options(num_players=2))
-    at(rules.new_game_r, s, 0)
+    at(rules.deal_r, s, 0)
     for _ in range(300):
         k = rnd.randint(0, 40)
         chosen = rnd.sample(range(NUM_CARDS), k)

@@ -418,6 +418,31 @@ def _plan_overlap(w, lvl, lo, hi, trick, wtrick):
     return d
 
 
+@kernel(inline="always")
+def _search_params(prm, deck):
+    """The strong bot's search parameters in fixed point for a draw pile of ``deck``
+    cards: (bonus of an optional play, weight of a card won back by a trick, flat trick
+    bonus, cost of owing a play with none, plays looked ahead)."""
+    bonus = np.int64((prm[P_EXTRA] if deck > 0 else prm[P_EXTRA_EMPTY]) * _SCALE + 0.5)
+    wtrick = np.int64(prm[P_W_TRICK] * _SCALE + 0.5)
+    btrick = np.int64(prm[P_TRICK] * _SCALE + 0.5)
+    stuck = np.int64(prm[P_STUCK] * _SCALE + 0.5)
+    depth = np.int64(prm[P_DEPTH] if deck > 0 else prm[P_DEPTH_EMPTY])
+    if depth > _MAX_DEPTH:
+        depth = _MAX_DEPTH
+    return bonus, wtrick, btrick, stuck, depth
+
+
+@kernel(inline="always")
+def _push_child(w, b, used, acc, owed, pile, root, card):
+    """Write the search level below level ``b``: its pile tops with ``card`` on ``pile``
+    and the plan's fields after that play."""
+    nb = b + _NF
+    tops = b + _F_T0
+    _set_level(w, nb, w[tops], w[tops + 1], w[tops + 2], w[tops + 3], used, acc, owed, 0, pile, root, card)
+    w[nb + _F_T0 + pile] = card
+
+
 @kernel
 def strong_decide_r(e, masks, row, prm):
     """The strong bot's decision for the record ``e`` with parameter vector ``prm``
@@ -458,14 +483,7 @@ def strong_decide_r(e, masks, row, prm):
     t3 = np.int64(e.piles[3])
     _skip_prefixes_r(e, w, prm, hm0, hm1, t0, t1, t2, t3)
     owed0 = min_plays_now_r(e) - np.int64(e.plays_this_turn)
-    deck = NUM_CARDS - np.int64(e.deck_pos)
-    bonus = np.int64((prm[P_EXTRA] if deck > 0 else prm[P_EXTRA_EMPTY]) * _SCALE + 0.5)
-    wtrick = np.int64(prm[P_W_TRICK] * _SCALE + 0.5)
-    btrick = np.int64(prm[P_TRICK] * _SCALE + 0.5)
-    stuck = np.int64(prm[P_STUCK] * _SCALE + 0.5)
-    depth = np.int64(prm[P_DEPTH] if deck > 0 else prm[P_DEPTH_EMPTY])
-    if depth > _MAX_DEPTH:
-        depth = _MAX_DEPTH
+    bonus, wtrick, btrick, stuck, depth = _search_params(prm, NUM_CARDS - np.int64(e.deck_pos))
     nc = _root_candidates_r(w, nh, t0, t1, t2, t3, wtrick, btrick)
     no, gain1 = _optional_plays_r(w, nh, nc, bonus, wtrick, btrick, hm0, hm1)
     best_a = -1
@@ -514,24 +532,7 @@ def strong_decide_r(e, masks, row, prm):
             best_v = total
             best_a = root
         if lvl + 1 < depth and (owed > 1 or total - gain1 * (depth - lvl - 1) < best_v):
-            nb = b + _NF
-            tops = b + _F_T0
-            _set_level(
-                w,
-                nb,
-                w[tops],
-                w[tops + 1],
-                w[tops + 2],
-                w[tops + 3],
-                used | (one << k),
-                total,
-                owed - 1,
-                0,
-                pile,
-                root,
-                card,
-            )
-            w[nb + _F_T0 + pile] = card
+            _push_child(w, b, used | (one << k), total, owed - 1, pile, root, card)
             lvl += 1
     if best_a < 0 or masks[row, best_a] == 0:
         return first_legal_r(masks, row)

@@ -3,7 +3,7 @@
 The kernels take one env's record ``e = s[i]`` (``*_r``; from Python, on env ``i`` of a
 State in place: ``tabletop_core.kernel.records.at(kernel_r, s, i, ...)``): a record is a plain
 pointer, whereas an array argument passed down a chain of calls costs numba atomic
-reference-count updates (measured: more than the rules themselves). Kernels
+reference-count updates, which cost more than the rules themselves. Kernels
 that fill a buffer take the whole ``(B, n)`` buffer and a row index
 (``legal_mask_r(e, masks, i)``) rather than a row view, for the same reason. The
 generator word is a field of the record (``e.rng``), so the deal (:func:`deal_r`) needs

@@ -4,7 +4,7 @@ The rules are ``*_r`` kernels taking one env's record ``e = s[i]`` (from Python,
 ``i`` of a State in place: ``tabletop_core.kernel.records.at(kernel_r, s, i, ...)``). A record is a plain pointer, and its array fields
 (``e.cell``, ``e.hpos`` ...) are views without a reference count, whereas numba
 reference-counts, with atomic operations, every array passed down a chain of calls (the
-State ``s``, a row ``masks[i]``): measured, those cost more than the rules of a step (see
+State ``s``, a row ``masks[i]``), and those cost more than the rules of a step (see
 ``tabletop_core/contract/game.py``). The generator word is a field of the record (``e.rng``,
 drawn with ``tabletop_core.kernel.rng.randint_word``: the numbers ``randint(s.rng, i, n)``
 draws). Kernels that fill a buffer take the whole ``(B, n)`` buffer and the row index.
