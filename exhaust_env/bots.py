@@ -1,7 +1,7 @@
 """Scripted bots for Exhaust, as kernels so a bot match never leaves compiled code.
 
-Bot protocol (shared by every game): ``bot_action(bot_id, s, i, mask, rng, r) -> action``
-where ``s`` is the State record array, ``i`` the env index, ``mask`` the (73,) int8
+Bot protocol (shared by every game): ``bot_action_r(e, bot_id, masks, row, rng, r) -> action``
+where ``e`` is one env's record, ``masks[row]`` the (73,) int8
 action mask of the acting seat (C-contiguous, e.g. a row of the (B, 73) mask buffer),
 ``rng`` a uint64 array of bot generator words (never the env's own stream) and ``r`` the
 index of the word to use. A bot reads only what the acting seat observes: its own hand,
@@ -442,14 +442,9 @@ def strong_bot_r(e, mask, rng, r):
 
 
 @kernel
-def bot_action(bot_id, s, i, mask, rng, r):
-    """Dispatch to the bot numbered ``bot_id`` (index in :data:`BOT_NAMES`)."""
-    return bot_action_r(bot_id, s[i], mask, rng, r)
-
-
-@kernel
-def bot_action_r(bot_id, e, mask, rng, r):
-    """:func:`bot_action` for the acting seat of the env record ``e``."""
+def bot_action_r(e, bot_id, masks, row, rng, r):
+    """:func:`bot_action_r` for the acting seat of the env record ``e``."""
+    mask = masks[row]
     if bot_id == NPC:
         return npc_bot_r(e, mask, rng, r)
     if bot_id == STRONG:
@@ -457,4 +452,4 @@ def bot_action_r(bot_id, e, mask, rng, r):
     return random_bot_r(e, mask, rng, r)
 
 
-__all__ = ["BOT_NAMES", "BOT_IDS", "bot_action", "NUM_ACTIONS"]
+__all__ = ["BOT_NAMES", "BOT_IDS", "bot_action_r", "NUM_ACTIONS"]

@@ -33,7 +33,7 @@ def bot_action(e, bot, masks, row, rng, r):
     if bot == RANDOM:
         w0, w1 = mask_words_row(masks, row)
         return random_from_words(w0, w1, rng, r)
-    return bot_action_r(bot, e, masks[row], rng, r)
+    return bot_action_r(e, bot, masks, row, rng, r)
 
 
 @kernel(inline="always")
@@ -43,7 +43,7 @@ def bot_move(e, bot, masks, row, rng, r):
     if bot == RANDOM:
         return random_from_words(w0, w1, rng, r)
     write_mask_row(w0, w1, masks, row)
-    return bot_action_r(bot, e, masks[row], rng, r)
+    return bot_action_r(e, bot, masks, row, rng, r)
 
 
 HOOKS = Hooks(

@@ -1,12 +1,10 @@
 """Scripted bots for Exit Now, as kernels so a bot match never leaves compiled code.
 
-Bot protocol (shared by every game): ``bot_action(bot_id, s, i, mask, rng, r) -> action``
-where ``s`` is the State record array, ``i`` the env index, ``mask`` the (471,) int8 action
+Bot protocol (shared by every game): ``bot_action_r(e, bot_id, masks, row, rng, r) -> action``
+where ``e`` is one env's record, ``masks[row]`` the (471,) int8 action
 mask of the acting seat, ``rng`` a uint64 array of bot generator words (never the env's
 own stream) and ``r`` the index of the word to use. A bot reads only what its seat
-observes: the map, the pieces, public counts and its own items. As in ``rules``, the bots
-are ``*_r`` kernels taking the env's record ``e = s[i]`` (``bot_action_r(bot_id, e, mask,
-rng, r)``; ``bot_action`` is the protocol's ``(s, i, ...)`` form); the batch loops draw the
+observes: the map, the pieces, public counts and its own items. The batch loops draw the
 random bot's action from the mask row itself (:func:`random_bot_row`).
 
 Bots:
@@ -397,15 +395,10 @@ def smart_bot_r(e, mask, rng, r):
 
 
 @kernel
-def bot_action_r(bot_id, e, mask, rng, r):
+def bot_action_r(e, bot_id, masks, row, rng, r):
     """Dispatch to the bot ``bot_id`` (index in :data:`BOT_NAMES`) for the acting seat of
     the record ``e`` (``mask`` (A,) int8 its action mask)."""
+    mask = masks[row]
     if bot_id >= 1:  # smart, or its role names "human" and "ghost"
         return smart_bot_r(e, mask, rng, r)
     return random_bot_r(e, mask, rng, r)
-
-
-@kernel
-def bot_action(bot_id, s, i, mask, rng, r):
-    """:func:`bot_action_r` of env ``i`` (the bot protocol of the module docstring)."""
-    return bot_action_r(bot_id, s[i], mask, rng, r)

@@ -82,7 +82,7 @@ import numpy as np
 from tabletop_core.contract.game import GameDef
 
 from . import narrate
-from .bots import BOT_NAMES, bot_action
+from .bots import BOT_NAMES
 from .hooks import HOOKS
 from .observe import observation_layout
 from .render import SVG_HEIGHT, SVG_WIDTH, render_ansi, render_svg
@@ -175,7 +175,6 @@ GAME = GameDef(
     episode_stats=episode_stats,
     cooperative=False,
     match_stats=match_stats,
-    bot_action=bot_action,
     render_view=lambda s, o, seat: render_ansi(s, o, seat=seat),
     players_option="num_humans",
     default_bot="smart",

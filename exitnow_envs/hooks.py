@@ -75,7 +75,7 @@ def bot_action(e, bot, masks, row, rng, r):
     """The bot's action, ``masks[row]`` holding the acting seat's mask."""
     if bot == _RANDOM:
         return random_bot_row(masks, row, rng, r)
-    return bot_action_r(bot, e, masks[row], rng, r)
+    return bot_action_r(e, bot, masks, row, rng, r)
 
 
 @kernel(inline="always")
@@ -87,7 +87,7 @@ def bot_move(e, bot, masks, row, rng, r):
         bits = stack_u64(MASK_WORDS)
         return sample_bits(bits, legal_bits_r(e, bits), rng, r)
     legal_mask_r(e, masks, row)
-    return bot_action_r(bot, e, masks[row], rng, r)
+    return bot_action_r(e, bot, masks, row, rng, r)
 
 
 @kernel(inline="always")

@@ -1,7 +1,7 @@
 """Scripted Koikoi bots, as kernels so a bot match never leaves compiled code.
 
-Bot protocol (shared by every game): ``bot_action(bot_id, s, i, mask, rng, r) -> action``
-where ``s`` is the State record array, ``i`` the env index, ``mask`` the (178,) int8
+Bot protocol (shared by every game): ``bot_action_r(e, bot_id, masks, row, rng, r) -> action``
+where ``e`` is one env's record, ``masks[row]`` the (178,) int8
 action mask of the acting seat, ``rng`` a uint64 array of bot generator words (never
 the env's own stream) and ``r`` the index of the word to use. A bot reads only what the
 acting seat observes: its own hand and the public table (hand sizes, field, captured
@@ -268,16 +268,11 @@ def _koikoi_or_stop(e, prm):
 
 
 @kernel
-def bot_action_r(bot_id, e, mask, rng, r):
-    """:func:`bot_action` of the record ``e``."""
+def bot_action_r(e, bot_id, masks, row, rng, r):
+    """:func:`bot_action_r` of the record ``e``."""
+    mask = masks[row]
     if bot_id == 1:
         return decide_r(e, mask, GREEDY_PARAMS)
     if bot_id == 2:
         return decide_r(e, mask, STRONG_PARAMS)
     return random_bot_r(e, rng, r)
-
-
-@kernel
-def bot_action(bot_id, s, i, mask, rng, r):
-    """Dispatch to the bot numbered ``bot_id`` (index in :data:`BOT_NAMES`)."""
-    return bot_action_r(bot_id, s[i], mask, rng, r)

@@ -79,7 +79,7 @@ import numpy as np
 from tabletop_core.contract.game import GameDef
 
 from . import narrate
-from .bots import BOT_NAMES, bot_action
+from .bots import BOT_NAMES
 from .hooks import HOOKS
 from .observe import observation_layout
 from .render import SVG_HEIGHT, SVG_WIDTH, render_ansi, render_svg
@@ -174,7 +174,6 @@ GAME = GameDef(
     episode_stats=episode_stats,
     cooperative=False,
     match_stats=match_stats,
-    bot_action=bot_action,
     render_view=lambda s, o, seat: render_ansi(s, o, seat=seat),
     description="koi-koi for 2-4 players with 88 cards: capture by rank, build yaku, stop or koi-koi",
     render_svg=lambda s, o, seat=None: render_svg(s, o, seat=seat),

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tabletop_core import cli
+from tabletop_core.cli import app as cli
 
 
 def run(capsys, *argv):

@@ -152,7 +152,7 @@ def test_bots_decide_from_what_their_seat_sees():
     import random
 
     from exhaust_env import rules
-    from exhaust_env.bots import BOT_IDS, bot_action
+    from exhaust_env.bots import BOT_IDS, bot_action_r
     from exhaust_env.spec import NUM_ACTIONS
 
     rnd = random.Random(3)
@@ -173,7 +173,7 @@ def test_bots_decide_from_what_their_seat_sees():
         at(rules.legal_mask_r, one, 0, mask[None, :], 0)
         seat = int(one["current"][0])
         for name in ("npc", "strong"):
-            want = bot_action(BOT_IDS[name], one, 0, mask, rng, 0)
+            want = at(bot_action_r, one, 0, BOT_IDS[name], mask[None, :], 0, rng, 0)
             other = one.copy()
             e = other[0]
             others = [k for k in range(3) if k != seat]
@@ -187,6 +187,6 @@ def test_bots_decide_from_what_their_seat_sees():
                     e["hand"][k, kind] += 1
                 pos += n
             e["repl"] = e["repl"][::-1].copy()
-            assert bot_action(BOT_IDS[name], other, 0, mask, rng, 0) == want
+            assert at(bot_action_r, other, 0, BOT_IDS[name], mask[None, :], 0, rng, 0) == want
             checked += 1
     assert checked > 40

@@ -389,7 +389,7 @@ def test_observation_shows_own_items():
 
 
 def test_bots_read_only_what_their_seat_observes():
-    from exitnow_envs.bots import bot_action
+    from exitnow_envs.bots import bot_action_r
     from exitnow_envs.rules import legal_mask_r
 
     o, states = _midgames(40, 21)
@@ -401,7 +401,7 @@ def test_bots_read_only_what_their_seat_observes():
         mask = np.zeros(NUM_ACTIONS, np.int8)
         at(legal_mask_r, s, 0, mask[None, :], 0)
         word = np.array([seed_word(checked)], np.uint64)
-        base = bot_action(1, s, 0, mask, word.copy(), 0)
+        base = at(bot_action_r, s, 0, 1, mask[None, :], 0, word.copy(), 0)
         for _ in range(3):
             t = s.copy()
             e = t[0]
@@ -413,7 +413,7 @@ def test_bots_read_only_what_their_seat_observes():
             e["deck"][:dn] = rng.permutation(e["deck"][:dn])
             c = int(e["confiscated"].sum())
             e["confiscated"] = np.bincount(rng.integers(0, NUM_ITEM_KINDS, c), minlength=NUM_ITEM_KINDS)
-            assert bot_action(1, t, 0, mask, word.copy(), 0) == base
+            assert at(bot_action_r, t, 0, 1, mask[None, :], 0, word.copy(), 0) == base
             checked += 1
     assert checked > 60
 

@@ -19,7 +19,7 @@ from exitnow_reference import assert_derived_fields
 
 import exitnow_envs
 from exitnow_envs import rules
-from exitnow_envs.bots import BOT_IDS, bot_action, ghost_sweep_r, random_bot_row
+from exitnow_envs.bots import BOT_IDS, bot_action_r, ghost_sweep_r, random_bot_row
 from exitnow_envs.observe import OBS_DIM, observe_r, refresh_observation_r
 from exitnow_envs.spec import NUM_ACTIONS, Options, Phase
 from exitnow_envs.state import new_state
@@ -54,7 +54,9 @@ def _collect(s, snaps, bot_ids, bot_rng):
             snaps[k] = s[0]
             k += 1
             rules.legal_mask_r(s[0], mask[None, :], 0)
-            rules.apply_action_r(s[0], bot_action(bot_ids[s[0].current], s, 0, mask, bot_rng, 0))
+            rules.apply_action_r(
+                s[0], bot_action_r(s[0], bot_ids[s[0].current], mask[None, :], 0, bot_rng, 0)
+            )
 
 
 def decision_snapshots(options: dict, n: int, seed: int) -> np.ndarray:
@@ -187,7 +189,9 @@ def _play_with_masks(s, bot_ids, bot_rng, steps):
         n = 0
         while s[i].status == 0:
             rules.legal_mask_r(s[i], mask[None, :], 0)
-            rules.apply_action_r(s[i], bot_action(bot_ids[s[i].current], s, i, mask, bot_rng, i))
+            rules.apply_action_r(
+                s[i], bot_action_r(s[i], bot_ids[s[i].current], mask[None, :], 0, bot_rng, i)
+            )
             n += 1
         steps[i] = n
 

@@ -194,6 +194,6 @@ def test_bots_only_choose_legal_actions_step_by_step():
             at(rules.deal_r, s, g)
             while s["status"][g] == 0:
                 at(rules.legal_mask_r, s, g, mask[None, :], 0)
-                a = bots.bot_action(bot, s, g, mask, bot_rng, g)
+                a = at(bots.bot_action_r, s, g, bot, mask[None, :], 0, bot_rng, g)
                 assert mask[a] == 1
                 at(rules.apply_action_r, s, g, a)

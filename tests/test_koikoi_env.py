@@ -232,8 +232,8 @@ def test_bots_do_not_read_hidden_cards():
             e["loc"][c] = code
         at(rules.sync_bits_r, t, 0)
         for bot in (1, 2):
-            assert bots.bot_action(bot, s, 0, mask, bot_rng, 0) == bots.bot_action(
-                bot, t, 0, mask, bot_rng, 0
+            assert at(bots.bot_action_r, s, 0, bot, mask[None, :], 0, bot_rng, 0) == at(
+                bots.bot_action_r, t, 0, bot, mask[None, :], 0, bot_rng, 0
             )
         checked += 1
     assert checked > 20

@@ -82,7 +82,7 @@ def session(game: str, lines: list[str], *argv: str) -> str:
     """Run ``tabletop play GAME`` in-process with scripted input lines; the output."""
     import io
 
-    from tabletop_core import cli
+    from tabletop_core.cli import app as cli
 
     args = cli.build_parser().parse_args(["play", game, "--seed", "0", *argv])
     args.options = cli.options_from_args(args, args.game_def.make_options)
@@ -130,7 +130,7 @@ def test_koikoi_and_exit_now_errors_name_the_decision():
 def test_bots_name_the_other_seats_only():
     out = session("koikoi", ["q"], "--players", "3", "--seat", "1", "--bots", "greedy,random")
     assert "you are player_1; bots: player_0 greedy, player_2 random" in out
-    from tabletop_core import cli
+    from tabletop_core.cli import app as cli
 
     assert cli.main(["play", "koikoi", "--players", "3", "--bots", "a,b,c"]) == 2
     assert cli.main(["play", "thegame", "--seat", "4"]) == 2
@@ -160,7 +160,7 @@ def test_view_svg_writes_the_picture_after_every_move(tmp_path):
 
 
 def test_view_takes_only_svg(tmp_path, capsys):
-    from tabletop_core import cli
+    from tabletop_core.cli import app as cli
 
     code = cli.main(["play", "koikoi", "--view", "png", str(tmp_path / "t.svg")])
     assert code == 2 and "--view takes 'svg FILE'" in capsys.readouterr().err
@@ -213,7 +213,7 @@ def test_narration_covers_whole_games_and_every_illegal_action_has_a_reason(game
             for a in range(seed, g.num_actions, 5):
                 if a not in legal:
                     assert narrate.illegal_reason(env._state, a, actor)
-            a = int(g.bot_action(bots[actor], env._state, 0, env._mask[0], rng, 0))
+            a = g.bot_decision(bots[actor], env._state, env._mask[0], rng)
             before = env._state.copy()
             env.step(a)
             lines += narrate.describe(before, env._state, a, actor, 0)

@@ -8,7 +8,7 @@ import pytest
 
 from tabletop_core.kernel.rng import seed_word
 from tabletop_core.tools.testing import at
-from thegame_env.bots import BOT_IDS, BOT_NAMES, bot_action
+from thegame_env.bots import BOT_IDS, BOT_NAMES, bot_action_r
 from thegame_env.rules import apply_action_r, deal_r, legal_mask_r, score_r
 from thegame_env.spec import END_TURN, NUM_ACTIONS, NUM_CARDS, Options
 from thegame_env.state import new_state
@@ -23,7 +23,7 @@ def _play_checked(s, bot_ids, bot_rng, scores):
         deal_r(s[i])
         while s[i].status == 0:
             legal_mask_r(s[i], mask[None, :], 0)
-            a = bot_action(bot_ids[s[i].current], s, i, mask, bot_rng, i)
+            a = bot_action_r(s[i], bot_ids[s[i].current], mask[None, :], 0, bot_rng, i)
             if a < 0 or a >= NUM_ACTIONS or mask[a] == 0:
                 bad += 1
                 break
@@ -91,7 +91,7 @@ def _mid_game_states(num_players: int, count: int, seed: int) -> np.ndarray:
         n = 0
         while s[0]["status"] == 0 and n < stop:
             at(legal_mask_r, s, 0, mask[None, :], 0)
-            at(apply_action_r, s, 0, bot_action(BOT_IDS["strong"], s, 0, mask, bot_rng, 0))
+            at(apply_action_r, s, 0, at(bot_action_r, s, 0, BOT_IDS["strong"], mask[None, :], 0, bot_rng, 0))
             n += 1
         if s[0]["status"] == 0:
             out.append(s.copy())
@@ -109,7 +109,7 @@ def test_strong_bot_ignores_hidden_information(num_players):
     for j in range(states.shape[0]):
         s = states[j : j + 1].copy()
         at(legal_mask_r, s, 0, mask[None, :], 0)
-        before = bot_action(sid, s, 0, mask, bot_rng, 0)
+        before = at(bot_action_r, s, 0, sid, mask[None, :], 0, bot_rng, 0)
         for _ in range(3):
             t = s.copy()
             hand, sizes, deck = t["hand"][0], t["hand_size"][0], t["deck"][0]
@@ -137,7 +137,7 @@ def test_strong_bot_ignores_hidden_information(num_players):
             t["hand"][0] = hand
             t["deck"][0] = deck
             at(legal_mask_r, t, 0, mask[None, :], 0)
-            after = bot_action(sid, t, 0, mask, bot_rng, 0)
+            after = at(bot_action_r, t, 0, sid, mask[None, :], 0, bot_rng, 0)
             assert after == before, (j, before, after)
     assert changed_something > 0
 
@@ -149,7 +149,7 @@ def test_strong_bot_ends_turn_only_when_allowed():
     for j in range(states.shape[0]):
         s = states[j : j + 1].copy()
         at(legal_mask_r, s, 0, mask[None, :], 0)
-        a = bot_action(BOT_IDS["strong"], s, 0, mask, bot_rng, 0)
+        a = at(bot_action_r, s, 0, BOT_IDS["strong"], mask[None, :], 0, bot_rng, 0)
         assert mask[a] == 1
         if a == END_TURN:
             assert s[0]["plays_this_turn"] >= 1

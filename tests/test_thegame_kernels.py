@@ -123,7 +123,9 @@ def test_random_bot_picks_what_sample_legal_picks_from_the_mask(options):
         assert pick == sample_legal(b, 0, mask) and mask[pick] == 1
         assert a[0] == b[0]  # the same draws
         ends += pick == END_TURN
-        assert bots.bot_action(bots.BOT_IDS["random"], s, 0, mask, b, 0) == sample_legal(a, 0, mask)
+        assert at(bots.bot_action_r, s, 0, bots.BOT_IDS["random"], mask[None, :], 0, b, 0) == sample_legal(
+            a, 0, mask
+        )
     assert ends > 0
 
 

@@ -67,10 +67,10 @@ def aec_trajectory_hash(package, options: dict, seed: int = 2024) -> str:
         agent = env.agent_selection
         seat = env.possible_agents.index(agent)
         mask = env.observe(agent)["action_mask"]
-        if t % 2 == 0 or game.bot_action is None:
+        if t % 2 == 0:
             action = int(gen.choice(np.flatnonzero(mask)))
         else:
-            action = int(game.bot_action(bot, env._state, 0, env._mask[0], bot_rng, 0))
+            action = game.bot_decision(bot, env._state, env._mask[0], bot_rng)
         env.step(action)
         agents = env.possible_agents
         _feed(

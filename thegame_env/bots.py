@@ -1,7 +1,7 @@
 """Scripted bots for The Game, as kernels so a bot match never leaves compiled code.
 
-Bot protocol (shared by every game): ``bot_action(bot_id, s, i, mask, rng, r) -> action``
-where ``s`` is the State record array, ``i`` the env index, ``mask`` the (393,) int8
+Bot protocol (shared by every game): ``bot_action_r(e, bot_id, masks, row, rng, r) -> action``
+where ``e`` is one env's record, ``masks[row]`` the (393,) int8
 action mask of the acting seat, ``rng`` a uint64 array of bot generator words and ``r``
 the index of the word to use. A bot reads only what the acting seat observes: its own
 hand and the public table (tested by the hidden-information tests).
@@ -555,17 +555,11 @@ STRONG_PARAMS = np.array(
 
 
 @kernel
-def bot_action_r(bot_id, e, masks, row, rng, r):
-    """:func:`bot_action` of the record ``e``; ``masks[row]`` is the acting seat's mask
+def bot_action_r(e, bot_id, masks, row, rng, r):
+    """:func:`bot_action_r` of the record ``e``; ``masks[row]`` is the acting seat's mask
     (read by ``strong`` and ``greedy`` only)."""
     if bot_id == 1:
         return strong_decide_r(e, masks, row, STRONG_PARAMS[e.cfg_players])
     if bot_id == 2:
         return greedy_bot_r(e, masks, row)
     return random_bot_r(e, rng, r)
-
-
-@kernel
-def bot_action(bot_id, s, i, mask, rng, r):
-    """Dispatch to the bot numbered ``bot_id`` (index in :data:`BOT_NAMES`)."""
-    return bot_action_r(bot_id, s[i], mask[np.newaxis, :], 0, rng, r)

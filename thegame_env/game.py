@@ -34,7 +34,7 @@ from tabletop_core.contract.game import GameDef
 from tabletop_core.kernel.records import at
 
 from . import narrate
-from .bots import BOT_NAMES, bot_action
+from .bots import BOT_NAMES
 from .hooks import HOOKS
 from .observe import observation_layout
 from .render import SVG_HEIGHT, SVG_WIDTH, render_ansi, render_svg
@@ -108,7 +108,6 @@ GAME = GameDef(
     episode_stats=episode_stats,
     cooperative=True,
     match_stats=match_stats,
-    bot_action=bot_action,
     render_view=lambda s, o, seat: render_ansi(s, o, seat=seat),
     validate_state=validate_state,
     description="cooperative: play all 98 cards onto two ascending and two descending piles",

@@ -24,7 +24,7 @@ def bot_action(e, bot, masks, row, rng, r):
     """The bot's action, ``masks[row]`` holding the acting seat's mask."""
     if bot == RANDOM_BOT:
         return random_bot_r(e, rng, r)
-    return bot_action_r(bot, e, masks, row, rng, r)
+    return bot_action_r(e, bot, masks, row, rng, r)
 
 
 @kernel(inline="always")
@@ -33,7 +33,7 @@ def bot_move(e, bot, masks, row, rng, r):
     if bot == RANDOM_BOT:
         return random_bot_r(e, rng, r)
     legal_mask_r(e, masks, row)
-    return bot_action_r(bot, e, masks, row, rng, r)
+    return bot_action_r(e, bot, masks, row, rng, r)
 
 
 HOOKS = Hooks(

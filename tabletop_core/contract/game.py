@@ -148,8 +148,6 @@ class GameDef:
             mean something under these options, each with the one line that defines it
             (a match table prints these only; None: every figure, undefined).
         cooperative: every seat shares one reward (The Game).
-        bot_action: kernel ``(bot_id, s, i, mask (A,) i8, rng (R,) u64, r) -> action``,
-            one bot decision for the acting seat of env i (used by ``tabletop play``).
         render_view: ``(state (1,), options, seat) -> str``, the table as ``seat`` may see
             it (defaults to ``render_ansi``).
         players_option: the option that sets the number of seats (``--players`` in the CLI).
@@ -201,7 +199,6 @@ class GameDef:
     episode_stats: Callable[[np.ndarray], dict[str, np.ndarray]]
     cooperative: bool = False
     match_stats: Callable[[Any], dict[str, str]] | None = None
-    bot_action: Callable | None = None
     render_view: Callable | None = None
     players_option: str = "num_players"
     render_svg: Callable | None = None
@@ -256,6 +253,16 @@ class GameDef:
         if module is None or not getattr(module, "__file__", None):
             return ""
         return os.path.join(os.path.dirname(module.__file__), "baselines")
+
+    def bot_decision(self, bot_id: int, state: np.ndarray, mask: np.ndarray, rng: np.ndarray) -> int:
+        """One decision of bot ``bot_id`` for the acting seat of the one-env State ``state``
+        ((1,) record array), ``mask`` ((A,) int8) its action mask, drawing from the bot
+        generator ``rng`` ((1,) uint64, advanced): the ``bot_action`` hook, as the batch
+        loops call it (terminal play, replays, pictures). -1 once the episode has ended."""
+        ids = np.full(int(state["current"][0]) + 1, bot_id, np.int64)
+        out = np.empty(1, np.int64)
+        self.batch_bot_actions(state, ids, rng, mask.reshape(1, -1), out)
+        return int(out[0])
 
     def new_notes(self, batch: int) -> np.ndarray:
         """The adapter's observation notes for ``batch`` envs (``(batch,)`` of

@@ -112,8 +112,6 @@ class TerminalPlay:
         output: TextIO | None = None,
         width: int | None = None,
     ):
-        if game.bot_action is None:
-            raise ValueError(f"{game.name} has no bot_action kernel for terminal play")
         self.game = game
         module = game_envs(game)
         self.narrate = game.narrate
@@ -224,7 +222,7 @@ class TerminalPlay:
                     ob = env.observe(env.agent_selection)
                     a = int(self.policies[actor](ob["observation"][None, :], ob["action_mask"][None, :])[0])
                 else:
-                    a = int(g.bot_action(self.bot_ids[actor], env._state, 0, env._mask[0], self.rng, 0))
+                    a = g.bot_decision(self.bot_ids[actor], env._state, env._mask[0], self.rng)
                 self.step(a, actor)
                 continue
             self.say("")

@@ -327,8 +327,6 @@ def play_episode(
             players.append(seat_policy(game, b, k, options))
         else:
             players.append(int(game.bot_ids([b], 1)[0]))
-    if game.bot_action is None:
-        raise ValueError(f"{game_name} has no bot_action kernel")
     rng = np.array([seed_word(int(seed) + 777)], np.uint64)
     env.reset(seed=int(seed))
     frames = [capture(env, views=views)]
@@ -340,7 +338,7 @@ def play_episode(
             obs = env.observe(agent)
             a = int(who(obs["observation"][None, :], obs["action_mask"][None, :])[0])
         else:
-            a = int(game.bot_action(who, env._state, 0, env._mask[0], rng, 0))
+            a = game.bot_decision(who, env._state, env._mask[0], rng)
         env.step(a)
         f = capture(env, action=a, agent=agent, views=views)
         f.step = len(frames)
@@ -542,7 +540,7 @@ def render_to_file(
             if env._done:
                 break
             s = agents.index(env.agent_selection)
-            env.step(int(game.bot_action(ids[s], env._state, 0, env._mask[0], rng, 0)))
+            env.step(game.bot_decision(ids[s], env._state, env._mask[0], rng))
     svg = game.render_svg(env._state, env.options, seat)
     if ext == ".svg":
         p.write_text(svg, encoding="utf-8")

@@ -68,9 +68,3 @@ def bot_action_r(e, bot, masks, row, rng, r):
 def bot_move_r(e, bot, masks, row, rng, r):
     """Hook ``bot_move`` (``masks[row]`` scratch): the same as :func:`bot_action_r`."""
     return bot_action_r(e, bot, masks, row, rng, r)
-
-
-@kernel
-def bot_action(bot_id, s, i, mask, rng, r):
-    """The Python-side bot call ``(bot_id, s, i, mask (A,), rng, r) -> action``."""
-    return bot_action_r(s[i], bot_id, mask[np.newaxis, :], 0, rng, r)

@@ -17,7 +17,7 @@ import numpy as np
 from tabletop_core.contract.game import GameDef
 
 from . import narrate
-from .bots import BOT_NAMES, bot_action
+from .bots import BOT_NAMES
 from .hooks import HOOKS
 from .observe import observation_layout
 from .render import SVG_HEIGHT, SVG_WIDTH, render_ansi, render_svg
@@ -54,7 +54,6 @@ GAME = GameDef(
     match_stats=match_stats,
     final_info=final_infos,
     narrate=narrate,
-    bot_action=bot_action,
     render_view=render_ansi,
     render_svg=render_svg,
     svg_size=(SVG_WIDTH, SVG_HEIGHT),
