@@ -70,7 +70,7 @@ numba picks its threading layer (OpenMP where the system has it, else its own wo
 
 ``copy=True`` (default) hands out arrays the caller owns: a step copies the observations,
 masks, rewards, flags and acting seats it produced into recycled arrays (an array is
-reused only once nobody else references it, see ``_Recycler``: a fresh multi-megabyte
+reused only once nobody else references it, see ``Recycler``: a fresh multi-megabyte
 array pays a page fault per 4 KiB page, and that, not the copy, made ``copy=True`` run at
 0.07-0.2x ``copy=False``), and ``info["final_obs"]`` copies only the rows of the envs that
 ended. Measured at batch 4096 (The Game, 2 players, Python actions, same run): 0.63-0.71x
@@ -240,7 +240,7 @@ def first_unmasked(masks, actions):
     return -1
 
 
-class _Recycler:
+class Recycler:
     """Fresh output arrays of one shape and dtype for ``copy=True``, reusing one that
     nobody but this pool references any more.
 
@@ -365,8 +365,8 @@ class SelfPlayVectorEnv(VectorEnv):
         self._has_reset = False
         self._bot_plans: dict = {}  # step_bots' bots -> (bot ids, policies)
         self._views = {id(x): _read_only(x) for x in self._buffers()}
-        # copy=True: the large outputs come from recycled arrays (see _Recycler)
-        self._pools = {id(x): _Recycler(x.shape, x.dtype) for x in (self._obs, self._mask, self._final)}
+        # copy=True: the large outputs come from recycled arrays (see Recycler)
+        self._pools = {id(x): Recycler(x.shape, x.dtype) for x in (self._obs, self._mask, self._final)}
         # shard k is envs bounds[k]:bounds[k + 1]
         shards = self.num_threads
         if shards > 1:  # more shards than threads, handed out one at a time (see _threaded)

@@ -163,7 +163,7 @@ def _install_project_cache_stamp() -> None:
 _install_project_cache_stamp()
 
 
-class _LinkOnly:
+class LinkOnly:
     """The key a kernel compiled for linking only is registered under (in place of a
     machine-code entry point, which it does not have): calling it is a clear error."""
 
@@ -260,7 +260,7 @@ class _KernelDispatcher(CPUDispatcher):
         with global_compiler_lock:
             args, _ = sigutils.normalize_signature(sig)
             existing = self.overloads.get(tuple(args))
-            linkable = existing is not None and isinstance(existing.entry_point, _LinkOnly)
+            linkable = existing is not None and isinstance(existing.entry_point, LinkOnly)
             if self._linking and _LINK_ONLY and hasattr(self, "_compiling_counter"):
                 if existing is not None:
                     return existing.entry_point
@@ -321,7 +321,7 @@ def _compile_for_linking(disp: _KernelDispatcher, sig):
                     lambda a, k: disp._compiler.fold_argument_types(a, k)[1]
                 ) from None
         cres.library._tabletop_link_only = True
-        key = _LinkOnly(cres.fndesc.qualname)
+        key = LinkOnly(cres.fndesc.qualname)
         cres = cres._replace(entry_point=key)
         disp.targetctx.insert_user_function(key, cres.fndesc, [cres.library])
         disp.overloads[tuple(args)] = cres
