@@ -406,7 +406,7 @@ def test_callees_are_compiled_for_linking_only():
     machine code and returns the same."""
     from numba.core import types
 
-    from tabletop_core.kernel.jit import _LinkOnly, kernel
+    from tabletop_core.kernel.jit import LinkOnly, kernel
 
     @kernel(cache=False)
     def leaf(x):
@@ -425,11 +425,11 @@ def test_callees_are_compiled_for_linking_only():
     assert top(2) == 14
     for callee in (mid, leaf):
         (cres,) = callee.overloads.values()
-        assert isinstance(cres.entry_point, _LinkOnly), callee
+        assert isinstance(cres.entry_point, LinkOnly), callee
     with pytest.raises(ValueError, match="negative"):
         top(-1)
     assert leaf(4) == 12 and mid(4) == 13
-    assert not isinstance(leaf.overloads[(types.int64,)].entry_point, _LinkOnly)
+    assert not isinstance(leaf.overloads[(types.int64,)].entry_point, LinkOnly)
 
     @kernel(cache=False)
     def later(x):  # links the machine-code version now

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import thegame_env
-from tabletop_core.envs.vector import SelfPlayVectorEnv, ThreadChooser, _Recycler
+from tabletop_core.envs.vector import Recycler, SelfPlayVectorEnv, ThreadChooser
 
 
 def test_copy_true_arrays_are_the_callers_and_match_copy_false():
@@ -43,7 +43,7 @@ def test_copy_true_arrays_are_the_callers_and_match_copy_false():
 
 
 def test_recycler_reuses_only_arrays_nobody_holds():
-    pool = _Recycler((3, 4), np.float32, keep=2)
+    pool = Recycler((3, 4), np.float32, keep=2)
     a = pool.take()
     b = pool.take()
     assert a is not b

@@ -83,7 +83,15 @@ def setup_train(sp: argparse.ArgumentParser, game=None) -> None:
     from tabletop_core.train.config import TrainConfig
 
     D = {f.name: f.default for f in fields(TrainConfig) if not callable(f.default_factory)}
-    g = sp.add_argument_group("run")
+    _add_run_arguments(sp.add_argument_group("run"))
+    _add_warm_start_arguments(sp.add_argument_group("warm start"), D)
+    _add_rollout_arguments(sp.add_argument_group("rollout and opponents"), D)
+    _add_ppo_arguments(sp.add_argument_group("PPO"), D)
+    _add_evaluation_arguments(sp.add_argument_group("evaluation (arena code, fixed deals)"), D)
+
+
+def _add_run_arguments(g) -> None:
+    """The budget, seed, run folder, resume, starting policy, device and progress bar."""
     g.add_argument("--minutes", type=float, default=None, help="training wall time (evaluation excluded)")
     g.add_argument("--steps", type=int, default=None, help="env steps (learner and snapshot decisions)")
     g.add_argument("--seed", type=int, default=0)
@@ -97,7 +105,10 @@ def setup_train(sp: argparse.ArgumentParser, game=None) -> None:
     )
     g.add_argument("--device", default="cpu", help="cpu or cuda[:N]")
     g.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
-    g = sp.add_argument_group("warm start")
+
+
+def _add_warm_start_arguments(g, D: dict) -> None:
+    """Behaviour cloning of a bot (and DAgger rounds) before PPO, and the critic warm-up."""
     g.add_argument(
         "--imitate",
         default=None,
@@ -122,7 +133,10 @@ def setup_train(sp: argparse.ArgumentParser, game=None) -> None:
         default=D["critic_warmup"],
         help="first updates that train only the value head (the cloned actor kept as it is)",
     )
-    g = sp.add_argument_group("rollout and opponents")
+
+
+def _add_rollout_arguments(g, D: dict) -> None:
+    """The env batch, the rollout length, the opponent mix, the learner's seats and the league."""
     g.add_argument(
         "--num-envs",
         type=int,
@@ -145,7 +159,10 @@ def setup_train(sp: argparse.ArgumentParser, game=None) -> None:
     )
     g.add_argument("--league-every", type=int, default=D["league_every"], help="updates between snapshots")
     g.add_argument("--league-size", type=int, default=D["league_size"], help="snapshots in the pool")
-    g = sp.add_argument_group("PPO")
+
+
+def _add_ppo_arguments(g, D: dict) -> None:
+    """PPO's hyper-parameters, the network's widths, bf16 and the threads."""
     g.add_argument("--epochs", type=int, default=D["epochs"])
     g.add_argument("--minibatch", type=int, default=D["minibatch"])
     g.add_argument("--hidden", type=_widths, default=D["hidden"], help="MLP widths, e.g. 256,256")
@@ -168,7 +185,10 @@ def setup_train(sp: argparse.ArgumentParser, game=None) -> None:
     g.add_argument(
         "--env-threads", type=int, default=D["env_threads"], help="numba threads stepping the envs"
     )
-    g = sp.add_argument_group("evaluation (arena code, fixed deals)")
+
+
+def _add_evaluation_arguments(g, D: dict) -> None:
+    """When and how the policy is evaluated and rated, and the checkpoints' period."""
     g.add_argument(
         "--eval-every", type=float, default=D["eval_every"], help="seconds of training between evaluations"
     )

@@ -244,9 +244,9 @@ def _typing_only_jit(**options):
 def _overload_inline(stub, typer) -> None:
     """``numba.extending.overload(stub, inline="always")(typer)``, less one wasted
     compilation: numba compiles an always-inlined overload's implementation to machine code
-    once on its own (to "make sure it can be compiled") and throws the result away; for a
-    hook whose kernel inlines a whole step that is ~0.3 s of a cold start, six times for
-    Exit Now. The implementation is typed and inlined as before (numba's inline pass only
+    once on its own (to "make sure it can be compiled") and throws the result away, which
+    for a hook whose kernel inlines a whole step is a large part of a cold start. The
+    implementation is typed and inlined as before (numba's inline pass only
     needs its typing), so the loops compile to the same code. Falls back to ``overload``
     where numba's template layout differs."""
     try:
@@ -281,10 +281,9 @@ ended, or with ``STEP_AUTORESET`` is dealt again at once), deal every env (``RES
 write what every env shows without changing the game (``OBSERVE``, after a restored
 State), or write only what each env shows seat ``actions[i]`` (``OBSERVE_SEAT``: an AEC
 env's ``observe`` of an agent not acting). One kernel for all five: an AEC env's first
-reset and step compile one call tree, not two (Exit Now's cold start: 0.7 s), and its
-other agents' observations take one array call (through a record passed from Python, as
-:func:`tabletop_core.kernel.records.at` passes it, an Exit Now agent's observation took 7.0 us
-instead of 2.3 us; The Game's 2.8 instead of 1.9)."""
+reset and step compile one call tree, not two, and its other agents' observations take
+one array call (cheaper than going through a record passed from Python, as
+:func:`tabletop_core.kernel.records.at` passes it)."""
 
 
 def batch_reset(s, notes, obs, masks, current) -> None:
@@ -312,7 +311,7 @@ def _step_env(e, n, i, action, obs, masks, rewards, terminated, current, final_o
     """Env ``i`` (record ``e``) plays its legal ``action``: row ``i`` of every buffer, as
     :func:`batch_step` describes. The buffers come unowned (no reference counting).
     Inlined into both step loops (numba IR): as a call, LLVM would not inline it (too
-    large) and the loops ran 15-30 % slower."""
+    large) and the loops would run markedly slower."""
     seat = e.current
     for k in range(rewards.shape[1]):
         rewards[i, k] = 0.0

@@ -26,56 +26,34 @@ numba's threading layer, handed out one shard at a time to whichever thread is f
 ``numba.set_parallel_chunksize(1)``). Every env keeps its own generator and buffer rows,
 so the results are identical, bit for bit, whatever the number of threads.
 
-Thread defaults, chosen so that the default is never much slower than one thread (The
-Game, 2 players, batch 4096, Python actions; ``tabletop bench thegame --threads`` prints
-these cases; 2 cores shared with five other engineers' test runs, load average 4-8, so
-"quiet" below was not quiet):
+Thread defaults, chosen so that the default is never much slower than one thread
+(``tabletop bench GAME --threads`` prints the cases):
 
 * ``num_threads=None`` (default) weighs ``n`` threads (one per 256 envs, at most the
   cores) against one thread as the env steps and keeps the faster
-  (:class:`ThreadChooser`: every step timed, a 4-step probe of the other choice at an
-  interval that keeps probing under 2 % of the time, asymmetric because the risks are:
-  ``n`` threads gain at most ``n``x but lose 5-20x when a core is taken). Measured, default
-  / one thread in the same run, on the machine with nothing else running: quiet 1.72 (two
-  threads taken), busy process beside 0.98 (one thread kept), torch MLP forward between
-  steps 1.29; with the other engineers' jobs loading the machine (load 4-8) the three
-  cases gave 0.96-0.99, 0.95-0.97 and 0.96-1.06 (each ran 0.57-1.3 with an earlier,
-  symmetric chooser). With ``num_threads=2`` fixed, the same cases gave 0.04-0.07 (GNU OpenMP's
-  default spin), 0.14-0.38 (``GOMP_SPINCOUNT=20000``), 0.11-0.62 (``GOMP_SPINCOUNT=2000``),
-  0.44-0.71 (``OMP_WAIT_POLICY=PASSIVE``), 0.19-0.26 (numba's ``workqueue`` layer; the
-  ``tbb`` layer is not installed here). On the quiet machine of earlier
-  sessions two threads ran 2.0x one thread, which the chooser keeps (``n`` threads are
-  taken when a probe finds them 1.25x faster).
-* ``GOMP_SPINCOUNT=2000`` (set when this module is imported, unless the user set
-  ``GOMP_SPINCOUNT`` or ``OMP_WAIT_POLICY``; GNU OpenMP reads it when numba's OpenMP
-  layer loads at the first threaded step, and torch's when torch is imported later): after
-  a parallel step, idle threads spin ~0.1 ms (45 ns a spin here), enough to bridge the
-  Python between two steps of a tight loop, then sleep. GNU OpenMP's default, 300,000
-  spins (~13 ms, measured as process CPU time between parallel regions 10 ms apart),
-  burnt a core after every step that another process or torch's threads needed: 64 k
-  against 9.8 M steps/s one thread on a loaded machine. torch ships its own GNU OpenMP
-  under the same soname, which numba's OpenMP layer then shares: import the game
-  packages before torch, or export ``GOMP_SPINCOUNT`` yourself (measured: torch imported
-  first, numba's and torch's idle threads both spun ~9-17 ms per parallel region; the
-  env imported first, 0.2 ms). The chooser keeps the default safe either way (torch
-  first, torch case: 1.20x, one thread in use).
-* More shards than threads, handed out dynamically: measured no different from one shard
-  per thread under this load (0.56-0.62 vs 0.55-0.58, fixed 2 threads); kept because a
-  thread that is descheduled then delays the step by one small shard, not half the batch.
+  (:class:`ThreadChooser`: every step timed, a short probe of the other choice now and
+  then). The rule is asymmetric because the risks are: ``n`` threads gain at most ``n``
+  times, but lose far more when another process holds a core.
+* ``GOMP_SPINCOUNT`` is set low when this module is imported (unless the user set it or
+  ``OMP_WAIT_POLICY``), so that GNU OpenMP's idle threads spin just long enough to bridge
+  the Python between two steps and then sleep, instead of holding a core that another
+  process or torch's threads need. torch ships its own GNU OpenMP under the same soname,
+  which numba's OpenMP layer then shares: import the game packages before torch, or export
+  ``GOMP_SPINCOUNT`` yourself.
+* More shards than threads, handed out dynamically: a thread that is descheduled then
+  delays the step by one small shard, not half the batch.
 
-numba picks its threading layer (OpenMP where the system has it, else its own work queue,
-~0.2 ms a call). With GNU OpenMP, do not ``fork`` a process that stepped a threaded env
+numba picks its threading layer (OpenMP where the system has it, else its own work
+queue). With GNU OpenMP, do not ``fork`` a process that stepped a threaded env
 (multiprocessing: use the ``spawn`` or ``forkserver`` start method), or use
 ``num_threads=1``.
 
 ``copy=True`` (default) hands out arrays the caller owns: a step copies the observations,
 masks, rewards, flags and acting seats it produced into recycled arrays (an array is
-reused only once nobody else references it, see ``_Recycler``: a fresh multi-megabyte
-array pays a page fault per 4 KiB page, and that, not the copy, made ``copy=True`` run at
-0.07-0.2x ``copy=False``), and ``info["final_obs"]`` copies only the rows of the envs that
-ended. Measured at batch 4096 (The Game, 2 players, Python actions, same run): 0.63-0.71x
-``copy=False`` with one thread, 0.99x with the default threads on this loaded machine.
-Pass ``copy=False`` when each step's outputs are consumed or copied before the next step
+reused only once nobody else references it, see :class:`Recycler`: a fresh multi-megabyte
+array pays a page fault on every page it is written to, which costs more than the copy),
+and ``info["final_obs"]`` copies only the rows of the envs that ended. Pass
+``copy=False`` when each step's outputs are consumed or copied before the next step
 (into a rollout buffer, a torch tensor): it hands out read-only views of the env's own
 buffers, which the next step overwrites.
 """
@@ -98,10 +76,10 @@ from tabletop_core.kernel.jit import kernel
 from tabletop_core.kernel.rng import bot_seed_word, sample_legal_batch, sample_legal_batch_threads, seed_word
 
 # GNU OpenMP reads these once, when numba's OpenMP layer loads (the first threaded step):
-# after a parallel step, its idle threads spin GOMP_SPINCOUNT times (~45 ns each here)
-# before they sleep. The default (300,000: ~13 ms) burns a core after every step, which
-# another process or torch's threads needed (module docstring). A user's own setting wins.
-GOMP_SPINCOUNT = "2000"  # ~0.1 ms: covers the Python between two steps of a tight loop
+# after a parallel step, its idle threads spin GOMP_SPINCOUNT times before they sleep.
+# Its default spins long enough to hold a core after every step that another process or
+# torch's threads need (module docstring). A user's own setting wins.
+GOMP_SPINCOUNT = "2000"  # long enough to cover the Python between two steps of a tight loop
 if "OMP_WAIT_POLICY" not in os.environ and "GOMP_SPINCOUNT" not in os.environ:
     os.environ["GOMP_SPINCOUNT"] = GOMP_SPINCOUNT
 
@@ -142,8 +120,8 @@ class ThreadChooser:
     MIN_INTERVAL = 8
     MAX_INTERVAL = 20_000
     OVERHEAD = 0.02
-    # Asymmetric, as the risks are: n threads gain at most n x, but lose 5-20x when the
-    # cores are shared (a thread waits for a descheduled one). So n threads must prove
+    # Asymmetric, as the risks are: n threads gain at most n times, but lose far more when
+    # the cores are shared (a thread waits for a descheduled one). So n threads must prove
     # themselves HYSTERESIS x faster to be taken, and are left as soon as they are slower.
     HYSTERESIS = 1.25  # after a probe, take n threads when they are this much faster
     BAILOUT = 4.0  # between probes, leave one thread when it became this much slower
@@ -240,14 +218,13 @@ def first_unmasked(masks, actions):
     return -1
 
 
-class _Recycler:
+class Recycler:
     """Fresh output arrays of one shape and dtype for ``copy=True``, reusing one that
     nobody but this pool references any more.
 
-    A new multi-megabyte array comes from ``mmap`` and pays a page fault on every 4 KiB
-    page it is written to: measured at batch 4096 (The Game, 2 players), copying the
-    step's outputs into new arrays ran at 0.11-0.2x ``copy=False``, the same copies
-    into memory already mapped at 0.65-1.07x. So the pool keeps the last few arrays it
+    A new multi-megabyte array comes from ``mmap`` and pays a page fault on every page
+    it is written to, which costs far more than the copy into memory already mapped. So
+    the pool keeps the last few arrays it
     handed out and hands one out again once its reference count says the caller dropped
     it (a loop that rebinds ``obs`` each step frees the array of two steps ago). An
     array the caller still holds, or a view of it (which holds its base), is never
@@ -365,8 +342,8 @@ class SelfPlayVectorEnv(VectorEnv):
         self._has_reset = False
         self._bot_plans: dict = {}  # step_bots' bots -> (bot ids, policies)
         self._views = {id(x): _read_only(x) for x in self._buffers()}
-        # copy=True: the large outputs come from recycled arrays (see _Recycler)
-        self._pools = {id(x): _Recycler(x.shape, x.dtype) for x in (self._obs, self._mask, self._final)}
+        # copy=True: the large outputs come from recycled arrays (see Recycler)
+        self._pools = {id(x): Recycler(x.shape, x.dtype) for x in (self._obs, self._mask, self._final)}
         # shard k is envs bounds[k]:bounds[k + 1]
         shards = self.num_threads
         if shards > 1:  # more shards than threads, handed out one at a time (see _threaded)

@@ -163,7 +163,7 @@ def _install_project_cache_stamp() -> None:
 _install_project_cache_stamp()
 
 
-class _LinkOnly:
+class LinkOnly:
     """The key a kernel compiled for linking only is registered under (in place of a
     machine-code entry point, which it does not have): calling it is a clear error."""
 
@@ -238,7 +238,7 @@ class _KernelDispatcher(CPUDispatcher):
     it); boolean literals stay literal, so a flag that selects a code path still
     compiles the other path away. A kernel made with
     ``@kernel(constant_ints=True)`` keeps numba's version per integer constant, where a
-    constant folds work away (Koikoi's bots pass ``-1`` for "no card": 12 % faster)."""
+    constant folds work away (Koikoi's bots pass ``-1`` for "no card")."""
 
     keep_int_literals = False
     _linking = False  # compiling for a caller's typing (see compile)
@@ -260,7 +260,7 @@ class _KernelDispatcher(CPUDispatcher):
         with global_compiler_lock:
             args, _ = sigutils.normalize_signature(sig)
             existing = self.overloads.get(tuple(args))
-            linkable = existing is not None and isinstance(existing.entry_point, _LinkOnly)
+            linkable = existing is not None and isinstance(existing.entry_point, LinkOnly)
             if self._linking and _LINK_ONLY and hasattr(self, "_compiling_counter"):
                 if existing is not None:
                     return existing.entry_point
@@ -279,9 +279,8 @@ def _compile_for_linking(disp: _KernelDispatcher, sig):
 
     numba compiles every kernel a kernel calls to machine code of its own, then links its
     optimised module into each caller's module and optimises and generates code for it
-    again there: a rule six calls deep is optimised seven times. Exit Now's first step
-    spent 5.6 of its 12 s of cold start in LLVM on such copies (each function body went
-    through the optimiser 3.2 times on average). A kernel compiled here (from the cache if
+    again there: a rule six calls deep is optimised seven times, and a cold start spends
+    most of its time in LLVM on such copies. A kernel compiled here (from the cache if
     it is there) is typed and lowered as usual, its IR left unoptimised and without a
     Python entry point; the kernel called from Python optimises the whole call tree once.
     Such versions are never written to the cache (the caller's cache entry holds their
@@ -321,7 +320,7 @@ def _compile_for_linking(disp: _KernelDispatcher, sig):
                     lambda a, k: disp._compiler.fold_argument_types(a, k)[1]
                 ) from None
         cres.library._tabletop_link_only = True
-        key = _LinkOnly(cres.fndesc.qualname)
+        key = LinkOnly(cres.fndesc.qualname)
         cres = cres._replace(entry_point=key)
         disp.targetctx.insert_user_function(key, cres.fndesc, [cres.library])
         disp.overloads[tuple(args)] = cres

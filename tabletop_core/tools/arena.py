@@ -11,6 +11,7 @@ win/perfect rates and mean score (cooperative games).
 from __future__ import annotations
 
 import math
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,6 +22,7 @@ from tabletop_core.agents.baseline import BASELINE, is_baseline
 from tabletop_core.agents.seats import is_policy, seat_policy
 from tabletop_core.contract.game import GameDef
 from tabletop_core.kernel.rng import bot_seed_word, seed_word
+from tabletop_core.tools.progress import ProgressBar
 
 __all__ = ["MatchResult", "run_match", "summarize", "wilson_interval", "mean_interval"]
 
@@ -103,7 +105,9 @@ def run_match(
         warm, ids, np.array([seed_word(~seed)], np.uint64), np.zeros((1, p)), np.zeros(1, np.int64)
     )
 
-    bar = _progress(progress, games, f"{game.name}: {','.join(names)}")
+    bar = ProgressBar(
+        games, f"{game.name}: {','.join(names)}", enabled=progress, stream=sys.stdout, transient=True
+    )
     seconds = 0.0
     try:
         for start in range(0, games, chunk):
@@ -116,11 +120,9 @@ def run_match(
             seconds += time.perf_counter() - t0
             for key, val in game.episode_stats(s).items():
                 stats.setdefault(key, []).append(np.asarray(val))
-            if bar is not None:
-                bar[0].update(bar[1], advance=n)
+            bar.update(start + n)
     finally:
-        if bar is not None:
-            bar[0].stop()
+        bar.close()
     definitions = game.match_stats(opts) if game.match_stats is not None else dict.fromkeys(stats, "")
     return MatchResult(
         game=game.name,
@@ -171,7 +173,9 @@ def _run_policy_match(game, bot_list, games, seed, chunk, progress, opts, agents
     returns = np.zeros((games, p), np.float64)
     steps = np.zeros(games, np.int64)
     names = [b if not is_policy(b) else (BASELINE if is_baseline(b) else "policy") for b in bot_list]
-    bar = _progress(progress, games, f"{game.name}: {','.join(names)}")
+    bar = ProgressBar(
+        games, f"{game.name}: {','.join(names)}", enabled=progress, stream=sys.stdout, transient=True
+    )
     seconds = 0.0
     try:
         for start in range(0, games, chunk):
@@ -195,31 +199,10 @@ def _run_policy_match(game, bot_list, games, seed, chunk, progress, opts, agents
                 steps[start : start + n][live] += 1
                 live &= ~core.term
             seconds += time.perf_counter() - t0
-            if bar is not None:
-                bar[0].update(bar[1], advance=n)
+            bar.update(start + n)
     finally:
-        if bar is not None:
-            bar[0].stop()
+        bar.close()
     return MatchResult(game.name, names, opts, returns, steps, {}, seconds, int(seed), agents)
-
-
-def _progress(enabled: bool, total: int, label: str):
-    if not enabled:
-        return None
-    try:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-    except ImportError:
-        return None
-    prog = Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        transient=True,
-    )
-    prog.start()
-    task = prog.add_task(label, total=total)
-    return prog, task
 
 
 def wilson_interval(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:

@@ -224,7 +224,26 @@ def run_benchmarks(
     def rec(kind: str, **fields) -> dict:
         return {"bench": kind, **base, **fields}
 
-    # (a) AEC
+    yield from _aec_records(rec, mod, options, seconds, peers)
+    yield from _vector_records(rec, game, options, seconds, batches, peers)
+    # (g) default threads vs one thread at batch 4096: quiet, busy process, torch
+    if threads:  # a short run (--seconds below 1) gets short cases, for a smoke test
+        short = seconds < 1.0
+        yield from thread_cases(
+            game, options, 4096, 2.0 * seconds, warmup=10 if short else 40, min_steps=20 if short else 300
+        )
+        yield copy_case(game, options, 4096, 2.0 * seconds)
+    # (c) bot games
+    for bot in game.bot_names:
+        yield rec("bots", bot=bot, games_per_s=_bot_games_per_second(game, bot, bot_games, options))
+    # (e) state size
+    yield rec("state", bytes_per_env=int(game.new_state(1, opts).dtype.itemsize))
+    # (f) start times
+    yield rec("start", **_start_times(game, package))
+
+
+def _aec_records(rec, mod, options: dict, seconds: float, peers: bool) -> Iterator[dict]:
+    """(a) the AEC env, wrapped and raw; (d) then the PettingZoo peers, compared with it."""
     wrapped = aec_steps_per_second(lambda: mod.env(**options), seconds)
     raw = aec_steps_per_second(lambda: mod.raw_env(**options), seconds)
     yield rec("aec", wrapped_steps_per_s=wrapped, raw_steps_per_s=raw)
@@ -252,7 +271,13 @@ def run_benchmarks(
                 ratio_raw=raw / r,
             )
 
-    # (b) vector env: default threads at every batch, and one thread at the largest
+
+def _vector_records(
+    rec, game: GameDef, options: dict, seconds: float, batches, peers: bool
+) -> Iterator[dict]:
+    """(b) the vector env: default threads at every batch, and one thread at the largest;
+    then Pgx's Connect Four at the largest batch, compared with it."""
+
     def vector_rec(b: int, rates: dict) -> dict:
         return rec(
             "vector",
@@ -300,20 +325,6 @@ def run_benchmarks(
                     else {}
                 ),
             )
-    # (g) default threads vs one thread at batch 4096: quiet, busy process, torch
-    if threads:  # a short run (--seconds below 1) gets short cases, for a smoke test
-        short = seconds < 1.0
-        yield from thread_cases(
-            game, options, 4096, 2.0 * seconds, warmup=10 if short else 40, min_steps=20 if short else 300
-        )
-        yield copy_case(game, options, 4096, 2.0 * seconds)
-    # (c) bot games
-    for bot in game.bot_names:
-        yield rec("bots", bot=bot, games_per_s=_bot_games_per_second(game, bot, bot_games, options))
-    # (e) state size
-    yield rec("state", bytes_per_env=int(game.new_state(1, opts).dtype.itemsize))
-    # (f) start times
-    yield rec("start", **_start_times(game, package))
 
 
 THREAD_CASES = ("quiet", "busy", "torch")

@@ -23,70 +23,15 @@ violations (counted; the first few described).
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from tabletop_core.contract.catalog import load_game
+from tabletop_core.tools.progress import ProgressBar
 
 __all__ = ["soak"]
-
-
-class _Progress:
-    """Progress on stderr: a rich bar on a terminal, else a plain line every 30 s."""
-
-    def __init__(self, total: int, label: str):
-        import sys
-
-        self.total = total
-        self.label = label
-        self.t0 = time.perf_counter()
-        self.last = self.t0
-        self.bar = None
-        if sys.stderr.isatty():
-            try:
-                from rich.console import Console
-                from rich.progress import (
-                    BarColumn,
-                    MofNCompleteColumn,
-                    Progress,
-                    TextColumn,
-                    TimeRemainingColumn,
-                )
-            except ImportError:
-                pass
-            else:
-                self.bar = Progress(
-                    TextColumn("{task.description}"),
-                    BarColumn(),
-                    MofNCompleteColumn(),
-                    TextColumn("{task.fields[rate]} games/s, {task.fields[viol]} violations"),
-                    TimeRemainingColumn(),
-                    console=Console(stderr=True),
-                )
-                self.task = self.bar.add_task(label, total=total, rate="-", viol=0)
-                self.bar.start()
-
-    def update(self, done: int, violations: int) -> None:
-        import sys
-
-        now = time.perf_counter()
-        rate = done / max(now - self.t0, 1e-9)
-        if self.bar is not None:
-            self.bar.update(self.task, completed=done, rate=f"{rate:,.0f}", viol=violations)
-        elif now - self.last >= 30.0:
-            self.last = now
-            print(
-                f"{self.label}: {done}/{self.total} games, {rate:,.0f} games/s, {violations} violations, "
-                f"{now - self.t0:,.0f} s",
-                file=sys.stderr,
-                flush=True,
-            )
-
-    def close(self, done: int, violations: int) -> None:
-        if self.bar is not None:
-            self.update(done, violations)
-            self.bar.stop()
 
 
 class _Violations:
@@ -138,6 +83,48 @@ def soak(
     """
     from tabletop_core.envs.vector import SelfPlayVectorEnv
 
+    _check_counts(games, validate_every)
+    game = load_game(game_name)
+    num_envs = int(max(1, min(num_envs, games)))
+    venv = SelfPlayVectorEnv(game, num_envs, seed=seed, copy=False, num_threads=num_threads, **options)
+    p = venv.num_players
+    bots = [game.bot_names[k % len(game.bot_names)] for k in range(p)]
+    run = _Run(
+        game=game,
+        opts=venv.options,
+        outside=_outside_checker(venv.single_observation_space),
+        games=games,
+        half=games // 2 if games > 1 else games,
+        viol=_Violations(),
+        ret=np.zeros((num_envs, p), np.float64),
+        length=np.zeros(num_envs, np.int64),
+    )
+    bar = ProgressBar(games, f"soak {game.name}", enabled=progress, unit="games", plain_every=30.0)
+    obs, info = venv.reset(seed=seed)
+    t0 = time.perf_counter()
+    while run.done < games:
+        random_phase = run.done_random < run.half
+        if random_phase:
+            obs, rew, term, trunc, info = venv.step(venv.sample_actions())
+        else:
+            obs, rew, term, trunc, info = venv.step_bots(bots)
+        run.steps += 1
+        _check_step(run, obs, rew, info["action_mask"])
+        if term.any():
+            _end_episodes(run, np.flatnonzero(term), info["final_obs"], random_phase)
+            bar.update(run.done, _progress_info(bar, run))
+        if game.validate_state is not None and run.steps % validate_every == 0:
+            try:
+                game.validate_state(venv.state)
+            except ValueError as exc:
+                run.viol.add("validate_state", 1, f"step {run.steps}: {exc}")
+    seconds = time.perf_counter() - t0
+    bar.close(run.done, _progress_info(bar, run))
+    return _result(run, bots, seconds, num_envs, validate_every, options)
+
+
+def _check_counts(games: int, validate_every: int) -> None:
+    """Raise ValueError unless ``games`` and ``validate_every`` are positive integers."""
     if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
         raise ValueError(f"games must be a positive integer, got {games!r}")
     if (
@@ -146,20 +133,15 @@ def soak(
         or validate_every < 1
     ):
         raise ValueError(f"validate_every must be a positive integer, got {validate_every!r}")
-    game = load_game(game_name)
-    num_envs = int(max(1, min(num_envs, games)))
-    venv = SelfPlayVectorEnv(game, num_envs, seed=seed, copy=False, num_threads=num_threads, **options)
-    opts = venv.options
-    identity = game.return_identity
-    validate = game.validate_state
-    lo, hi = game.reward_range
-    olo = venv.single_observation_space.low
-    ohi = venv.single_observation_space.high
 
+
+def _outside_checker(space):
+    """``outside(x)``: (G,) True where a row of ``x`` is not finite or outside ``space``'s bounds."""
+    olo = space.low
+    ohi = space.high
     scalar_bounds = bool((olo == olo.flat[0]).all() and (ohi == ohi.flat[0]).all())
 
     def outside(x: np.ndarray) -> np.ndarray:
-        """(G,) True where a row is not finite or outside the space's bounds."""
         if x.size == 0:
             return np.zeros(x.shape[0], bool)
         mn, mx = x.min(), x.max()  # NaN propagates: one pass each, the common case
@@ -167,84 +149,96 @@ def soak(
             return np.zeros(x.shape[0], bool)
         return ~(np.isfinite(x) & (x >= olo) & (x <= ohi)).all(axis=1)
 
-    p = venv.num_players
-    bots = [game.bot_names[k % len(game.bot_names)] for k in range(p)]
-    viol = _Violations()
-    ret = np.zeros((num_envs, p), np.float64)
-    length = np.zeros(num_envs, np.int64)
-    half = games // 2 if games > 1 else games
-    done_random = done_bots = 0
-    steps = 0
-    bar = _Progress(games, f"soak {game.name}") if progress else None
-    obs, info = venv.reset(seed=seed)
-    t0 = time.perf_counter()
-    while done_random + done_bots < games:
-        random_phase = done_random < half
-        if random_phase:
-            obs, rew, term, trunc, info = venv.step(venv.sample_actions())
-        else:
-            obs, rew, term, trunc, info = venv.step_bots(bots)
-        steps += 1
-        mask = info["action_mask"]
-        no_legal = int(num_envs - mask.view(np.bool_).any(axis=1).sum())
-        viol.add("no legal action", no_legal, f"step {steps}: {no_legal} envs with an all-zero mask")
-        bad_obs = outside(obs)
-        viol.add(
-            "observation outside its space",
-            int(bad_obs.sum()),
-            f"step {steps}, env {int(np.argmax(bad_obs))}",
-        )
-        bad_rew = ((rew < lo) | (rew > hi) | ~np.isfinite(rew)).any(axis=1)
-        viol.add(
-            "reward outside reward_range", int(bad_rew.sum()), f"step {steps}, env {int(np.argmax(bad_rew))}"
-        )
-        ret += rew
-        length += 1
-        if term.any():
-            ended = np.flatnonzero(term)
-            fin = info["final_obs"][ended]
-            bad_fin = outside(fin)
-            viol.add("final observation outside its space", int(bad_fin.sum()), f"step {steps}")
-            if identity is not None:
-                ok = identity(ret[ended], length[ended], opts)
-                if not ok.all():
-                    k = ended[int(np.argmin(ok))]
-                    viol.add(
-                        "return identity",
-                        int((~ok).sum()),
-                        f"step {steps}, env {int(k)}: returns {ret[k].tolist()}",
-                    )
-            bad_len = length[ended] > game.max_episode_steps
-            viol.add("episode longer than max_episode_steps", int(bad_len.sum()), f"step {steps}")
-            n_end = len(ended)
-            ret[ended] = 0.0
-            length[ended] = 0
-            if random_phase:
-                n_end = min(n_end, half - done_random)
-                done_random += n_end
-            else:
-                n_end = min(n_end, games - done_random - done_bots)
-                done_bots += n_end
-            if bar is not None:
-                bar.update(done_random + done_bots, viol.count)
-        if validate is not None and steps % validate_every == 0:
-            try:
-                validate(venv.state)
-            except ValueError as exc:
-                viol.add("validate_state", 1, f"step {steps}: {exc}")
-    seconds = time.perf_counter() - t0
-    if bar is not None:
-        bar.close(done_random + done_bots, viol.count)
+    return outside
+
+
+@dataclass
+class _Run:
+    """What a soak carries from step to step: the game, the checks, the running returns
+    and lengths of the envs' episodes, and the counts so far."""
+
+    game: Any
+    opts: Any
+    outside: Any
+    games: int
+    half: int
+    viol: _Violations
+    ret: np.ndarray
+    length: np.ndarray
+    done_random: int = 0
+    done_bots: int = 0
+    steps: int = 0
+
+    @property
+    def done(self) -> int:
+        return self.done_random + self.done_bots
+
+
+def _check_step(run: _Run, obs: np.ndarray, rew: np.ndarray, mask: np.ndarray) -> None:
+    """The checks of every step: a legal action everywhere, observations and rewards in range."""
+    steps, viol = run.steps, run.viol
+    num_envs = len(mask)
+    no_legal = int(num_envs - mask.view(np.bool_).any(axis=1).sum())
+    viol.add("no legal action", no_legal, f"step {steps}: {no_legal} envs with an all-zero mask")
+    bad_obs = run.outside(obs)
+    viol.add(
+        "observation outside its space",
+        int(bad_obs.sum()),
+        f"step {steps}, env {int(np.argmax(bad_obs))}",
+    )
+    lo, hi = run.game.reward_range
+    bad_rew = ((rew < lo) | (rew > hi) | ~np.isfinite(rew)).any(axis=1)
+    viol.add(
+        "reward outside reward_range", int(bad_rew.sum()), f"step {steps}, env {int(np.argmax(bad_rew))}"
+    )
+    run.ret += rew
+    run.length += 1
+
+
+def _end_episodes(run: _Run, ended: np.ndarray, final_obs: np.ndarray, random_phase: bool) -> None:
+    """The checks at the end of the ``ended`` envs' episodes (final observation, return
+    identity, length); count them in their phase and start their next returns at zero."""
+    steps, viol, game = run.steps, run.viol, run.game
+    bad_fin = run.outside(final_obs[ended])
+    viol.add("final observation outside its space", int(bad_fin.sum()), f"step {steps}")
+    if game.return_identity is not None:
+        ok = game.return_identity(run.ret[ended], run.length[ended], run.opts)
+        if not ok.all():
+            k = ended[int(np.argmin(ok))]
+            viol.add(
+                "return identity",
+                int((~ok).sum()),
+                f"step {steps}, env {int(k)}: returns {run.ret[k].tolist()}",
+            )
+    bad_len = run.length[ended] > game.max_episode_steps
+    viol.add("episode longer than max_episode_steps", int(bad_len.sum()), f"step {steps}")
+    n_end = len(ended)
+    run.ret[ended] = 0.0
+    run.length[ended] = 0
+    if random_phase:
+        run.done_random += min(n_end, run.half - run.done_random)
+    else:
+        run.done_bots += min(n_end, run.games - run.done)
+
+
+def _progress_info(bar: ProgressBar, run: _Run) -> str:
+    rate = run.done / max(time.perf_counter() - bar.t0, 1e-9)
+    return f"{rate:,.0f} games/s, {run.viol.count} violations"
+
+
+def _result(run: _Run, bots: list, seconds: float, num_envs: int, validate_every: int, options: dict) -> dict:
+    """The soak's JSON-able result (see :func:`soak`)."""
+    done, steps, viol = run.done, run.steps, run.viol
     return {
         "bench": "soak",
-        "game": game.name,
-        "games": int(done_random + done_bots),
-        "random_games": int(done_random),
-        "bot_games": int(done_bots),
+        "game": run.game.name,
+        "games": int(done),
+        "random_games": int(run.done_random),
+        "bot_games": int(run.done_bots),
         "bots": bots,
         "steps": int(steps * num_envs),
         "seconds": round(seconds, 3),
-        "games_per_s": round((done_random + done_bots) / seconds, 1) if seconds > 0 else None,
+        "games_per_s": round(done / seconds, 1) if seconds > 0 else None,
         "steps_per_s": round(steps * num_envs / seconds, 1) if seconds > 0 else None,
         "violations": viol.count,
         "violation_kinds": viol.by_kind,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 # Imported before torch on purpose: the vector env module sets GOMP_SPINCOUNT=2000 (unless
 # OMP_WAIT_POLICY or GOMP_SPINCOUNT is set), so the idle OpenMP threads of numba and of
-# torch (both GNU OpenMP here) spin ~0.1 ms and then sleep instead of holding the cores.
+# torch (both GNU OpenMP here) spin briefly and then sleep instead of holding the cores.
 from tabletop_core.envs import vector  # noqa: F401
 from tabletop_core.train.config import ConfigError, TrainConfig
 

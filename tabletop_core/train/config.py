@@ -100,6 +100,16 @@ def validate(cfg: TrainConfig):
         ConfigError (a ValueError): naming the option and what is allowed (unknown game,
             bot, opponent mix, bad game option, a budget missing, ...).
     """
+    game, options = _game_and_options(cfg)
+    _check_budget_and_sizes(cfg, game, options)
+    _check_model_and_device(cfg, game, options)
+    _check_imitation(cfg, game)
+    _check_opponents(cfg, game, options)
+    return game, options
+
+
+def _game_and_options(cfg: TrainConfig):
+    """The game ``cfg.game`` names and its options from ``cfg.options``."""
     game = load_game(cfg.game) if cfg.game in game_names() else None
     if game is None:
         raise ConfigError(f"unknown game {cfg.game!r}; games: {', '.join(game_names())}")
@@ -107,6 +117,11 @@ def validate(cfg: TrainConfig):
         options = game.make_options(**cfg.options)
     except TypeError as exc:
         raise ConfigError(f"{cfg.game}: bad game option ({exc})") from None
+    return game, options
+
+
+def _check_budget_and_sizes(cfg: TrainConfig, game, options) -> None:
+    """A budget, and every count, size and rate in range (``num_envs`` filled in when unset)."""
     if cfg.minutes is None and cfg.steps is None:
         raise ConfigError("give a budget: --minutes M and/or --steps N")
     _positive("minutes", cfg.minutes, float, allow_none=True)
@@ -130,6 +145,10 @@ def validate(cfg: TrainConfig):
         _positive(name, getattr(cfg, name), float)
     for name in ("ent_coef", "vf_coef", "rate_snapshots"):
         _positive(name, getattr(cfg, name), float, zero=True)
+
+
+def _check_model_and_device(cfg: TrainConfig, game, options) -> None:
+    """The network's widths, bf16, the device, the env threads and the ``--init-policy`` file."""
     if not all(isinstance(h, int) and h > 0 for h in cfg.hidden) or not cfg.hidden:
         raise ConfigError(f"--hidden must be positive widths such as 256,256, got {cfg.hidden!r}")
     if cfg.bf16 not in ("auto", "on", "off"):
@@ -142,6 +161,10 @@ def validate(cfg: TrainConfig):
         raise ConfigError(f"{cfg.game} has no threaded batch kernels: --env-threads must be 1")
     if cfg.init_policy is not None:
         load_init_policy(cfg.init_policy, game, options, cfg.hidden)
+
+
+def _check_imitation(cfg: TrainConfig, game) -> None:
+    """The behaviour cloning options (``--imitate`` and its rounds, samples, epochs) and the critic warm-up."""
     _positive("imitate_rounds", cfg.imitate_rounds, int, zero=True)
     if cfg.imitate_rounds and cfg.imitate is None:
         raise ConfigError("--imitate-rounds: DAgger rounds need the bot that labels them (--imitate BOT)")
@@ -156,6 +179,10 @@ def validate(cfg: TrainConfig):
         _positive("imitate_samples", cfg.imitate_samples, int)
         _positive("imitate_epochs", cfg.imitate_epochs, int)
     _positive("critic_warmup", cfg.critic_warmup, int, zero=True)
+
+
+def _check_opponents(cfg: TrainConfig, game, options) -> None:
+    """The opponent mix, the learner's seats, the bot lineups, the baseline and the evaluation bots."""
     mix = parse_opponents(cfg.opponents or default_opponents(game), game)
     agents = list(game.agents(options))
     num_players = len(agents)
@@ -195,7 +222,6 @@ def validate(cfg: TrainConfig):
             game.bot_ids(cfg.eval_bots, len(cfg.eval_bots.split(",")))
         except ValueError as exc:
             raise ConfigError(f"--eval-bots: {exc}") from None
-    return game, options
 
 
 def bf16_supported() -> bool:

@@ -13,6 +13,7 @@ import numpy as np
 import torch
 
 from tabletop_core.tools.jsonutil import json_default
+from tabletop_core.tools.progress import ProgressBar
 from tabletop_core.train.evaluate import bot_levels, evaluate_policy, rate_entrants
 from tabletop_core.train.trainer import Agent, ConfigError, TrainConfig, Trainer
 
@@ -33,37 +34,43 @@ class _Log:
         self.f.close()
 
 
-def _bar(enabled: bool, total: float | None, unit: str):
-    if not enabled:
-        return None
-    try:
-        from tqdm import tqdm
-    except ImportError:
-        return None
-    return tqdm(
-        total=total,
-        unit=unit,
-        dynamic_ncols=True,
-        file=sys.stderr,
-        smoothing=0.1,
-        bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}{postfix}]",
-    )
-
-
 def run(cfg: TrainConfig) -> dict:
     """Train as ``cfg`` says and write the run folder; returns the final summary.
 
     Raises:
         ValueError (ConfigError): a bad option, before anything runs.
     """
+    trainer, log = _start(cfg)
+    if cfg.imitate is not None and not cfg.resume:  # behaviour cloning warm start (in the budget)
+        _imitate(cfg, trainer, log)
+    seats = trainer.seat_groups[0]
+    levels = _bot_levels(cfg, trainer, seats, log)
+    evaluate = _Evaluator(cfg, trainer, seats, log)
+    _train_to_budget(cfg, trainer, log, evaluate)
+    _save(cfg, trainer)
+    final = evaluate(final=True)
+    ratings = _rate(cfg, trainer, levels, seats)
+    summary = _summary(trainer, final, levels, ratings)
+    log.write("final", **summary)
+    log.close()
+    _write_outputs(cfg, summary)
+    return summary
+
+
+def _checkpoint_path(cfg: TrainConfig) -> str:
+    return os.path.join(cfg.out, "checkpoint.pt")
+
+
+def _start(cfg: TrainConfig) -> tuple[Trainer, _Log]:
+    """Make the run folder and the trainer (from the checkpoint on ``--resume``); open the
+    log and write the run's configuration to it."""
     os.makedirs(cfg.out, exist_ok=True)
-    ck_path = os.path.join(cfg.out, "checkpoint.pt")
+    ck_path = _checkpoint_path(cfg)
     if cfg.resume and not os.path.exists(ck_path):
         raise ConfigError(f"--resume: no checkpoint at {ck_path}")
     trainer = Trainer(cfg)
     if cfg.resume:
         trainer.load_checkpoint(torch.load(ck_path, weights_only=False))
-    game = trainer.game
     log = _Log(os.path.join(cfg.out, "log.jsonl"), append=cfg.resume)
     log.write(
         "config",
@@ -75,34 +82,39 @@ def run(cfg: TrainConfig) -> dict:
         mix=trainer.mix,
         flops_per_sample=trainer.flops_per_sample,
     )
+    return trainer, log
 
-    if cfg.imitate is not None and not cfg.resume:  # behaviour cloning warm start (in the budget)
-        from tabletop_core.train.imitate import behaviour_cloning
 
-        def saved(k: int) -> None:  # each round's actor, to compare them after
-            trainer.save_policy(os.path.join(cfg.out, f"imitated-{k}.npz"))
+def _imitate(cfg: TrainConfig, trainer: Trainer, log: _Log) -> None:
+    """Behaviour cloning of ``cfg.imitate`` before PPO; its time counts in the budget."""
+    from tabletop_core.train.imitate import behaviour_cloning
 
-        bc = behaviour_cloning(
-            trainer.agent,
-            game,
-            cfg.options,
-            cfg.imitate,
-            cfg.imitate_samples,
-            cfg.imitate_epochs,
-            cfg.seed,
-            bf16=trainer.bf16,
-            log=log.write,
-            rounds=cfg.imitate_rounds,
-            seat_groups=trainer.seat_groups,
-            clone_first=cfg.init_policy is None,
-            on_round=saved if cfg.imitate_rounds else None,
-        )
-        trainer.train_seconds += bc["seconds"]
-        trainer.save_policy(os.path.join(cfg.out, "imitated.npz"))  # the cloned actor, before PPO
+    def saved(k: int) -> None:  # each round's actor, to compare them after
+        trainer.save_policy(os.path.join(cfg.out, f"imitated-{k}.npz"))
 
-    # the scripted bots' levels on the evaluation deals (once; the curve's reference lines)
+    bc = behaviour_cloning(
+        trainer.agent,
+        trainer.game,
+        cfg.options,
+        cfg.imitate,
+        cfg.imitate_samples,
+        cfg.imitate_epochs,
+        cfg.seed,
+        bf16=trainer.bf16,
+        log=log.write,
+        rounds=cfg.imitate_rounds,
+        seat_groups=trainer.seat_groups,
+        clone_first=cfg.init_policy is None,
+        on_round=saved if cfg.imitate_rounds else None,
+    )
+    trainer.train_seconds += bc["seconds"]
+    trainer.save_policy(os.path.join(cfg.out, "imitated.npz"))  # the cloned actor, before PPO
+
+
+def _bot_levels(cfg: TrainConfig, trainer: Trainer, seats, log: _Log) -> dict:
+    """The scripted bots' levels on the evaluation deals (once; the curve's reference lines)."""
+    game = trainer.game
     eval_bots = cfg.eval_bots.split(",") if cfg.eval_bots else list(game.bot_names)
-    seats = trainer.seat_groups[0]
     levels = bot_levels(
         game, cfg.options, cfg.eval_games, cfg.eval_seed, cfg.eval_opponents, eval_bots, seats
     )
@@ -110,96 +122,140 @@ def run(cfg: TrainConfig) -> dict:
         "levels",
         games=cfg.eval_games,
         seed=cfg.eval_seed,
-        levels={b: {k: v for k, v in d.items() if k != "returns"} for b, d in levels.items()},
+        levels=_without_returns(levels),
     )
+    return levels
 
-    budget_s = cfg.minutes * 60.0 if cfg.minutes is not None else None
-    budget_steps = cfg.steps
-    evals: list[dict] = []
 
-    def evaluate(final: bool = False) -> dict:
+def _without_returns(levels: dict) -> dict:
+    return {b: {k: v for k, v in d.items() if k != "returns"} for b, d in levels.items()}
+
+
+class _Evaluator:
+    """``evaluate(final=False)``: the current policy on the evaluation deals, logged."""
+
+    def __init__(self, cfg: TrainConfig, trainer: Trainer, seats, log: _Log):
+        self.cfg, self.trainer, self.seats, self.log = cfg, trainer, seats, log
+        self.evals: list[dict] = []
+
+    def __call__(self, final: bool = False) -> dict:
+        cfg, trainer = self.cfg, self.trainer
         games = cfg.final_games if final else cfg.eval_games
         res, returns = evaluate_policy(
-            game, trainer.policy(), cfg.options, games, cfg.eval_seed, cfg.eval_opponents, seats
+            trainer.game, trainer.policy(), cfg.options, games, cfg.eval_seed, cfg.eval_opponents, self.seats
         )
         rec = {"step": trainer.global_step, "seconds": trainer.train_seconds, "games": games, **res}
-        evals.append(rec)
-        log.write("eval", final=final, **rec)
+        self.evals.append(rec)
+        self.log.write("eval", final=final, **rec)
         return rec
 
-    def frac_done() -> float:
+
+@dataclasses.dataclass
+class _Budget:
+    """The run's budget: minutes of training, steps, or both (whichever ends first)."""
+
+    seconds: float | None
+    steps: int | None
+
+    @classmethod
+    def of(cls, cfg: TrainConfig) -> _Budget:
+        return cls(cfg.minutes * 60.0 if cfg.minutes is not None else None, cfg.steps)
+
+    @property
+    def in_steps(self) -> bool:
+        """The progress bar counts steps (a step budget alone), else seconds."""
+        return bool(self.steps) and self.seconds is None
+
+    def frac_done(self, trainer: Trainer) -> float:
         fr = []
-        if budget_s is not None:
-            fr.append(trainer.train_seconds / budget_s)
-        if budget_steps is not None:
-            fr.append(trainer.global_step / budget_steps)
+        if self.seconds is not None:
+            fr.append(trainer.train_seconds / self.seconds)
+        if self.steps is not None:
+            fr.append(trainer.global_step / self.steps)
         return max(fr)
 
-    bar = _bar(
-        cfg.progress,
-        float(budget_steps) if budget_steps and budget_s is None else budget_s,
-        "step" if budget_steps and budget_s is None else "s",
+    def done(self, trainer: Trainer) -> float:
+        """What the progress bar shows as done."""
+        return round(trainer.global_step if self.in_steps else min(trainer.train_seconds, self.seconds), 1)
+
+
+def _train_to_budget(cfg: TrainConfig, trainer: Trainer, log: _Log, evaluate: _Evaluator) -> None:
+    """PPO updates until the budget is spent (or Ctrl-C), evaluating and checkpointing on
+    their schedules."""
+    budget = _Budget.of(cfg)
+    bar = ProgressBar(
+        float(budget.steps) if budget.in_steps else budget.seconds,
+        f"train {trainer.game.name}",
+        enabled=cfg.progress,
+        unit="step" if budget.in_steps else "s",
     )
     last_eval = evaluate()
     next_eval = trainer.train_seconds + cfg.eval_every
     next_ck = trainer.train_seconds + cfg.checkpoint_every
     try:
-        while frac_done() < 1.0:
-            t0 = time.perf_counter()
-            lr = cfg.lr * max(0.0, 1.0 - frac_done()) if cfg.anneal_lr else cfg.lr
-            trainer.collect()
-            stats = trainer.update(lr)
-            dt = time.perf_counter() - t0
-            trainer.train_seconds += dt
-            trainer.snapshot_if_due()
-            recent = float(np.mean(trainer.finished[-1000:])) if trainer.finished else float("nan")
-            sps = trainer.num_envs * cfg.rollout / dt
-            log.write(
-                "update",
-                update=trainer.update_idx,
-                step=trainer.global_step,
-                seconds=trainer.train_seconds,
-                lr=lr,
-                sps=sps,
-                mean_return=recent,
-                episodes=len(trainer.finished),
-                **stats,
-                time_split=dict(trainer.seconds),
-                league={"pool": list(trainer.league.pool), "drawn": dict(trainer.league.drawn)},
+        while budget.frac_done(trainer) < 1.0:
+            lr = cfg.lr * max(0.0, 1.0 - budget.frac_done(trainer)) if cfg.anneal_lr else cfg.lr
+            sps, recent = _update(cfg, trainer, log, lr)
+            bar.update(
+                budget.done(trainer),
+                f"step {trainer.global_step:,} · {sps:,.0f} steps/s · return {recent:.1f} · "
+                f"eval {last_eval['mean']:.1f}",
             )
-            if bar is not None:
-                bar.n = round(
-                    trainer.global_step if bar.unit == "step" else min(trainer.train_seconds, budget_s), 1
-                )
-                bar.set_postfix_str(
-                    f"step {trainer.global_step:,} · {sps:,.0f} steps/s · return {recent:.1f} · "
-                    f"eval {last_eval['mean']:.1f}",
-                    refresh=True,
-                )
             if trainer.train_seconds >= next_eval:
                 last_eval = evaluate()
                 next_eval = trainer.train_seconds + cfg.eval_every
             if trainer.train_seconds >= next_ck:
-                torch.save(trainer.checkpoint(), ck_path)
-                trainer.save_policy(os.path.join(cfg.out, "policy.npz"))
+                _save(cfg, trainer)
                 next_ck = trainer.train_seconds + cfg.checkpoint_every
     except KeyboardInterrupt:
         print("interrupted: saving the checkpoint and policy", file=sys.stderr)
     finally:
-        if bar is not None:
-            bar.close()
-    torch.save(trainer.checkpoint(), ck_path)
-    trainer.save_policy(os.path.join(cfg.out, "policy.npz"))
-    final = evaluate(final=True)
+        bar.close()
 
-    # openskill: the last snapshots, the final policy and the bots on the same deals
+
+def _update(cfg: TrainConfig, trainer: Trainer, log: _Log, lr: float) -> tuple[float, float]:
+    """One rollout and PPO update, timed into the budget and logged; returns the steps/s
+    and the mean return of the last 1000 episodes."""
+    t0 = time.perf_counter()
+    trainer.collect()
+    stats = trainer.update(lr)
+    dt = time.perf_counter() - t0
+    trainer.train_seconds += dt
+    trainer.snapshot_if_due()
+    recent = float(np.mean(trainer.finished[-1000:])) if trainer.finished else float("nan")
+    sps = trainer.num_envs * cfg.rollout / dt
+    log.write(
+        "update",
+        update=trainer.update_idx,
+        step=trainer.global_step,
+        seconds=trainer.train_seconds,
+        lr=lr,
+        sps=sps,
+        mean_return=recent,
+        episodes=len(trainer.finished),
+        **stats,
+        time_split=dict(trainer.seconds),
+        league={"pool": list(trainer.league.pool), "drawn": dict(trainer.league.drawn)},
+    )
+    return sps, recent
+
+
+def _save(cfg: TrainConfig, trainer: Trainer) -> None:
+    """The checkpoint and the policy, in the run folder."""
+    torch.save(trainer.checkpoint(), _checkpoint_path(cfg))
+    trainer.save_policy(os.path.join(cfg.out, "policy.npz"))
+
+
+def _rate(cfg: TrainConfig, trainer: Trainer, levels: dict, seats) -> dict:
+    """openskill ratings of the last snapshots, the final policy and the bots on the same deals."""
+    from tabletop_core.agents.policy import MLPPolicy
+
+    game = trainer.game
     entrants: dict[str, np.ndarray] = {}
     snaps = sorted(trainer.league.snapshots.items())[-int(cfg.rate_snapshots) :] if cfg.rate_snapshots else []
     for _sid, (upd, sd) in snaps:
         m = Agent(trainer.obs_dim, trainer.num_actions, cfg.hidden)
         m.load_state_dict(sd)
-        from tabletop_core.agents.policy import MLPPolicy
-
         _, entrants[f"snapshot@{upd}"] = evaluate_policy(
             game,
             MLPPolicy(m.policy_weights()),
@@ -214,10 +270,13 @@ def run(cfg: TrainConfig) -> dict:
     )
     for b, d in levels.items():
         entrants[b] = d["returns"]
-    ratings = rate_entrants(entrants)
+    return rate_entrants(entrants)
+
+
+def _summary(trainer: Trainer, final: dict, levels: dict, ratings: dict) -> dict:
     total = sum(trainer.seconds.values())
-    summary = {
-        "game": game.name,
+    return {
+        "game": trainer.game.name,
         "options": trainer.opts,
         "steps": trainer.global_step,
         "updates": trainer.update_idx,
@@ -225,13 +284,15 @@ def run(cfg: TrainConfig) -> dict:
         "steps_per_s": trainer.global_step / max(trainer.train_seconds, 1e-9),
         "time_split": {k: v / total for k, v in trainer.seconds.items()} if total else {},
         "final_eval": final,
-        "levels": {b: {k: v for k, v in d.items() if k != "returns"} for b, d in levels.items()},
+        "levels": _without_returns(levels),
         "ratings": ratings,
         "threads": trainer.threads,
         "bf16": trainer.bf16,
     }
-    log.write("final", **summary)
-    log.close()
+
+
+def _write_outputs(cfg: TrainConfig, summary: dict) -> None:
+    """``summary.json`` and, with matplotlib, the learning curve ``curve.png``."""
     with open(os.path.join(cfg.out, "summary.json"), "w") as f:
         json.dump(summary, f, indent=1, default=json_default)
     try:
@@ -240,7 +301,6 @@ def run(cfg: TrainConfig) -> dict:
         plot_curve(os.path.join(cfg.out, "log.jsonl"), os.path.join(cfg.out, "curve.png"))
     except ImportError:
         print("matplotlib is missing: no curve.png (pip install 'tabletop-rl[train]')", file=sys.stderr)
-    return summary
 
 
 def train(cfg: TrainConfig) -> dict:

@@ -2,22 +2,20 @@
 
 One MLP trunk (``tanh``, as :class:`tabletop_core.agents.policy.MLPPolicy` plays it) with two
 heads: action logits and a value. Sharing the trunk halves the FLOPs per sample against
-CleanRL's two separate networks; the update is what bounds the trainer's speed here.
+CleanRL's two separate networks; the update is what bounds the trainer's speed.
 
 :func:`masked_gumbel_sample` draws from the masked softmax with the Gumbel-max trick
 (``argmax(logits + Gumbel noise)``) instead of ``torch.distributions.Categorical``, whose
-multinomial sample took 29 ms of a 55 ms inference step at batch 1024 on this machine
-(Gumbel-max: 4.4 ms).
+multinomial sample takes most of an inference step at large batches.
 
 On a CPU with bfloat16 (the trainer's default where AVX512-BF16 or AMX exist) the network
 runs a fused path (:meth:`Agent.fuse`): each hidden layer is one oneDNN matmul with the
 ``tanh`` applied in its epilogue (``torch.ops.mkldnn._linear_pointwise``), and the update
 asks only for the logits of each sample's legal actions (:meth:`Agent.legal_forward`), so
 the backward pass builds the logits' gradient once instead of going through a bfloat16
-gather, a scatter and three dtype copies. Measured on this machine at minibatch 4096
-(214-256-256-394): a linear layer and its ``tanh`` took 1.19 ms unfused and 0.68 ms fused;
-one update minibatch took 13.4 ms under autocast and 10.6 ms fused (same run). The
-weights stay float32 (Adam's master copy) and are cast per call, as autocast does.
+gather, a scatter and three dtype copies; both make an update minibatch faster than
+under autocast. The weights stay float32 (Adam's master copy) and are cast per call,
+as autocast does.
 """
 
 from __future__ import annotations
@@ -89,10 +87,10 @@ class _LegalHead(torch.autograd.Function):
     """The actor and critic heads as one ``(A + 1)``-row bfloat16 matmul, returning only the
     logits at ``index`` (N, K) and the value, both float32. ``scratch``: a bfloat16
     (N, A + 1) buffer kept for the head's output gradient (a fresh tensor per minibatch
-    paid page faults: 0.6 ms for 6 MB here) and (A + 1,) float32 zeros, both for
+    would pay page faults) and (A + 1,) float32 zeros, both for
     :func:`~tabletop_core.train.sample.scatter_head_grad`, which builds that gradient and
-    its column sums in one pass (torch took a fill, a scatter-add, a bf16 copy and a sum:
-    update minibatches 3 % faster, same process). CPU only, as the fused path is."""
+    its column sums in one pass (torch takes a fill, a scatter-add, a bf16 copy and a
+    sum). CPU only, as the fused path is."""
 
     @staticmethod
     def forward(ctx, z, weight, bias, index, scratch):
@@ -229,8 +227,8 @@ def model_flops_per_sample(obs_dim: int, num_actions: int, hidden: tuple[int, ..
 
 
 def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """``logits`` with illegal actions (``mask`` False) set to :data:`NEG` (``torch.where``:
-    measured 2x faster than ``masked_fill(~mask, ...)`` on (16384, 393) here)."""
+    """``logits`` with illegal actions (``mask`` False) set to :data:`NEG` (``torch.where``,
+    faster than ``masked_fill(~mask, ...)``)."""
     return torch.where(mask, logits, torch.tensor(NEG, dtype=logits.dtype, device=logits.device))
 
 

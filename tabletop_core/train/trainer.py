@@ -19,7 +19,7 @@ a rollout, per-seat advantages, a clipped-objective update. What is built for th
 * **Threads.** torch's intra-op threads take the cores (``--threads``, default every
   core), the env steps on one numba thread (``--env-threads 1``): the env's share of the
   wall time is small, and two spin-waiting OpenMP pools (numba's and torch's) on the same
-  two cores slow each other (measured; ``docs/training.md``).
+  cores slow each other (``docs/training.md``).
 * **Time split.** Every phase is timed (env stepping, inference, update, plumbing: the
   rest), logged per update and summed in the final record.
 
@@ -35,6 +35,7 @@ import dataclasses
 import os
 import time
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 import torch
@@ -185,6 +186,18 @@ class _RunningStd:
 
 
 # --- the trainer -----------------------------------------------------------------------------
+class _Batch(NamedTuple):
+    """A rollout's valid transitions, flat, for :meth:`Trainer._optimise`."""
+
+    obs: torch.Tensor
+    lidx: torch.Tensor  # the legal actions' indices, padded (M, K)
+    lbias: torch.Tensor  # 0 on a legal action, NEG on the padding (M, K)
+    lpos: torch.Tensor  # the taken action's position among the legal ones (M,)
+    old_logp: torch.Tensor
+    advs: torch.Tensor
+    rets: torch.Tensor
+
+
 class Trainer:
     """Build everything for a run from a :class:`TrainConfig` (validated first), then
     :meth:`run` it. Exposed for tests and benchmarks (:meth:`collect`, :meth:`update`)."""
@@ -210,8 +223,17 @@ class Trainer:
         self.mix = parse_opponents(cfg.opponents or default_opponents(game), game)
         counts = dict(split_envs(cfg.num_envs, self.mix, p))
         self.seat_groups = parse_seats(cfg.seats, list(game.agents(self.options)), game.cooperative)
+        self._build_envs(counts)
+        self._build_model()
+        self._allocate_storage()
+        self._warm_kernels()
+        self.flops_per_sample = model_flops_per_sample(self.obs_dim, self.num_actions, cfg.hidden)
+        self.flops = {"inference": 0.0, "update": 0.0}
 
-        # --- envs: one self-play vector env (self + league rows), one learner core per bot x seat
+    def _build_envs(self, counts: dict[str, int]) -> None:
+        """The env groups: one self-play vector env (self + league rows), one learner core
+        per bot x seat group; rows ``[lo, hi)`` of the batch each."""
+        cfg, game = self.cfg, self.game
         n_self, n_league = counts.get("self", 0), counts.get("league", 0)
         n_base = counts.get("baseline", 0)
         self.groups: list[_Group] = []
@@ -241,12 +263,14 @@ class Trainer:
                 g = _BotGroup(game, n, lo, name, seats, cfg.seed + 7_919 * (lo + 1), self.game_options)
                 self.groups.append(g)
                 lo = g.hi
-        self.num_envs = n = lo
+        self.num_envs = lo
         self.league = League(cfg.league_size)
         if self.selfplay is not None:
             self.selfplay.resample(np.arange(self.selfplay.n), self.league)
 
-        # --- model, optimiser, storage
+    def _build_model(self) -> None:
+        """The agent (from ``--init-policy`` where given) and its optimiser."""
+        cfg, game = self.cfg, self.game
         d = game.observation_layout(self.options).dim
         a = game.num_actions
         self.obs_dim, self.num_actions = d, a
@@ -260,11 +284,15 @@ class Trainer:
                         w = w * init["scale"][:, None]
                     lin.weight.copy_(torch.from_numpy(np.ascontiguousarray(w.T)))
                     lin.bias.copy_(torch.from_numpy(b))
-        # fused Adam: one kernel over all parameters (0.08 ms a step here, 0.27 ms foreach)
+        # fused Adam: one kernel over all parameters, not one per parameter tensor
         self.optim = torch.optim.Adam(
             self.agent.parameters(), lr=cfg.lr, eps=1e-5, fused=self.device.type in ("cpu", "cuda")
         )
-        t = cfg.rollout
+
+    def _allocate_storage(self) -> None:
+        """The rollout buffers and the run's counters."""
+        cfg = self.cfg
+        t, n, d, a, p = cfg.rollout, self.num_envs, self.obs_dim, self.num_actions, self.num_players
         dev = self.device
         # bf16 autocast casts a linear layer's input to bf16 anyway: storing the observations
         # as bf16 is the same computation with half the bytes to copy and gather
@@ -287,7 +315,10 @@ class Trainer:
         self.seconds = {"env": 0.0, "inference": 0.0, "update": 0.0, "plumbing": 0.0}
         self.train_seconds = 0.0
         self._snap_models: dict[int, Agent] = {}
-        # compile (or load from numba's cache) the two kernels before any timing
+
+    def _warm_kernels(self) -> None:
+        """Compile (or load from numba's cache) the two kernels before any timing."""
+        p, a = self.num_players, self.num_actions
         seat_advantages(
             np.zeros((1, 1, p), np.float32),
             np.zeros((1, 1), np.float32),
@@ -305,8 +336,6 @@ class Trainer:
             np.zeros(1, np.int64),
             np.zeros(1, np.float32),
         )
-        self.flops_per_sample = model_flops_per_sample(d, a, cfg.hidden)
-        self.flops = {"inference": 0.0, "update": 0.0}
 
     # --- helpers -------------------------------------------------------------------------------
     def _autocast(self):
@@ -450,9 +479,25 @@ class Trainer:
     # --- update --------------------------------------------------------------------------------
     def update(self, lr: float | None = None) -> dict[str, float]:
         """One PPO update on the stored rollout; returns the losses."""
-        cfg = self.cfg
         tick = time.perf_counter
         t0 = tick()
+        batch = self._rollout_batch()
+        t1 = tick()
+        if lr is not None:
+            self.optim.param_groups[0]["lr"] = lr
+        stats, count = self._optimise(batch)
+        t2 = tick()
+        self.seconds["plumbing"] += t1 - t0
+        self.seconds["update"] += t2 - t1
+        self.update_idx += 1
+        out = {k: v / max(count, 1) for k, v in stats.items()}
+        out["samples"] = int(batch.obs.shape[0])
+        return out
+
+    def _advantages(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The rollout's per-seat GAE advantages, returns and valid transitions (rewards
+        scaled by their running std with ``normalize_rewards``)."""
+        cfg = self.cfg
         with torch.no_grad(), self._autocast():
             _, last_value = self.agent(
                 torch.from_numpy(np.concatenate([g.obs for g in self.groups])).to(self.device)
@@ -473,19 +518,13 @@ class Trainer:
             cfg.gamma,
             cfg.gae_lambda,
         )
-        ret = adv + self.val_buf
-        keep = torch.from_numpy(valid.reshape(-1)).to(self.device)
-        t_len, n = self.val_buf.shape
+        return adv, adv + self.val_buf, valid
 
-        def kept(x: torch.Tensor) -> torch.Tensor:  # no copy when every transition is valid
-            x = x.view(t_len * n, *x.shape[2:])
-            return x if all_valid else x[keep]
-
-        all_valid = bool(valid.all())
-        obs, mask, act = kept(self.obs_buf), kept(self.mask_buf), kept(self.act_buf)
-        # the loss needs only the legal actions' logits (The Game: at most 29 of 393): a
-        # padded list of them per sample makes the softmax, entropy and their gradients
-        # work on (mb, K) instead of (mb, A)
+    def _legal_actions(self, mask: torch.Tensor, act: torch.Tensor):
+        """The loss needs only the legal actions' logits (The Game: at most 29 of 393): a
+        padded list of them per sample makes the softmax, entropy and their gradients work
+        on (mb, K) instead of (mb, A). Returns their indices, the padding's bias and the
+        taken action's position in the list."""
         mask_np, act_np = mask.cpu().numpy(), act.cpu().numpy()
         width = max(1, int(max_legal(mask_np)))
         lidx = np.empty((mask_np.shape[0], width), np.int64)
@@ -496,20 +535,39 @@ class Trainer:
         # padding is masked by adding NEG: cheaper than torch.where forward and backward
         lbias = torch.from_numpy(np.where(lvalid, np.float32(0.0), np.float32(NEG))).to(self.device)
         lpos = torch.from_numpy(lpos).to(self.device)
+        return lidx, lbias, lpos
+
+    def _rollout_batch(self) -> _Batch:
+        """The rollout's valid transitions as one flat batch for the PPO epochs."""
+        adv, ret, valid = self._advantages()
+        keep = torch.from_numpy(valid.reshape(-1)).to(self.device)
+        t_len, n = self.val_buf.shape
+
+        def kept(x: torch.Tensor) -> torch.Tensor:  # no copy when every transition is valid
+            x = x.view(t_len * n, *x.shape[2:])
+            return x if all_valid else x[keep]
+
+        all_valid = bool(valid.all())
+        obs, mask, act = kept(self.obs_buf), kept(self.mask_buf), kept(self.act_buf)
+        lidx, lbias, lpos = self._legal_actions(mask, act)
         old_logp = kept(self.logp_buf)
         advs = kept(torch.from_numpy(adv).to(self.device))
         rets = kept(torch.from_numpy(ret).to(self.device))
+        return _Batch(obs, lidx, lbias, lpos, old_logp, advs, rets)
+
+    def _optimise(self, batch: _Batch) -> tuple[dict[str, float], int]:
+        """``epochs`` passes of full minibatches over ``batch`` (the value head alone during
+        the critic warm-up); returns the summed losses and the number of minibatches."""
+        cfg = self.cfg
+        obs, lidx, lbias, lpos, old_logp, advs, rets = batch
         m = obs.shape[0]
-        t1 = tick()
-        if lr is not None:
-            self.optim.param_groups[0]["lr"] = lr
         stats = {"pg_loss": 0.0, "v_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clipfrac": 0.0}
         count = 0
         mb = min(cfg.minibatch, m)
         for _ in range(cfg.epochs):
             perm = torch.randperm(m, generator=self.gen, device=self.device)
             for start in range(0, m - mb + 1, mb):  # full minibatches only (equal weight)
-                # index_select, not x[idx]: 7x faster on the bf16 observations here
+                # index_select, not x[idx]: much faster on the bf16 observations
                 idx = perm[start : start + mb]
                 if self.update_idx < cfg.critic_warmup:  # only the value head learns
                     with self._autocast():
@@ -528,7 +586,7 @@ class Trainer:
                 z = legal_logits + lbias.index_select(0, idx)
                 logp_all = torch.log_softmax(z, dim=1)
                 new_logp = logp_all.gather(1, lpos[idx, None]).squeeze(1)
-                # softmax, not logp_all.exp(): torch's CPU exp ran 8x slower than softmax here
+                # softmax, not logp_all.exp(): torch's CPU exp is slower than its softmax
                 entropy = -(torch.softmax(z, dim=1) * logp_all).sum(1).mean()
                 log_ratio = new_logp - old_logp.index_select(0, idx)
                 ratio = log_ratio.exp()
@@ -549,13 +607,7 @@ class Trainer:
                     stats["clipfrac"] += float(((ratio - 1).abs() > cfg.clip).float().mean())
                 count += 1
                 self.flops["update"] += 3 * self.flops_per_sample * mb
-        t2 = tick()
-        self.seconds["plumbing"] += t1 - t0
-        self.seconds["update"] += t2 - t1
-        self.update_idx += 1
-        out = {k: v / max(count, 1) for k, v in stats.items()}
-        out["samples"] = int(m)
-        return out
+        return stats, count
 
     def snapshot_if_due(self) -> None:
         """Every ``league_every`` updates, add the learner to the league's pool (league envs
