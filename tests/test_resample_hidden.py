@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import koikoi_env
 import thegame_env
 from tabletop_core.kernel.rng import sample_legal, seed_word
 from tabletop_core.tools.testing import option_grid
@@ -34,8 +35,19 @@ def _thegame_slots(e, seat):
     return out
 
 
+def _koikoi_slots(e, seat):
+    """(field, index) of each place ``seat`` cannot see: the stock's positions, and (as
+    ``loc`` of the unseen cards) which hidden place each unseen card is in."""
+    from koikoi_env.rules import unseen_by
+
+    out = [("deck", (j,)) for j in range(int(e["deck_pos"]), 88)]
+    out += [("loc", (c,)) for c in range(88) if unseen_by(int(e["loc"][c]), seat)]
+    return out
+
+
 GAMES = {
     "thegame": (thegame_env, _thegame_slots),
+    "koikoi": (koikoi_env, _koikoi_slots),
 }
 PACKAGES = {name: pkg for name, (pkg, _) in GAMES.items()}
 
@@ -177,6 +189,18 @@ def test_thegame_uniform():
         r = thegame_env.resample_hidden(saved, 0, s)["state"][0]
         draws.append(int(r["hand"][1, 0]))
     _assert_uniform(draws, support, "thegame hand[1, 0]")
+
+
+def test_koikoi_uniform():
+    env = _mid_game(koikoi_env, 0, num_players=2)  # the deal: seat 0 sees its hand and the field
+    saved = env.get_state()
+    e = saved["state"][0]
+    from koikoi_env.rules import unseen_by
+
+    support = [c for c in range(88) if unseen_by(int(e["loc"][c]), 0)]
+    assert len(support) == 88 - 16
+    draws = [int(koikoi_env.resample_hidden(saved, 0, s)["state"][0]["deck"][87]) for s in range(2000)]
+    _assert_uniform(draws, support, "koikoi bottom of the stock")
 
 
 # --- (d) determinism, the input untouched -----------------------------------------------
