@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import exhaust_env
 import koikoi_env
 import thegame_env
 from tabletop_core.kernel.rng import sample_legal, seed_word
@@ -45,9 +46,25 @@ def _koikoi_slots(e, seat):
     return out
 
 
+def _exhaust_slots(e, seat):
+    """The replenishment and NPC decks' slots, and each other hand's count of each kind
+    it could hold (a kind unseen by ``seat``), as (field, index)."""
+    seen = e["hand"][seat].astype(int) + e["played"].astype(int)
+    solo = int(e["cfg_mode"]) == 2
+    if solo:
+        seen = seen + e["hand"][1]
+    out = [("repl", (j,)) for j in range(int(e["repl_n"]))]
+    out += [("npc_deck", (j,)) for j in range(int(e["npc_n"]))]
+    for p in range(int(e["cfg_seats"])):
+        if p != seat and not (solo and p == 1) and e["hand_n"][p] > 0:
+            out += [("hand", (p, k)) for k in range(60) if seen[k] == 0]
+    return out
+
+
 GAMES = {
     "thegame": (thegame_env, _thegame_slots),
     "koikoi": (koikoi_env, _koikoi_slots),
+    "exhaust": (exhaust_env, _exhaust_slots),
 }
 PACKAGES = {name: pkg for name, (pkg, _) in GAMES.items()}
 
@@ -201,6 +218,19 @@ def test_koikoi_uniform():
     assert len(support) == 88 - 16
     draws = [int(koikoi_env.resample_hidden(saved, 0, s)["state"][0]["deck"][87]) for s in range(2000)]
     _assert_uniform(draws, support, "koikoi bottom of the stock")
+
+
+def test_exhaust_uniform():
+    env = _mid_game(exhaust_env, 0, num_players=2)  # the deal: seat 0 sees its 15 cards
+    saved = env.get_state()
+    mine = saved["state"][0]["hand"][0]
+    copies = 4 - int(mine[60])  # 49 unseen cards: these copies and the number cards not held
+    support = [k for k in range(60) if mine[k] == 0]
+    assert len(support) + copies == 64 - 15
+    draws = [int(exhaust_env.resample_hidden(saved, 0, s)["state"][0]["repl"][0]) for s in range(2000)]
+    number_draws = [d for d in draws if d < 60]
+    assert abs(len(number_draws) / len(draws) - len(support) / 49) < 0.05
+    _assert_uniform(number_draws, support, "exhaust replenishment top")
 
 
 # --- (d) determinism, the input untouched -----------------------------------------------
