@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import exhaust_env
+import exitnow_envs
 import koikoi_env
 import thegame_env
 from tabletop_core.kernel.rng import sample_legal, seed_word
@@ -61,10 +62,27 @@ def _exhaust_slots(e, seat):
     return out
 
 
+def _exitnow_slots(e, seat):
+    """The event deck's slots, and for every other human holding items and the confiscated
+    pile, each item kind count (only where ``seat`` does not see every copy of the kind)."""
+    humans = int(e["cfg_humans"])
+    out = [("deck", (j,)) for j in range(int(e["deck_n"]))]
+    seen = e["used"].astype(int) + (e["items"][seat] if seat < humans else 0)
+    kinds = [i for i in range(5) if seen[i] < 2]
+    if len(kinds) > 1:
+        for h in range(humans):
+            if h != seat and e["items"][h].sum() > 0:
+                out += [("items", (h, i)) for i in kinds]
+        if e["confiscated"].sum() > 0:
+            out += [("confiscated", (i,)) for i in kinds]
+    return out
+
+
 GAMES = {
     "thegame": (thegame_env, _thegame_slots),
     "koikoi": (koikoi_env, _koikoi_slots),
     "exhaust": (exhaust_env, _exhaust_slots),
+    "exitnow": (exitnow_envs, _exitnow_slots),
 }
 PACKAGES = {name: pkg for name, (pkg, _) in GAMES.items()}
 
@@ -231,6 +249,17 @@ def test_exhaust_uniform():
     number_draws = [d for d in draws if d < 60]
     assert abs(len(number_draws) / len(draws) - len(support) / 49) < 0.05
     _assert_uniform(number_draws, support, "exhaust replenishment top")
+
+
+def test_exitnow_uniform():
+    env = _mid_game(exitnow_envs, 0, num_humans=2)  # the start: nobody holds an item
+    saved = env.get_state()
+    draws = [int(exitnow_envs.resample_hidden(saved, 2, s)["state"][0]["deck"][16]) for s in range(2000)]
+    full = [0, 0, 1, 2, 3, 4, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10]  # spec.DECK: the bottom card's law
+    counts = Counter(draws)
+    n = len(draws)
+    chi2 = sum((counts.get(c, 0) - n * full.count(c) / 17) ** 2 / (n * full.count(c) / 17) for c in set(full))
+    assert chi2 < _chi2_critical(len(set(full)) - 1), chi2
 
 
 # --- (d) determinism, the input untouched -----------------------------------------------
