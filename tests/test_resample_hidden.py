@@ -194,6 +194,39 @@ def test_every_hidden_slot_varies(name):
         assert len(rngs) == 50, "the State's generator word is drawn again"
 
 
+def test_exitnow_items_vary_and_phases_hold():
+    """Positions where other humans hold items, and where a human other than the seat
+    decides on an item or a Cross: the items vary, the phase's item stays in hand."""
+    from exitnow_envs.spec import I_CROSS, I_DOUBLE, I_MOVE7, Phase
+
+    varied = phased = 0
+    for game in range(6):
+        env = exitnow_envs.raw_env(num_humans=3)
+        env.reset(seed=game)
+        rng = np.array([seed_word(game)], np.uint64)
+        while _play(env, rng, 1) and (varied < 5 or phased < 2):
+            saved = env.get_state()
+            e = saved["state"][0]
+            cur, ph = int(e["current"]), int(e["phase"])
+            seat = 3  # the ghost player sees no item
+            held = [h for h in range(3) if e["items"][h].sum() > 0]
+            if ph in (Phase.ITEM, Phase.CROSS) and cur < 3:
+                phased += 1
+                for s in range(20):
+                    r = exitnow_envs.resample_hidden(saved, seat, s)["state"][0]
+                    if ph == Phase.ITEM:
+                        assert r["items"][cur, I_DOUBLE] + r["items"][cur, I_MOVE7] > 0
+                    else:
+                        assert r["items"][cur, I_CROSS] > 0
+            elif held and varied < 5:
+                news = {
+                    exitnow_envs.resample_hidden(saved, seat, s)["state"][0]["items"].tobytes()
+                    for s in range(30)
+                }
+                varied += len(news) > 1
+    assert varied >= 5 and phased >= 1, (varied, phased)
+
+
 # --- (c) uniformity on a small case -----------------------------------------------------
 def _chi2_critical(df: int, p: float = 0.001) -> float:
     """The upper ``p`` quantile of chi-square with ``df`` degrees of freedom
