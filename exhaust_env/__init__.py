@@ -9,6 +9,7 @@ from tabletop_core.envs.factories import game_envs
 
 from .game import GAME
 from .observe import decode_observation
+from .resample import resample_hidden
 from .spec import (
     CAST_OFFSET,
     FLIP_EXHAUST,
@@ -39,6 +40,7 @@ __all__ = [
     "kind_of",
     "parse_card",
     "validate_state",
+    "resample_hidden",
 ]
 
 

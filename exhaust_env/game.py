@@ -104,6 +104,7 @@ from .bots import BOT_NAMES
 from .hooks import HOOKS
 from .observe import observation_layout
 from .render import SVG_HEIGHT, SVG_WIDTH, render_ansi, render_svg
+from .resample import resample_hidden
 from .spec import MAX_EPISODE_STEPS, NUM_ACTIONS, Mode, Options, action_name
 from .state import STATE_DTYPE, new_state, validate_state
 
@@ -192,6 +193,7 @@ GAME = GameDef(
     final_info=final_info,
     narrate=narrate,
     return_identity=return_identity,
+    resample_hidden=resample_hidden,
 )
 
 

@@ -10,6 +10,7 @@ from tabletop_core.envs.factories import game_envs
 from .game import GAME
 from .maps import BoardSet, default_boards, layouts
 from .observe import PLANE_NAMES, decode_observation
+from .resample import resample_hidden
 from .spec import NUM_ACTIONS, Options, Phase, Status, action_name, dest_action
 from .state import validate_state
 
@@ -31,6 +32,7 @@ __all__ = [
     "action_name",
     "dest_action",
     "validate_state",
+    "resample_hidden",
 ]
 
 

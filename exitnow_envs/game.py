@@ -86,6 +86,7 @@ from .bots import BOT_NAMES
 from .hooks import HOOKS
 from .observe import observation_layout
 from .render import SVG_HEIGHT, SVG_WIDTH, render_ansi, render_svg
+from .resample import resample_hidden
 from .spec import (
     MAX_MAX_ROUNDS,
     NUM_ACTIONS,
@@ -194,6 +195,7 @@ patches in place (only what changed is rewritten).""",
     narrate=narrate,
     return_identity=return_identity,
     seat_roles=seat_roles,
+    resample_hidden=resample_hidden,
 )
 
 

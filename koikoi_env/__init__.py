@@ -10,6 +10,7 @@ from tabletop_core.envs.factories import game_envs
 
 from .game import GAME, episode_stats
 from .observe import decode_observation
+from .resample import resample_hidden
 from .spec import (
     KOIKOI,
     NUM_ACTIONS,
@@ -47,6 +48,7 @@ __all__ = [
     "make_card",
     "parse_card",
     "validate_state",
+    "resample_hidden",
 ]
 
 

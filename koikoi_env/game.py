@@ -83,6 +83,7 @@ from .bots import BOT_NAMES
 from .hooks import HOOKS
 from .observe import observation_layout
 from .render import SVG_HEIGHT, SVG_WIDTH, render_ansi, render_svg
+from .resample import resample_hidden
 from .spec import (
     MAX_EPISODE_STEPS,
     MAX_PLAYERS,
@@ -188,6 +189,7 @@ GAME = GameDef(
     final_info=final_info,
     narrate=narrate,
     return_identity=return_identity,
+    resample_hidden=resample_hidden,
 )
 
 

@@ -9,6 +9,7 @@ from tabletop_core.envs.factories import game_envs
 
 from .game import GAME
 from .observe import decode_observation
+from .resample import resample_hidden
 from .spec import END_TURN, NUM_ACTIONS, Options, action_name, play_to_action
 from .state import validate_state
 
@@ -25,6 +26,7 @@ __all__ = [
     "action_name",
     "play_to_action",
     "validate_state",
+    "resample_hidden",
 ]
 
 

@@ -38,6 +38,7 @@ from .bots import BOT_NAMES
 from .hooks import HOOKS
 from .observe import observation_layout
 from .render import SVG_HEIGHT, SVG_WIDTH, render_ansi, render_svg
+from .resample import resample_hidden
 from .rules import is_win_r, score_r
 from .spec import MAX_EPISODE_STEPS, NUM_ACTIONS, NUM_CARDS, WIN_THRESHOLD, Options, Status, action_name
 from .state import STATE_DTYPE, new_state, validate_state
@@ -123,6 +124,7 @@ cooperative).""",
     final_info=final_info,
     narrate=narrate,
     return_identity=return_identity,
+    resample_hidden=resample_hidden,
 )
 
 

@@ -182,6 +182,8 @@ class GameDef:
         return_identity: ``(returns (G, P), lengths (G,), options) -> (G,) bool``, True
             where an ended episode's returns obey the game's identity (checked by the
             soak); None: only the reward bounds are checked.
+        resample_hidden: ``(saved, seat, seed) -> saved``, a determinization for search
+            (:mod:`<game>.resample`), or None.
     """
 
     name: str
@@ -218,6 +220,7 @@ class GameDef:
     narrate: Any = None
     seat_roles: Callable[[Any], tuple[str, ...]] | None = None
     return_identity: Callable[[np.ndarray, np.ndarray, Any], np.ndarray] | None = None
+    resample_hidden: Callable | None = None
 
     # the batch loops of the module docstring: the same for every game
     # (tabletop_core.contract.loops, resolved per game by the hooks its package registered)

@@ -1,0 +1,93 @@
+"""Determinizations of a saved state: the one Python wrapper every game's
+``resample_hidden`` runs its compiled kernel through.
+
+A game's ``<game>/resample.py`` holds a record kernel ``resample_hidden_r(e, seat, w) -> w``
+that replaces, in place, everything ``seat`` cannot know in the record ``e`` with a
+uniformly random assignment consistent with what ``seat`` has seen, drawing from the
+generator word ``w`` (:mod:`tabletop_core.kernel.rng`) and returning the next word. Its
+``resample_hidden(saved, seat, seed)`` is :func:`resample_saved` of that kernel: the checks
+of the inputs, the copy, and one kernel call per env of the batch live here, once.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from tabletop_core.kernel.rng import seed_word
+
+__all__ = ["resample_saved", "seat_index"]
+
+
+def seat_index(seat: Any, names: Sequence[str], game: str) -> int:
+    """The seat number of ``seat`` (an int ``0..len(names)-1`` or an agent name of ``names``).
+
+    Raises:
+        ValueError: naming the bad seat and the seats allowed.
+    """
+    if isinstance(seat, str):
+        if seat not in names:
+            raise ValueError(f"{game}: unknown seat {seat!r}; the agents are {', '.join(names)}")
+        return list(names).index(seat)
+    if isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer)):
+        raise ValueError(f"{game}: seat must be an int or an agent name, got {type(seat).__name__}: {seat!r}")
+    if not 0 <= int(seat) < len(names):
+        raise ValueError(
+            f"{game}: seat {int(seat)} out of range; allowed 0..{len(names) - 1} or {', '.join(names)}"
+        )
+    return int(seat)
+
+
+def resample_saved(
+    game: str,
+    state_dtype: np.dtype,
+    validate_state: Callable[[Any], None],
+    kernel: Callable,
+    agents_of: Callable[[np.void], list[str]],
+    saved: Any,
+    seat: Any,
+    seed: Any,
+) -> dict:
+    """A new ``get_state()`` dict: ``saved`` with every env's record passed through
+    ``kernel(e, seat, w)`` (a game's ``resample_hidden_r``); ``saved`` is left untouched.
+
+    Env ``i`` of a batch draws from ``seed_word(seed + i)`` (as a vector env reset with
+    ``seed`` seeds its envs), so the determinization of env ``i`` does not depend on the
+    batch around it.
+
+    Args:
+        game: the game's name (``GameDef.name``): ``saved["game"]`` is ``<game>_v<version>``.
+        state_dtype: the game's State dtype.
+        validate_state: the game's one validation of a saved State (``<game>/state.py``).
+        kernel: the game's ``resample_hidden_r``.
+        agents_of: ``record -> agent names`` in seat order (the seats of that game).
+        saved: a ``get_state()`` dict of the game's AEC env (batch 1) or vector env.
+        seat: the seat whose view is kept: an int or an agent name.
+        seed: an int (reduced modulo 2**64).
+
+    Raises:
+        ValueError: ``saved`` not a ``get_state()`` dict of this game, a state the game's
+            validation rejects, a bad seat, or a seed that is not an int.
+    """
+    tag = saved.get("game") if isinstance(saved, dict) else None
+    if not isinstance(tag, str) or tag.rpartition("_v")[0] != game or "state" not in saved:
+        got = tag if isinstance(saved, dict) else type(saved).__name__
+        raise ValueError(f"resample_hidden expects a dict from a {game} env's get_state(), got {got!r}")
+    st = np.asarray(saved["state"])
+    if st.dtype != state_dtype or st.ndim != 1 or st.shape[0] < 1:
+        raise ValueError(
+            f"saved state has shape {st.shape} and dtype {st.dtype}; expected a (B,) {game} State"
+        )
+    if isinstance(seed, (bool, np.bool_, float)) or not isinstance(seed, (int, np.integer)):
+        raise ValueError(f"{game}: seed must be an int, got {type(seed).__name__}: {seed!r}")
+    validate_state(st)
+    k = seat_index(seat, agents_of(st[0]), game)
+    out = {key: copy.deepcopy(value) for key, value in saved.items() if key != "state"}
+    new = st.copy()
+    for i in range(new.shape[0]):
+        kernel(new[i], np.int64(k), seed_word(int(seed) + i))
+    out["state"] = new
+    return out
