@@ -210,8 +210,11 @@ def figure_rows(lines: list[dict], table: str) -> tuple[list[str], list[list[Any
 
 def figure_table_md(file: str, table: str, caption: str = "") -> str:
     """A figure table as Markdown (for the generated pages)."""
-    header, rows, commands = figure_rows(read_jsonl(file), table)
-    out = (f"{caption}\n\n" if caption else "") + md_table(header, rows)
+    lines = read_jsonl(file)
+    header, rows, commands = figure_rows(lines, table)
+    notes = [d["note"] for d in lines if d.get("table") == table and d.get("note")]
+    out = (f"{caption}\n\n" if caption else "") + "".join(f"{n}\n\n" for n in notes)
+    out += md_table(header, rows)
     out += f"\nSource: `docs/figures/{file}` (table `{table}`), made by:\n\n"
     out += "```bash\n" + "\n".join(commands) + "\n```\n"
     return out
@@ -366,6 +369,9 @@ def changelog_entries(words: tuple[str, ...]) -> list[tuple[str, str]]:
         entry.clear()
 
     for line in text.splitlines():
+        if line.startswith("## Benchmark history"):
+            flush()
+            break  # measurements, not changes of the game
         if line.startswith("## "):
             flush()
             release, sub = line[3:].strip(), ""
@@ -499,6 +505,8 @@ def game_page(pkg_name: str) -> tuple[str, str]:
         f"(`{pkg_name}.baseline_policy()`; [Baselines](../baselines.md)). Bot match:\n"
     )
     md.append(figure_table_md("matches.jsonl", name))
+    if any(d.get("table") == f"{name}_solo" for d in read_jsonl("matches.jsonl")):
+        md.append(figure_table_md("matches.jsonl", f"{name}_solo"))
     md.append(figure_table_md("baselines.jsonl", f"baseline_{name}", "The trained baseline:"))
 
     md.append("## The environment's own page\n")
