@@ -71,3 +71,4 @@ html_title = "tabletop-rl"
 html_static_path: list[str] = []
 # the replay page written by tabletop_docs at build time (a self-contained HTML file)
 html_extra_path = ["_generated/extra"]
+os.makedirs(os.path.join(os.path.dirname(__file__), "_generated", "extra"), exist_ok=True)

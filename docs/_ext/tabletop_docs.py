@@ -57,8 +57,8 @@ DEPRECATED_ALIASES = {
     "tabletop_core.vector",
     "tabletop_core.aec",
 }
-# game submodules whose contents the package re-exports or the game page shows
-GAME_SUBMODULES = ("spec", "observe", "state", "rules", "bots", "render", "narrate", "hooks", "maps")
+# the module of a game package that defines GAME and holds the game's page (its docstring)
+GAME_MODULE_NAMES = ("game", "env")
 
 # the words that name a game in CHANGELOG.md entries
 GAME_WORDS = {
@@ -70,6 +70,16 @@ GAME_WORDS = {
 
 
 # --- helpers ----------------------------------------------------------------------------------
+def game_module(pkg_name: str) -> Any:
+    """The module of a game package that defines ``GAME`` (its docstring is the game's page)."""
+    for leaf in GAME_MODULE_NAMES:
+        try:
+            return importlib.import_module(f"{pkg_name}.{leaf}")
+        except ModuleNotFoundError:
+            continue
+    raise ModuleNotFoundError(f"{pkg_name}: none of {GAME_MODULE_NAMES} defines GAME")
+
+
 def module_docstring(mod: Any) -> str:
     """The docstring of a module as written in its file (a package may extend __doc__)."""
     path = getattr(mod, "__file__", None)
@@ -395,7 +405,8 @@ def game_page(pkg_name: str) -> tuple[str, str]:
     game = pkg.GAME
     spec = importlib.import_module(f"{pkg_name}.spec")
     observe = importlib.import_module(f"{pkg_name}.observe")
-    env_mod = importlib.import_module(f"{pkg_name}.env")
+    # the game's own page: the docstring of the module that defines GAME (game.py)
+    env_mod = game_module(pkg_name)
     env_doc = module_docstring(env_mod)
     title = env_doc.split("\n", 1)[0].split(" — ")[0].strip()
     options = game.make_options()
@@ -510,7 +521,7 @@ def game_page(pkg_name: str) -> tuple[str, str]:
     md.append(figure_table_md("baselines.jsonl", f"baseline_{name}", "The trained baseline:"))
 
     md.append("## The environment's own page\n")
-    md.append(f"The docstring of {{py:mod}}`{pkg_name}.env` (also `help({pkg_name})`):\n")
+    md.append(f"The docstring of {{py:mod}}`{env_mod.__name__}` (also `help({pkg_name})`):\n")
     md.append(rst_block(env_doc))
 
     md.append("## Version history\n")
@@ -552,19 +563,12 @@ def api_modules_page() -> str:
     md = ["# Modules\n"]
     md.append("Every public module, generated from its docstrings.\n")
     groups = [("Game packages", [(p, True) for p in GAME_PACKAGES])]
-    groups.append(("Game submodules", [(f"{p}.{s}", False) for p in GAME_PACKAGES for s in GAME_SUBMODULES]))
+    groups.append(("Game submodules", [(p, False) for p in GAME_PACKAGES]))
     groups.append(("Core (`tabletop_core`)", [(p, False) for p in CORE_PACKAGES]))
     for title, pkgs in groups:
         names: list[str] = []
         for p, flat in pkgs:
-            if title == "Game submodules":
-                try:
-                    importlib.import_module(p)
-                except ImportError:
-                    continue
-                names.append(p)
-            else:
-                names += public_modules(p, skip_submodules=flat)
+            names += public_modules(p, skip_submodules=flat)[1 if title == "Game submodules" else 0 :]
         md.append(f"## {title}\n")
         md.append(
             "```{eval-rst}\n.. autosummary::\n   :toctree: generated\n\n"
