@@ -1,6 +1,6 @@
 """Sphinx extension of the tabletop-rl site: the pages that are generated, never written.
 
-On ``builder-inited`` (before any source is read) it writes:
+On ``config-inited`` (before Sphinx lists the sources) it writes:
 
 - ``docs/games/<game>.md``, one page per game, from the game's single sources: the
   ``GameDef`` (``<package>.GAME``), its ``spec.Options`` declarations, the ``spec`` module
@@ -594,7 +594,7 @@ def write_replay(out_dir: Path) -> None:
 
 
 # --- Sphinx hooks ---------------------------------------------------------------------------
-def generate(app: Any) -> None:
+def generate(app: Any, config: Any = None) -> None:
     for pkg in GAME_PACKAGES:
         name, text = game_page(pkg)
         write_if_changed(DOCS / "games" / f"{name}.md", text)
@@ -606,6 +606,7 @@ def setup(app: Any) -> dict:
     app.add_directive("figure-table", FigureTable)
     app.setup_extension("sphinx.ext.napoleon")  # napoleon's hook runs first (priority 500)
     app.connect("autodoc-process-docstring", literal_if_not_rst, priority=600)
-    # before autosummary's own builder-inited hook, which reads the generated module list
-    app.connect("builder-inited", generate, priority=400)
+    # on config-inited: the generated pages must exist before Sphinx lists the sources
+    # (autosummary reads the module list from that listing on a clean checkout)
+    app.connect("config-inited", generate, priority=400)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
