@@ -53,7 +53,24 @@ from tabletop_core.contract.game import GameDef
 from tabletop_core.contract.options import add_option_arguments, options_from_args
 from tabletop_core.tools.jsonutil import json_default
 
-__all__ = ["main", "build_parser", "add_game_subparsers"]
+__all__ = ["main", "build_parser", "add_game_subparsers", "seed_arg", "SEED_RANGE"]
+
+#: The seeds the commands take: the generator's state is one uint64 word.
+SEED_RANGE = "0 <= SEED < 2**64"
+
+
+def seed_arg(text: str) -> int:
+    """The argparse ``type`` of a ``--seed``: an integer with ``0 <= seed < 2**64`` (the
+    generator's state is one uint64 word; a seed outside would deal as another one)."""
+    from tabletop_core.kernel.rng import SEED_LIMIT
+
+    try:
+        seed = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a seed is an integer ({SEED_RANGE}), got {text!r}") from None
+    if not 0 <= seed < SEED_LIMIT:
+        raise argparse.ArgumentTypeError(f"a seed is in {SEED_RANGE} (= {SEED_LIMIT}), got {seed}")
+    return seed
 
 
 def add_game_subparsers(
@@ -164,8 +181,15 @@ def _setup_match(p: argparse.ArgumentParser, game: GameDef) -> None:
         help=f"one bot per seat (comma-separated) or one for all; a seat may be policy:FILE.npz or "
         f"baseline (the shipped trained policy); bots: {', '.join(game.bot_names)}, baseline",
     )
-    p.add_argument("--games", type=int, default=10000, help="games to play (default 10000)")
-    p.add_argument("--seed", type=int, default=0, help="game g is dealt with seed + g (default 0)")
+    p.add_argument(
+        "--games", type=int, default=10000, help="games to play (default 10000, at most 100,000,000)"
+    )
+    p.add_argument(
+        "--seed",
+        type=seed_arg,
+        default=0,
+        help=f"game g is dealt with seed + g, {SEED_RANGE} (default 0)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
 
 
@@ -355,7 +379,9 @@ def _setup_play(p: argparse.ArgumentParser, game: GameDef) -> None:
         f"(default {game.play_bot}); bots: {', '.join(game.bot_names)}, baseline (the shipped trained "
         "policy), policy:FILE.npz",
     )
-    p.add_argument("--seed", type=int, default=None, help="deal of the game (default: a fresh one)")
+    p.add_argument(
+        "--seed", type=seed_arg, default=None, help=f"deal of the game, {SEED_RANGE} (default: a fresh one)"
+    )
     p.add_argument(
         "--view",
         nargs=2,
@@ -389,7 +415,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 # --- render and replay (pictures: tabletop_core.tools.replay) ---------------------------------------
 def _setup_render(p: argparse.ArgumentParser, game: GameDef) -> None:
     p.add_argument("--out", required=True, help="file to write: .svg or .png")
-    p.add_argument("--seed", type=int, default=0, help="deal to draw (default 0)")
+    p.add_argument("--seed", type=seed_arg, default=0, help=f"deal to draw, {SEED_RANGE} (default 0)")
     p.add_argument("--view", default="omniscient", help="omniscient, a seat number or an agent name")
     p.add_argument("--steps", type=int, default=0, help="bot moves to play before the picture (default 0)")
 
@@ -416,7 +442,7 @@ def _setup_replay(p: argparse.ArgumentParser, game: GameDef) -> None:
         help=f"one bot per seat (comma-separated) or one for all, or policy:FILE.npz; bots: "
         f"{', '.join(game.bot_names)}, baseline (the shipped trained policy)",
     )
-    p.add_argument("--seed", type=int, default=0, help="deal of the game (default 0)")
+    p.add_argument("--seed", type=seed_arg, default=0, help=f"deal of the game, {SEED_RANGE} (default 0)")
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -490,6 +516,9 @@ def main(argv: list[str] | None = None) -> int:
         return args.handler(args)
     except ValueError as exc:
         print(f"tabletop: error: {exc}", file=sys.stderr)
+        return 2
+    except MemoryError as exc:  # e.g. a batch too large for this machine
+        print(f"tabletop: error: not enough memory for this command ({exc})", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

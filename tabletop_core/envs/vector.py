@@ -95,7 +95,13 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from tabletop_core.contract import loops
 from tabletop_core.contract.game import GameDef
 from tabletop_core.kernel.jit import kernel
-from tabletop_core.kernel.rng import bot_seed_word, sample_legal_batch, sample_legal_batch_threads, seed_word
+from tabletop_core.kernel.rng import (
+    bot_seed_word,
+    check_seed,
+    sample_legal_batch,
+    sample_legal_batch_threads,
+    seed_word,
+)
 
 # GNU OpenMP reads these once, when numba's OpenMP layer loads (the first threaded step):
 # after a parallel step, its idle threads spin GOMP_SPINCOUNT times (~45 ns each here)
@@ -337,6 +343,8 @@ class SelfPlayVectorEnv(VectorEnv):
         self.options = game.make_options(**options)
         self.num_envs = int(num_envs)
         self.copy = bool(copy)
+        if seed is not None:
+            check_seed(seed, num_envs)
         self._seed = seed
         self.agents = list(game.agents(self.options))
         self.num_players = len(self.agents)
@@ -464,9 +472,12 @@ class SelfPlayVectorEnv(VectorEnv):
             bad = [s for s in seed if not is_int(s)]
             if bad:
                 raise ValueError(f"seed list entries must be ints, got {bad[0]!r} ({type(bad[0]).__name__})")
+            for s in seed:
+                check_seed(s)
             return [int(s) for s in seed]
         if not is_int(seed):
             raise ValueError(f"seed must be an int, a list of ints or None, got {seed!r}")
+        check_seed(seed, self.num_envs)  # env i is seeded seed + i: 0 <= seed + i < 2**64
         return [int(seed) + i for i in range(self.num_envs)]
 
     def step(self, actions):

@@ -20,9 +20,13 @@ import numpy as np
 from tabletop_core.agents.baseline import BASELINE, is_baseline
 from tabletop_core.agents.seats import is_policy, seat_policy
 from tabletop_core.contract.game import GameDef
-from tabletop_core.kernel.rng import bot_seed_word, seed_word
+from tabletop_core.kernel.rng import bot_seed_word, check_seed, seed_word
 
-__all__ = ["MatchResult", "run_match", "summarize", "wilson_interval", "mean_interval"]
+#: The most games one match plays: every game's returns and figures are kept (about
+#: 50 bytes a game), so a larger match is played as several, seeded one after the other.
+MAX_GAMES = 100_000_000
+
+__all__ = ["MAX_GAMES", "MatchResult", "run_match", "summarize", "wilson_interval", "mean_interval"]
 
 
 @dataclass
@@ -73,17 +77,25 @@ def run_match(
 
     Args:
         bots: bot names, one per seat (list or comma-separated), or one for every seat.
-        games: number of games (>= 1).
-        seed: game g is dealt as an env seeded with ``seed + g``.
+        games: number of games (1 to :data:`MAX_GAMES`).
+        seed: game g is dealt as an env seeded with ``seed + g`` (``0 <= seed`` and
+            ``seed + games - 1 < 2**64``).
         chunk: games per kernel call (the progress bar advances between calls).
         progress: show a progress bar (needs ``rich``: ``pip install tabletop-rl[cli]``).
         **options: the game's options.
 
     Raises:
-        ValueError: bad bot names/count, ``games`` < 1, or a bad game option.
+        ValueError: bad bot names/count, ``games`` outside 1..MAX_GAMES, a seed out of
+            range, or a bad game option.
     """
     if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
         raise ValueError(f"games must be a positive integer, got {games!r}")
+    if games > MAX_GAMES:
+        raise ValueError(
+            f"games must be at most {MAX_GAMES:,} in one match (every game's result is kept in memory), "
+            f"got {games:,}; play several matches, e.g. --seed 0, --seed {MAX_GAMES}, ..."
+        )
+    check_seed(seed, games, what="seed")
     opts = game.make_options(**options)
     agents = list(game.agents(opts))
     bot_list = [b.strip() for b in bots.split(",")] if isinstance(bots, str) else list(bots)
