@@ -82,7 +82,7 @@ import numpy as np
 from tabletop_core.contract.game import GameDef
 
 from . import narrate
-from .bots import BOT_NAMES, bot_action
+from .bots import BOT_NAMES, BOT_ROLES, bot_action
 from .hooks import HOOKS
 from .observe import observation_layout
 from .render import SVG_HEIGHT, SVG_WIDTH, render_ansi, render_svg
@@ -195,6 +195,7 @@ patches in place (only what changed is rewritten).""",
     narrate=narrate,
     return_identity=return_identity,
     seat_roles=seat_roles,
+    bot_roles=BOT_ROLES,
 )
 
 

@@ -129,9 +129,9 @@ def test_policy_seat_from_the_cli(policy_file, capsys):
 @pytest.mark.parametrize(
     "content, message",
     [
-        (b"garbage", "not a readable .npz"),
+        (b"garbage", "is not a NumPy .npz archive; a policy is an .npz of weights"),
         (None, "non-finite values in W0"),
-        ("npy", "holds one array"),
+        ("npy", "is one NumPy array"),
         ("truncated", "not a readable .npz"),
     ],
 )

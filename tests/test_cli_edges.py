@@ -56,3 +56,75 @@ def test_envs_refuse_seeds_outside_the_generator_word():
         venv.reset(seed=[0, 1, -2, 3])
     obs, _ = venv.reset(seed=np.uint64(2**64 - 4))
     assert obs.shape[0] == 4
+
+
+@pytest.mark.parametrize(
+    "bots, message",
+    [
+        ("ghost,ghost,ghost,human", "seat 0 (human_0) is a human seat, not a ghost seat"),
+        ("human", "seat 3 (ghost_0) is a ghost seat, not a human seat"),
+        ("policy:exitnow_envs/baselines/ghost.npz,smart,smart,smart", "trained for ghost seats; seat 0"),
+        ("smart,smart,smart,policy:exitnow_envs/baselines/humans.npz", "trained for human seats; seat 3"),
+    ],
+)
+def test_exit_now_refuses_a_bot_in_the_wrong_role(capsys, bots, message):
+    code, out, err = run(capsys, "match", "exitnow", "--bots", bots, "--games", "3")
+    assert code == 2 and message in err and "Traceback" not in err
+
+
+def test_exit_now_roles_are_declared_by_the_game_not_the_core():
+    import exitnow_envs
+
+    game = exitnow_envs.GAME
+    assert dict(game.bot_roles) == {"human": "human", "ghost": "ghost"}
+    game.check_roles(["human", "random", "smart", "ghost"], {})
+    game.check_roles([None, "human", "human", "ghost"], {})  # None: the person or a policy
+    with pytest.raises(ValueError, match="ghost seats take random, smart, ghost"):
+        game.check_roles(["human", "human", "human", "human"], {})
+
+
+def test_match_and_replay_accept_the_right_roles(capsys, tmp_path):
+    code, out, _ = run(
+        capsys,
+        "match",
+        "exitnow",
+        "--bots",
+        "human,human,smart,policy:exitnow_envs/baselines/ghost.npz",
+        "--games",
+        "3",
+        "--json",
+    )
+    assert code == 0
+    code, _, err = run(capsys, "replay", "exitnow", "--bots", "ghost", "--out", str(tmp_path / "r.html"))
+    assert code == 2 and "is a human seat" in err
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"a text file\n", "is not a NumPy .npz archive"),
+        (b"\x80\x04pickled", "is not a NumPy .npz archive"),
+        ("npy", "is one NumPy array (.npy)"),
+    ],
+)
+def test_a_policy_file_that_is_no_npz_gets_a_plain_message(capsys, tmp_path, content, message):
+    path = tmp_path / "policy.npz"
+    if content == "npy":
+        with open(path, "wb") as f:
+            np.save(f, np.zeros(3))
+    else:
+        path.write_bytes(content)
+    code, _, err = run(capsys, "match", "thegame", "--bots", f"policy:{path}", "--games", "3")
+    assert code == 2 and message in err
+    assert "allow_pickle" not in err and "Traceback" not in err
+
+
+def test_list_and_unknown_bot_messages_name_the_baseline(capsys):
+    import json
+
+    code, out, _ = run(capsys, "list", "--json")
+    assert all("baseline" in g["bots"] for g in json.loads(out))
+    code, out, _ = run(capsys, "list")
+    assert "baseline" in out
+    code, _, err = run(capsys, "match", "koikoi", "--bots", "genius", "--games", "3")
+    assert code == 2 and "available bots: random, greedy, strong, baseline" in err

@@ -170,6 +170,16 @@ class MLPPolicy:
         """
         if not os.path.exists(path):
             raise ValueError(f"policy file {path!r} does not exist")
+        if os.path.isdir(path):
+            raise ValueError(f"policy file {path!r} is a folder, not an .npz of weights")
+        with open(path, "rb") as f:
+            head = f.read(6)
+        if head[:4] != b"PK\x03\x04":  # every .npz is a zip archive; a lone .npy starts \x93NUMPY
+            what = "one NumPy array (.npy)" if head == b"\x93NUMPY" else "not a NumPy .npz archive"
+            raise ValueError(
+                f"policy file {path!r} is {what}; a policy is an .npz of weights W0, b0, W1, b1, ... "
+                "as written by tabletop train or MLPPolicy.save"
+            )
         try:
             loaded = np.load(path, allow_pickle=False)
         except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:

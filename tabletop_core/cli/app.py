@@ -141,6 +141,8 @@ def _fmt_ci(d: dict, pct: bool = False) -> str:
 
 # --- list -----------------------------------------------------------------------------------
 def cmd_list(args: argparse.Namespace) -> int:
+    from tabletop_core.agents.baseline import BASELINE, baseline_files
+
     rows = []
     for name in available_games():
         game = load_game(name)
@@ -149,7 +151,8 @@ def cmd_list(args: argparse.Namespace) -> int:
             {
                 "game": name,
                 "env_id": game.env_id,
-                "bots": list(game.bot_names),
+                # "baseline": the shipped trained policy, a seat entry as the bots are
+                "bots": list(game.bot_names) + ([BASELINE] if baseline_files(game) else []),
                 "options": {o.flag: o.default for o in opts},
                 "option_help": {o.flag: o.describe() for o in opts},
                 "about": game.description,
@@ -161,7 +164,11 @@ def cmd_list(args: argparse.Namespace) -> int:
     _require_rich()
     from rich.table import Table
 
-    table = Table(title="tabletop-rl games (tabletop COMMAND GAME --help shows each option)")
+    table = Table(
+        title="tabletop-rl games (tabletop COMMAND GAME --help shows each option)",
+        caption="bots: the scripted bots and baseline, the shipped trained policy "
+        "(a seat may also be policy:FILE.npz)",
+    )
     for col in ("game", "bots", "options (defaults)", "about"):
         table.add_column(col, overflow="fold")
     for r in rows:

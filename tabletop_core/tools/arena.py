@@ -99,6 +99,10 @@ def run_match(
     opts = game.make_options(**options)
     agents = list(game.agents(opts))
     bot_list = [b.strip() for b in bots.split(",")] if isinstance(bots, str) else list(bots)
+    if len(bot_list) in (1, len(agents)):
+        game.check_roles(
+            [None if is_policy(b) else b for b in bot_list * (len(agents) // len(bot_list))], opts
+        )
     if any(is_policy(b) for b in bot_list):
         return _run_policy_match(game, bot_list, games, seed, chunk, progress, opts, agents, options)
     ids = game.bot_ids(bots, len(agents))

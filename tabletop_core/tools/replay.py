@@ -321,6 +321,7 @@ def play_episode(
         raise ValueError(
             f"{game_name}: need {len(agents)} bots (one per seat) or one for all, got {len(names)}"
         )
+    game.check_roles([None if is_policy(b) else b for b in names], options)
     players: list[Any] = []
     for k, b in enumerate(names):
         if is_policy(b):
