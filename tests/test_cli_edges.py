@@ -128,3 +128,26 @@ def test_list_and_unknown_bot_messages_name_the_baseline(capsys):
     assert "baseline" in out
     code, _, err = run(capsys, "match", "koikoi", "--bots", "genius", "--games", "3")
     assert code == 2 and "available bots: random, greedy, strong, baseline" in err
+
+
+def test_ctrl_c_in_a_match_prints_the_games_played_and_exits_130():
+    """SIGINT (Ctrl-C) in a long match: the table of the games played so far, the word
+    "interrupted" and exit status 130."""
+    import json
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    argv = [sys.executable, "-m", "tabletop_core.cli", "match", "thegame", "--bots", "random"]
+    proc = subprocess.Popen(
+        [*argv, "--games", "50000000", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    time.sleep(12)  # start-up and the compiled (cached) kernels; then it plays chunks of 2000
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err and "Traceback" not in err
+    summary = json.loads(out)
+    assert summary["interrupted"] is True and 0 < summary["games"] < 50_000_000
+    assert summary["stats"]["score"]["mean"] > 0  # The Game's own figure: cards left

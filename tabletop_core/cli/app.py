@@ -210,8 +210,15 @@ def cmd_match(args: argparse.Namespace) -> int:
     summary = summarize(result)
     if args.json:
         print(json.dumps(summary, default=json_default))
-        return 0
-    _print_match(game, summary)
+    else:
+        _print_match(game, summary)
+    if result.interrupted:  # Ctrl-C: the figures above are those of the games played
+        print(
+            f"tabletop: interrupted after {result.games:,} of {result.requested:,} games "
+            "(the figures are those of the games played)",
+            file=sys.stderr,
+        )
+        return 130
     return 0
 
 
@@ -223,6 +230,8 @@ def _print_match(game: GameDef, s: dict) -> None:
     console = _console()
     opts = ", ".join(f"{k}={v}" for k, v in s["options"].items() if k != "boards")
     title = f"{s['game']} — {s['games']} games, seed {s['seed']} ({opts})"
+    if s.get("interrupted"):
+        title += " — interrupted, the games played so far"
     speed = f"{s['games_per_s']:,.0f} games/s · {s['mean_steps']:.1f} agent steps a game"
     defs = s["definitions"]
     if not game.cooperative:
@@ -527,7 +536,8 @@ def main(argv: list[str] | None = None) -> int:
     except MemoryError as exc:  # e.g. a batch too large for this machine
         print(f"tabletop: error: not enough memory for this command ({exc})", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # a new line, so the shell's prompt does not follow the ^C
+        print("\ntabletop: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # output piped into a reader that stopped (e.g. head)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # as the Python docs advise

@@ -42,6 +42,8 @@ class MatchResult:
         definitions: ``{name: one line}`` defining each figure of ``stats``.
         seconds: wall time of the compiled play (compilation excluded).
         seed: the match seed (game g used seed + g).
+        interrupted: the match was stopped (Ctrl-C) before it played every game; the
+            figures hold the games played (``requested`` were asked for).
     """
 
     game: str
@@ -54,6 +56,8 @@ class MatchResult:
     seed: int
     agents: list[str] = field(default_factory=list)
     definitions: dict[str, str] = field(default_factory=dict)
+    interrupted: bool = False
+    requested: int = 0
 
     @property
     def games(self) -> int:
@@ -121,6 +125,7 @@ def run_match(
 
     bar = _progress(progress, games, f"{game.name}: {','.join(names)}")
     seconds = 0.0
+    played = 0
     try:
         for start in range(0, games, chunk):
             n = min(chunk, games - start)
@@ -132,8 +137,12 @@ def run_match(
             seconds += time.perf_counter() - t0
             for key, val in game.episode_stats(s).items():
                 stats.setdefault(key, []).append(np.asarray(val))
+            played = start + n
             if bar is not None:
                 bar[0].update(bar[1], advance=n)
+    except KeyboardInterrupt:
+        if played == 0:
+            raise
     finally:
         if bar is not None:
             bar[0].stop()
@@ -142,13 +151,15 @@ def run_match(
         game=game.name,
         bots=names,
         options=opts,
-        returns=returns,
-        steps=steps,
+        returns=returns[:played],
+        steps=steps[:played],
         stats={k: np.concatenate(stats[k]) for k in definitions if k in stats},
         seconds=seconds,
         seed=int(seed),
         agents=agents,
         definitions={k: v for k, v in definitions.items() if k in stats},
+        interrupted=played < games,
+        requested=games,
     )
 
 
@@ -189,6 +200,7 @@ def _run_policy_match(game, bot_list, games, seed, chunk, progress, opts, agents
     names = [b if not is_policy(b) else (BASELINE if is_baseline(b) else "policy") for b in bot_list]
     bar = _progress(progress, games, f"{game.name}: {','.join(names)}")
     seconds = 0.0
+    played = 0
     try:
         for start in range(0, games, chunk):
             n = min(chunk, games - start)
@@ -211,12 +223,28 @@ def _run_policy_match(game, bot_list, games, seed, chunk, progress, opts, agents
                 steps[start : start + n][live] += 1
                 live &= ~core.term
             seconds += time.perf_counter() - t0
+            played = start + n
             if bar is not None:
                 bar[0].update(bar[1], advance=n)
+    except KeyboardInterrupt:
+        if played == 0:
+            raise
     finally:
         if bar is not None:
             bar[0].stop()
-    return MatchResult(game.name, names, opts, returns, steps, {}, seconds, int(seed), agents)
+    return MatchResult(
+        game.name,
+        names,
+        opts,
+        returns[:played],
+        steps[:played],
+        {},
+        seconds,
+        int(seed),
+        agents,
+        interrupted=played < games,
+        requested=games,
+    )
 
 
 def _progress(enabled: bool, total: int, label: str):
@@ -298,6 +326,7 @@ def summarize(result: MatchResult, ratings: bool = True) -> dict:
         "bots": result.bots,
         "games": g,
         "seed": result.seed,
+        "interrupted": result.interrupted,
         "games_per_s": result.games_per_second,
         "mean_steps": float(result.steps.mean()),
     }
