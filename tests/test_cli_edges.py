@@ -151,3 +151,28 @@ def test_ctrl_c_in_a_match_prints_the_games_played_and_exits_130():
     summary = json.loads(out)
     assert summary["interrupted"] is True and 0 < summary["games"] < 50_000_000
     assert summary["stats"]["score"]["mean"] > 0  # The Game's own figure: cards left
+
+
+def test_policy_seats_keep_the_games_own_figures():
+    """A match with baseline/policy seats reports the game's figures (The Game's cards
+    left, Exhaust's and Koikoi's tables) read from each game's final position."""
+    import exhaust_env
+    import koikoi_env
+    import thegame_env
+    from tabletop_core.tools.arena import run_match, summarize
+
+    r = run_match(thegame_env.GAME, "baseline", 40, seed=3)
+    assert set(r.stats) >= {"score", "win"}
+    assert np.array_equal(98 - r.stats["score"], r.returns[:, 0])  # reward=cards: cards placed
+    bots = run_match(exhaust_env.GAME, "npc,strong,random,strong", 40, seed=3)
+    mixed = run_match(exhaust_env.GAME, "baseline,strong,random,strong", 40, seed=3)
+    assert set(mixed.stats) == set(bots.stats) and mixed.stats
+    k = run_match(koikoi_env.GAME, "baseline,strong,strong,strong", 6, seed=3, rounds=8)
+    assert set(k.stats) == set(run_match(koikoi_env.GAME, "strong", 6, seed=3).stats) and k.stats
+    assert summarize(k)["stats"]
+
+
+def test_a_baseline_refused_for_other_options_names_them_readably(capsys):
+    code, _, err = run(capsys, "match", "koikoi", "--bots", "baseline", "--games", "3", "--rounds", "2")
+    assert code == 2 and "asked for first_dealer=0, num_players=4, rounds=2" in err
+    assert "Options(" not in err

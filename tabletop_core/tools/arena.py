@@ -169,8 +169,9 @@ def _run_policy_match(game, bot_list, games, seed, chunk, progress, opts, agents
     seats bots; in a cooperative game the same policy plays every seat. The games run in
     a single-agent vector env whose learner holds the policy seats (the bots inside
     compiled code, the policies in numpy, each acting for its own seats), dealt exactly
-    as in a bot match (game g: seed + g). ``steps`` counts the policies' decisions; no
-    game figures (``stats``) are gathered."""
+    as in a bot match (game g: seed + g). ``steps`` counts the policies' decisions. The
+    game figures (``stats``) are read from each game's final position, which the step
+    that ends a game replays without dealing the next one (:func:`_final_states`)."""
     from tabletop_core.envs.single_agent import LearnerCore
 
     p = len(agents)
@@ -197,6 +198,7 @@ def _run_policy_match(game, bot_list, games, seed, chunk, progress, opts, agents
         by_policy.setdefault(id(pol), (pol, []))[1].append(k)
     returns = np.zeros((games, p), np.float64)
     steps = np.zeros(games, np.int64)
+    stats: dict[str, np.ndarray] = {}
     names = [b if not is_policy(b) else (BASELINE if is_baseline(b) else "policy") for b in bot_list]
     bar = _progress(progress, games, f"{game.name}: {','.join(names)}")
     seconds = 0.0
@@ -210,6 +212,7 @@ def _run_policy_match(game, bot_list, games, seed, chunk, progress, opts, agents
             actions = np.zeros(n, np.int64)
             t0 = time.perf_counter()
             while live.any():
+                before = (core.state.copy(), core.bot_rng.copy(), core.mask.copy())
                 if len(by_policy) == 1:
                     pol = next(iter(by_policy.values()))[0]
                     actions[:] = pol(core.obs, core.mask)
@@ -221,6 +224,13 @@ def _run_policy_match(game, bot_list, games, seed, chunk, progress, opts, agents
                 core.step(actions, autoreset=True)  # a new deal in an ended env is not counted
                 returns[start : start + n][live] += core.rewards[live]
                 steps[start : start + n][live] += 1
+                ended = np.flatnonzero(live & core.term)
+                if ended.size:
+                    final = _final_states(core, before, actions, ended, options)
+                    for key, val in game.episode_stats(final).items():
+                        val = np.asarray(val)
+                        column = stats.setdefault(key, np.zeros(games, val.dtype))
+                        column[start + ended] = val
                 live &= ~core.term
             seconds += time.perf_counter() - t0
             played = start + n
@@ -232,19 +242,39 @@ def _run_policy_match(game, bot_list, games, seed, chunk, progress, opts, agents
     finally:
         if bar is not None:
             bar[0].stop()
+    definitions = game.match_stats(opts) if game.match_stats is not None else dict.fromkeys(stats, "")
     return MatchResult(
         game.name,
         names,
         opts,
         returns[:played],
         steps[:played],
-        {},
+        {k: stats[k][:played] for k in definitions if k in stats},
         seconds,
         int(seed),
         agents,
+        definitions={k: v for k, v in definitions.items() if k in stats},
         interrupted=played < games,
         requested=games,
     )
+
+
+def _final_states(core, before, actions: np.ndarray, rows: np.ndarray, options: dict) -> np.ndarray:
+    """The final positions of the envs ``rows`` of ``core`` that the last step ended (and
+    dealt again): that step replayed from ``before`` (state, bots' generators and masks
+    before it) on a copy of those envs, without autoreset. The step is deterministic in
+    these, so the copy ends exactly as the match's game did."""
+    from tabletop_core.envs.single_agent import LearnerCore
+
+    state, bot_rng, mask = before
+    seats = None if core.learners == -1 else core.seats
+    others = [core.game.bot_names[k] for k in core.bot_ids] if seats is not None else None
+    replay = LearnerCore(core.game, rows.size, seats, others, options)
+    replay.state[:] = state[rows]
+    replay.bot_rng[:] = bot_rng[rows]
+    replay.mask[:] = mask[rows]
+    replay.step(actions[rows].copy(), autoreset=False)
+    return replay.state
 
 
 def _progress(enabled: bool, total: int, label: str):
