@@ -176,3 +176,24 @@ def test_a_baseline_refused_for_other_options_names_them_readably(capsys):
     code, _, err = run(capsys, "match", "koikoi", "--bots", "baseline", "--games", "3", "--rounds", "2")
     assert code == 2 and "asked for first_dealer=0, num_players=4, rounds=2" in err
     assert "Options(" not in err
+
+
+def test_pettingzoo_make_works_after_register_games():
+    """One documented call registers every game of the catalog with PettingZoo (in a
+    fresh process: no game package imported before)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, pettingzoo\n"
+        "from tabletop_core.envs import register_games\n"
+        "ids = register_games()\n"
+        "env = pettingzoo.make('aec', 'tabletop/thegame-v1', num_players=3)\n"
+        "env.reset(seed=0)\n"
+        "print(sorted(ids), len(env.agents))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    for game in ("thegame", "koikoi", "exhaust", "exitnow"):
+        assert f"tabletop/{game}-v" in out.stdout
+    assert out.stdout.strip().endswith(" 3")
