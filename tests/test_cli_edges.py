@@ -197,3 +197,12 @@ def test_pettingzoo_make_works_after_register_games():
     for game in ("thegame", "koikoi", "exhaust", "exitnow"):
         assert f"tabletop/{game}-v" in out.stdout
     assert out.stdout.strip().endswith(" 3")
+
+
+def test_exhaust_header_players_and_bot_count_read_plainly(capsys):
+    code, out, _ = run(capsys, "match", "exhaust", "--bots", "strong", "--games", "20")
+    assert code == 0 and "num_players=4" in out and "None" not in out
+    code, _, err = run(capsys, "match", "exhaust", "--players", "1", "--bots", "strong", "--games", "3")
+    assert code == 2 and "--mode solo" in err
+    code, _, err = run(capsys, "match", "exhaust", "--mode", "solo", "--bots", "strong,npc", "--games", "3")
+    assert code == 2 and "1 seat takes one bot, got 2: strong, npc" in err and "1 bots" not in err

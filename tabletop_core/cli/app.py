@@ -228,7 +228,11 @@ def _print_match(game: GameDef, s: dict) -> None:
     from rich.table import Table
 
     console = _console()
-    opts = ", ".join(f"{k}={v}" for k, v in s["options"].items() if k != "boards")
+    # an option left to the game (None) shows what it became: the seats counted, or nothing
+    shown = {
+        k: len(s["seats"]) if k == game.players_option and v is None else v for k, v in s["options"].items()
+    }
+    opts = ", ".join(f"{k}={v}" for k, v in shown.items() if v is not None and k != "boards")
     title = f"{s['game']} — {s['games']} games, seed {s['seed']} ({opts})"
     if s.get("interrupted"):
         title += " — interrupted, the games played so far"

@@ -70,7 +70,15 @@ from tabletop_core.contract import loops
 from tabletop_core.contract.encoders import ObservationLayout
 from tabletop_core.kernel.records import at
 
-__all__ = ["GameDef", "Hooks", "observe_env"]
+__all__ = ["GameDef", "Hooks", "observe_env", "bot_count_message"]
+
+
+def bot_count_message(game: str, seats: int, bots) -> str:
+    """The message for a wrong number of bots: ``thegame: 2 seats take one bot each (or
+    one bot for all), got 3: strong, strong, random``."""
+    names = ", ".join(str(b) for b in bots)
+    each = "one bot each (or one bot for all)" if seats != 1 else "one bot"
+    return f"{game}: {seats} seat{'s' if seats != 1 else ''} take{'s' if seats == 1 else ''} {each}, got {len(bots)}: {names}"
 
 
 def observe_env(observe_r: Callable) -> Callable:
@@ -296,7 +304,7 @@ class GameDef:
         if len(bots) == 1:
             bots = bots * num_seats
         if len(bots) != num_seats:
-            raise ValueError(f"{self.name}: need {num_seats} bots (one per seat), got {len(bots)}: {bots}")
+            raise ValueError(bot_count_message(self.name, num_seats, bots))
         ids = []
         for b in bots:
             if b == "baseline":

@@ -93,7 +93,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from tabletop_core.contract import loops
-from tabletop_core.contract.game import GameDef
+from tabletop_core.contract.game import GameDef, bot_count_message
 from tabletop_core.kernel.jit import kernel
 from tabletop_core.kernel.rng import (
     bot_seed_word,
@@ -578,9 +578,7 @@ class SelfPlayVectorEnv(VectorEnv):
         if len(names) == 1:
             names = names * self.num_players
         if len(names) != self.num_players:
-            raise ValueError(
-                f"{self.game.name}: need {self.num_players} bots (one per seat), got {len(names)}: {names}"
-            )
+            raise ValueError(bot_count_message(self.game.name, self.num_players, names))
         seats = [k for k, b in enumerate(names) if is_policy(b)]
         if not seats:
             return self.game.bot_ids(names, self.num_players), []

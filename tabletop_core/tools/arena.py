@@ -19,7 +19,7 @@ import numpy as np
 
 from tabletop_core.agents.baseline import BASELINE, is_baseline
 from tabletop_core.agents.seats import is_policy, seat_policy
-from tabletop_core.contract.game import GameDef
+from tabletop_core.contract.game import GameDef, bot_count_message
 from tabletop_core.kernel.rng import bot_seed_word, check_seed, seed_word
 
 #: The most games one match plays: every game's returns and figures are kept (about
@@ -178,7 +178,7 @@ def _run_policy_match(game, bot_list, games, seed, chunk, progress, opts, agents
     if len(bot_list) == 1:
         bot_list = bot_list * p
     if len(bot_list) != p:
-        raise ValueError(f"{game.name}: need {p} bots (one per seat), got {len(bot_list)}: {bot_list}")
+        raise ValueError(bot_count_message(game.name, p, bot_list))
     seats = [k for k, b in enumerate(bot_list) if is_policy(b)]
     # the learner view of a cooperative game plays every seat with one policy
     if game.cooperative and (

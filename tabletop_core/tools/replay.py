@@ -307,6 +307,7 @@ def play_episode(
     from tabletop_core.agents.policy import MLPPolicy
     from tabletop_core.agents.seats import is_policy, seat_policy
     from tabletop_core.contract.catalog import load_game
+    from tabletop_core.contract.game import bot_count_message
     from tabletop_core.kernel.rng import seed_word
 
     game = load_game(game_name)
@@ -318,9 +319,7 @@ def play_episode(
     if len(names) == 1:
         names = names * len(agents)
     if len(names) != len(agents):
-        raise ValueError(
-            f"{game_name}: need {len(agents)} bots (one per seat) or one for all, got {len(names)}"
-        )
+        raise ValueError(bot_count_message(game_name, len(agents), names))
     game.check_roles([None if is_policy(b) else b for b in names], options)
     players: list[Any] = []
     for k, b in enumerate(names):
