@@ -206,3 +206,19 @@ def test_exhaust_header_players_and_bot_count_read_plainly(capsys):
     assert code == 2 and "--mode solo" in err
     code, _, err = run(capsys, "match", "exhaust", "--mode", "solo", "--bots", "strong,npc", "--games", "3")
     assert code == 2 and "1 seat takes one bot, got 2: strong, npc" in err and "1 bots" not in err
+
+
+def test_render_says_when_the_game_ended_before_the_steps(capsys, tmp_path):
+    code, out, _ = run(capsys, "render", "thegame", "--steps", "100000", "--out", str(tmp_path / "t.svg"))
+    assert code == 0 and "the game ended at step" in out and "of the 100000 asked for" in out
+    code, out, _ = run(capsys, "render", "thegame", "--steps", "3", "--out", str(tmp_path / "t.svg"))
+    assert code == 0 and "ended" not in out
+
+
+def test_bench_suggests_an_install_that_exists():
+    import inspect
+
+    from tabletop_core.tools import bench
+
+    text = inspect.getsource(bench)
+    assert "tabletop-rl[bench]" not in text and '.[bench]"' in text

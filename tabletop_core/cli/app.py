@@ -444,13 +444,24 @@ def cmd_render(args: argparse.Namespace) -> int:
     """Write the table of a game (dealt with --seed, after --steps bot moves) as SVG or PNG."""
     from tabletop_core.tools.replay import render_to_file
 
+    report: dict = {}
     try:
         path, (w, h) = render_to_file(
-            args.game, args.out, seed=args.seed, view=args.view, steps=args.steps, **args.options
+            args.game,
+            args.out,
+            seed=args.seed,
+            view=args.view,
+            steps=args.steps,
+            report=report,
+            **args.options,
         )
     except ImportError as exc:  # .png without the render extra
         raise ValueError(str(exc)) from None
     print(f"wrote {path} ({w}x{h})")
+    if report.get("ended") and report["steps"] < args.steps:
+        print(
+            f"the game ended at step {report['steps']} (of the {args.steps} asked for): the picture is its end"
+        )
     return 0
 
 

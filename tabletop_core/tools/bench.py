@@ -237,7 +237,7 @@ def run_benchmarks(
                 yield rec(
                     "peer",
                     peer=name,
-                    error="pettingzoo[classic] not installed (pip install tabletop-rl[bench])",
+                    error='pettingzoo[classic] not installed (pip install -e ".[bench]" in the source tree)',
                 )
                 continue
             w = aec_steps_per_second(mk[0], seconds)
@@ -278,7 +278,7 @@ def run_benchmarks(
             yield rec(
                 "peer",
                 peer="pgx connect_four",
-                error="pgx/jax not installed (pip install tabletop-rl[bench])",
+                error='pgx/jax not installed (pip install -e ".[bench]" in the source tree)',
             )
         else:
             pgx_rate, pgx_cores = pgx

@@ -498,6 +498,7 @@ def render_to_file(
     view: str | int | None = None,
     steps: int = 0,
     bots: str | Sequence[str] | None = None,
+    report: dict | None = None,
     **options: Any,
 ) -> tuple[Path, tuple[int, int]]:
     """``tabletop render``: deal a game (reset with ``seed``), let the bots play ``steps``
@@ -507,6 +508,8 @@ def render_to_file(
         view: ``None`` / ``"omniscient"``, a seat number or an agent name.
         steps: bot moves before the picture (stops early at the end of the game).
         bots: as :func:`play_episode` (bot names only).
+        report: a dict that gets ``steps`` (the moves played) and ``ended`` (the game
+            ended, possibly before ``steps`` moves).
 
     Returns:
         ``(path, (width, height))``.
@@ -533,6 +536,7 @@ def render_to_file(
     agents = list(env.possible_agents)
     seat = _seat_of(view, agents)
     env.reset(seed=int(seed))
+    played = 0
     if steps:
         if bots is None:
             bots = _default_bot(game)
@@ -543,6 +547,9 @@ def render_to_file(
                 break
             s = agents.index(env.agent_selection)
             env.step(int(game.bot_action(ids[s], env._state, 0, env._mask[0], rng, 0)))
+            played += 1
+    if report is not None:
+        report.update(steps=played, ended=bool(env._done))
     svg = game.render_svg(env._state, env.options, seat)
     if ext == ".svg":
         p.write_text(svg, encoding="utf-8")
