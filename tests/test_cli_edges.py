@@ -222,3 +222,11 @@ def test_bench_suggests_an_install_that_exists():
 
     text = inspect.getsource(bench)
     assert "tabletop-rl[bench]" not in text and '.[bench]"' in text
+
+
+def test_train_help_shows_the_defaults(capsys):
+    code, out, _ = run(capsys, "train", "thegame", "--help")
+    assert code == 0
+    for flag in ("--seed SEED", "--lr LR", "--epochs EPOCHS", "--rollout ROLLOUT"):
+        line = next(x for x in out.splitlines() if x.strip().startswith(flag))
+        assert "default" in line, line

@@ -81,6 +81,7 @@ def add_game_subparsers(
     help: str,
     setup: Callable[[argparse.ArgumentParser, GameDef], None] | None = None,
     description: str | None = None,
+    show_defaults: bool = False,
 ) -> argparse.ArgumentParser:
     """Add ``tabletop COMMAND GAME [arguments] [game options]`` with one sub-parser per game.
 
@@ -94,6 +95,8 @@ def add_game_subparsers(
         setup: ``setup(parser, game)`` adds the command's own arguments to the sub-parser
             of ``game`` (called once per game).
         description: longer text for ``tabletop COMMAND --help``.
+        show_defaults: ``--help`` shows the default of every argument of the command's own
+            (those ``setup`` adds) that does not say it already.
 
     Returns:
         The command's parser.
@@ -109,9 +112,23 @@ def add_game_subparsers(
         )
         if setup is not None:
             setup(gp, game)
+            if show_defaults:
+                _show_defaults(gp)
         add_option_arguments(gp, game.make_options, title=f"{name} options")
         gp.set_defaults(handler=handler, game_def=game, parser_=gp)
     return command_parser
+
+
+def _show_defaults(parser: argparse.ArgumentParser) -> None:
+    """Add ``(default: X)`` to the help of each argument with a default its help does not
+    mention (flags, --help and arguments without a default are left as they are)."""
+    for action in parser._actions:
+        if action.option_strings == [] or action.nargs == 0 or action.default in (None, argparse.SUPPRESS):
+            continue
+        text = action.help or ""
+        if "default" in text or text == argparse.SUPPRESS:
+            continue
+        action.help = f"{text} (default: %(default)s)".strip()
 
 
 def _console():
@@ -527,7 +544,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="random and bot games in the vector env, invariants checked every step",
         setup=setup_soak_parser,
     )
-    add_game_subparsers(sub, "train", train_handler, help=TRAIN_HELP, setup=setup_train)
+    add_game_subparsers(sub, "train", train_handler, help=TRAIN_HELP, setup=setup_train, show_defaults=True)
     return p
 
 
