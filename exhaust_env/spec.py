@@ -204,7 +204,11 @@ class Options:
     """
 
     num_players: int | None = option(
-        None, "number of players (default 4; solo: 1)", low=1, high=MAX_PLAYERS, flag="--players"
+        None,
+        "number of players: 2..5 (default 4); 1 only with --mode solo (its default)",
+        low=1,
+        high=MAX_PLAYERS,
+        flag="--players",
     )
     mode: str = option(
         "standard",
@@ -222,7 +226,8 @@ class Options:
             if n is not None and n != 1:
                 raise ValueError(f"num_players must be 1 (or None) in solo mode, got {n}")
         elif n is not None and not MIN_PLAYERS <= n <= MAX_PLAYERS:
-            raise ValueError(f"num_players must be in 2..5 for mode {self.mode!r}, got {n}")
+            solo = " (one player plays the NPC with --mode solo)" if n == 1 else ""
+            raise ValueError(f"num_players must be in 2..5 for mode {self.mode!r}, got {n}{solo}")
         sp = self.start_player
         if sp >= self.seats:
             raise ValueError(f"start_player must be a seat in 0..{self.seats - 1}, got {sp!r}")

@@ -64,6 +64,9 @@ from .spec import (
 
 BOT_NAMES = ("random", "smart", "human", "ghost")  # "human"/"ghost": the smart bot in that role
 BOT_IDS = {name: k for k, name in enumerate(BOT_NAMES)}
+#: The bots bound to one role (``GameDef.bot_roles``): "human" plays a human seat, "ghost"
+#: the ghost seat; random and smart play either (smart as the seat's role).
+BOT_ROLES = (("human", "human"), ("ghost", "ghost"))
 
 _FAR = 999
 GUARD = 15.0  # weight of guarding the exit per item held by the humans

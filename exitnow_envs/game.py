@@ -82,7 +82,7 @@ import numpy as np
 from tabletop_core.contract.game import GameDef
 
 from . import narrate
-from .bots import BOT_NAMES
+from .bots import BOT_NAMES, BOT_ROLES
 from .hooks import HOOKS
 from .observe import observation_layout
 from .render import SVG_HEIGHT, SVG_WIDTH, render_ansi, render_svg
@@ -196,6 +196,7 @@ patches in place (only what changed is rewritten).""",
     return_identity=return_identity,
     seat_roles=seat_roles,
     resample_hidden=resample_hidden,
+    bot_roles=BOT_ROLES,
 )
 
 

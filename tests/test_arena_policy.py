@@ -39,7 +39,12 @@ def test_policy_seat_match_conserves_chips_and_is_reproducible(policy_file):
     np.testing.assert_allclose(a.returns.sum(axis=1), 0.0)  # chips are conserved
     assert (a.steps > 0).all() and a.bots == ["policy", "greedy", "random"]
     s = summarize(a, ratings=False)
-    assert s["seats"][0]["bot"] == "policy" and s["stats"] == {}
+    assert s["seats"][0]["bot"] == "policy" and "bankrupt" in s["stats"]  # the game's own figures
+    chips = sum(a.stats[f"chips_{k}"] for k in range(3))
+    assert (chips == chips[0]).all()  # read from each game's final position: chips conserved
+    for k in range(3):  # and each seat's chips moved by its return
+        d = a.stats[f"chips_{k}"] - a.returns[:, k]
+        assert (d == d[0]).all()
 
 
 def test_policy_seat_errors(policy_file, tmp_path):
@@ -129,9 +134,9 @@ def test_policy_seat_from_the_cli(policy_file, capsys):
 @pytest.mark.parametrize(
     "content, message",
     [
-        (b"garbage", "not a readable .npz"),
+        (b"garbage", "is not a NumPy .npz archive; a policy is an .npz of weights"),
         (None, "non-finite values in W0"),
-        ("npy", "holds one array"),
+        ("npy", "is one NumPy array"),
         ("truncated", "not a readable .npz"),
     ],
 )

@@ -109,7 +109,7 @@ def test_step_bots_refuses_a_baseline_made_for_other_options_and_steps_nothing()
     before = venv.get_state()
     with pytest.raises(ValueError, match="trained for koikoi with .*num_players=4"):
         venv.step_bots("baseline,strong,greedy")
-    with pytest.raises(ValueError, match="need 3 bots"):
+    with pytest.raises(ValueError, match="3 seats take one bot each"):
         venv.step_bots("baseline,strong")
     with pytest.raises(ValueError, match="unknown bot 'nobody'"):
         venv.step_bots("baseline,nobody,greedy")

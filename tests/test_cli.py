@@ -70,7 +70,7 @@ def test_match_table_output(capsys):
         (("match", "thegame", "--players", "9", "--bots", "random", "--games", "5"), "--players"),
         (("match", "thegame", "--bots", "random", "--games", "5", "--level", "7"), "--level"),
         (("match", "thegame", "--bots", "random", "--games", "5", "--start-player", "3"), "start_player"),
-        (("match", "thegame", "--bots", "random,random,random", "--games", "5"), "need 2 bots"),
+        (("match", "thegame", "--bots", "random,random,random", "--games", "5"), "2 seats take one bot each"),
     ],
 )
 def test_match_errors_are_clear(capsys, argv, message):

@@ -94,16 +94,18 @@ class MLPPolicy:
                 if any(
                     v is not None and now.get(k) is not None and now.get(k) != v for k, v in trained.items()
                 ):
-                    shown = ", ".join(f"{k}={v!r}" for k, v in trained.items())
-                    raise ValueError(f"the policy was trained for {game.name} with {shown}; asked for {opts}")
+                    asked = _shown(_as_dict(opts))
+                    raise ValueError(
+                        f"the policy was trained for {game.name} with {_shown(trained)}; asked for {asked}"
+                    )
             if self.meta.get("layout") != layout.digest():
-                shown = ", ".join(f"{k}={v!r}" for k, v in self.meta.get("options", {}).items())
+                shown = _shown(self.meta.get("options", {}))
                 raise ValueError(
                     f"the policy was trained for {game.name} with {shown} on observation layout "
-                    f"{self.meta.get('layout')}; {opts} has layout {layout.digest()}: other options, or "
+                    f"{self.meta.get('layout')}; {_shown(_as_dict(opts))} has layout {layout.digest()}: other options, or "
                     "the observation changed since the policy was trained (retrain it)"
                 )
-        self.check(layout.dim, game.num_actions, f"{game.name} {opts}")
+        self.check(layout.dim, game.num_actions, f"{game.name} with {_shown(_as_dict(opts))}")
 
     def with_added_pieces(self, layout, added: Sequence[str]) -> MLPPolicy:
         """This policy for ``layout``, when it was trained on ``layout`` without the
@@ -170,6 +172,16 @@ class MLPPolicy:
         """
         if not os.path.exists(path):
             raise ValueError(f"policy file {path!r} does not exist")
+        if os.path.isdir(path):
+            raise ValueError(f"policy file {path!r} is a folder, not an .npz of weights")
+        with open(path, "rb") as f:
+            head = f.read(6)
+        if head[:4] != b"PK\x03\x04":  # every .npz is a zip archive; a lone .npy starts \x93NUMPY
+            what = "one NumPy array (.npy)" if head == b"\x93NUMPY" else "not a NumPy .npz archive"
+            raise ValueError(
+                f"policy file {path!r} is {what}; a policy is an .npz of weights W0, b0, W1, b1, ... "
+                "as written by tabletop train or MLPPolicy.save"
+            )
         try:
             loaded = np.load(path, allow_pickle=False)
         except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
@@ -202,6 +214,12 @@ class MLPPolicy:
             if k < len(self.layers) - 1:
                 x = np.tanh(x)
         return np.where(mask != 0, x, -np.inf).argmax(axis=1).astype(np.int64)
+
+
+def _shown(options: dict[str, Any]) -> str:
+    """Game options as a person writes them: ``num_players=4, rounds=8`` (options left to
+    the game, None, are left out)."""
+    return ", ".join(f"{k}={v}" for k, v in sorted(options.items()) if v is not None) or "the default options"
 
 
 def _as_dict(options: Any) -> dict[str, Any]:

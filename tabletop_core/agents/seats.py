@@ -26,7 +26,8 @@ def seat_policy(game, bot, seat: int, options: dict):
 
     Raises:
         ValueError: an unreadable file, or a policy made for another game, observation
-            layout or (a baseline) other options.
+            layout, (a baseline) other options or, in a game of roles, seats of another
+            role than ``seat``'s (Exit Now's ghost policy in a human seat).
     """
     from tabletop_core.agents.policy import MLPPolicy
 
@@ -38,4 +39,26 @@ def seat_policy(game, bot, seat: int, options: dict):
     else:
         pol = MLPPolicy.load(bot[len("policy:") :])
     pol.check_game(game, opts)
+    _check_policy_role(game, pol, seat, opts, bot if isinstance(bot, str) else "the policy")
     return pol
+
+
+def _check_policy_role(game, pol, seat: int, opts, label: str) -> None:
+    """In a game of roles (``GameDef.seat_roles``), refuse a policy whose recorded seats
+    (``meta["seats"]``, under its recorded options) play none of ``seat``'s role."""
+    meta = pol.meta or {}
+    if game.seat_roles is None or not meta.get("seats"):
+        return
+    try:
+        trained = game.make_options(**meta.get("options", {}))
+    except (TypeError, ValueError):
+        trained = opts
+    trained_roles = tuple(game.seat_roles(trained))
+    played = {trained_roles[k] for group in meta["seats"] for k in group if k < len(trained_roles)}
+    role = tuple(game.seat_roles(opts))[seat]
+    if played and role not in played:
+        agent = list(game.agents(opts))[seat]
+        raise ValueError(
+            f"{game.name}: {label} was trained for {' and '.join(sorted(played))} seats; "
+            f"seat {seat} ({agent}) is a {role} seat"
+        )

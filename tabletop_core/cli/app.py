@@ -53,7 +53,24 @@ from tabletop_core.contract.game import GameDef
 from tabletop_core.contract.options import add_option_arguments, options_from_args
 from tabletop_core.tools.jsonutil import json_default
 
-__all__ = ["main", "build_parser", "add_game_subparsers"]
+__all__ = ["main", "build_parser", "add_game_subparsers", "seed_arg", "SEED_RANGE"]
+
+#: The seeds the commands take: the generator's state is one uint64 word.
+SEED_RANGE = "0 <= SEED < 2**64"
+
+
+def seed_arg(text: str) -> int:
+    """The argparse ``type`` of a ``--seed``: an integer with ``0 <= seed < 2**64`` (the
+    generator's state is one uint64 word; a seed outside would deal as another one)."""
+    from tabletop_core.kernel.rng import SEED_LIMIT
+
+    try:
+        seed = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a seed is an integer ({SEED_RANGE}), got {text!r}") from None
+    if not 0 <= seed < SEED_LIMIT:
+        raise argparse.ArgumentTypeError(f"a seed is in {SEED_RANGE} (= {SEED_LIMIT}), got {seed}")
+    return seed
 
 
 def add_game_subparsers(
@@ -64,6 +81,7 @@ def add_game_subparsers(
     help: str,
     setup: Callable[[argparse.ArgumentParser, GameDef], None] | None = None,
     description: str | None = None,
+    show_defaults: bool = False,
 ) -> argparse.ArgumentParser:
     """Add ``tabletop COMMAND GAME [arguments] [game options]`` with one sub-parser per game.
 
@@ -77,6 +95,8 @@ def add_game_subparsers(
         setup: ``setup(parser, game)`` adds the command's own arguments to the sub-parser
             of ``game`` (called once per game).
         description: longer text for ``tabletop COMMAND --help``.
+        show_defaults: ``--help`` shows the default of every argument of the command's own
+            (those ``setup`` adds) that does not say it already.
 
     Returns:
         The command's parser.
@@ -92,9 +112,23 @@ def add_game_subparsers(
         )
         if setup is not None:
             setup(gp, game)
+            if show_defaults:
+                _show_defaults(gp)
         add_option_arguments(gp, game.make_options, title=f"{name} options")
         gp.set_defaults(handler=handler, game_def=game, parser_=gp)
     return command_parser
+
+
+def _show_defaults(parser: argparse.ArgumentParser) -> None:
+    """Add ``(default: X)`` to the help of each argument with a default its help does not
+    mention (flags, --help and arguments without a default are left as they are)."""
+    for action in parser._actions:
+        if action.option_strings == [] or action.nargs == 0 or action.default in (None, argparse.SUPPRESS):
+            continue
+        text = action.help or ""
+        if "default" in text or text == argparse.SUPPRESS:
+            continue
+        action.help = f"{text} (default: %(default)s)".strip()
 
 
 def _console():
@@ -124,6 +158,8 @@ def _fmt_ci(d: dict, pct: bool = False) -> str:
 
 # --- list -----------------------------------------------------------------------------------
 def cmd_list(args: argparse.Namespace) -> int:
+    from tabletop_core.agents.baseline import BASELINE, baseline_files
+
     rows = []
     for name in available_games():
         game = load_game(name)
@@ -132,7 +168,8 @@ def cmd_list(args: argparse.Namespace) -> int:
             {
                 "game": name,
                 "env_id": game.env_id,
-                "bots": list(game.bot_names),
+                # "baseline": the shipped trained policy, a seat entry as the bots are
+                "bots": list(game.bot_names) + ([BASELINE] if baseline_files(game) else []),
                 "options": {o.flag: o.default for o in opts},
                 "option_help": {o.flag: o.describe() for o in opts},
                 "about": game.description,
@@ -144,7 +181,11 @@ def cmd_list(args: argparse.Namespace) -> int:
     _require_rich()
     from rich.table import Table
 
-    table = Table(title="tabletop-rl games (tabletop COMMAND GAME --help shows each option)")
+    table = Table(
+        title="tabletop-rl games (tabletop COMMAND GAME --help shows each option)",
+        caption="bots: the scripted bots and baseline, the shipped trained policy "
+        "(a seat may also be policy:FILE.npz)",
+    )
     for col in ("game", "bots", "options (defaults)", "about"):
         table.add_column(col, overflow="fold")
     for r in rows:
@@ -164,8 +205,15 @@ def _setup_match(p: argparse.ArgumentParser, game: GameDef) -> None:
         help=f"one bot per seat (comma-separated) or one for all; a seat may be policy:FILE.npz or "
         f"baseline (the shipped trained policy); bots: {', '.join(game.bot_names)}, baseline",
     )
-    p.add_argument("--games", type=int, default=10000, help="games to play (default 10000)")
-    p.add_argument("--seed", type=int, default=0, help="game g is dealt with seed + g (default 0)")
+    p.add_argument(
+        "--games", type=int, default=10000, help="games to play (default 10000, at most 100,000,000)"
+    )
+    p.add_argument(
+        "--seed",
+        type=seed_arg,
+        default=0,
+        help=f"game g is dealt with seed + g, {SEED_RANGE} (default 0)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
 
 
@@ -179,8 +227,15 @@ def cmd_match(args: argparse.Namespace) -> int:
     summary = summarize(result)
     if args.json:
         print(json.dumps(summary, default=json_default))
-        return 0
-    _print_match(game, summary)
+    else:
+        _print_match(game, summary)
+    if result.interrupted:  # Ctrl-C: the figures above are those of the games played
+        print(
+            f"tabletop: interrupted after {result.games:,} of {result.requested:,} games "
+            "(the figures are those of the games played)",
+            file=sys.stderr,
+        )
+        return 130
     return 0
 
 
@@ -190,8 +245,14 @@ def _print_match(game: GameDef, s: dict) -> None:
     from rich.table import Table
 
     console = _console()
-    opts = ", ".join(f"{k}={v}" for k, v in s["options"].items() if k != "boards")
+    # an option left to the game (None) shows what it became: the seats counted, or nothing
+    shown = {
+        k: len(s["seats"]) if k == game.players_option and v is None else v for k, v in s["options"].items()
+    }
+    opts = ", ".join(f"{k}={v}" for k, v in shown.items() if v is not None and k != "boards")
     title = f"{s['game']} — {s['games']} games, seed {s['seed']} ({opts})"
+    if s.get("interrupted"):
+        title += " — interrupted, the games played so far"
     speed = f"{s['games_per_s']:,.0f} games/s · {s['mean_steps']:.1f} agent steps a game"
     defs = s["definitions"]
     if not game.cooperative:
@@ -355,7 +416,9 @@ def _setup_play(p: argparse.ArgumentParser, game: GameDef) -> None:
         f"(default {game.play_bot}); bots: {', '.join(game.bot_names)}, baseline (the shipped trained "
         "policy), policy:FILE.npz",
     )
-    p.add_argument("--seed", type=int, default=None, help="deal of the game (default: a fresh one)")
+    p.add_argument(
+        "--seed", type=seed_arg, default=None, help=f"deal of the game, {SEED_RANGE} (default: a fresh one)"
+    )
     p.add_argument(
         "--view",
         nargs=2,
@@ -389,7 +452,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 # --- render and replay (pictures: tabletop_core.tools.replay) ---------------------------------------
 def _setup_render(p: argparse.ArgumentParser, game: GameDef) -> None:
     p.add_argument("--out", required=True, help="file to write: .svg or .png")
-    p.add_argument("--seed", type=int, default=0, help="deal to draw (default 0)")
+    p.add_argument("--seed", type=seed_arg, default=0, help=f"deal to draw, {SEED_RANGE} (default 0)")
     p.add_argument("--view", default="omniscient", help="omniscient, a seat number or an agent name")
     p.add_argument("--steps", type=int, default=0, help="bot moves to play before the picture (default 0)")
 
@@ -398,13 +461,24 @@ def cmd_render(args: argparse.Namespace) -> int:
     """Write the table of a game (dealt with --seed, after --steps bot moves) as SVG or PNG."""
     from tabletop_core.tools.replay import render_to_file
 
+    report: dict = {}
     try:
         path, (w, h) = render_to_file(
-            args.game, args.out, seed=args.seed, view=args.view, steps=args.steps, **args.options
+            args.game,
+            args.out,
+            seed=args.seed,
+            view=args.view,
+            steps=args.steps,
+            report=report,
+            **args.options,
         )
     except ImportError as exc:  # .png without the render extra
         raise ValueError(str(exc)) from None
     print(f"wrote {path} ({w}x{h})")
+    if report.get("ended") and report["steps"] < args.steps:
+        print(
+            f"the game ended at step {report['steps']} (of the {args.steps} asked for): the picture is its end"
+        )
     return 0
 
 
@@ -416,7 +490,7 @@ def _setup_replay(p: argparse.ArgumentParser, game: GameDef) -> None:
         help=f"one bot per seat (comma-separated) or one for all, or policy:FILE.npz; bots: "
         f"{', '.join(game.bot_names)}, baseline (the shipped trained policy)",
     )
-    p.add_argument("--seed", type=int, default=0, help="deal of the game (default 0)")
+    p.add_argument("--seed", type=seed_arg, default=0, help=f"deal of the game, {SEED_RANGE} (default 0)")
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -470,7 +544,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="random and bot games in the vector env, invariants checked every step",
         setup=setup_soak_parser,
     )
-    add_game_subparsers(sub, "train", train_handler, help=TRAIN_HELP, setup=setup_train)
+    add_game_subparsers(sub, "train", train_handler, help=TRAIN_HELP, setup=setup_train, show_defaults=True)
     return p
 
 
@@ -491,7 +565,11 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"tabletop: error: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except MemoryError as exc:  # e.g. a batch too large for this machine
+        print(f"tabletop: error: not enough memory for this command ({exc})", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:  # a new line, so the shell's prompt does not follow the ^C
+        print("\ntabletop: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # output piped into a reader that stopped (e.g. head)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # as the Python docs advise

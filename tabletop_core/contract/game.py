@@ -70,7 +70,15 @@ from tabletop_core.contract import loops
 from tabletop_core.contract.encoders import ObservationLayout
 from tabletop_core.kernel.records import at
 
-__all__ = ["GameDef", "Hooks", "observe_env"]
+__all__ = ["GameDef", "Hooks", "observe_env", "bot_count_message"]
+
+
+def bot_count_message(game: str, seats: int, bots) -> str:
+    """The message for a wrong number of bots: ``thegame: 2 seats take one bot each (or
+    one bot for all), got 3: strong, strong, random``."""
+    names = ", ".join(str(b) for b in bots)
+    each = "one bot each (or one bot for all)" if seats != 1 else "one bot"
+    return f"{game}: {seats} seat{'s' if seats != 1 else ''} take{'s' if seats == 1 else ''} {each}, got {len(bots)}: {names}"
 
 
 def observe_env(observe_r: Callable) -> Callable:
@@ -179,6 +187,10 @@ class GameDef:
         seat_roles: ``options -> (role per seat)``, for a game whose seats play different
             roles (Exit Now's humans and ghost): seats of one role act as one team in
             ratings and take that role's bots. None: every seat plays for itself.
+        bot_roles: ``((bot name, role), ...)`` for the bots bound to one role of
+            :attr:`seat_roles` (Exit Now's ``human`` and ``ghost``); a bot not named plays
+            any seat. :meth:`check_roles` refuses a bound bot (or a trained policy recorded
+            for another role) in a seat of another role.
         return_identity: ``(returns (G, P), lengths (G,), options) -> (G,) bool``, True
             where an ended episode's returns obey the game's identity (checked by the
             soak); None: only the reward bounds are checked.
@@ -219,6 +231,7 @@ class GameDef:
     final_info: Callable[[np.ndarray, Any], list[dict]] | None = None
     narrate: Any = None
     seat_roles: Callable[[Any], tuple[str, ...]] | None = None
+    bot_roles: tuple[tuple[str, str], ...] = ()
     return_identity: Callable[[np.ndarray, np.ndarray, Any], np.ndarray] | None = None
     resample_hidden: Callable | None = None
 
@@ -301,7 +314,7 @@ class GameDef:
         if len(bots) == 1:
             bots = bots * num_seats
         if len(bots) != num_seats:
-            raise ValueError(f"{self.name}: need {num_seats} bots (one per seat), got {len(bots)}: {bots}")
+            raise ValueError(bot_count_message(self.name, num_seats, bots))
         ids = []
         for b in bots:
             if b == "baseline":
@@ -312,10 +325,39 @@ class GameDef:
                 )
             if b not in self.bot_names:
                 raise ValueError(
-                    f"{self.name}: unknown bot {b!r}; available bots: {', '.join(self.bot_names)}"
+                    f"{self.name}: unknown bot {b!r}; available bots: {', '.join(self.bot_names)}, "
+                    "baseline (the shipped trained policy; policy:FILE.npz for another)"
                 )
             ids.append(self.bot_names.index(b))
         return np.asarray(ids, np.int64)
+
+    def check_roles(self, bots, options: Any) -> None:
+        """Refuse a seat whose bot plays another role than the seat's (:attr:`seat_roles`,
+        :attr:`bot_roles`): ``bots`` holds one entry per seat (a bot name, or None for a
+        person or a policy, checked by :func:`tabletop_core.agents.seats.seat_policy`).
+
+        Raises:
+            ValueError: naming every mismatched seat, its role and the bots that fit it.
+        """
+        if self.seat_roles is None or not self.bot_roles:
+            return
+        bound = dict(self.bot_roles)
+        opts = self.make_options(**options) if isinstance(options, dict) else options
+        roles = tuple(self.seat_roles(opts))
+        agents = list(self.agents(opts))
+        wrong = []
+        for k, b in enumerate(bots):
+            role = bound.get(b) if isinstance(b, str) else None
+            if role is not None and k < len(roles) and role != roles[k]:
+                wrong.append(f"seat {k} ({agents[k]}) is a {roles[k]} seat, not a {role} seat")
+        if wrong:
+            fits = {
+                r: ", ".join(n for n in self.bot_names if bound.get(n, r) == r) for r in dict.fromkeys(roles)
+            }
+            raise ValueError(
+                f"{self.name}: {'; '.join(wrong)}. The seats' roles are {', '.join(roles)}; "
+                + "; ".join(f"{r} seats take {names}" for r, names in fits.items())
+            )
 
     def load_saved_state(self, saved: Any, target: np.ndarray, write: bool = True) -> None:
         """Check a ``get_state()`` dict against ``target`` (the live State) and copy its

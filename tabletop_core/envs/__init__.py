@@ -3,4 +3,18 @@ vector self-play env (:mod:`.vector`), the single-agent learner views
 (:mod:`.single_agent`) and the factories that give each game its ``raw_env``, ``env`` and
 ``vector_env`` (:mod:`.factories`).
 
-Imports agents, the contract and the kernel layer."""
+Imports agents, the contract and the kernel layer.
+
+``register_games()`` registers every game of the catalog with PettingZoo
+(``pettingzoo.make("aec", "tabletop/thegame-v1")``)."""
+
+
+def register_games() -> list[str]:
+    """Register every game of the catalog with PettingZoo (see
+    :func:`tabletop_core.envs.factories.register_games`); returns the ids."""
+    from tabletop_core.envs.factories import register_games as _register
+
+    return _register()
+
+
+__all__ = ["register_games"]

@@ -31,7 +31,7 @@ from pettingzoo.utils.wrappers import BaseWrapper
 
 from tabletop_core.contract import loops
 from tabletop_core.contract.game import GameDef
-from tabletop_core.kernel.rng import seed_word
+from tabletop_core.kernel.rng import check_seed, seed_word
 
 __all__ = [
     "TabletopAECEnv",
@@ -163,6 +163,7 @@ class TabletopAECEnv(AECEnv):
         stream (fresh OS entropy on the very first reset). ``options`` is accepted for
         API compatibility and ignored: game options are given to the constructor."""
         if seed is not None or not self._ever_reset:
+            check_seed(seed)  # 0 <= seed < 2**64: the generator holds one uint64 word
             self._state["rng"][0] = seed_word(seed)
         self._ever_reset = True
         self.game.batch_step(self._state, self._notes, self._act, *self._step_out_buffers, loops.RESET)

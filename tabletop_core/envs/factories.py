@@ -26,7 +26,7 @@ from tabletop_core.contract.options import option_infos
 from tabletop_core.envs.aec import LeanChecks, TabletopAECEnv
 from tabletop_core.envs.vector import SelfPlayVectorEnv
 
-__all__ = ["GameEnvs", "game_envs", "register_aec"]
+__all__ = ["GameEnvs", "game_envs", "register_aec", "register_games"]
 
 
 _ENV_DOC = """{title} as a PettingZoo AEC env with PettingZoo's standard checks in one lean wrapper.
@@ -154,6 +154,36 @@ def register_aec(name: str, version: int, entry_point: str) -> str | None:
     if env_id not in _get_registry("aec"):
         pettingzoo.register("aec", env_id, entry_point=entry_point)
     return env_id
+
+
+def register_games() -> list[str]:
+    """Register every game of the catalog with PettingZoo, so that
+    ``pettingzoo.make("aec", "tabletop/<game>-v<version>")`` works after::
+
+        from tabletop_core.envs import register_games
+        register_games()
+
+    A game's package registers itself when imported (``import thegame_env``); this loads
+    each listed game (its package, not its compiled kernels: about a second for four)
+    and registers ``"<package>:env"`` as the entry point PettingZoo calls.
+
+    Returns:
+        The registered ids (``["tabletop/thegame-v1", ...]``); empty when this PettingZoo
+        has no registry. A game that does not load is left out.
+    """
+    from tabletop_core.contract.catalog import game_names, load_game
+
+    ids = []
+    for name in game_names():
+        try:
+            game = load_game(name)
+        except ValueError:
+            continue
+        if game.package:
+            env_id = register_aec(game.name, game.version, f"{game.package}:env")
+            if env_id is not None:
+                ids.append(env_id)
+    return ids
 
 
 def entry_points(

@@ -25,7 +25,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 
 from tabletop_core.contract.game import GameDef
 from tabletop_core.envs.vector import first_unmasked
-from tabletop_core.kernel.rng import bot_seed_word, seed_word
+from tabletop_core.kernel.rng import bot_seed_word, check_seed, seed_word
 
 __all__ = ["LearnerEnv", "LearnerVectorEnv"]
 
@@ -110,6 +110,8 @@ class LearnerCore:
 
     def reset(self, seeds: list[int] | None) -> None:
         if seeds is not None:
+            for s in seeds:
+                check_seed(s)  # 0 <= seed < 2**64
             self.state["rng"] = [seed_word(s) for s in seeds]
             self.bot_rng[:] = [bot_seed_word(s) for s in seeds]
         self.game.batch_reset_learner(

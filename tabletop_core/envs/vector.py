@@ -71,9 +71,15 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from tabletop_core.contract import loops
-from tabletop_core.contract.game import GameDef
+from tabletop_core.contract.game import GameDef, bot_count_message
 from tabletop_core.kernel.jit import kernel
-from tabletop_core.kernel.rng import bot_seed_word, sample_legal_batch, sample_legal_batch_threads, seed_word
+from tabletop_core.kernel.rng import (
+    bot_seed_word,
+    check_seed,
+    sample_legal_batch,
+    sample_legal_batch_threads,
+    seed_word,
+)
 
 # GNU OpenMP reads these once, when numba's OpenMP layer loads (the first threaded step):
 # after a parallel step, its idle threads spin GOMP_SPINCOUNT times before they sleep.
@@ -314,6 +320,8 @@ class SelfPlayVectorEnv(VectorEnv):
         self.options = game.make_options(**options)
         self.num_envs = int(num_envs)
         self.copy = bool(copy)
+        if seed is not None:
+            check_seed(seed, num_envs)
         self._seed = seed
         self.agents = list(game.agents(self.options))
         self.num_players = len(self.agents)
@@ -441,9 +449,12 @@ class SelfPlayVectorEnv(VectorEnv):
             bad = [s for s in seed if not is_int(s)]
             if bad:
                 raise ValueError(f"seed list entries must be ints, got {bad[0]!r} ({type(bad[0]).__name__})")
+            for s in seed:
+                check_seed(s)
             return [int(s) for s in seed]
         if not is_int(seed):
             raise ValueError(f"seed must be an int, a list of ints or None, got {seed!r}")
+        check_seed(seed, self.num_envs)  # env i is seeded seed + i: 0 <= seed + i < 2**64
         return [int(seed) + i for i in range(self.num_envs)]
 
     def step(self, actions):
@@ -544,9 +555,7 @@ class SelfPlayVectorEnv(VectorEnv):
         if len(names) == 1:
             names = names * self.num_players
         if len(names) != self.num_players:
-            raise ValueError(
-                f"{self.game.name}: need {self.num_players} bots (one per seat), got {len(names)}: {names}"
-            )
+            raise ValueError(bot_count_message(self.game.name, self.num_players, names))
         seats = [k for k, b in enumerate(names) if is_policy(b)]
         if not seats:
             return self.game.bot_ids(names, self.num_players), []

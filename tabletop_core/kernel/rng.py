@@ -21,6 +21,8 @@ from tabletop_core.kernel.jit import kernel
 
 __all__ = [
     "seed_word",
+    "check_seed",
+    "SEED_LIMIT",
     "next_u64",
     "next_word",
     "randint",
@@ -49,12 +51,43 @@ class SeedError(TypeError, ValueError):
     here, and a ``TypeError``, as Gymnasium's own seeding raises)."""
 
 
+#: Seeds a user gives (``reset(seed=...)``, ``--seed``) lie in ``0 <= seed < SEED_LIMIT``:
+#: the generator's state is one uint64 word, so a seed outside that range would only be
+#: reduced modulo 2**64 (``-1`` would deal exactly as ``2**64 - 1``).
+SEED_LIMIT = 1 << 64
+
+
+def check_seed(seed, count: int = 1, what: str = "seed") -> None:
+    """Refuse a seed a user gave that the generator cannot tell apart from another.
+
+    Args:
+        seed: the seed (``None`` passes: a fresh one is drawn).
+        count: how many consecutive seeds ``seed, seed + 1, ...`` it stands for (the envs
+            of a vector env, the games of a match): the last must be in range too.
+        what: the name used in the message (``"--seed"``).
+
+    Raises:
+        SeedError: ``seed`` is not an integer, negative, or ``seed + count - 1 >= 2**64``.
+    """
+    if seed is None:
+        return
+    if isinstance(seed, (bool, float, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise SeedError(f"{what} must be an int or None, got {type(seed).__name__}: {seed!r}")
+    seed = int(seed)
+    if seed < 0:
+        raise SeedError(f"{what} must be 0 or more (0 <= seed < 2**64), got {seed}")
+    if seed + max(int(count), 1) - 1 >= SEED_LIMIT:
+        span = "" if count <= 1 else f" (it seeds {count} deals: {what} .. {what} + {count - 1})"
+        raise SeedError(f"{what} must be below 2**64 = {SEED_LIMIT}{span}, got {seed}")
+
+
 def seed_word(seed: int | None) -> np.uint64:
     """Return the initial generator word for ``seed``.
 
     Args:
-        seed: any integer (negative and > 64-bit values are reduced modulo 2**64), or
-            ``None`` for a seed drawn from OS entropy.
+        seed: any integer (negative and > 64-bit values are reduced modulo 2**64: the
+            seeds a user gives are checked first with :func:`check_seed`, which refuses
+            them), or ``None`` for a seed drawn from OS entropy.
 
     Raises:
         SeedError: (a ``TypeError`` and a ``ValueError``) if ``seed`` is neither ``None``

@@ -20,11 +20,15 @@ import numpy as np
 
 from tabletop_core.agents.baseline import BASELINE, is_baseline
 from tabletop_core.agents.seats import is_policy, seat_policy
-from tabletop_core.contract.game import GameDef
-from tabletop_core.kernel.rng import bot_seed_word, seed_word
+from tabletop_core.contract.game import GameDef, bot_count_message
+from tabletop_core.kernel.rng import bot_seed_word, check_seed, seed_word
 from tabletop_core.tools.progress import ProgressBar
 
-__all__ = ["MatchResult", "run_match", "summarize", "wilson_interval", "mean_interval"]
+#: The most games one match plays: every game's returns and figures are kept (about
+#: 50 bytes a game), so a larger match is played as several, seeded one after the other.
+MAX_GAMES = 100_000_000
+
+__all__ = ["MAX_GAMES", "MatchResult", "run_match", "summarize", "wilson_interval", "mean_interval"]
 
 
 @dataclass
@@ -40,6 +44,8 @@ class MatchResult:
         definitions: ``{name: one line}`` defining each figure of ``stats``.
         seconds: wall time of the compiled play (compilation excluded).
         seed: the match seed (game g used seed + g).
+        interrupted: the match was stopped (Ctrl-C) before it played every game; the
+            figures hold the games played (``requested`` were asked for).
     """
 
     game: str
@@ -52,6 +58,8 @@ class MatchResult:
     seed: int
     agents: list[str] = field(default_factory=list)
     definitions: dict[str, str] = field(default_factory=dict)
+    interrupted: bool = False
+    requested: int = 0
 
     @property
     def games(self) -> int:
@@ -75,20 +83,32 @@ def run_match(
 
     Args:
         bots: bot names, one per seat (list or comma-separated), or one for every seat.
-        games: number of games (>= 1).
-        seed: game g is dealt as an env seeded with ``seed + g``.
+        games: number of games (1 to :data:`MAX_GAMES`).
+        seed: game g is dealt as an env seeded with ``seed + g`` (``0 <= seed`` and
+            ``seed + games - 1 < 2**64``).
         chunk: games per kernel call (the progress bar advances between calls).
         progress: show a progress bar (needs ``rich``: ``pip install tabletop-rl[cli]``).
         **options: the game's options.
 
     Raises:
-        ValueError: bad bot names/count, ``games`` < 1, or a bad game option.
+        ValueError: bad bot names/count, ``games`` outside 1..MAX_GAMES, a seed out of
+            range, or a bad game option.
     """
     if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
         raise ValueError(f"games must be a positive integer, got {games!r}")
+    if games > MAX_GAMES:
+        raise ValueError(
+            f"games must be at most {MAX_GAMES:,} in one match (every game's result is kept in memory), "
+            f"got {games:,}; play several matches, e.g. --seed 0, --seed {MAX_GAMES}, ..."
+        )
+    check_seed(seed, games, what="seed")
     opts = game.make_options(**options)
     agents = list(game.agents(opts))
     bot_list = [b.strip() for b in bots.split(",")] if isinstance(bots, str) else list(bots)
+    if len(bot_list) in (1, len(agents)):
+        game.check_roles(
+            [None if is_policy(b) else b for b in bot_list * (len(agents) // len(bot_list))], opts
+        )
     if any(is_policy(b) for b in bot_list):
         return _run_policy_match(game, bot_list, games, seed, chunk, progress, opts, agents, options)
     ids = game.bot_ids(bots, len(agents))
@@ -109,6 +129,7 @@ def run_match(
         games, f"{game.name}: {','.join(names)}", enabled=progress, stream=sys.stdout, transient=True
     )
     seconds = 0.0
+    played = 0
     try:
         for start in range(0, games, chunk):
             n = min(chunk, games - start)
@@ -120,7 +141,11 @@ def run_match(
             seconds += time.perf_counter() - t0
             for key, val in game.episode_stats(s).items():
                 stats.setdefault(key, []).append(np.asarray(val))
-            bar.update(start + n)
+            played = start + n
+            bar.update(played)
+    except KeyboardInterrupt:
+        if played == 0:
+            raise
     finally:
         bar.close()
     definitions = game.match_stats(opts) if game.match_stats is not None else dict.fromkeys(stats, "")
@@ -128,13 +153,15 @@ def run_match(
         game=game.name,
         bots=names,
         options=opts,
-        returns=returns,
-        steps=steps,
+        returns=returns[:played],
+        steps=steps[:played],
         stats={k: np.concatenate(stats[k]) for k in definitions if k in stats},
         seconds=seconds,
         seed=int(seed),
         agents=agents,
         definitions={k: v for k, v in definitions.items() if k in stats},
+        interrupted=played < games,
+        requested=games,
     )
 
 
@@ -144,15 +171,16 @@ def _run_policy_match(game, bot_list, games, seed, chunk, progress, opts, agents
     seats bots; in a cooperative game the same policy plays every seat. The games run in
     a single-agent vector env whose learner holds the policy seats (the bots inside
     compiled code, the policies in numpy, each acting for its own seats), dealt exactly
-    as in a bot match (game g: seed + g). ``steps`` counts the policies' decisions; no
-    game figures (``stats``) are gathered."""
+    as in a bot match (game g: seed + g). ``steps`` counts the policies' decisions. The
+    game figures (``stats``) are read from each game's final position, which the step
+    that ends a game replays without dealing the next one (:func:`_final_states`)."""
     from tabletop_core.envs.single_agent import LearnerCore
 
     p = len(agents)
     if len(bot_list) == 1:
         bot_list = bot_list * p
     if len(bot_list) != p:
-        raise ValueError(f"{game.name}: need {p} bots (one per seat), got {len(bot_list)}: {bot_list}")
+        raise ValueError(bot_count_message(game.name, p, bot_list))
     seats = [k for k, b in enumerate(bot_list) if is_policy(b)]
     # the learner view of a cooperative game plays every seat with one policy
     if game.cooperative and (
@@ -172,11 +200,13 @@ def _run_policy_match(game, bot_list, games, seed, chunk, progress, opts, agents
         by_policy.setdefault(id(pol), (pol, []))[1].append(k)
     returns = np.zeros((games, p), np.float64)
     steps = np.zeros(games, np.int64)
+    stats: dict[str, np.ndarray] = {}
     names = [b if not is_policy(b) else (BASELINE if is_baseline(b) else "policy") for b in bot_list]
     bar = ProgressBar(
         games, f"{game.name}: {','.join(names)}", enabled=progress, stream=sys.stdout, transient=True
     )
     seconds = 0.0
+    played = 0
     try:
         for start in range(0, games, chunk):
             n = min(chunk, games - start)
@@ -186,6 +216,7 @@ def _run_policy_match(game, bot_list, games, seed, chunk, progress, opts, agents
             actions = np.zeros(n, np.int64)
             t0 = time.perf_counter()
             while live.any():
+                before = (core.state.copy(), core.bot_rng.copy(), core.mask.copy())
                 if len(by_policy) == 1:
                     pol = next(iter(by_policy.values()))[0]
                     actions[:] = pol(core.obs, core.mask)
@@ -197,12 +228,55 @@ def _run_policy_match(game, bot_list, games, seed, chunk, progress, opts, agents
                 core.step(actions, autoreset=True)  # a new deal in an ended env is not counted
                 returns[start : start + n][live] += core.rewards[live]
                 steps[start : start + n][live] += 1
+                ended = np.flatnonzero(live & core.term)
+                if ended.size:
+                    final = _final_states(core, before, actions, ended, options)
+                    for key, val in game.episode_stats(final).items():
+                        val = np.asarray(val)
+                        column = stats.setdefault(key, np.zeros(games, val.dtype))
+                        column[start + ended] = val
                 live &= ~core.term
             seconds += time.perf_counter() - t0
-            bar.update(start + n)
+            played = start + n
+            bar.update(played)
+    except KeyboardInterrupt:
+        if played == 0:
+            raise
     finally:
         bar.close()
-    return MatchResult(game.name, names, opts, returns, steps, {}, seconds, int(seed), agents)
+    definitions = game.match_stats(opts) if game.match_stats is not None else dict.fromkeys(stats, "")
+    return MatchResult(
+        game.name,
+        names,
+        opts,
+        returns[:played],
+        steps[:played],
+        {k: stats[k][:played] for k in definitions if k in stats},
+        seconds,
+        int(seed),
+        agents,
+        definitions={k: v for k, v in definitions.items() if k in stats},
+        interrupted=played < games,
+        requested=games,
+    )
+
+
+def _final_states(core, before, actions: np.ndarray, rows: np.ndarray, options: dict) -> np.ndarray:
+    """The final positions of the envs ``rows`` of ``core`` that the last step ended (and
+    dealt again): that step replayed from ``before`` (state, bots' generators and masks
+    before it) on a copy of those envs, without autoreset. The step is deterministic in
+    these, so the copy ends exactly as the match's game did."""
+    from tabletop_core.envs.single_agent import LearnerCore
+
+    state, bot_rng, mask = before
+    seats = None if core.learners == -1 else core.seats
+    others = [core.game.bot_names[k] for k in core.bot_ids] if seats is not None else None
+    replay = LearnerCore(core.game, rows.size, seats, others, options)
+    replay.state[:] = state[rows]
+    replay.bot_rng[:] = bot_rng[rows]
+    replay.mask[:] = mask[rows]
+    replay.step(actions[rows].copy(), autoreset=False)
+    return replay.state
 
 
 def wilson_interval(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -265,6 +339,7 @@ def summarize(result: MatchResult, ratings: bool = True) -> dict:
         "bots": result.bots,
         "games": g,
         "seed": result.seed,
+        "interrupted": result.interrupted,
         "games_per_s": result.games_per_second,
         "mean_steps": float(result.steps.mean()),
     }

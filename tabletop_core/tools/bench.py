@@ -256,7 +256,7 @@ def _aec_records(rec, mod, options: dict, seconds: float, peers: bool) -> Iterat
                 yield rec(
                     "peer",
                     peer=name,
-                    error="pettingzoo[classic] not installed (pip install tabletop-rl[bench])",
+                    error='pettingzoo[classic] not installed (pip install -e ".[bench]" in the source tree)',
                 )
                 continue
             w = aec_steps_per_second(mk[0], seconds)
@@ -303,7 +303,7 @@ def _vector_records(
             yield rec(
                 "peer",
                 peer="pgx connect_four",
-                error="pgx/jax not installed (pip install tabletop-rl[bench])",
+                error='pgx/jax not installed (pip install -e ".[bench]" in the source tree)',
             )
         else:
             pgx_rate, pgx_cores = pgx

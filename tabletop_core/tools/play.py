@@ -130,6 +130,8 @@ class TerminalPlay:
         self.bots = bot_list_for_others(game, bots, n, seat)
         from tabletop_core.agents.seats import is_policy, seat_policy
 
+        game.check_roles([None if b is None or is_policy(b) else b for b in self.bots], options)
+
         self.policies = {
             k: seat_policy(game, b, k, options)
             for k, b in enumerate(self.bots)

@@ -307,6 +307,7 @@ def play_episode(
     from tabletop_core.agents.policy import MLPPolicy
     from tabletop_core.agents.seats import is_policy, seat_policy
     from tabletop_core.contract.catalog import load_game
+    from tabletop_core.contract.game import bot_count_message
     from tabletop_core.kernel.rng import seed_word
 
     game = load_game(game_name)
@@ -318,9 +319,8 @@ def play_episode(
     if len(names) == 1:
         names = names * len(agents)
     if len(names) != len(agents):
-        raise ValueError(
-            f"{game_name}: need {len(agents)} bots (one per seat) or one for all, got {len(names)}"
-        )
+        raise ValueError(bot_count_message(game_name, len(agents), names))
+    game.check_roles([None if is_policy(b) else b for b in names], options)
     players: list[Any] = []
     for k, b in enumerate(names):
         if is_policy(b):
@@ -496,6 +496,7 @@ def render_to_file(
     view: str | int | None = None,
     steps: int = 0,
     bots: str | Sequence[str] | None = None,
+    report: dict | None = None,
     **options: Any,
 ) -> tuple[Path, tuple[int, int]]:
     """``tabletop render``: deal a game (reset with ``seed``), let the bots play ``steps``
@@ -505,6 +506,8 @@ def render_to_file(
         view: ``None`` / ``"omniscient"``, a seat number or an agent name.
         steps: bot moves before the picture (stops early at the end of the game).
         bots: as :func:`play_episode` (bot names only).
+        report: a dict that gets ``steps`` (the moves played) and ``ended`` (the game
+            ended, possibly before ``steps`` moves).
 
     Returns:
         ``(path, (width, height))``.
@@ -531,6 +534,7 @@ def render_to_file(
     agents = list(env.possible_agents)
     seat = _seat_of(view, agents)
     env.reset(seed=int(seed))
+    played = 0
     if steps:
         if bots is None:
             bots = _default_bot(game)
@@ -541,6 +545,9 @@ def render_to_file(
                 break
             s = agents.index(env.agent_selection)
             env.step(game.bot_decision(ids[s], env._state, env._mask[0], rng))
+            played += 1
+    if report is not None:
+        report.update(steps=played, ended=bool(env._done))
     svg = game.render_svg(env._state, env.options, seat)
     if ext == ".svg":
         p.write_text(svg, encoding="utf-8")

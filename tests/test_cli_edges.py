@@ -1,0 +1,232 @@
+"""The ``tabletop`` command line at its edges: each mistake a newcomer can make ends in one
+clear message and exit status 2 (130 when interrupted), never a traceback."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tabletop_core import cli
+
+
+def run(capsys, *argv):
+    code = cli.main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_huge_games_is_refused_before_allocating(capsys):
+    code, out, err = run(capsys, "match", "thegame", "--bots", "random", "--games", "100000000000")
+    assert code == 2
+    assert "at most 100,000,000" in err and "Traceback" not in err + out
+
+
+@pytest.mark.parametrize("seed", ["-1", "18446744073709551616", "99999999999999999999999", "1.5"])
+def test_out_of_range_seed_is_refused(capsys, seed):
+    code, out, err = run(capsys, "match", "thegame", "--bots", "random", "--games", "3", "--seed", seed)
+    assert code == 2
+    assert "0 <= SEED < 2**64" in err and "Traceback" not in err
+
+
+def test_seed_plus_games_must_stay_below_2_64(capsys):
+    code, _, err = run(
+        capsys, "match", "thegame", "--bots", "random", "--games", "10", "--seed", str(2**64 - 5)
+    )
+    assert code == 2 and "below 2**64" in err and "seed + 9" in err
+    code, out, _ = run(
+        capsys, "match", "thegame", "--bots", "random", "--games", "5", "--seed", str(2**64 - 5), "--json"
+    )
+    assert code == 0
+
+
+def test_envs_refuse_seeds_outside_the_generator_word():
+    import thegame_env
+
+    env = thegame_env.raw_env()
+    for bad in (-1, 2**64):
+        with pytest.raises(ValueError, match="2\\*\\*64"):
+            env.reset(seed=bad)
+    env.reset(seed=2**64 - 1)
+    with pytest.raises(ValueError, match="2\\*\\*64"):
+        thegame_env.vector_env(num_envs=4, seed=2**64 - 2)
+    venv = thegame_env.vector_env(num_envs=4)
+    with pytest.raises(ValueError, match="0 or more"):
+        venv.reset(seed=-1)
+    with pytest.raises(ValueError, match="0 or more"):
+        venv.reset(seed=[0, 1, -2, 3])
+    obs, _ = venv.reset(seed=np.uint64(2**64 - 4))
+    assert obs.shape[0] == 4
+
+
+@pytest.mark.parametrize(
+    "bots, message",
+    [
+        ("ghost,ghost,ghost,human", "seat 0 (human_0) is a human seat, not a ghost seat"),
+        ("human", "seat 3 (ghost_0) is a ghost seat, not a human seat"),
+        ("policy:exitnow_envs/baselines/ghost.npz,smart,smart,smart", "trained for ghost seats; seat 0"),
+        ("smart,smart,smart,policy:exitnow_envs/baselines/humans.npz", "trained for human seats; seat 3"),
+    ],
+)
+def test_exit_now_refuses_a_bot_in_the_wrong_role(capsys, bots, message):
+    code, out, err = run(capsys, "match", "exitnow", "--bots", bots, "--games", "3")
+    assert code == 2 and message in err and "Traceback" not in err
+
+
+def test_exit_now_roles_are_declared_by_the_game_not_the_core():
+    import exitnow_envs
+
+    game = exitnow_envs.GAME
+    assert dict(game.bot_roles) == {"human": "human", "ghost": "ghost"}
+    game.check_roles(["human", "random", "smart", "ghost"], {})
+    game.check_roles([None, "human", "human", "ghost"], {})  # None: the person or a policy
+    with pytest.raises(ValueError, match="ghost seats take random, smart, ghost"):
+        game.check_roles(["human", "human", "human", "human"], {})
+
+
+def test_match_and_replay_accept_the_right_roles(capsys, tmp_path):
+    code, out, _ = run(
+        capsys,
+        "match",
+        "exitnow",
+        "--bots",
+        "human,human,smart,policy:exitnow_envs/baselines/ghost.npz",
+        "--games",
+        "3",
+        "--json",
+    )
+    assert code == 0
+    code, _, err = run(capsys, "replay", "exitnow", "--bots", "ghost", "--out", str(tmp_path / "r.html"))
+    assert code == 2 and "is a human seat" in err
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"a text file\n", "is not a NumPy .npz archive"),
+        (b"\x80\x04pickled", "is not a NumPy .npz archive"),
+        ("npy", "is one NumPy array (.npy)"),
+    ],
+)
+def test_a_policy_file_that_is_no_npz_gets_a_plain_message(capsys, tmp_path, content, message):
+    path = tmp_path / "policy.npz"
+    if content == "npy":
+        with open(path, "wb") as f:
+            np.save(f, np.zeros(3))
+    else:
+        path.write_bytes(content)
+    code, _, err = run(capsys, "match", "thegame", "--bots", f"policy:{path}", "--games", "3")
+    assert code == 2 and message in err
+    assert "allow_pickle" not in err and "Traceback" not in err
+
+
+def test_list_and_unknown_bot_messages_name_the_baseline(capsys):
+    import json
+
+    code, out, _ = run(capsys, "list", "--json")
+    assert all("baseline" in g["bots"] for g in json.loads(out))
+    code, out, _ = run(capsys, "list")
+    assert "baseline" in out
+    code, _, err = run(capsys, "match", "koikoi", "--bots", "genius", "--games", "3")
+    assert code == 2 and "available bots: random, greedy, strong, baseline" in err
+
+
+def test_ctrl_c_in_a_match_prints_the_games_played_and_exits_130():
+    """SIGINT (Ctrl-C) in a long match: the table of the games played so far, the word
+    "interrupted" and exit status 130."""
+    import json
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    argv = [sys.executable, "-m", "tabletop_core.cli", "match", "thegame", "--bots", "random"]
+    proc = subprocess.Popen(
+        [*argv, "--games", "50000000", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    time.sleep(12)  # start-up and the compiled (cached) kernels; then it plays chunks of 2000
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err and "Traceback" not in err
+    summary = json.loads(out)
+    assert summary["interrupted"] is True and 0 < summary["games"] < 50_000_000
+    assert summary["stats"]["score"]["mean"] > 0  # The Game's own figure: cards left
+
+
+def test_policy_seats_keep_the_games_own_figures():
+    """A match with baseline/policy seats reports the game's figures (The Game's cards
+    left, Exhaust's and Koikoi's tables) read from each game's final position."""
+    import exhaust_env
+    import koikoi_env
+    import thegame_env
+    from tabletop_core.tools.arena import run_match, summarize
+
+    r = run_match(thegame_env.GAME, "baseline", 40, seed=3)
+    assert set(r.stats) >= {"score", "win"}
+    assert np.array_equal(98 - r.stats["score"], r.returns[:, 0])  # reward=cards: cards placed
+    bots = run_match(exhaust_env.GAME, "npc,strong,random,strong", 40, seed=3)
+    mixed = run_match(exhaust_env.GAME, "baseline,strong,random,strong", 40, seed=3)
+    assert set(mixed.stats) == set(bots.stats) and mixed.stats
+    k = run_match(koikoi_env.GAME, "baseline,strong,strong,strong", 6, seed=3, rounds=8)
+    assert set(k.stats) == set(run_match(koikoi_env.GAME, "strong", 6, seed=3).stats) and k.stats
+    assert summarize(k)["stats"]
+
+
+def test_a_baseline_refused_for_other_options_names_them_readably(capsys):
+    code, _, err = run(capsys, "match", "koikoi", "--bots", "baseline", "--games", "3", "--rounds", "2")
+    assert code == 2 and "asked for first_dealer=0, num_players=4, rounds=2" in err
+    assert "Options(" not in err
+
+
+def test_pettingzoo_make_works_after_register_games():
+    """One documented call registers every game of the catalog with PettingZoo (in a
+    fresh process: no game package imported before)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, pettingzoo\n"
+        "from tabletop_core.envs import register_games\n"
+        "ids = register_games()\n"
+        "env = pettingzoo.make('aec', 'tabletop/thegame-v1', num_players=3)\n"
+        "env.reset(seed=0)\n"
+        "print(sorted(ids), len(env.agents))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    for game in ("thegame", "koikoi", "exhaust", "exitnow"):
+        assert f"tabletop/{game}-v" in out.stdout
+    assert out.stdout.strip().endswith(" 3")
+
+
+def test_exhaust_header_players_and_bot_count_read_plainly(capsys):
+    code, out, _ = run(capsys, "match", "exhaust", "--bots", "strong", "--games", "20")
+    assert code == 0 and "num_players=4" in out and "None" not in out
+    code, _, err = run(capsys, "match", "exhaust", "--players", "1", "--bots", "strong", "--games", "3")
+    assert code == 2 and "--mode solo" in err
+    code, _, err = run(capsys, "match", "exhaust", "--mode", "solo", "--bots", "strong,npc", "--games", "3")
+    assert code == 2 and "1 seat takes one bot, got 2: strong, npc" in err and "1 bots" not in err
+
+
+def test_render_says_when_the_game_ended_before_the_steps(capsys, tmp_path):
+    code, out, _ = run(capsys, "render", "thegame", "--steps", "100000", "--out", str(tmp_path / "t.svg"))
+    assert code == 0 and "the game ended at step" in out and "of the 100000 asked for" in out
+    code, out, _ = run(capsys, "render", "thegame", "--steps", "3", "--out", str(tmp_path / "t.svg"))
+    assert code == 0 and "ended" not in out
+
+
+def test_bench_suggests_an_install_that_exists():
+    import inspect
+
+    from tabletop_core.tools import bench
+
+    text = inspect.getsource(bench)
+    assert "tabletop-rl[bench]" not in text and '.[bench]"' in text
+
+
+def test_train_help_shows_the_defaults(capsys):
+    code, out, _ = run(capsys, "train", "thegame", "--help")
+    assert code == 0
+    for flag in ("--seed SEED", "--lr LR", "--epochs EPOCHS", "--rollout ROLLOUT"):
+        line = next(x for x in out.splitlines() if x.strip().startswith(flag))
+        assert "default" in line, line
