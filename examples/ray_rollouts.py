@@ -44,9 +44,9 @@ def random_mlp(obs_dim: int, num_actions: int, hidden: int = 256, seed: int = 0)
 @ray.remote
 class RolloutWorker:
     def __init__(self, game: str, num_envs: int, seed: int, options: dict, policy: dict | None, bots):
-        from tabletop_core.contract.catalog import GAME_PACKAGES
+        from tabletop_core.contract.catalog import load_game
 
-        package = importlib.import_module(GAME_PACKAGES[game])
+        package = importlib.import_module(load_game(game).package)
         self.venv = package.vector_env(num_envs, seed=seed, copy=False, **options)
         from tabletop_core.agents.policy import MLPPolicy
 
@@ -108,13 +108,13 @@ def main() -> None:
         ray.init(address=args.address)
     else:
         ray.init(num_cpus=args.num_cpus or max(2, args.workers), include_dashboard=False, log_to_driver=False)
-    from tabletop_core.contract.catalog import GAME_PACKAGES, load_game
+    from tabletop_core.contract.catalog import load_game
 
     game = load_game(args.game)
     options = {"num_players": args.players}
     policy = None
     if args.policy == "random-mlp":
-        venv = importlib.import_module(GAME_PACKAGES[args.game]).vector_env(1, **options)
+        venv = importlib.import_module(load_game(args.game).package).vector_env(1, **options)
         policy = random_mlp(venv.single_observation_space.shape[0], game.num_actions, seed=args.seed)
     elif args.policy:
         policy = dict(np.load(args.policy))

@@ -19,7 +19,7 @@ import importlib
 
 import numpy as np
 
-from tabletop_core.contract.catalog import GAME_PACKAGES
+from tabletop_core.contract.catalog import game_names, load_game
 from tabletop_core.tools.replay import capture, write_html
 
 
@@ -30,13 +30,13 @@ def act(observation: dict, rng: np.random.Generator) -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--game", choices=list(GAME_PACKAGES), default="thegame")
+    parser.add_argument("--game", choices=game_names(), default="thegame")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="replay.html")
     parser.add_argument("--max-steps", type=int, default=2000, help="stop recording after this many steps")
     args = parser.parse_args()
 
-    env = importlib.import_module(GAME_PACKAGES[args.game]).env()
+    env = importlib.import_module(load_game(args.game).package).env()
     rng = np.random.default_rng(args.seed)
     env.reset(seed=args.seed)
     frames = [capture(env)]

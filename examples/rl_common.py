@@ -15,13 +15,13 @@ from collections.abc import Callable
 
 import numpy as np
 
-from tabletop_core.contract.catalog import GAME_PACKAGES, load_game
+from tabletop_core.contract.catalog import load_game
 
 
 def load(name: str):
     """``(GameDef, package module)`` of game ``name`` (``thegame``, ...)."""
     game = load_game(name)
-    return game, importlib.import_module(GAME_PACKAGES[name])
+    return game, importlib.import_module(load_game(name).package)
 
 
 def bot_baseline(game, bot: str, episodes: int, seed: int, **options) -> np.ndarray:

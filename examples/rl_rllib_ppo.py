@@ -31,7 +31,7 @@ from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 from ray.tune.registry import register_env
 
-from tabletop_core.contract.catalog import GAME_PACKAGES, load_game
+from tabletop_core.contract.catalog import load_game
 
 
 class MaskedDictObs(BaseWrapper):
@@ -60,7 +60,7 @@ class MaskedDictObs(BaseWrapper):
 
 
 def env_creator(config: dict):
-    package = importlib.import_module(GAME_PACKAGES[config["game"]])
+    package = importlib.import_module(load_game(config["game"]).package)
     aec = package.env(num_players=config["players"])
     return PettingZooEnv(MaskedDictObs(aec))
 
@@ -81,7 +81,7 @@ def main() -> None:
     else:
         ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     load_game(args.game)
-    importlib.import_module(GAME_PACKAGES[args.game])  # registers the game
+    importlib.import_module(load_game(args.game).package)  # registers the game
     register_env("tabletop_aec", env_creator)
     env_config = {"game": args.game, "players": args.players}
 

@@ -35,7 +35,7 @@ from tianshou.env.pettingzoo_env import PettingZooEnv
 from tianshou.trainer import OffPolicyTrainerParams
 from tianshou.utils.net.common import Net
 
-from tabletop_core.contract.catalog import GAME_PACKAGES, load_game
+from tabletop_core.contract.catalog import load_game
 from tabletop_core.kernel.rng import bot_seed_word
 
 
@@ -121,7 +121,7 @@ def main() -> None:
     np.random.seed(args.seed)  # noqa: NPY002 (Tianshou explores with the global numpy RNG)
 
     load_game(args.game)
-    package = importlib.import_module(GAME_PACKAGES[args.game])
+    package = importlib.import_module(load_game(args.game).package)
 
     def make_env():
         return PettingZooEnv(BotSeats(package.raw_env(num_players=args.players), args.seat, args.bot))

@@ -26,7 +26,7 @@ from torch import nn
 from torchrl.envs.libs.pettingzoo import PettingZooWrapper
 from torchrl.modules import MaskedCategorical, ProbabilisticActor
 
-from tabletop_core.contract.catalog import GAME_PACKAGES
+from tabletop_core.contract.catalog import load_game
 
 try:  # torchrl >= 0.14
     from torchrl.collectors import Collector
@@ -45,7 +45,7 @@ def mlp(inp: int, out: int, hidden: int = 128) -> nn.Module:
 
 
 def make_env(game: str, players: int, seed: int):
-    package = importlib.import_module(GAME_PACKAGES[game])
+    package = importlib.import_module(load_game(game).package)
     aec = package.env(num_players=players)
     agents = list(aec.possible_agents)
     return PettingZooWrapper(aec, use_mask=True, group_map={"players": agents}, seed=seed), len(agents)
