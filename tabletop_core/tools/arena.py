@@ -339,10 +339,12 @@ def summarize(result: MatchResult, ratings: bool = True) -> dict:
         "bots": result.bots,
         "games": g,
         "seed": result.seed,
-        "interrupted": result.interrupted,
         "games_per_s": result.games_per_second,
         "mean_steps": float(result.steps.mean()),
     }
+    if result.interrupted:  # a whole match's JSON is unchanged; a partial one says so
+        out["interrupted"] = True
+        out["requested"] = result.requested
     stats = {}
     for key, val in result.stats.items():
         v = np.asarray(val)
