@@ -185,3 +185,12 @@ def test_the_core_never_tests_a_game_name():
                 if named and literal:
                     hits.append(f"{p.relative_to(ROOT)}:{n.lineno}")
     assert hits == [], f"the core tests a game's name at {hits}"
+
+
+def test_the_core_top_level_holds_at_most_8_modules():
+    """The core's modules live in its floors (sub-packages); its top level keeps only the
+    package itself and the deprecated aliases of moved modules."""
+    top = sorted(p.name for p in (ROOT / "tabletop_core").glob("*.py"))
+    assert len(top) <= 8, top
+    floors = {p.name for p in (ROOT / "tabletop_core").iterdir() if (p / "__init__.py").is_file()}
+    assert {"kernel", "contract", "agents", "envs", "tools", "train", "cli"} <= floors
