@@ -69,6 +69,14 @@ def parse_move(text: str, state: np.ndarray, legal: dict) -> list[int] | None:
     return None
 
 
+def seen_action(state: np.ndarray, action: int, actor: int, viewer: int) -> str:
+    """The action as ``viewer`` may know it: another seat's card added to its face-down
+    selection is not named (its cast names the cards, once they are on the table)."""
+    if actor != viewer and ADD_OFFSET <= action < CAST_OFFSET:
+        return "adds a card to the selection (face down)"
+    return action_name(action, int(state[0]["cfg_singles"]))
+
+
 def npc_line(state: np.ndarray) -> str | None:
     """Solo: the NPC plays too, by the rules (no bot chooses for it)."""
     if int(state[0]["cfg_mode"]) == Mode.SOLO:
