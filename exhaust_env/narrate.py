@@ -15,6 +15,7 @@ from .spec import (
     CAST_OFFSET,
     FLIP_EXHAUST,
     NPC_SEAT,
+    NUM_AREAS,
     NUM_KINDS,
     PLAY_TIME_MAGIC,
     Mode,
@@ -22,7 +23,82 @@ from .spec import (
     action_name,
     area_label,
     card_name,
+    parse_card,
 )
+
+MOVE_HELP = """  R7            add the card R7 to your selection (C: a copy card); 'undo' takes it back
+  cast pair     cast the selection on an area: red blue yellow green (the singles), pair,
+                3cards, 4cards, straight, flush, any ('pair' alone works too)
+  tm            play a Time Magic card (with an empty selection)
+  flip          flip your face-up Exhaust card (long game)"""
+
+
+def _area_key(area: int, num_singles: int) -> str:
+    """The area as typed: ``red``, ``redyellow``, ``single``, ``pair``, ``3cards``..."""
+    label = area_label(area, num_singles).lower()
+    return label.removeprefix("single ").replace("+", "").replace(" ", "")
+
+
+def move_text(state: np.ndarray, action: int) -> str:
+    """The move as a person types it: ``R7`` (add), ``cast pair``, ``tm``, ``flip``."""
+    if ADD_OFFSET <= action < CAST_OFFSET:
+        return card_name(action - ADD_OFFSET)
+    if CAST_OFFSET <= action < PLAY_TIME_MAGIC:
+        return f"cast {_area_key(action - CAST_OFFSET, int(state[0]['cfg_singles']))}"
+    return "tm" if action == PLAY_TIME_MAGIC else "flip"
+
+
+def parse_move(text: str, state: np.ndarray, legal: dict) -> list[int] | None:
+    """The actions ``text`` may mean (``R7``, ``add r7``, ``cast pair``, ``pair``, ``tm``,
+    ``flip``), or None when it is no move in these words."""
+    words = [w for w in text.lower().split() if w not in ("add", "cast", "on", "play")]
+    word = "".join(words)
+    if word in ("tm", "timemagic", "time"):
+        return [PLAY_TIME_MAGIC]
+    if word in ("flip", "exhaust", "flipexhaust"):
+        return [FLIP_EXHAUST]
+    singles = int(state[0]["cfg_singles"])
+    areas = [a for a in range(NUM_AREAS) if word and _area_key(a, singles) in (word, word + "cards")]
+    if areas:
+        return [CAST_OFFSET + a for a in areas]
+    if len(words) == 1:
+        try:
+            return [ADD_OFFSET + parse_card(words[0].upper())]
+        except ValueError:
+            return None
+    return None
+
+
+def seen_action(state: np.ndarray, action: int, actor: int, viewer: int) -> str:
+    """The action as ``viewer`` may know it: another seat's card added to its face-down
+    selection is not named (its cast names the cards, once they are on the table)."""
+    if actor != viewer and ADD_OFFSET <= action < CAST_OFFSET:
+        return "adds a card to the selection (face down)"
+    return action_name(action, int(state[0]["cfg_singles"]))
+
+
+def npc_line(state: np.ndarray) -> str | None:
+    """Solo: the NPC plays too, by the rules (no bot chooses for it)."""
+    if int(state[0]["cfg_mode"]) == Mode.SOLO:
+        return "the NPC plays by the rules' fixed choices (its hand is open)"
+    return None
+
+
+def describe_result(state: np.ndarray, options) -> list[str]:
+    """Who lost (could not act), and each seat's return: the loser -1, the others +1
+    (``zero_sum``: +1/(N-1)); solo: +1 if the NPC was exhausted, -1 if you were."""
+    e = state[0]
+    loser = int(e["loser"])
+    if int(e["cfg_mode"]) == Mode.SOLO:
+        if loser == NPC_SEAT:
+            return ["the NPC could not act: player_0 beat the NPC (+1)"]
+        return ["player_0 could not act and lost to the NPC (-1)"]
+    n = options.players
+    win = 1.0 / (n - 1) if options.zero_sum else 1.0
+    rounds = int(e["round"]) + 1
+    out = [f"player_{loser} could not act and lost" + (f" after {rounds} rounds" if rounds > 1 else "")]
+    out += [f"player_{k}: {'lost (-1)' if k == loser else f'won (+{win:g})'}" for k in range(n)]
+    return out
 
 
 def _cards(counts) -> str:

@@ -44,7 +44,10 @@ _SQUARE_TEXT = {
 LEGEND = (
     "legend: ## wall  ~~ water  EE exit  ?? event chip  $$ item chip  o chip place  "
     "A/B/C door  A# sealed door  S start  R restart  G ghost start  h0.. humans (top shown, +n more)  "
-    "g1.. ghosts"
+    "g1.. ghosts\n"
+    "        map: row numbers left and right, column numbers above and below (type a square as 'row col')\n"
+    "        confiscated items: taken from captured humans, face down (ending on the item chip takes them all)"
+    "  used items: items spent (face up: Double Dice, Move 7, ...)"
 )
 
 
@@ -72,6 +75,16 @@ def _square(e, r: int, c: int) -> str:
     return _SQUARE_TEXT[k]
 
 
+def _labelled(grid: list[list[str]]) -> list[str]:
+    """The map's rows with the row number on both sides and the column numbers above
+    and below (a square is typed ``row col``)."""
+    n = len(grid[0])
+    tens = "   " + "".join(f"{c // 10 if c >= 10 else ' ':>2}" for c in range(n))
+    units = "   " + "".join(f"{c % 10:>2}" for c in range(n))
+    rows = [f"{r:>2} " + "".join(row) + f" {r}" for r, row in enumerate(grid)]
+    return [tens, units, *rows, units, tens]
+
+
 def render_ansi(state: np.ndarray, options=None, i: int = 0, seat: int | None = None) -> str:
     """The game of env ``i`` as text (the map, then one line per seat, then the status).
 
@@ -87,12 +100,13 @@ def render_ansi(state: np.ndarray, options=None, i: int = 0, seat: int | None = 
     for g in range(3):
         if e["gon"][g]:
             grid[int(e["gpos"][g, 0])][int(e["gpos"][g, 1])] = f"g{g + 1}"
+    rounds = int(e["cfg_max_rounds"])
     lines = [
-        f"Exit Now — round {int(e['round']) + 1}/{int(e['cfg_max_rounds'])}, layout {int(e['layout'])}, "
-        f"event deck {int(e['deck_n'])}, confiscated {int(e['confiscated'].sum())}, "
-        f"used {', '.join(f'{ITEM_NAMES[k]} {int(v)}' for k, v in enumerate(e['used']) if v) or 'none'}"
+        f"Exit Now — round {min(int(e['round']) + 1, rounds)}/{rounds}, layout {int(e['layout'])}, "
+        f"event deck {int(e['deck_n'])}, confiscated items {int(e['confiscated'].sum())}, used items "
+        f"{', '.join(f'{ITEM_NAMES[k]} {int(v)}' for k, v in enumerate(e['used']) if v) or 'none'}"
     ]
-    lines += ["".join(row) for row in grid]
+    lines += _labelled(grid)
     status = int(e["status"])
     for h in range(n):
         mark = "▶" if status == 0 and int(e["current"]) == h else " "

@@ -18,7 +18,7 @@ _PHASE_TEXT = {
     Phase.DECIDE: "has a higher yaku score: declares koi-koi (play on) or stops (score now)",
 }
 _END_TEXT = {
-    RoundEnd.STOP: "stopped by player_{w} for {p} points",
+    RoundEnd.STOP: "stopped by player_{w} for {p} point{s}",
     RoundEnd.HAND_EMPTY: "a hand ran out: no score",
     RoundEnd.DECK_EMPTY: "the deck ran out: no score",
 }
@@ -68,7 +68,10 @@ def render_ansi(state: np.ndarray, options=None, seat: int | None = None, i: int
     last = RoundEnd(int(e["last_end"]))
     if last != RoundEnd.NONE:
         lines.append(
-            "last round: " + _END_TEXT[last].format(w=int(e["last_winner"]), p=int(e["last_points"]))
+            "last round: "
+            + _END_TEXT[last].format(
+                w=int(e["last_winner"]), p=int(e["last_points"]), s="s" if int(e["last_points"]) != 1 else ""
+            )
         )
     if status == Status.PLAYING:
         lines.append(f"now: player_{int(e['current'])} {_PHASE_TEXT[Phase(int(e['phase']))]}")

@@ -250,3 +250,59 @@ def test_exitnow_views_hide_the_deck_and_other_item_kinds():
                 if changed % 10 == 1:  # the map picture shows public things only
                     assert np.array_equal(render_rgb(s), render_rgb(t))
     assert changed > 20
+
+
+# --- Replay captions and narration: per seat, nothing that seat cannot know ------------------
+def _seat_texts(env, game, before, action: int, actor: int, seat: int) -> tuple[str, list[str], bytes]:
+    """What ``seat`` is told of the step ``action`` just taken: the replay caption in its
+    view, the narration's lines for it, and its observation after the step."""
+    from tabletop_core.tools.replay import capture
+
+    agents = list(env.possible_agents)
+    frame = capture(env, action, agents[actor], views=[agents[seat]])
+    lines = game.narrate.describe(before, env._state, action, actor, seat)
+    return frame.caption(agents[seat]), lines, env.observe(agents[seat])["observation"].tobytes()
+
+
+@pytest.mark.parametrize(
+    "game_name, options",
+    [
+        ("thegame", {}),
+        ("koikoi", {"num_players": 3, "rounds": 1}),
+        ("exhaust", {"num_players": 3}),
+        ("exitnow", {"num_humans": 2}),
+    ],
+)
+def test_replay_captions_and_narration_hold_only_what_each_seat_may_know(game_name, options):
+    """At each step of another seat, the position is redrawn in what the watching seat
+    cannot see (``resample_hidden``); every legal step there that leaves the seat's
+    observation as the real step left it must give the seat the same caption and the same
+    narration (else the text named something hidden: Exhaust's card added face down)."""
+    game = load_game(game_name)
+    module = importlib.import_module(game.package)
+    env, twin = module.raw_env(**options), module.raw_env(**options)
+    env.reset(seed=1)
+    twin.reset(seed=1)
+    rng = np.random.default_rng(1)
+    n = len(env.possible_agents)
+    compared = 0
+    for t in range(80):
+        if env._done:
+            break
+        actor = int(env._cur[0])
+        saved, before = env.get_state(), env._state.copy()
+        action = int(rng.choice(env.legal_actions()))
+        env.step(action)
+        for seat in {(actor + 1) % n, (actor + 2) % n} - {actor}:
+            real = _seat_texts(env, game, before, action, actor, seat)
+            twin.set_state(game.resample_hidden(saved, seat, t))
+            other_saved = twin.get_state()
+            for a2 in rng.permutation(twin.legal_actions())[:10]:
+                twin.set_state(other_saved)
+                twin_before = twin._state.copy()
+                twin.step(int(a2))
+                seen = _seat_texts(twin, game, twin_before, int(a2), actor, seat)
+                if seen[2] == real[2]:
+                    compared += 1
+                    assert seen[:2] == real[:2], (game_name, t, action, int(a2))
+    assert compared > 0

@@ -13,7 +13,6 @@ import pytest
 pexpect = pytest.importorskip("pexpect")
 
 ROOT = Path(__file__).resolve().parents[1]
-ENTRY = re.compile(r"(?:^|\s)(\d+): ", re.M)
 
 
 def spawn(*args: str):
@@ -30,21 +29,29 @@ def spawn(*args: str):
     return child
 
 
-def play_full_game(child) -> str:
-    """Answer every prompt with the first legal action listed; return the transcript."""
-    transcript = []
+def first_move(block: str) -> str:
+    """The first move of the last 'your move' list, as the list shows it (typed words)."""
+    listing = block.rsplit("legal move", 1)[-1].split("\n")[1:]
+    entry = next(line for line in listing if line.startswith("  "))
+    return re.split(r"\s{3,}", entry.strip())[0]
+
+
+def play_full_game(child, choose=first_move) -> tuple[str, list[str]]:
+    """Answer every prompt with ``choose(screen)`` (a move as a person types it; a move
+    the game warns about is typed again); return the transcript and the lines typed."""
+    transcript, typed = [], []
     while True:
         k = child.expect(["\r\n> ", pexpect.EOF])
-        transcript.append(child.before)
+        screen = child.before.replace("\r\n", "\n")
+        transcript.append(screen)
         if k == 1:
             break
-        block = child.before.rsplit("legal action", 1)[-1]
-        first = ENTRY.search(block)
-        assert first, block
-        child.sendline(first.group(1))
+        line = typed[-1] if "careful: " in screen.rsplit("\n", 2)[-1] else choose(screen)
+        typed.append(line)
+        child.sendline(line)
     child.close()
     assert child.exitstatus == 0, "".join(transcript)[-3000:]
-    return "".join(transcript).replace("\r\n", "\n")
+    return "\n".join(transcript), typed
 
 
 @pytest.mark.parametrize(
@@ -70,12 +77,124 @@ def play_full_game(child) -> str:
     ],
 )
 def test_full_game_with_defaults_shows_the_environments_moves(game, env_moves):
-    out = play_full_game(spawn(game, "--seed", "3"))
-    assert f"{game}: you are " in out and "legal action" in out
+    out, _ = play_full_game(spawn(game, "--seed", "3"))
+    assert f"{game}: you are " in out and "legal move" in out
     for pattern in env_moves:
         assert re.search(pattern, out), (pattern, out[-4000:])
-    assert "game over — episode returns:" in out
-    assert "Traceback" not in out
+    assert "game over — the result:" in out and "episode returns (every reward of the game summed):" in out
+    assert "Traceback" not in out and "{" not in out.rsplit("game over — the result:", 1)[-1]
+
+
+def replayed_returns(game: str, argv: list[str], typed: list[str]):
+    """Play the same game in-process with the same typed lines; the final State and
+    the rewards of every step summed per agent (the env's episode returns)."""
+    import io
+
+    from tabletop_core.cli import app as cli
+    from tabletop_core.tools.play import TerminalPlay
+
+    args = cli.build_parser().parse_args(["play", game, *argv])
+    options = cli.options_from_args(args, args.game_def.make_options)
+    play = TerminalPlay(
+        args.game_def,
+        options,
+        0,
+        None,
+        args.seed,
+        input=io.StringIO("\n".join(typed) + "\n"),
+        output=io.StringIO(),
+    )
+    totals: dict[str, float] = {}
+    step = play.env.step
+
+    def counted(action):
+        step(action)
+        for agent, r in play.env.rewards.items():
+            totals[agent] = totals.get(agent, 0.0) + float(r)
+
+    play.env.step = counted
+    play.run()
+    assert play.env._done
+    return play.env._state, totals
+
+
+def _summary(out: str) -> str:
+    return out.rsplit("game over — the result:", 1)[-1]
+
+
+def check_thegame(state, returns, summary):
+    from tabletop_core.kernel.records import at
+    from thegame_env.rules import score_r
+
+    left = int(at(score_r, state, 0))
+    assert set(returns.values()) == {98.0 - left}
+    assert f"the team placed {98 - left} of 98 cards; {left} left in hands and draw pile" in summary
+    assert f"every seat (player_0, player_1): +{98 - left} each" in summary
+
+
+def check_koikoi(state, returns, summary):
+    for k, (agent, r) in enumerate(returns.items()):
+        chips = int(state["chips"][0, k])
+        assert chips - 25 == r
+        assert f"{agent}: {chips} chips, {int(r):+d} from 25" in summary
+
+
+def check_exhaust(state, returns, summary):
+    loser = int(state["loser"][0])
+    assert [a for a, r in returns.items() if r == -1.0] == [f"player_{loser}"]
+    assert f"player_{loser} could not act and lost" in summary
+    for agent, r in returns.items():
+        assert f"{agent}: {'lost (-1)' if r < 0 else 'won (+1)'}" in summary
+
+
+def check_exitnow(state, returns, summary):
+    assert ("escaped through the exit door" in summary) == (returns["ghost_0"] == -1.0)
+    for agent, r in returns.items():
+        assert f"{agent}: {'lost (-1)' if r < 0 else 'won (+1)'}" in summary
+
+
+def choose_thegame(screen: str) -> str:
+    """A card alone where one pile takes it, else card and pile; 'end' once allowed."""
+    move = first_move(screen)
+    if "(the 2 required are made" in screen or "(the 1 required is made" in screen:
+        return "end"
+    card = move.split()[0]
+    moves = re.split(r"\s{3,}|\n\s*", screen.rsplit("legal move", 1)[-1])
+    return card if sum(m.split(" ")[0] == card for m in moves) == 1 else move
+
+
+def choose_koikoi(screen: str) -> str:
+    """The first listed card as a keyboard types it (♠4 as s4; its rank alone where no
+    other listed card has that rank)."""
+    move = first_move(screen)
+    if move in ("koi", "stop"):
+        return "stop"
+    listed = re.split(r"\s{3,}|\n\s*", screen.rsplit("legal move", 1)[-1])
+    same_rank = [m for m in listed if m[1:] == move[1:] and m[:1] in "♠♥♦♣"]
+    return move[1:] if len(same_rank) == 1 else "shdc"["♠♥♦♣".index(move[0])] + move[1:]
+
+
+@pytest.mark.parametrize(
+    "game, argv, choose, check",
+    [
+        ("thegame", ["--seed", "5"], choose_thegame, check_thegame),
+        ("koikoi", ["--seed", "11", "--players", "2", "--rounds", "2"], choose_koikoi, check_koikoi),
+        ("exhaust", ["--seed", "3", "--players", "3"], first_move, check_exhaust),
+        ("exitnow", ["--seed", "3", "--humans", "1", "--max-rounds", "6"], first_move, check_exitnow),
+    ],
+)
+def test_a_whole_game_typed_as_a_person_types_ends_with_the_episode_returns(game, argv, choose, check):
+    """A person plays a whole game typing cards and squares (never action ids); the final
+    summary names each seat's whole-game result in the game's words, and it equals the
+    rewards of every step summed (replayed in-process with the same lines)."""
+    out, typed = play_full_game(spawn(game, *argv), choose)
+    assert typed and not any(t.startswith("#") or t.isdigit() and len(t) > 2 for t in typed)
+    state, returns = replayed_returns(game, argv, typed)
+    summary = _summary(out)
+    check(state, returns, summary)
+    shown = ", ".join(f"{k} {v:+g}" for k, v in returns.items())
+    assert f"episode returns (every reward of the game summed): {shown}" in summary
+    assert "Traceback" not in out and "{" not in summary
 
 
 def session(game: str, lines: list[str], *argv: str) -> str:
@@ -93,35 +212,39 @@ def session(game: str, lines: list[str], *argv: str) -> str:
 
 
 def test_help_and_specific_errors_in_the_game():
-    out = session("thegame", ["?", "help", "fly away", "end", "play", "392", "9999", "q"])
+    out = session("thegame", ["?", "help", "fly away", "end", "play", "#392", "#9999", "#x", "q"])
     assert out.count("commands:") == 2 and "undo" in out and "q, quit" in out
+    assert out.count("moves in The Game:") == 2 and "33 up1" in out and "33 d2" in out
     assert "unknown command 'fly away'" in out
-    assert "not legal now: end turn — two plays owed before ending the turn" in out
-    assert re.search(r"ambiguous: 'play' matches \d+: play \d+ on ↑1, .* and \d+ more", out)
+    assert "not legal now: end (end turn) — two plays owed before ending the turn" in out
+    assert re.search(r"ambiguous: 'play' matches \d+: play \d+ on up1, .* and \d+ more", out)
     assert "not legal now: 392 (end turn) — two plays owed" in out
     assert "no action 9999: action numbers are 0..392" in out
+    assert "after # comes an action number" in out
 
 
 def test_the_game_says_why_a_card_does_not_go():
-    out = session("thegame", ["play 99 on ↓1", "43 ↑1", "play 32 on ↑1", "q"])
+    out = session("thegame", ["play 99 on down1", "43 a1", "32 up1", "32", "66", "q"])
     # seed 0 deals player_0 30 32 43 66 69 74 78
-    assert "not legal now: play 99 on ↓1 — you do not hold 99" in out
-    assert "you: play 43 on ↑1" in out
-    assert "not legal now: play 32 on ↑1 — 32 does not go on ↑1, whose top card is 43" in out
+    assert "not legal now: play 99 on down1 (play 99 on down1) — you do not hold 99" in out
+    assert "you: play 43 on up1" in out
+    assert "not legal now: 32 up1 (play 32 on up1) — 32 does not go on up1, whose top card is 43" in out
+    assert "'32' could be 32 up2, 32 down1, 32 down2: type one of them" in out
+    assert "plays this turn: 1 (1 more before the turn may end)" in out
 
 
 def test_exhaust_selection_apart_from_the_hand_and_undo():
-    out = session("exhaust", ["cast on Pair", "add R6", "add R7", "undo", "play Time Magic", "undo all", "q"])
-    assert "not legal now: cast on Pair — the selection is empty" in out
+    out = session("exhaust", ["cast on Pair", "add R6", "r7", "undo", "tm", "undo all", "q"])
+    assert "not legal now: cast on Pair (cast - on Pair) — the selection is empty" in out
     assert "selection (2 of the hand's cards): R6 R7" in out
     assert "▶ player_0 (15 cards, 0 Time Magic): R15 B3" in out  # R6 R7 out of the hand line
     assert out.count("undone") == 2
-    assert "not legal now: play Time Magic — you hold no Time Magic card" in out
+    assert "not legal now: tm (play Time Magic) — you hold no Time Magic card" in out
 
 
 def test_koikoi_and_exit_now_errors_name_the_decision():
     out = session("koikoi", ["koi-koi", "take", "q"])
-    assert "not legal now: koi-koi — koi-koi and stop come only after your yaku score rises" in out
+    assert "not legal now: koi-koi (koi-koi) — koi-koi and stop come only after your yaku score rises" in out
     assert "not legal now: take" in out and "play a card from your hand" in out
     out = session("exitnow", ["ghost slide up", "q"])
     assert "not legal now: ghost slide up — now you" in out
@@ -219,3 +342,25 @@ def test_narration_covers_whole_games_and_every_illegal_action_has_a_reason(game
             lines += narrate.describe(before, env._state, a, actor, 0)
     assert sum("game over" in x for x in lines) == 3
     assert all(isinstance(x, str) and x and "  " not in x for x in lines)
+
+
+def test_exit_now_warns_before_a_move_onto_a_ghost_and_takes_it_when_typed_again():
+    import io
+
+    from exitnow_envs import narrate
+    from exitnow_envs.spec import DEST_OFFSET, MAP
+    from tabletop_core.contract.catalog import load_game
+    from tabletop_core.tools.play import TerminalPlay
+
+    play = TerminalPlay(load_game("exitnow"), {"num_humans": 1}, seed=3, output=io.StringIO())
+    play.env.reset(seed=3)
+    st = play.env._state
+    st["gon"][0, 0], st["gpos"][0, 0] = 1, (16, 19)
+    action = DEST_OFFSET + 16 * MAP + 19
+    text = narrate.warning(st, action, 0)
+    assert "(16, 19) is ghost g1's square" in text and "captured" in text
+    assert narrate.warning(st, DEST_OFFSET + 18 * MAP + 17, 0) is None
+    names = play.legal_names()
+    assert play._confirmed(play.command("16 19", names)) is None
+    assert "careful: (16, 19) is ghost g1's square" in play.out.getvalue()
+    assert play._confirmed(play.command("16 19", names)) == action

@@ -53,7 +53,8 @@ def test_write_html_embeds_every_step_and_view_and_needs_no_network(tmp_path):
     assert data["views"] == [OMNISCIENT, "player_0", "player_1"]
     assert len(data["frames"]) == len(frames)
     last = data["frames"][-1]
-    assert last["name"] == frames[-1].action_name and last["acting"] is None
+    assert last["names"] == [frames[-1].caption(v) for v in data["views"]] and last["acting"] is None
+    assert last["names"][0] == frames[-1].action_name and last["ids"][0] == frames[-1].action
     assert last["totals"][0] == pytest.approx(sum(f.rewards["player_0"] for f in frames))
     for k, v in zip(last["svg"], data["views"]):
         text = "".join(data["parts"][i] for i in data["svgs"][k])
@@ -71,7 +72,8 @@ def test_write_gif_animates_one_view(tmp_path):
     frames = play_episode("thegame", "strong", seed=1, num_players=2, views=[OMNISCIENT, "player_1"])[:6]
     out = write_gif(frames, tmp_path / "g.gif", view="player_1")
     with Image.open(out) as im:
-        assert im.n_frames == 6 and im.size == thegame_env.GAME.svg_size
+        w, h = thegame_env.GAME.svg_size
+        assert im.n_frames == 6 and im.size == (w, h + 22)  # the caption strip under the table
     with pytest.raises(ValueError, match="unknown view"):
         write_gif(frames, tmp_path / "h.gif", view="player_0")
     assert main(["replay", "thegame", "--seed", "1", "--out", str(tmp_path / "r.gif")]) == 0

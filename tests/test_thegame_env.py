@@ -242,7 +242,7 @@ def test_render_text_shows_the_table():
     env = thegame_env.env(num_players=2, on_fire=True, render_mode="ansi")
     env.reset(seed=0)
     text = env.render()
-    assert "↑1" in text and "↓2" in text and "player_1" in text and "draw pile 84" in text
+    assert "up1" in text and "down2" in text and "player_1" in text and "draw pile 84" in text
 
 
 def test_vector_env_get_set_state_replays():

@@ -11,10 +11,77 @@ import numpy as np
 
 from tabletop_core.kernel.records import at
 
-from .rules import can_place, draw_pile_size_r, min_plays_now_r, score_r
-from .spec import END_TURN, WIN_THRESHOLD, Status, action_name, action_to_play
+from .rules import can_place, draw_pile_size_r, is_win_r, min_plays_now_r, score_r
+from .spec import (
+    END_TURN,
+    MAX_CARD,
+    MIN_CARD,
+    NUM_CARDS,
+    NUM_PILES,
+    PILE_NAMES,
+    WIN_THRESHOLD,
+    Status,
+    action_name,
+    action_to_play,
+    play_to_action,
+)
+
+MOVE_HELP = """  33 up1        play 33 on the pile up1 (piles: up1 up2 go 1→99, down1 down2 go 100→2)
+  33 a1, 33 d2  the same with short pile names (a/u/asc = up, d/desc = down)
+  33            play 33 on the one pile that takes it (else the choices are named)
+  end           end the turn and draw back up (once the required plays are made)"""
+
+_PILES = {}
+for _p, _name in enumerate(PILE_NAMES):
+    _k = _name[-1]
+    for _w in ("up", "u", "a", "asc", "↑") if _p < 2 else ("down", "d", "desc", "↓"):
+        _PILES[_w + _k] = _p
 
 _WORDS = {1: "one", 2: "two", 3: "three"}
+
+
+def move_text(state: np.ndarray, action: int) -> str:
+    """The move as a person types it: ``"33 up1"`` or ``"end"``."""
+    if action == END_TURN:
+        return "end"
+    pile, card = action_to_play(action)
+    return f"{card} {PILE_NAMES[pile]}"
+
+
+def parse_move(text: str, state: np.ndarray, legal: dict) -> list[int] | None:
+    """The actions ``text`` may mean (``"33 up1"``, ``"33 a1"``, ``"play 33 on d2"``,
+    ``"33"``: its four piles; ``"end"``), or None when it is not a move in these words."""
+    words = [w for w in text.lower().replace(",", " ").split() if w not in ("play", "on")]
+    if words in (["end"], ["end", "turn"], ["e"]):
+        return [END_TURN]
+    if not words or not words[0].isdigit() or len(words) > 2:
+        return None
+    card = int(words[0])
+    if not MIN_CARD <= card <= MAX_CARD:
+        return []
+    if len(words) == 2:
+        pile = _PILES.get(words[1])
+        return None if pile is None else [play_to_action(pile, card)]
+    return [play_to_action(p, card) for p in range(NUM_PILES)]
+
+
+def describe_result(state: np.ndarray, options) -> list[str]:
+    """The whole game's result in The Game's words: the cards placed and left, and
+    whether the team won; every seat shares it (the return: a card placed is +1, or +1/-1
+    for a win/loss with ``reward="win"``)."""
+    e = state[0]
+    sc = int(at(score_r, state, 0))
+    won = bool(at(is_win_r, state, 0))
+    placed = NUM_CARDS - sc
+    n = int(e["cfg_players"])
+    pay = f"{'+1' if won else '-1'} each (reward=win)" if options.reward == "win" else f"+{placed} each"
+    return [
+        f"the team placed {placed} of {NUM_CARDS} cards; {sc} left in hands and draw pile (score {sc})",
+        f"the team {'won' if won else 'lost'} (a win needs {WIN_THRESHOLD} or fewer left"
+        + (", no fire card burning" if options.on_fire else "")
+        + ")",
+        f"every seat ({', '.join(f'player_{k}' for k in range(n))}): {pay}",
+    ]
 
 
 def _hand(e, seat: int) -> list[int]:

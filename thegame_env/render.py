@@ -7,7 +7,7 @@ import numpy as np
 from tabletop_core.kernel.records import at
 
 from .rules import min_plays_now_r
-from .spec import FIRE_CARDS, NUM_CARDS, Status
+from .spec import FIRE_CARDS, NUM_CARDS, PILE_NAMES, Status
 
 _STATUS_TEXT = {
     Status.PLAYING: "playing",
@@ -37,10 +37,11 @@ def render_ansi(state: np.ndarray, options=None, seat: int | None = None, i: int
     ]
     tops = []
     for p in range(4):
-        arrow = "↑" if p < 2 else "↓"
         ft = int(e["fire_turn"][p])
         fire = f" 🔥cover by end of {'this' if ft < e['turn'] else 'next'} turn" if ft >= 0 else ""
-        tops.append(f"  {arrow}{p % 2 + 1} {'(1→99)' if p < 2 else '(100→2)'}: {int(e['piles'][p]):>3}{fire}")
+        tops.append(
+            f"  {PILE_NAMES[p]:<5} {'(1→99)  ' if p < 2 else '(100→2) '}: {int(e['piles'][p]):>3}{fire}"
+        )
     lines += tops
     for k in range(n):
         mark = "▶" if k == e["current"] and e["status"] == Status.PLAYING else " "
@@ -51,9 +52,12 @@ def render_ansi(state: np.ndarray, options=None, seat: int | None = None, i: int
         else:
             lines.append(f"{mark} player_{k} ({size} card{'' if size == 1 else 's'})")
     if e["status"] == Status.PLAYING:
-        lines.append(
-            f"plays this turn: {int(e['plays_this_turn'])} (at least {int(at(min_plays_now_r, state, i))} owed)"
-        )
+        made, owed = int(e["plays_this_turn"]), int(at(min_plays_now_r, state, i))
+        if made >= owed:
+            due = f"the {owed} required {'are' if owed != 1 else 'is'} made: play on or end the turn"
+        else:
+            due = f"{owed - made} more before the turn may end"
+        lines.append(f"plays this turn: {made} ({due})")
     else:
         lines.append(f"game over — {_STATUS_TEXT[Status(int(e['status']))]}; score {left}")
     return "\n".join(lines)

@@ -85,13 +85,16 @@ def play_to_action(pile: int, card: int) -> int:
     return PLAY_OFFSET + pile * NUM_CARDS + (card - MIN_CARD)
 
 
+PILE_NAMES = ("up1", "up2", "down1", "down2")
+
+
 def action_name(action: int) -> str:
-    """Readable name: ``"play 37 on ↑1"`` / ``"end turn"``."""
+    """Readable name: ``"play 37 on up1"`` / ``"end turn"`` (piles ``up1 up2 down1 down2``,
+    names a keyboard types: the ascending piles 1→99, the descending 100→2)."""
     if action == END_TURN:
         return "end turn"
     pile, card = action_to_play(action)
-    arrow = "↑" if pile in ASCENDING_PILES else "↓"
-    return f"play {card} on {arrow}{pile % 2 + 1}"
+    return f"play {card} on {PILE_NAMES[pile]}"
 
 
 @dataclass(frozen=True)

@@ -498,7 +498,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from tabletop_core.tools.replay import replay_game
 
     path, frames = replay_game(args.game, args.out, bots=args.bots, seed=args.seed, **args.options)
-    print(f"wrote {path} ({frames} steps; open it in a browser)")
+    print(f"wrote {path} ({frames - 1} moves: steps 0 / {frames - 1} on its slider; open it in a browser)")
     return 0
 
 

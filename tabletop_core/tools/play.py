@@ -4,14 +4,20 @@ The person plays one seat (``seat``); bots play the others. After every step the
 terminal shows the action and what the environment did besides it (cards drawn and
 flipped, dice, steals, the NPC's turn, round ends), from the game's ``narrate`` module
 (``<package>/narrate.py``: ``describe``, ``illegal_reason`` and, optionally,
-``action_text``, ``action_group``, ``selection_line``, ``UNDOABLE``, ``QUIET``), which reads the State and the rules'
-helpers. On the person's turn it prints the table from that seat's view and the legal
-actions grouped by kind, in columns that fit the terminal.
+``action_text``, ``action_group``, ``selection_line``, ``UNDOABLE``, ``QUIET``,
+``move_text``, ``parse_move``, ``MOVE_HELP``, ``describe_result``, ``npc_line``), which
+reads the State and the rules' helpers. On the person's turn it prints the table from
+that seat's view and the legal moves grouped by kind, in columns that fit the terminal,
+each as the person types it (the game's ``move_text``).
 
-Commands: an action number; a name or part of one (``end``, ``play 37``, ``37 ↑1``: each
-word must appear in the action's name; a word that is a whole word of the name is
-preferred); ``help`` / ``?``; ``table``; ``undo`` / ``undo all`` (games with
+Commands: a move in the game's own words (the game's ``parse_move``: a card, a card and
+a pile, a square; ``MOVE_HELP`` says how); ``#N`` for action id ``N``; a name or part
+of one (each word must appear in the action's name; a word that is a whole word of the
+name is preferred); ``help`` / ``?``; ``table``; ``undo`` / ``undo all`` (games with
 undoable steps, e.g. Exhaust's selection); ``q`` / ``quit``.
+
+When the game ends it prints each seat's whole-game result in the game's words (the
+game's ``describe_result``) and the rewards summed over the whole episode.
 """
 
 from __future__ import annotations
@@ -29,8 +35,9 @@ from tabletop_core.kernel.rng import seed_word
 __all__ = ["play_in_terminal", "TerminalPlay", "columns", "bot_list_for_others"]
 
 HELP = """commands:
-  NUMBER        take the action with that number
-  WORDS         take the action whose name contains every word (e.g. 'end', 'play 37', '37 ↑1')
+  MOVE          a move as listed under 'your move' (the game's words: see 'moves' below)
+  #NUMBER       take the action with that id (the environment's action number)
+  WORDS         take the action whose name contains every word
   table         show the table again
   undo          take back the last undoable step (undo all: every one)
   help, ?       this list
@@ -147,6 +154,8 @@ class TerminalPlay:
         self.out = output or sys.stdout
         self.width = width or shutil.get_terminal_size((100, 24)).columns
         self.undo_stack: list[dict] = []
+        self.returns = dict.fromkeys(self.env.possible_agents, 0.0)
+        self._warned: int | None = None
 
     # --- output ---------------------------------------------------------------------------
     def say(self, text: str = "") -> None:
@@ -175,14 +184,17 @@ class TerminalPlay:
     def show_legal(self, names: dict[int, str]) -> None:
         groups: dict[str, list[str]] = {}
         hook = getattr(self.narrate, "action_group", None)
+        typed = getattr(self.narrate, "move_text", None)
         for a, name in names.items():
             kind = hook(self.env._state, a) if hook is not None else _group(name)
-            groups.setdefault(kind, []).append(f"{a}: {name}")
+            entry = typed(self.env._state, a) if typed is not None else f"#{a}: {name}"
+            groups.setdefault(kind, []).append(entry)
         self.say(
-            f"your move, {self._name(self.seat)} — {len(names)} legal action{'s' if len(names) != 1 else ''}:"
+            f"your move, {self._name(self.seat)} — {len(names)} legal move{'s' if len(names) != 1 else ''}"
+            + (" (type one as shown):" if typed is not None else ":")
         )
         for kind, entries in groups.items():
-            if len(groups) > 1 or len(entries) > 4:
+            if len(groups) > 1 or len(entries) > 4 or hook is not None:
                 self.say(f" {kind}:")
             for line in columns(entries, self.width):
                 self.say(line)
@@ -201,6 +213,8 @@ class TerminalPlay:
         before = env._state.copy()
         name = self._action_text(action)
         env.step(action)
+        for agent, reward in env.rewards.items():
+            self.returns[agent] += float(reward)
         quiet = getattr(self.narrate, "QUIET", None)
         if actor != self.seat and not (quiet is not None and quiet(action)):
             self.say(f"{self._name(actor)} ({self.bots[actor]}): {name}")
@@ -215,8 +229,11 @@ class TerminalPlay:
         env.reset(seed=self.seed)
         self._write_svg()
         bots = ", ".join(f"{self._name(k)} {b}" for k, b in enumerate(self.bots) if b is not None)
-        self.say(f"{g.name}: you are {self._name(self.seat)}; bots: {bots or 'none'}.")
-        self.say("Type an action's number or part of its name; 'help' lists the commands, 'q' quits.\n")
+        npc = getattr(self.narrate, "npc_line", None)
+        npc_text = npc(env._state) if npc is not None else None
+        others = "; ".join(x for x in (f"bots: {bots}" if bots else "", npc_text) if x) or "no other seat"
+        self.say(f"{g.name}: you are {self._name(self.seat)}; {others}.")
+        self.say("Type a move as the list shows it; 'help' lists the commands, 'q' quits.\n")
         while not env._done:
             actor = int(env._cur[0])
             if actor != self.seat:
@@ -238,7 +255,7 @@ class TerminalPlay:
                 if not line:
                     self.say("bye")
                     return 0
-                result = self.command(line.strip(), names)
+                result = self._confirmed(self.command(line.strip(), names))
                 if result == "quit":
                     self.say("bye")
                     return 0
@@ -255,10 +272,34 @@ class TerminalPlay:
                     break
         self.say("")
         self.say(g.render_ansi(env._state, env.options))
-        final = env.infos.get(self._name(self.seat), {})
-        returns = ", ".join(f"{k} {v:+g}" for k, v in env._cumulative_rewards.items())
-        self.say(f"game over — episode returns: {returns}; {self._name(self.seat)}: {final}")
+        self.say_result()
         return 0
+
+    def say_result(self) -> None:
+        """The whole game's result: each seat's, in the game's words (its ``describe_result``),
+        then the rewards summed over the whole episode (every round's, not the last)."""
+        self.say("game over — the result:")
+        result = getattr(self.narrate, "describe_result", None)
+        if result is not None:
+            for line in result(self.env._state, self.env.options):
+                self.say(f"  {line}")
+        returns = ", ".join(f"{k} {v:+g}" for k, v in self.returns.items())
+        self.say(f"episode returns (every reward of the game summed): {returns}")
+
+    def _confirmed(self, result: int | str | None) -> int | str | None:
+        """``result``, or None for a move the game warns about (its ``warning``: e.g. onto
+        a ghost's square) that was not typed twice in a row."""
+        warn = getattr(self.narrate, "warning", None)
+        if not isinstance(result, int) or warn is None:
+            self._warned = None
+            return result
+        text = warn(self.env._state, result, self.seat)
+        if not text or getattr(self, "_warned", None) == result:
+            self._warned = None
+            return result
+        self._warned = result
+        self.say(f"careful: {text}. Type the move again to make it, or choose another")
+        return None
 
     def command(self, text: str, names: dict[int, str]) -> int | str | None:
         """Handle one line: an action id to take, ``"quit"``, ``"again"`` (the table
@@ -271,6 +312,9 @@ class TerminalPlay:
             return "quit"
         if low in ("help", "?", "h"):
             self.say(HELP)
+            moves = getattr(self.narrate, "MOVE_HELP", "")
+            if moves:
+                self.say(f"moves in {self.game.title or self.game.name}:\n{moves}")
             return None
         if low in ("table", "t", "show"):
             self.show_table()
@@ -285,8 +329,17 @@ class TerminalPlay:
             self.env.set_state(saved)
             self.say("undone")
             return "again"
-        if low.lstrip("-").isdigit():
-            a = int(low)
+        parse = getattr(self.narrate, "parse_move", None)
+        if parse is not None and not low.startswith("#"):
+            found = parse(text, self.env._state, names)
+            if found is not None:
+                return self._pick(text, list(found), names)
+        if low.startswith("#") or (parse is None and low.lstrip("-").isdigit()):
+            number = low.lstrip("#").strip()
+            if not number.lstrip("-").isdigit():
+                self.say(f"'{text}': after # comes an action number, e.g. #0")
+                return None
+            a = int(number)
             if a in names:
                 return a
             if 0 <= a < self.game.num_actions:
@@ -313,6 +366,24 @@ class TerminalPlay:
         self.say(
             f"unknown command '{text}': no legal action's name contains it; type 'help' for the commands"
         )
+        return None
+
+    def _pick(self, text: str, found: list[int], names: dict[int, str]) -> int | None:
+        """The one legal action among the game's reading ``found`` of ``text``; else say
+        why not (none legal: the first one's reason; several: which to choose among)."""
+        legal = [a for a in found if a in names]
+        if len(legal) == 1:
+            return legal[0]
+        typed = getattr(self.narrate, "move_text", None)
+        if len(legal) > 1:
+            shown = ", ".join(typed(self.env._state, a) if typed else names[a] for a in legal)
+            self.say(f"'{text}' could be {shown}: type one of them")
+            return None
+        if not found:
+            self.say(f"'{text}' names no move now; type 'table' for the moves, '?' for how to type them")
+            return None
+        a = found[0]
+        self.say(f"not legal now: {text} ({self._action_text(a)}) — {self._reason(a)}")
         return None
 
     def _action_text(self, action: int) -> str:

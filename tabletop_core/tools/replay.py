@@ -67,6 +67,9 @@ class Frame:
         svgs: ``{view: SVG text}``, views ``"omniscient"`` and the agent names.
         acting: the agent to act in this position (``None`` once the episode is over).
         note: free text shown under the action (e.g. an agent's value estimate).
+        captions: ``{view: the action as that view may know it}`` (the game's
+            ``narrate.seen_action``: another seat's hidden step, e.g. Exhaust's card added
+            to a face-down selection, is not named); empty: ``action_name`` in every view.
     """
 
     step: int
@@ -78,6 +81,11 @@ class Frame:
     acting: str | None = None
     note: str = ""
     extra: dict = field(default_factory=dict)
+    captions: dict[str, str] = field(default_factory=dict)
+
+    def caption(self, view: str) -> str:
+        """The action as ``view`` may know it (``""`` for the start)."""
+        return self.captions.get(view, self.action_name)
 
 
 def _default_bot(game) -> str:
@@ -149,6 +157,13 @@ def capture(
             raise ValueError(f"unknown view {v!r}; views are {[OMNISCIENT, *agents]}")
         svgs[v] = game.render_svg(raw._state, raw.options, seat)
     name = "" if action is None else game.action_name(int(action), raw._state)
+    seen = getattr(game.narrate, "seen_action", None)
+    captions = {}
+    for v in views:
+        if action is not None and seen is not None and v in agents and agent in agents:
+            captions[v] = seen(raw._state, int(action), agents.index(agent), agents.index(v))
+        else:
+            captions[v] = name
     done = bool(getattr(raw, "_done", False))
     return Frame(
         step=0,
@@ -161,6 +176,7 @@ def capture(
         svgs=svgs,
         acting=None if done else raw.agent_selection,
         note=note,
+        captions=captions,
     )
 
 
@@ -184,7 +200,8 @@ def _payload(frames: Sequence[Frame], title: str) -> dict:
             {
                 "agent": f.agent,
                 "action": f.action,
-                "name": f.action_name,
+                "names": [f.caption(v) for v in views],
+                "ids": [f.action if f.caption(v) == f.action_name else None for v in views],
                 "rewards": [round(float(f.rewards.get(a, 0.0)), 6) for a in agents],
                 "totals": [round(totals[a], 6) for a in agents],
                 "acting": f.acting,
@@ -250,6 +267,7 @@ def write_gif(
     frames: Sequence[Frame], path: str | os.PathLike, view: str = OMNISCIENT, fps: float = 2.0
 ) -> Path:
     """Write one point of view of ``frames`` as an animated GIF (each picture rasterized,
+    with a caption strip under it naming the move just made as ``view`` may know it;
     ``1 / fps`` seconds a step, shown once; the last step held 3 s).
 
     Raises:
@@ -263,21 +281,52 @@ def write_gif(
         raise ValueError(f"folder {str(out.parent)!r} does not exist")
     if view not in frames[0].svgs:
         raise ValueError(f"unknown view {view!r}; the frames hold {list(frames[0].svgs)}")
-    from PIL import Image
 
     from tabletop_core.contract.svg import rasterize
 
-    cache: dict[str, Image.Image] = {}
+    cache: dict[str, np.ndarray] = {}
     images = []
-    for f in frames:
+    for k, f in enumerate(frames):
         svg = f.svgs[view]
         if svg not in cache:
-            cache[svg] = Image.fromarray(rasterize(svg)).quantize(colors=128, method=Image.Quantize.MEDIANCUT)
-        images.append(cache[svg])
+            cache[svg] = rasterize(svg)
+        text = f"step {k} / {len(frames) - 1}: " + (
+            f"{f.agent}: {f.caption(view)}" if f.agent else "start of the episode"
+        )
+        images.append(_captioned(cache[svg], text))
     ms = max(20, int(1000 / fps))
     durations = [ms] * (len(images) - 1) + [3000]
     images[0].save(out, save_all=True, append_images=images[1:], duration=durations, optimize=True)
     return out
+
+
+def _caption_font() -> Any:
+    """DejaVu Sans (it has the card suits), from the system or matplotlib; else Pillow's own."""
+    from PIL import ImageFont
+
+    for path in ("DejaVuSans.ttf", "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"):
+        try:
+            return ImageFont.truetype(path, 14)
+        except OSError:
+            pass
+    try:
+        import matplotlib
+
+        return ImageFont.truetype(os.path.join(matplotlib.get_data_path(), "fonts/ttf/DejaVuSans.ttf"), 14)
+    except (ImportError, OSError):
+        return ImageFont.load_default()
+
+
+def _captioned(picture: np.ndarray, text: str) -> Any:
+    """``picture`` (H, W, 3) with a white strip under it holding ``text`` (a GIF frame)."""
+    from PIL import Image, ImageDraw
+
+    h, w = picture.shape[:2]
+    canvas = Image.new("RGB", (w, h + 22), (255, 255, 255))
+    canvas.paste(Image.fromarray(picture), (0, 0))
+    draw = ImageDraw.Draw(canvas)
+    draw.text((8, h + 3), text, fill=(20, 20, 20), font=_caption_font())
+    return canvas.quantize(colors=128, method=Image.Quantize.MEDIANCUT)
 
 
 def play_episode(
@@ -449,7 +498,7 @@ loadReplay().then(R => {
     $("table").innerHTML = picture(f.svg[Number(view.value)]);
     $("step-label").textContent = "step " + cur + " / " + (n - 1);
     $("action").textContent = cur === 0 ? "start of the episode" + (f.acting ? " — " + f.acting + " to act" : "")
-      : f.agent + ": " + f.name + " (action " + f.action + ")" + (f.acting ? " — next: " + f.acting : " — episode over");
+      : f.agent + ": " + f.names[Number(view.value)] + (f.ids[Number(view.value)] === null ? "" : " (action " + f.ids[Number(view.value)] + ")") + (f.acting ? " — next: " + f.acting : " — episode over");
     const body = $("rewards").tBodies[0];
     body.innerHTML = "";
     [["reward", f.rewards], ["return", f.totals]].forEach(([label, values]) => {

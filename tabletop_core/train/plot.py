@@ -66,7 +66,14 @@ def plot_curve(log_path: str, out_path: str, title: str | None = None) -> None:
     else:
         fig, ax = plt.subplots(figsize=(6.4, 3.6), dpi=100)
     xs = [r["step"] / 1e6 for r in evals]
-    ax.plot(xs, [r["mean"] for r in evals], "o-", ms=3, color="C0", label="trained policy (greedy)")
+    ax.plot(
+        xs,
+        [r["mean"] for r in evals],
+        "o-",
+        ms=3,
+        color="C0",
+        label="trained policy (argmax: its most likely move)",
+    )
     ax.fill_between(xs, [r["low"] for r in evals], [r["high"] for r in evals], color="C0", alpha=0.2)
     for k, (mean, label) in enumerate(level_labels(levels)):
         ax.axhline(mean, ls="--", lw=1, color=f"C{k + 1}")
@@ -75,9 +82,11 @@ def plot_curve(log_path: str, out_path: str, title: str | None = None) -> None:
             (0.01, mean),
             xycoords=("axes fraction", "data"),
             textcoords="offset points",
-            xytext=(0, 2),
+            xytext=(0, 3),
+            va="bottom",
             fontsize=8,
             color=f"C{k + 1}",
+            bbox={"boxstyle": "square,pad=0.1", "facecolor": "white", "edgecolor": "none", "alpha": 0.85},
         )
     ax.set_xlabel("env steps (millions)")
     ax.set_ylabel("mean return on fixed deals")
