@@ -241,7 +241,7 @@ SVG_HEIGHT = 600
 ``(SVG_HEIGHT, SVG_WIDTH, 3)``)."""
 
 _SVG_CELL = 25
-_MAP_X, _MAP_Y = 14, 46
+_MAP_X, _MAP_Y = 28, 46  # room on the left and above for the row and column numbers
 
 
 def _rgb(col) -> str:
@@ -303,7 +303,11 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
 
 
 def _svg_map(e, cs, svg):
-    """Squares by kind, door letters, sealed bars, event and item chips."""
+    """Squares by kind, door letters, sealed bars, event and item chips; row numbers on the
+    left and column numbers above, as a square is typed in terminal play (``row col``)."""
+    for k in range(MAP):
+        svg.text(_MAP_X - 4, _MAP_Y + k * cs + cs / 2 + 3, str(k), size=8, fill="#8a8a8a", anchor="end")
+        svg.text(_MAP_X + k * cs + cs / 2, _MAP_Y - 3, str(k), size=8, fill="#8a8a8a", anchor="middle")
     for r in range(MAP):
         for c in range(MAP):
             k = int(e["cell"][r, c])
@@ -372,12 +376,27 @@ def _svg_pieces(n, e, cs, svg):
         svg.text(cx, cy + 4, str(top), size=11, fill="#ffffff", anchor="middle", weight="bold")
         if len(hs) > 1:
             svg.text(cx + cs * 0.3, cy - cs * 0.25, f"+{len(hs) - 1}", size=9, fill="#000000", weight="bold")
+    squares: dict[tuple[int, int], list[int]] = {}
     for g in range(3):
         if e["gon"][g]:
-            r, c = int(e["gpos"][g, 0]), int(e["gpos"][g, 1])
-            cx, cy = _MAP_X + c * cs + cs / 2, _MAP_Y + r * cs + cs / 2
-            svg.circle(cx, cy, cs * 0.42, fill=_rgb(_GHOST), stroke=_rgb(_GHOST_EDGE), stroke_width=2)
-            svg.text(cx, cy + 4, f"g{g + 1}", size=10, fill=_rgb(_GHOST_EDGE), anchor="middle", weight="bold")
+            squares.setdefault((int(e["gpos"][g, 0]), int(e["gpos"][g, 1])), []).append(g)
+    for (r, c), gs in squares.items():  # ghosts sharing a square side by side, smaller
+        k = len(gs)
+        radius = cs * (0.42 if k == 1 else 0.46 / k)
+        for j, g in enumerate(gs):
+            cx = _MAP_X + c * cs + cs / 2 + (j - (k - 1) / 2) * cs * 0.96 / k
+            cy = _MAP_Y + r * cs + cs / 2
+            svg.circle(cx, cy, radius, fill=_rgb(_GHOST), stroke=_rgb(_GHOST_EDGE), stroke_width=2)
+            size = 10 if k == 1 else 12 - 2.5 * k
+            svg.text(
+                cx,
+                cy + size / 2.5,
+                f"g{g + 1}",
+                size=size,
+                fill=_rgb(_GHOST_EDGE),
+                anchor="middle",
+                weight="bold",
+            )
 
 
 def _svg_panel(cs, svg, e, seat, playing, names, status):
@@ -389,7 +408,7 @@ def _svg_panel(cs, svg, e, seat, playing, names, status):
     svg.rect(px, 46, pw, 150, fill=THEME.panel, rx=8)
     pile(svg, px + 12, 58, 40, 58, int(e["deck_n"]), label="event deck")
     conf = int(e["confiscated"].sum())
-    svg.text(px + 64, 70, f"confiscated: {conf}", size=12)
+    svg.text(px + 64, 70, f"confiscated: {conf} (from captured humans)", size=12)
     if seat is None and conf:
         svg.text(
             px + 64,
@@ -399,7 +418,7 @@ def _svg_panel(cs, svg, e, seat, playing, names, status):
             fill=THEME.dim,
         )
     used = ", ".join(f"{ITEM_NAMES[k]} {int(v)}" for k, v in enumerate(e["used"]) if v) or "none"
-    svg.text(px + 64, 104, f"used: {used}", size=11)
+    svg.text(px + 64, 104, f"used: {used} (items spent)", size=11)
     lc = int(e["last_card"])
     svg.text(px + 64, 122, f"last action card: {CARD_NAMES[lc] if lc >= 0 else '-'}", size=11)
     if playing:
@@ -511,6 +530,7 @@ def _svg_legend(y, svg, px, pw):
         (_rgb(_COLORS[GHOST_START]), "G ghost start"),
         (_rgb(_HUMAN_COLORS[0]), "0-4 humans"),
         (_rgb(_GHOST), "g1-g3 ghosts"),
+        ("#9c9080", "· empty chip place"),
     ]
     for j, (col, label) in enumerate(items):
         lx = px + (j % 2) * (pw / 2)
