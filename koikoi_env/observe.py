@@ -238,7 +238,7 @@ def observe_r(e, seat, out, row):
             p = 0
 
 
-@kernel(inline="always")
+@kernel
 def _seat_values(e, p, rank, stake, alt0, alt1):
     """What capturing cards of rank ``rank`` gives seat ``p`` of the record ``e`` (read
     from its ``capt_bits``): the sum of ``rules.card_rise`` over the suits of the bit set
@@ -272,7 +272,7 @@ def _seat_values(e, p, rank, stake, alt0, alt1):
     return v0, v1, v2, v3, v4, v5
 
 
-@kernel(inline="always")
+@kernel
 def _stake_r(e, seat, out, row, card, takes, rank, stake, alt0, alt1):
     """Write the action pieces of card ``card``: :func:`_seat_values` for ``seat`` and
     the largest over the other seats, value by value, scaled and capped."""
@@ -297,7 +297,7 @@ def _stake_r(e, seat, out, row, card, takes, rank, stake, alt0, alt1):
     _put_values(out, row, card, O_RIVAL_RISE, O_RIVAL_CLOSER, O_RIVAL_RUN, r0, r1, r2, r3, r4, r5)
 
 
-@kernel(inline="always")
+@kernel
 def _put_values(out, row, card, o_rise, o_closer, o_run, v0, v1, v2, v3, v4, v5):
     """One seat's values (:func:`_seat_values`) into its rise, closer and run pieces."""
     out[row, o_rise + card] = np.float32(min(v0, MAX_RISE)) * S_RISE

@@ -107,7 +107,7 @@ RANK_OF = (np.arange(NUM_CARDS) % RANKS_PER_SUIT).astype(np.int8)  # rank of car
 BIT_OF = (np.int32(1) << RANK_OF.astype(np.int32)).astype(np.int32)  # its bit in a suit word
 
 
-@kernel(inline="always")
+@kernel
 def longest_number_run(numbers):
     """``LONGEST_RUN_OF[numbers]`` for a word of 16 number bits, from two byte tables of
     256 entries (the 64 KiB table leaves the L1 cache while observations stream out):
@@ -149,7 +149,7 @@ def suit_bits_yaku(bits):
     return suit_yaku(popcount(b), popcount(b >> NUM_NUMBER_RANKS), run)
 
 
-@kernel(inline="always")
+@kernel
 def _most_in_window(numbers):
     """The most number cards held among any ``TRIPLE_MIN`` = 3 consecutive numbers of a
     suit word's number bits (0..3; bit tests, no loop)."""
@@ -177,7 +177,7 @@ TRIPLE_YAKU_OF = np.array([suit_yaku.py_func(0, 0, k) for k in range(NUM_NUMBER_
 SUIT_YAKU_OF = np.array([suit_yaku.py_func(k, 0, 0) for k in range(RANKS_PER_SUIT + 2)], np.int64)
 
 
-@kernel(inline="always")
+@kernel
 def card_rise(word, rank):
     """What capturing the card of rank ``rank`` gives a seat whose captured cards of its
     suit are the suit word ``word`` (the card not among them). Returns ``(yaku, great,
