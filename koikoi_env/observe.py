@@ -42,7 +42,7 @@ the vector holds ``value / high``, see :mod:`tabletop_core.contract.encoders`)::
 
 The ``action_*``, ``own_*`` and ``rival_*`` pieces are written for the acting seat's
 actions only (0 elsewhere, and from any other seat's view), from the rules' own helper
-(``rules.capture_rise``). The cards at stake of an action on card c are the cards it
+(``rules.card_rise``). The cards at stake of an action on card c are the cards it
 captures, or c itself when it captures nothing (what the actor gives up and leaves on
 the field for the next seats). A play with two matching field cards leaves the choice
 for later: each of its values is the best of the two captures. They give the network
@@ -64,7 +64,8 @@ import numpy as np
 from tabletop_core.contract.encoders import ObservationLayout
 from tabletop_core.kernel.jit import kernel
 
-from .rules import RANK_OF, capture_rise, suit_bits_yaku, unseen_by
+from .bits import lowest_bit, popcount
+from .rules import RANK_OF, card_rise, suit_bits_yaku, unseen_by
 from .spec import (
     HAND_SIZE,
     MAX_PLAYERS,
@@ -237,17 +238,45 @@ def observe_r(e, seat, out, row):
             p = 0
 
 
-_STAKE = 6  # values of rules.capture_rise: yaku, great, triple, suit, run, longest
+@kernel
+def _seat_values(e, p, rank, stake, alt0, alt1):
+    """What capturing cards of rank ``rank`` gives seat ``p`` of the record ``e`` (read
+    from its ``capt_bits``): the sum of ``rules.card_rise`` over the suits of the bit set
+    ``stake`` (the ``longest`` value: the largest), plus, when ``alt0`` >= 0, the better
+    of suit ``alt0``'s and suit ``alt1``'s card value by value (a play with two matches:
+    the best of either capture)."""
+    v0 = 0
+    v1 = 0
+    v2 = 0
+    v3 = 0
+    v4 = 0
+    v5 = 0
+    for suit in range(NUM_SUITS):
+        if (stake >> suit) & 1:
+            a0, a1, a2, a3, a4, a5 = card_rise(e.capt_bits[p, suit], rank)
+            v0 += a0
+            v1 += a1
+            v2 += a2
+            v3 += a3
+            v4 += a4
+            v5 = max(v5, a5)
+    if alt0 >= 0:
+        a0, a1, a2, a3, a4, a5 = card_rise(e.capt_bits[p, alt0], rank)
+        b0, b1, b2, b3, b4, b5 = card_rise(e.capt_bits[p, alt1], rank)
+        v0 += max(a0, b0)
+        v1 += max(a1, b1)
+        v2 += max(a2, b2)
+        v3 += max(a3, b3)
+        v4 += max(a4, b4)
+        v5 = max(v5, max(a5, b5))
+    return v0, v1, v2, v3, v4, v5
 
 
 @kernel
-def _stake_r(e, seat, c0, c1, c2, c3, out, row, card, takes, best_of_two):
-    """Write the action pieces of card ``card``: ``rules.capture_rise`` of the cards for
-    ``seat`` and the largest over the other seats, value by value, scaled and capped.
-    ``best_of_two``: keep the larger of what is there (the second capture of a play with
-    two matches)."""
-    cap = e.capt_bits
-    o0, o1, o2, o3, o4, o5 = capture_rise(cap, seat, c0, c1, c2, c3)
+def _stake_r(e, seat, out, row, card, takes, rank, stake, alt0, alt1):
+    """Write the action pieces of card ``card``: :func:`_seat_values` for ``seat`` and
+    the largest over the other seats, value by value, scaled and capped."""
+    o0, o1, o2, o3, o4, o5 = _seat_values(e, seat, rank, stake, alt0, alt1)
     r0 = 0
     r1 = 0
     r2 = 0
@@ -256,75 +285,66 @@ def _stake_r(e, seat, c0, c1, c2, c3, out, row, card, takes, best_of_two):
     r5 = 0
     for p in range(e.cfg_players):
         if p != seat:
-            a0, a1, a2, a3, a4, a5 = capture_rise(cap, p, c0, c1, c2, c3)
+            a0, a1, a2, a3, a4, a5 = _seat_values(e, p, rank, stake, alt0, alt1)
             r0 = max(r0, a0)
             r1 = max(r1, a1)
             r2 = max(r2, a2)
             r3 = max(r3, a3)
             r4 = max(r4, a4)
             r5 = max(r5, a5)
-    _put(out, row, O_TAKES + card, np.float32(takes) * _S_COUNT, best_of_two)
-    _put_values(out, row, card, O_OWN_RISE, O_OWN_CLOSER, O_OWN_RUN, o0, o1, o2, o3, o4, o5, best_of_two)
-    _put_values(
-        out, row, card, O_RIVAL_RISE, O_RIVAL_CLOSER, O_RIVAL_RUN, r0, r1, r2, r3, r4, r5, best_of_two
-    )
+    out[row, O_TAKES + card] = np.float32(takes) * _S_COUNT
+    _put_values(out, row, card, O_OWN_RISE, O_OWN_CLOSER, O_OWN_RUN, o0, o1, o2, o3, o4, o5)
+    _put_values(out, row, card, O_RIVAL_RISE, O_RIVAL_CLOSER, O_RIVAL_RUN, r0, r1, r2, r3, r4, r5)
 
 
 @kernel
-def _put_values(out, row, card, o_rise, o_closer, o_run, v0, v1, v2, v3, v4, v5, keep_larger):
-    """One seat's ``rules.capture_rise`` values into its rise, closer and run pieces."""
-    _put(out, row, o_rise + card, np.float32(min(v0, MAX_RISE)) * S_RISE, keep_larger)
-    _put(out, row, o_closer + 3 * card, np.float32(v1) * _S_COUNT, keep_larger)
-    _put(out, row, o_closer + 3 * card + 1, np.float32(v2) * _S_COUNT, keep_larger)
-    _put(out, row, o_closer + 3 * card + 2, np.float32(v3) * _S_COUNT, keep_larger)
-    _put(out, row, o_run + 2 * card, np.float32(min(v4, MAX_RUN_RISE)) * S_RUN_RISE, keep_larger)
-    _put(out, row, o_run + 2 * card + 1, np.float32(v5) * S_RUN, keep_larger)
-
-
-@kernel
-def _put(out, row, k, value, keep_larger):
-    out[row, k] = max(out[row, k], value) if keep_larger else value
+def _put_values(out, row, card, o_rise, o_closer, o_run, v0, v1, v2, v3, v4, v5):
+    """One seat's values (:func:`_seat_values`) into its rise, closer and run pieces."""
+    out[row, o_rise + card] = np.float32(min(v0, MAX_RISE)) * S_RISE
+    out[row, o_closer + 3 * card] = np.float32(v1) * _S_COUNT
+    out[row, o_closer + 3 * card + 1] = np.float32(v2) * _S_COUNT
+    out[row, o_closer + 3 * card + 2] = np.float32(v3) * _S_COUNT
+    out[row, o_run + 2 * card] = np.float32(min(v4, MAX_RUN_RISE)) * S_RUN_RISE
+    out[row, o_run + 2 * card + 1] = np.float32(v5) * S_RUN
 
 
 @kernel
 def _write_actions_r(e, seat, out, row):
     """The action pieces (``action_takes`` to ``rival_run``, module docstring): zero, then
-    the acting seat's actions when ``seat`` is the one to act."""
+    the acting seat's actions when ``seat`` is the one to act. The field cards of a rank
+    are a bit set of suits, read from ``loc``."""
     for k in range(O_TAKES, O_RIVAL_RUN + 2 * NUM_CARDS):
         out[row, k] = _ZERO
     if e.status != 0 or np.int64(e.current) != seat or e.phase == _DECIDE:
         return
     field = np.int8(LOC_FIELD)
+    loc = e.loc
     if e.phase != _PLAY:  # CHOOSE_*: take field card f with the pending card
         pending = np.int64(e.pending)
-        for f in range(NUM_CARDS):
-            if e.loc[f] == field and RANK_OF[f] == RANK_OF[pending]:
-                _stake_r(e, seat, pending, f, -1, -1, out, row, f, 2, False)
+        r = pending % RANKS_PER_SUIT
+        own = np.int64(1) << (pending // RANKS_PER_SUIT)
+        for suit in range(NUM_SUITS):
+            f = suit * RANKS_PER_SUIT + r
+            if loc[f] == field:
+                _stake_r(e, seat, out, row, f, 2, r, own | (np.int64(1) << suit), -1, -1)
         return
     hand_code = np.int8(LOC_HAND + seat)
     for c in range(NUM_CARDS):
-        if e.loc[c] != hand_code:
+        if loc[c] != hand_code:
             continue
-        f0 = -1
-        f1 = -1
-        f2 = -1
         r = c % RANKS_PER_SUIT
+        matches = np.int64(0)
         for suit in range(NUM_SUITS):
-            f = suit * RANKS_PER_SUIT + r
-            if e.loc[f] == field:
-                if f0 < 0:
-                    f0 = f
-                elif f1 < 0:
-                    f1 = f
-                else:
-                    f2 = f
-        if f0 < 0:  # no match: c itself is at stake
-            _stake_r(e, seat, c, -1, -1, -1, out, row, c, 0, False)
-        elif f1 < 0 or f2 >= 0:  # one match or three: all taken
-            _stake_r(e, seat, c, f0, f1, f2, out, row, c, 2 if f1 < 0 else 4, False)
-        else:  # two matches: the best of either capture, value by value
-            _stake_r(e, seat, c, f0, -1, -1, out, row, c, 2, False)
-            _stake_r(e, seat, c, f1, -1, -1, out, row, c, 2, True)
+            if loc[suit * RANKS_PER_SUIT + r] == field:
+                matches |= np.int64(1) << suit
+        own = np.int64(1) << (c // RANKS_PER_SUIT)
+        m = popcount(matches)
+        if m == 2:  # two matches: the best of either capture, value by value
+            f0 = lowest_bit(matches)
+            f1 = lowest_bit(matches & (matches - 1))
+            _stake_r(e, seat, out, row, c, 2, r, own, f0, f1)
+        else:  # none (c itself is at stake), one or three: all taken
+            _stake_r(e, seat, out, row, c, 2 * m if m < 3 else 4, r, own | matches, -1, -1)
 
 
 def decode_observation(vector: np.ndarray, num_players: int | None = None) -> dict[str, np.ndarray]:

@@ -35,7 +35,7 @@ import numpy as np
 from tabletop_core.kernel.jit import kernel
 from tabletop_core.kernel.rng import shuffle_word
 
-from .bits import NUMBER_BITS, longest_run, popcount
+from .bits import NUMBER_BITS, longest_run, lowest_bit, popcount
 from .spec import (
     DRAW_MAX,
     FIELD_DEAL,
@@ -98,9 +98,25 @@ def _longest_runs(bits: int) -> np.ndarray:
 
 
 LONGEST_RUN_OF = _longest_runs(NUM_NUMBER_RANKS)  # longest run of a suit word's number bits
+RUN_OF_BYTE = _longest_runs(8)  # longest run of a byte: a table that stays in L1
+TOP_RUN_OF_BYTE = np.array(
+    [8 - int(x).bit_length() for x in range(255, -1, -1)], np.int8
+)  # ones from bit 7 down
 SUIT_OF = (np.arange(NUM_CARDS) // RANKS_PER_SUIT).astype(np.int64)  # suit of card c
 RANK_OF = (np.arange(NUM_CARDS) % RANKS_PER_SUIT).astype(np.int8)  # rank of card c
 BIT_OF = (np.int32(1) << RANK_OF.astype(np.int32)).astype(np.int32)  # its bit in a suit word
+
+
+@kernel
+def longest_number_run(numbers):
+    """``LONGEST_RUN_OF[numbers]`` for a word of 16 number bits, from two byte tables of
+    256 entries (the 64 KiB table leaves the L1 cache while observations stream out):
+    the longest run of either byte or the run across their boundary."""
+    b = np.int64(numbers)
+    lo = b & 0xFF
+    hi = b >> 8
+    across = np.int64(TOP_RUN_OF_BYTE[lo]) + lowest_bit(~hi)
+    return max(max(np.int64(RUN_OF_BYTE[lo]), np.int64(RUN_OF_BYTE[hi])), across)
 
 
 # --- yaku ---------------------------------------------------------------------------------
@@ -134,6 +150,15 @@ def suit_bits_yaku(bits):
 
 
 @kernel
+def _most_in_window(numbers):
+    """The most number cards held among any ``TRIPLE_MIN`` = 3 consecutive numbers of a
+    suit word's number bits (0..3; bit tests, no loop)."""
+    b = np.int64(numbers)
+    near = b & ((b >> 1) | (b >> 2))  # bit r: r and r+1 or r+2 held (two in one window)
+    return 3 if (near & (b >> 1) & (b >> 2)) != 0 else (2 if near != 0 else (1 if b != 0 else 0))
+
+
+@kernel
 def suit_missing(count, non_numbers, numbers):
     """Cards one suit's captured cards lack for each of its yaku (rules "Yaku"):
     ``(great, triple, suit)`` = non-number cards short of Great X's 3, number cards short
@@ -141,54 +166,57 @@ def suit_missing(count, non_numbers, numbers):
     short of X's 6; 0 once the yaku holds. ``numbers`` is the suit word's number bits
     (bit r = rank r). Branch-light bit tests (a run is ``TRIPLE_MIN`` = 3 numbers).
     """
-    b = np.int64(numbers)
-    near = b & ((b >> 1) | (b >> 2))  # bit r: r and r+1 or r+2 held (two in one window)
-    most = 3 if (near & (b >> 1) & (b >> 2)) != 0 else (2 if near != 0 else (1 if b != 0 else 0))
+    most = _most_in_window(numbers)
     return max(GREAT_MIN - np.int64(non_numbers), 0), TRIPLE_MIN - most, max(SUIT_MIN - np.int64(count), 0)
 
 
-@kernel
-def capture_rise(cap, seat, c0, c1, c2, c3):
-    """What capturing cards ``c0..c3`` (-1 = none; cards of one rank, so of distinct
-    suits, none captured yet) would give ``seat``; ``cap`` is the State's ``capt_bits``
-    (public). Returns ``(yaku, great, triple, suit, run, longest)``:
+# Each yaku kind's score by the one figure it depends on (suit_yaku with the other two
+# figures at 0), so that a card's rise is two table differences.
+GREAT_YAKU_OF = np.array([suit_yaku.py_func(0, k, 0) for k in range(RANKS_PER_SUIT + 2)], np.int64)
+TRIPLE_YAKU_OF = np.array([suit_yaku.py_func(0, 0, k) for k in range(NUM_NUMBER_RANKS + 1)], np.int64)
+SUIT_YAKU_OF = np.array([suit_yaku.py_func(k, 0, 0) for k in range(RANKS_PER_SUIT + 2)], np.int64)
 
-    - ``yaku``: the rise of its yaku score;
+
+@kernel
+def card_rise(word, rank):
+    """What capturing the card of rank ``rank`` gives a seat whose captured cards of its
+    suit are the suit word ``word`` (the card not among them). Returns ``(yaku, great,
+    triple, suit, run, longest)``:
+
+    - ``yaku``: the rise of the seat's yaku score;
     - ``great``, ``triple``, ``suit``: the fall of the cards it lacks for each yaku kind
-      (:func:`suit_missing`), summed over the suits;
-    - ``run``: the rise of the longest run of numbers (Triple X counts only the longest
-      run of a suit), summed over the suits; ``longest``: the longest run of numbers
-      after the capture in the suits it adds a number to (0 if none).
+      (:func:`suit_missing`);
+    - ``run``: the rise of the suit's longest run of numbers (Triple X counts only the
+      longest run of a suit); ``longest``: that run after the capture (0 for a
+      non-number card).
+
+    Suits score apart (rules "Yaku"), so capturing cards of distinct suits (a capture:
+    cards of one rank) gives the sum of their values, ``longest`` their largest.
+    The three yaku kinds add up too: each is a table difference, and a non-number card
+    leaves the number bits alone (no branch on the card's kind: a rank above the
+    numbers falls out of ``NUMBER_BITS``).
     """
-    rise = 0
-    great = 0
-    triple = 0
-    suit_fall = 0
-    run = 0
-    longest = 0
-    for j in range(4):
-        c = (
-            np.int64(c0)
-            if j == 0
-            else (np.int64(c1) if j == 1 else (np.int64(c2) if j == 2 else np.int64(c3)))
-        )
-        if c >= 0:
-            w0 = np.int64(cap[seat, c // RANKS_PER_SUIT])
-            w = w0 | (np.int64(1) << (c % RANKS_PER_SUIT))
-            k0, n0 = popcount(w0), popcount(w0 >> NUM_NUMBER_RANKS)
-            k1, n1 = popcount(w), popcount(w >> NUM_NUMBER_RANKS)
-            run0 = np.int64(LONGEST_RUN_OF[w0 & NUMBER_BITS])
-            run1 = np.int64(LONGEST_RUN_OF[w & NUMBER_BITS])
-            rise += suit_yaku(k1, n1, run1) - suit_yaku(k0, n0, run0)
-            g0, t0, s0 = suit_missing(k0, n0, w0 & NUMBER_BITS)
-            g1, t1, s1 = suit_missing(k1, n1, w & NUMBER_BITS)
-            great += g0 - g1
-            triple += t0 - t1
-            suit_fall += s0 - s1
-            run += run1 - run0
-            if c % RANKS_PER_SUIT < NUM_NUMBER_RANKS:
-                longest = max(longest, run1)
-    return rise, great, triple, suit_fall, run, longest
+    w0 = np.int64(word)
+    w1 = w0 | (np.int64(1) << rank)
+    k0 = popcount(w0)
+    n0 = popcount(w0 >> NUM_NUMBER_RANKS)
+    n1 = popcount(w1 >> NUM_NUMBER_RANKS)
+    b0 = w0 & NUMBER_BITS
+    b1 = w1 & NUMBER_BITS
+    run0 = longest_number_run(b0)
+    run1 = longest_number_run(b1)
+    yaku = (
+        SUIT_YAKU_OF[k0 + 1]
+        - SUIT_YAKU_OF[k0]
+        + GREAT_YAKU_OF[n1]
+        - GREAT_YAKU_OF[n0]
+        + TRIPLE_YAKU_OF[run1]
+        - TRIPLE_YAKU_OF[run0]
+    )
+    great = max(GREAT_MIN - n0, 0) - max(GREAT_MIN - n1, 0)
+    triple = _most_in_window(b1) - _most_in_window(b0)
+    suit = max(SUIT_MIN - k0, 0) - max(SUIT_MIN - 1 - k0, 0)
+    return yaku, great, triple, suit, run1 - run0, run1 if b1 != b0 else np.int64(0)
 
 
 @kernel

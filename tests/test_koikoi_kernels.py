@@ -178,3 +178,30 @@ def test_longest_run_table_and_missing_cards_against_plain_python():
         most = max(len(numbers & {s, s + 1, s + 2}) for s in range(14))
         want = (max(3 - non_numbers, 0), 3 - most, max(6 - len(ranks), 0))
         assert rules.suit_missing(len(ranks), non_numbers, x & 0xFFFF) == want, ranks
+
+
+def test_card_rise_against_the_yaku_definitions():
+    """``rules.card_rise`` of one card is the difference of ``suit_bits_yaku``,
+    ``suit_missing`` and the longest number run before and after the card joins the
+    suit word, and ``longest_number_run`` is ``LONGEST_RUN_OF``."""
+    rnd = random.Random(5)
+    for _ in range(3000):
+        w0 = rnd.getrandbits(22)
+        rank = rnd.choice([r for r in range(22) if not w0 >> r & 1] or [0])
+        if w0 >> rank & 1:
+            continue
+        w1 = w0 | (1 << rank)
+
+        def figures(w):
+            k, n, b = bin(w).count("1"), bin(w >> 16).count("1"), w & 0xFFFF
+            return (
+                rules.suit_bits_yaku(np.int32(w)),
+                rules.suit_missing(k, n, b),
+                int(rules.LONGEST_RUN_OF[b]),
+            )
+
+        y0, (g0, t0, s0), run0 = figures(w0)
+        y1, (g1, t1, s1), run1 = figures(w1)
+        want = (y1 - y0, g0 - g1, t0 - t1, s0 - s1, run1 - run0, run1 if rank < 16 else 0)
+        assert rules.card_rise(np.int32(w0), rank) == want, (bin(w0), rank)
+        assert rules.longest_number_run(w0 & 0xFFFF) == run0
