@@ -99,7 +99,7 @@ def test_play_in_terminal(capsys):
     # an illegal entry is refused, two legal plays are made, then the person quits
     args = cli.build_parser().parse_args(["play", "thegame", "--players", "2", "--seat", "0", "--seed", "0"])
     args.options = {"num_players": 2}
-    args.input = io.StringIO(f"9999\n{first}\n{second}\nq\n")
+    args.input = io.StringIO(f"#9999\n#{first}\n#{second}\nq\n")
     code = cli.cmd_play(args)
     out = capsys.readouterr().out
     assert code == 0
