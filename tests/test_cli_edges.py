@@ -230,3 +230,24 @@ def test_train_help_shows_the_defaults(capsys):
     for flag in ("--seed SEED", "--lr LR", "--epochs EPOCHS", "--rollout ROLLOUT"):
         line = next(x for x in out.splitlines() if x.strip().startswith(flag))
         assert "default" in line, line
+
+
+def test_train_says_what_it_trains_before_it_starts():
+    """The first line of ``tabletop train`` names the game, options, budget, opponents,
+    seed and output folder (no torch needed to build it)."""
+    from tabletop_core.cli.train import start_line
+    from tabletop_core.train import TrainConfig
+
+    line = start_line(
+        TrainConfig(
+            game="koikoi", options={"num_players": 2}, minutes=5, seed=7, out="runs/x", opponents="greedy"
+        )
+    )
+    for part in ("koikoi", "num_players=2", "5 min", "greedy", "seed 7", "runs/x/"):
+        assert part in line, (part, line)
+
+
+def test_bench_explains_its_terms():
+    from tabletop_core.cli.app import BENCH_TERMS
+
+    assert "cores" in BENCH_TERMS and "in use" in BENCH_TERMS

@@ -343,10 +343,19 @@ def cmd_bench(args: argparse.Namespace) -> int:
         return 0
     _require_rich()
     console = _console()
+    console.print(BENCH_TERMS, markup=False, highlight=False, style="dim")
     with console.status(f"benchmarking {args.game} ..."):
         for r in records:
             console.print(_bench_line(r), markup=False, highlight=False)
     return 0
+
+
+BENCH_TERMS = (
+    "threads: the vector env's stepping threads; 'in use': how many its default chose after "
+    "timing both;\ncores: CPU time over wall time of the run (2.0 = two cores busy); "
+    "×: our steps/s over the peer's (above 1: faster)"
+)
+"""The terms of ``tabletop bench``'s lines, printed above them."""
 
 
 def _bench_line(r: dict) -> str:

@@ -315,6 +315,7 @@ def _require_torch() -> None:
 def _run(cfg) -> int:
     from tabletop_core.train.loop import run
 
+    print(start_line(cfg), flush=True)
     summary = run(cfg)
     ev = summary["final_eval"]
     print(
@@ -325,6 +326,25 @@ def _run(cfg) -> int:
         + f"; wrote {cfg.out}/policy.npz"
     )
     return 0
+
+
+def start_line(cfg) -> str:
+    """The line ``tabletop train`` prints first: what is trained, against whom, for how long,
+    with which seed, and where it is written."""
+    options = ", ".join(f"{k}={v}" for k, v in sorted(cfg.options.items())) or "default options"
+    budget = (
+        f"{cfg.minutes:g} min"
+        if cfg.minutes is not None
+        else f"{cfg.steps:,} steps"
+        if cfg.steps
+        else "no limit"
+    )
+    against = cfg.opponents or "self-play"
+    return (
+        f"training {cfg.game} ({options}) for {budget} against {against}, seed {cfg.seed}, on {cfg.device}; "
+        f"evaluated every {cfg.eval_every:g} s on {cfg.eval_games} fixed deals against {cfg.eval_opponents} "
+        f"(the game's episode return); writing {cfg.out}/"
+    )
 
 
 def cmd_bench_train(args: argparse.Namespace, extra: list[str]) -> int:
