@@ -217,12 +217,12 @@ def _svg_areas(singles, e, svg):
             continue
         top = int(e["area_top"][a])
         svg.rect(12, y, 716, ch + 4, fill=THEME.panel, rx=5)
-        svg.text(20, y + 18, area_label(a, singles), size=13, weight="bold")
+        svg.text(20, y + 18, area_label(a, singles), size=12, weight="bold")
         if a <= 6:
             info = f"above {top}" if top else "empty"
         else:
             info = f"more than {top} cards" if top else "3 or more cards"
-        svg.text(150, y + 18, info, size=11, fill=THEME.dim)
+        svg.text(158, y + 18, info, size=11, fill=THEME.dim)
         count = int(e["area_n"][a])
         plays = int(e["area_start"][a][:count].sum())
         span = 728 - 262 - cw - 6 * max(0, plays - 1)
