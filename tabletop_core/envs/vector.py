@@ -226,6 +226,16 @@ def first_unmasked(masks, actions):
     return -1
 
 
+@kernel
+def copy_flagged_rows(src, flags, dst):
+    """``dst[i] = src[i]`` for every ``i`` where ``flags[i]`` ((B,) bool): no gathered
+    temporary, and rows not flagged are not touched."""
+    for i in range(src.shape[0]):
+        if flags[i]:
+            for j in range(src.shape[1]):
+                dst[i, j] = src[i, j]
+
+
 class Recycler:
     """Fresh output arrays of one shape and dtype for ``copy=True``, reusing one that
     nobody but this pool references any more.
@@ -248,9 +258,13 @@ class Recycler:
             # references: the pool's list, the loop variable, getrefcount's argument
             if sys.getrefcount(a) <= 3:
                 return a
-        a = np.zeros(self.shape, self.dtype)
-        if len(self.pool) < self.keep:
-            self.pool.append(a)
+        if len(self.pool) >= self.keep:
+            return np.zeros(self.shape, self.dtype)
+        # written now, page by page: a pooled array may be written only in part each time
+        # (final_obs), and would otherwise fault in new pages for many steps
+        a = np.empty(self.shape, self.dtype)
+        a.fill(0)
+        self.pool.append(a)
         return a
 
 
@@ -647,9 +661,7 @@ class SelfPlayVectorEnv(VectorEnv):
         if not self.copy:
             return self._views[id(self._final)]
         out = self._pools[id(self._final)].take()
-        ended = np.flatnonzero(self._term)
-        if ended.size:
-            out[ended] = self._final[ended]
+        copy_flagged_rows(self._final, self._term, out)
         return out
 
     def _info(self, with_final: bool) -> dict:
