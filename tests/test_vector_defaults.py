@@ -112,3 +112,41 @@ def test_adaptive_threads_play_exactly_as_one_thread(monkeypatch):
         for x, y in zip(a[:4], b[:4]):
             assert np.array_equal(x, y), t
     assert np.array_equal(adaptive.state, one.state)
+
+
+@pytest.mark.parametrize("package", ["thegame_env", "exhaust_env", "koikoi_env", "exitnow_envs"])
+@pytest.mark.parametrize("bots", [False, True])
+def test_copy_true_arrays_never_change_and_scribbles_do_not_leak(package, bots):
+    """Every game, ``step`` and ``step_bots``: an array ``copy=True`` handed out is never
+    changed by later steps, and what the caller writes into its arrays before dropping
+    them (they are recycled) never shows in later observations (a game that patches its
+    observation rows must not patch an array its owner wrote to)."""
+    import importlib
+
+    mod = importlib.import_module(package)
+    mine = mod.vector_env(24, seed=11, copy=True)
+    views = mod.vector_env(24, seed=11, copy=False)
+    obs, info = mine.reset()
+    want, _ = views.reset()
+    assert np.array_equal(obs, want)
+    held = [(obs, obs.copy())]
+    for t in range(60):
+        if bots:
+            out, ref = mine.step_bots("random"), views.step_bots("random")
+            assert np.array_equal(out[4]["actions"], ref[4]["actions"]), t
+        else:
+            acts = views.sample_actions()
+            out, ref = mine.step(acts), views.step(acts)
+        for got, exp in zip(out[:4], ref[:4]):
+            assert np.array_equal(got, exp), t
+        term = ref[2]
+        assert np.array_equal(out[4]["final_obs"][term], ref[4]["final_obs"][term]), t
+        if t % 7 == 0:
+            held.append((out[0], out[0].copy()))
+        else:  # the caller scribbles on its arrays, then drops them
+            out[0][::2] = 0.5
+            out[4]["final_obs"][:] = 0.25
+        del out
+        gc.collect()
+    for arr, snapshot in held:
+        assert np.array_equal(arr, snapshot)

@@ -48,11 +48,13 @@ queue). With GNU OpenMP, do not ``fork`` a process that stepped a threaded env
 (multiprocessing: use the ``spawn`` or ``forkserver`` start method), or use
 ``num_threads=1``.
 
-``copy=True`` (default) hands out arrays the caller owns: a step copies the observations,
-masks, rewards, flags and acting seats it produced into recycled arrays (an array is
-reused only once nobody else references it, see :class:`Recycler`: a fresh multi-megabyte
-array pays a page fault on every page it is written to, which costs more than the copy),
-and ``info["final_obs"]`` copies only the rows of the envs that ended. Pass
+``copy=True`` (default) hands out arrays the caller owns: a step writes its observations
+straight into a recycled array, in full (a game that patches its rows is told to forget
+what it wrote: the caller may have written to an array it dropped), and copies the masks,
+rewards, flags and acting seats it produced into recycled arrays (an array is reused only
+once nobody else references it, see :class:`Recycler`: a fresh multi-megabyte array pays a
+page fault on every page it is written to, which costs more than the copy);
+``info["final_obs"]`` copies only the rows of the envs that ended. Pass
 ``copy=False`` when each step's outputs are consumed or copied before the next step
 (into a rollout buffer, a torch tensor): it hands out read-only views of the env's own
 buffers, which the next step overwrites.
@@ -224,6 +226,16 @@ def first_unmasked(masks, actions):
     return -1
 
 
+@kernel
+def copy_flagged_rows(src, flags, dst):
+    """``dst[i] = src[i]`` for every ``i`` where ``flags[i]`` ((B,) bool): no gathered
+    temporary, and rows not flagged are not touched."""
+    for i in range(src.shape[0]):
+        if flags[i]:
+            for j in range(src.shape[1]):
+                dst[i, j] = src[i, j]
+
+
 class Recycler:
     """Fresh output arrays of one shape and dtype for ``copy=True``, reusing one that
     nobody but this pool references any more.
@@ -246,9 +258,13 @@ class Recycler:
             # references: the pool's list, the loop variable, getrefcount's argument
             if sys.getrefcount(a) <= 3:
                 return a
-        a = np.zeros(self.shape, self.dtype)
-        if len(self.pool) < self.keep:
-            self.pool.append(a)
+        if len(self.pool) >= self.keep:
+            return np.zeros(self.shape, self.dtype)
+        # written now, page by page: a pooled array may be written only in part each time
+        # (final_obs), and would otherwise fault in new pages for many steps
+        a = np.empty(self.shape, self.dtype)
+        a.fill(0)
+        self.pool.append(a)
         return a
 
 
@@ -491,9 +507,10 @@ class SelfPlayVectorEnv(VectorEnv):
         bad = first_unmasked(self._mask, a)
         if bad >= 0:
             self._raise_illegal(bad, int(a[bad]))
-        args = (self.state, self._notes, a, *self._step_out_buffers, loops.STEP_AUTORESET)
+        bufs = self._step_buffers()
+        args = (self.state, self._notes, a, *bufs, loops.STEP_AUTORESET)
         self._run("step", self.game.batch_step, self.game.batch_step_threads, args)
-        return self._step_out()
+        return self._step_out(bufs[0])
 
     def step_bots(self, bots) -> tuple:
         """Step every env with actions chosen by bots: scripted bots inside the kernel,
@@ -537,9 +554,10 @@ class SelfPlayVectorEnv(VectorEnv):
         ids, policies = plan
         if policies:
             return self._step_policies(ids, policies)
-        args = (self.state, self._notes, ids, self._bot_rng, self._actions, *self._step_out_buffers)
+        bufs = self._step_buffers()
+        args = (self.state, self._notes, ids, self._bot_rng, self._actions, *bufs)
         self._run("bots", self.game.batch_step_bots, self.game.batch_step_bots_threads, args)
-        out = self._step_out()
+        out = self._step_out(bufs[0])
         out[4]["actions"] = self._out(self._actions)
         return out
 
@@ -574,6 +592,8 @@ class SelfPlayVectorEnv(VectorEnv):
     def _step_policies(self, ids: np.ndarray, policies: list) -> tuple:
         """One :meth:`step_bots` step with trained policies among the bots."""
         a = self._actions
+        if self.copy:  # the previous step wrote its observations into the caller's array
+            self.game.batch_step(self.state, self._notes, a, *self._step_out_buffers, loops.OBSERVE)
         held = [(pol, np.flatnonzero(np.isin(self._cur, ks))) for pol, ks in policies]
         if sum(len(ks) for _, ks in policies) < self.num_players:  # scripted bots in some seats
             # the kernel chooses for every env; a policy's envs keep their bot generator
@@ -585,9 +605,10 @@ class SelfPlayVectorEnv(VectorEnv):
         for pol, rows in held:
             if rows.size:
                 a[rows] = pol(self._obs[rows], self._mask[rows])
-        args = (self.state, self._notes, a, *self._step_out_buffers, loops.STEP_AUTORESET)
+        bufs = self._step_buffers()
+        args = (self.state, self._notes, a, *bufs, loops.STEP_AUTORESET)
         self._run("step", self.game.batch_step, self.game.batch_step_threads, args)
-        out = self._step_out()
+        out = self._step_out(bufs[0])
         out[4]["actions"] = self._out(a)
         return out
 
@@ -640,9 +661,7 @@ class SelfPlayVectorEnv(VectorEnv):
         if not self.copy:
             return self._views[id(self._final)]
         out = self._pools[id(self._final)].take()
-        ended = np.flatnonzero(self._term)
-        if ended.size:
-            out[ended] = self._final[ended]
+        copy_flagged_rows(self._final, self._term, out)
         return out
 
     def _info(self, with_final: bool) -> dict:
@@ -652,9 +671,23 @@ class SelfPlayVectorEnv(VectorEnv):
             info["_final_obs"] = self._out(self._term)
         return info
 
-    def _step_out(self):
+    def _step_buffers(self) -> tuple[np.ndarray, ...]:
+        """The buffers a step writes, in the loops' order. With ``copy=True`` the
+        observations go straight into a recycled array that is then handed out, instead of
+        into the env's buffer and copied from there: every row is written once, and the
+        env's notes are cleared first, so that a game that patches its rows (keeping notes
+        of what it wrote, keyed by the row's address) writes each row in full: a recycled
+        array may be the one handed out last step, and its owner may have written to it."""
+        if not self.copy:
+            return self._step_out_buffers
+        self._notes[...] = np.zeros((), self._notes.dtype)
+        return (self._pools[id(self._obs)].take(), *self._step_out_buffers[1:])
+
+    def _step_out(self, obs: np.ndarray):
+        """The step's return value; ``obs`` is the buffer the step wrote its observations
+        to (:meth:`_step_buffers`)."""
         return (
-            self._out(self._obs),
+            self._out(obs) if obs is self._obs else obs,
             self._out(self._rewards),
             self._out(self._term),
             self._out(self._trunc),
