@@ -257,3 +257,15 @@ def test_bench_explains_its_terms():
     from tabletop_core.cli.app import BENCH_TERMS
 
     assert "cores" in BENCH_TERMS and "in use" in BENCH_TERMS
+
+
+def test_bench_plays_every_bot_in_the_seats_of_its_role():
+    """``tabletop bench`` times every scripted bot; a bot bound to one role (Exit Now's
+    ``human``, ``ghost``) plays its role's seats and the other role's bot the rest."""
+    from tabletop_core.contract.catalog import game_names, load_game
+    from tabletop_core.tools.bench import bot_games_per_second
+
+    for name in game_names():
+        game = load_game(name)
+        for bot in game.bot_names:
+            assert bot_games_per_second(game, bot, 20, {}) > 0, (name, bot)

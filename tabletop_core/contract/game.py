@@ -359,6 +359,20 @@ class GameDef:
                 + "; ".join(f"{r} seats take {names}" for r, names in fits.items())
             )
 
+    def lineup_for(self, bot: str, options: Any) -> list[str]:
+        """One bot name per seat for "``bot`` everywhere": a seat of another role than the one
+        ``bot`` is bound to (:attr:`bot_roles`) takes the bot bound to its own role (Exit
+        Now's ``human`` bot with the ``ghost`` bot in the ghost seat), every other seat
+        ``bot``.
+        """
+        opts = self.make_options(**options) if isinstance(options, dict) else options
+        seats = len(self.agents(opts))
+        if self.seat_roles is None or bot not in dict(self.bot_roles):
+            return [bot] * seats
+        role_bot = {role: name for name, role in self.bot_roles}
+        mine = dict(self.bot_roles)[bot]
+        return [bot if r == mine else role_bot.get(r, bot) for r in self.seat_roles(opts)]
+
     def load_saved_state(self, saved: Any, target: np.ndarray, write: bool = True) -> None:
         """Check a ``get_state()`` dict against ``target`` (the live State) and copy its
         ``"state"`` into ``target`` (with ``write=False`` only check it).

@@ -125,10 +125,10 @@ def _vector_rates(
     }
 
 
-def _bot_games_per_second(game: GameDef, bot: str, games: int, options: dict) -> float:
+def bot_games_per_second(game: GameDef, bot: str, games: int, options: dict) -> float:
     from tabletop_core.tools.arena import run_match
 
-    res = run_match(game, bot, games, seed=12345, chunk=games, **options)
+    res = run_match(game, game.lineup_for(bot, options), games, seed=12345, chunk=games, **options)
     return res.games_per_second
 
 
@@ -235,7 +235,7 @@ def run_benchmarks(
         yield copy_case(game, options, 4096, 2.0 * seconds)
     # (c) bot games
     for bot in game.bot_names:
-        yield rec("bots", bot=bot, games_per_s=_bot_games_per_second(game, bot, bot_games, options))
+        yield rec("bots", bot=bot, games_per_s=bot_games_per_second(game, bot, bot_games, options))
     # (e) state size
     yield rec("state", bytes_per_env=int(game.new_state(1, opts).dtype.itemsize))
     # (f) start times
