@@ -69,7 +69,7 @@ class BotSeats(AECEnv):
         """Bots act until the learner's turn or the end; the learner's reward meanwhile."""
         got = 0.0
         while not self._ended() and self.raw.agent_selection != self.seat:
-            a = self.game.bot_action(self.bot_id, self.raw._state, 0, self.raw._mask[0], self.bot_rng, 0)
+            a = self.game.bot_decision(self.bot_id, self.raw._state, self.raw._mask[0], self.bot_rng)
             self.raw.step(int(a))
             got += self.raw.rewards[self.seat]
         return got
