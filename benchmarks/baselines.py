@@ -14,7 +14,7 @@ import sys
 
 import numpy as np
 
-from tabletop_core.contract.catalog import GAME_PACKAGES, load_game
+from tabletop_core.contract.catalog import game_names, load_game
 from tabletop_core.tools.arena import mean_interval, run_match, wilson_interval
 from tabletop_core.tools.jsonutil import json_default
 from tabletop_core.tools.ratings import round_robin
@@ -152,14 +152,14 @@ def _count(text: str) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("games_", nargs="*", metavar="GAME", help=f"default: all ({', '.join(GAME_PACKAGES)})")
+    ap.add_argument("games_", nargs="*", metavar="GAME", help=f"default: all ({', '.join(game_names())})")
     ap.add_argument(
         "--games", type=_count, default=10_000, help="games per measure (0: only the round robin)"
     )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--rr-games", type=_count, default=10_000, help="games of the round robin (0: none)")
     args = ap.parse_args(argv)
-    for name in args.games_ or list(GAME_PACKAGES):
+    for name in args.games_ or game_names():
         for row in measures(name, args.games, args.seed) if args.games else []:
             print(json.dumps(row, default=json_default), flush=True)
         if args.rr_games:

@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from tabletop_core.contract.catalog import GAME_PACKAGES, load_game
+from tabletop_core.contract.catalog import load_game
 from tabletop_core.tools import arena
 
 
@@ -39,7 +39,7 @@ def main() -> None:
     p.add_argument("--batch", type=int, default=1024)
     args = p.parse_args()
     game = load_game(args.game)
-    env = importlib.import_module(GAME_PACKAGES[args.game]).vector_env(args.batch, num_threads=1)
+    env = importlib.import_module(load_game(args.game).package).vector_env(args.batch, num_threads=1)
     env.reset(seed=0)
     out: dict[str, float] = {}
 
