@@ -347,8 +347,11 @@ def test_any_int_seed_and_seat(name, seed, seat):
     env = _mid_game(pkg, 3)
     saved = env.get_state()
     n = len(env.possible_agents)
-    if 0 <= seat < n:
-        _check_view(pkg, {}, env, seat, seed)
-    else:
+    if not 0 <= seat < n:
         with pytest.raises(ValueError, match="seat"):
+            pkg.resample_hidden(saved, seat, seed % 2**64)
+    elif not 0 <= seed < 2**64:  # the project's seed range, as reset() and --seed refuse
+        with pytest.raises(ValueError, match="seed"):
             pkg.resample_hidden(saved, seat, seed)
+    else:
+        _check_view(pkg, {}, env, seat, seed)

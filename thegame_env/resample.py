@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_core.contract.resample import resample_saved
+from tabletop_core.contract.resample import resample_entry
 from tabletop_core.kernel.jit import kernel
 from tabletop_core.kernel.rng import next_word, shuffle_word
 
@@ -112,16 +112,13 @@ def _agents(e) -> list[str]:
     return [f"player_{k}" for k in range(int(e["cfg_players"]))]
 
 
-def resample_hidden(saved: dict, seat: int | str, seed: int) -> dict:
-    """A determinization of ``saved`` (a ``get_state()`` dict of an AEC env or a vector env:
-    every env is resampled) for ``seat`` (an int or ``"player_k"``): a new dict, ``saved``
-    untouched, that loads with ``set_state`` and shows ``seat`` the same observation and
-    action mask, the cards it cannot see dealt again uniformly (:func:`resample_hidden_r`).
-    The same ``seed`` gives the same dict.
-
-    Raises:
-        ValueError: ``saved`` not from a The Game env, an invalid state, a bad seat or seed.
-    """
-    return resample_saved(
-        "thegame", STATE_DTYPE, validate_state, resample_hidden_r, _agents, saved, seat, seed
-    )
+resample_hidden = resample_entry(
+    "thegame",
+    "The Game",
+    STATE_DTYPE,
+    validate_state,
+    resample_hidden_r,
+    _agents,
+    "the cards it cannot see",
+    __name__,
+)

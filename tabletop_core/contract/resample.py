@@ -5,8 +5,9 @@ A game's ``<game>/resample.py`` holds a record kernel ``resample_hidden_r(e, sea
 that replaces, in place, everything ``seat`` cannot know in the record ``e`` with a
 uniformly random assignment consistent with what ``seat`` has seen, drawing from the
 generator word ``w`` (:mod:`tabletop_core.kernel.rng`) and returning the next word. Its
-``resample_hidden(saved, seat, seed)`` is :func:`resample_saved` of that kernel: the checks
-of the inputs, the copy, and one kernel call per env of the batch live here, once.
+``resample_hidden(saved, seat, seed)`` is :func:`resample_entry` of that kernel
+(:func:`resample_saved`): the checks of the inputs, the copy, and one kernel call per env
+of the batch live here, once.
 """
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_core.kernel.rng import seed_word
+from tabletop_core.kernel.rng import check_seed, seed_word
 
-__all__ = ["resample_saved", "seat_index"]
+__all__ = ["resample_entry", "resample_saved", "seat_index"]
 
 
 def seat_index(seat: Any, names: Sequence[str], game: str) -> int:
@@ -66,7 +67,7 @@ def resample_saved(
         agents_of: ``record -> agent names`` in seat order (the seats of that game).
         saved: a ``get_state()`` dict of the game's AEC env (batch 1) or vector env.
         seat: the seat whose view is kept: an int or an agent name.
-        seed: an int (reduced modulo 2**64).
+        seed: an int, ``0 <= seed`` and ``seed + B - 1 < 2**64`` for a batch of ``B``.
 
     Raises:
         ValueError: ``saved`` not a ``get_state()`` dict of this game, a state the game's
@@ -81,8 +82,9 @@ def resample_saved(
         raise ValueError(
             f"saved state has shape {st.shape} and dtype {st.dtype}; expected a (B,) {game} State"
         )
-    if isinstance(seed, (bool, np.bool_, float)) or not isinstance(seed, (int, np.integer)):
-        raise ValueError(f"{game}: seed must be an int, got {type(seed).__name__}: {seed!r}")
+    if seed is None:
+        raise ValueError(f"{game}: seed must be an int, got None")
+    check_seed(seed, st.shape[0])
     validate_state(st)
     k = seat_index(seat, agents_of(st[0]), game)
     out = {key: copy.deepcopy(value) for key, value in saved.items() if key != "state"}
@@ -91,3 +93,35 @@ def resample_saved(
         kernel(new[i], np.int64(k), seed_word(int(seed) + i))
     out["state"] = new
     return out
+
+
+def resample_entry(
+    game: str,
+    title: str,
+    state_dtype: np.dtype,
+    validate_state: Callable[[Any], None],
+    kernel: Callable,
+    agents_of: Callable[[np.void], list[str]],
+    hidden: str,
+    module: str,
+) -> Callable[[Any, Any, Any], dict]:
+    """A game's public ``resample_hidden(saved, seat, seed) -> dict``: :func:`resample_saved`
+    of its kernel, with its own docstring (``hidden``: what is dealt again, in the game's
+    words; ``module``: where the game exports it)."""
+
+    def resample_hidden(saved: Any, seat: Any, seed: Any) -> dict:
+        return resample_saved(game, state_dtype, validate_state, kernel, agents_of, saved, seat, seed)
+
+    resample_hidden.__doc__ = f"""A determinization of ``saved`` (a ``get_state()`` dict of an AEC env or a vector
+env: every env is resampled) for ``seat`` (an int or an agent name): a new dict, ``saved``
+untouched, that loads with ``set_state`` and shows ``seat`` the same observation and
+action mask, {hidden} dealt again uniformly (``resample_hidden_r``). The same ``seed``
+gives the same dict; the consistency rules are in ``docs/rules/{game}.md``.
+
+Raises:
+    ValueError: ``saved`` not from a {title} env, an invalid state, a bad seat, or a seed
+        outside ``0 <= seed < 2**64`` (for a batch of B envs, ``seed + B - 1`` too).
+"""
+    resample_hidden.__module__ = module
+    resample_hidden.__qualname__ = "resample_hidden"
+    return resample_hidden
