@@ -194,6 +194,8 @@ GAME = GameDef(
     narrate=narrate,
     return_identity=return_identity,
     resample_hidden=resample_hidden,
+    rollout_bot="npc",
+    search_rollouts=1024,
 )
 
 

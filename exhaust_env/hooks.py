@@ -10,6 +10,7 @@ from tabletop_core.kernel.jit import kernel
 
 from .bots import RANDOM, bot_action_r, mask_words_row, random_from_words
 from .observe import observe_r
+from .resample import resample_hidden_r
 from .rules import add_rewards_r, apply_action_r, deal_r, is_legal_r, legal_words_r, write_mask_row
 
 
@@ -54,5 +55,6 @@ HOOKS = Hooks(
     bot_action=bot_action,
     bot_move=bot_move,
     is_legal=is_legal_r,
+    resample_hidden=resample_hidden_r,
 )
 """Exhaust's hooks, declared in :data:`exhaust_env.game.GAME`."""

@@ -196,6 +196,8 @@ patches in place (only what changed is rewritten).""",
     return_identity=return_identity,
     seat_roles=seat_roles,
     resample_hidden=resample_hidden,
+    rollout_bot="smart",
+    search_rollouts=128,
     bot_roles=BOT_ROLES,
 )
 

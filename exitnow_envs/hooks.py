@@ -20,6 +20,7 @@ from tabletop_core.kernel.jit import kernel
 
 from .bots import BOT_IDS, bot_action_r, random_bot_row
 from .observe import _C_GHOST, _C_OTHERS, _C_OWN, _SQ, O_SEAT, OBS_DIM, observe_r, refresh_observation_r
+from .resample import resample_hidden_r
 from .rules import (
     MASK_WORDS,
     apply_action_r,
@@ -130,6 +131,7 @@ HOOKS = Hooks(
     bot_action=bot_action,
     bot_move=bot_move,
     is_legal=is_legal_r,
+    resample_hidden=resample_hidden_r,
     observe_patch=observe_patch,
     observe_fresh=observe_fresh,
     prefetch=prefetch,

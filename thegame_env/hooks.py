@@ -8,6 +8,7 @@ from tabletop_core.kernel.jit import kernel
 
 from .bots import RANDOM_BOT, bot_action_r, random_bot_r
 from .observe import observe_r
+from .resample import resample_hidden_r
 from .rules import apply_action_r, deal_r, is_legal_r, legal_mask_r, step_reward_r
 
 
@@ -44,5 +45,6 @@ HOOKS = Hooks(
     bot_action=bot_action,
     bot_move=bot_move,
     is_legal=is_legal_r,
+    resample_hidden=resample_hidden_r,
 )
 """The Game's hooks, declared in :data:`thegame_env.game.GAME`."""

@@ -66,7 +66,7 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_core.contract import loops
+from tabletop_core.contract import loops, search
 from tabletop_core.contract.encoders import ObservationLayout
 from tabletop_core.kernel.records import at
 
@@ -112,6 +112,9 @@ class Hooks:
         observe_patch, observe_fresh: optional, for a game that rewrites only what a step
             changed (Exit Now); default: ``observe``.
         prefetch: optional cache hints for the next envs; default: none.
+        resample_hidden: optional ``resample_hidden(e, seat, w) -> w``, a determinization
+            for ``seat`` in place (the game's ``resample_hidden_r``); without it the game
+            has no ``search`` bot (:mod:`tabletop_core.contract.search`).
     """
 
     deal: Callable
@@ -124,6 +127,7 @@ class Hooks:
     observe_patch: Callable | None = None
     observe_fresh: Callable | None = None
     prefetch: Callable | None = None
+    resample_hidden: Callable | None = None
 
     def as_dict(self) -> dict[str, Callable | None]:
         """The hooks by name (what :func:`tabletop_core.contract.loops.register` takes)."""
@@ -196,6 +200,11 @@ class GameDef:
             soak); None: only the reward bounds are checked.
         resample_hidden: ``(saved, seat, seed) -> saved``, a determinization for search
             (:mod:`<game>.resample`), or None.
+        rollout_bot: the scripted bot that plays every seat in the ``search`` bot's
+            rollouts by default (empty: ``"strong"``); it must play any seat.
+        search_rollouts: the ``search`` bot's rollouts per decision by default (0:
+            :data:`~tabletop_core.contract.search.DEFAULT_BUDGET`), chosen so a decision
+            takes well under 50 ms on one core (``docs/search.md``).
     """
 
     name: str
@@ -234,6 +243,8 @@ class GameDef:
     bot_roles: tuple[tuple[str, str], ...] = ()
     return_identity: Callable[[np.ndarray, np.ndarray, Any], np.ndarray] | None = None
     resample_hidden: Callable | None = None
+    rollout_bot: str = ""
+    search_rollouts: int = 0
 
     # the batch loops of the module docstring: the same for every game
     # (tabletop_core.contract.loops, resolved per game by the hooks its package registered)
@@ -323,13 +334,96 @@ class GameDef:
                     "tabletop match / play / replay, vector_env(...).step_bots, the trainer's --opponents "
                     f"and baseline_policy(); here name a scripted bot: {', '.join(self.bot_names)}"
                 )
+            if isinstance(b, str) and b.partition(":")[0] == "search":
+                ids.append(self.search_bot_id(b))
+                continue
             if b not in self.bot_names:
                 raise ValueError(
-                    f"{self.name}: unknown bot {b!r}; available bots: {', '.join(self.bot_names)}, "
+                    f"{self.name}: unknown bot {b!r}; available bots: {', '.join(self.bot_choices)}, "
                     "baseline (the shipped trained policy; policy:FILE.npz for another)"
                 )
             ids.append(self.bot_names.index(b))
         return np.asarray(ids, np.int64)
+
+    @property
+    def has_search(self) -> bool:
+        """Whether the game has the ``search`` bot (its hooks include ``resample_hidden``)."""
+        return self.hooks is not None and self.hooks.resample_hidden is not None
+
+    @property
+    def bot_choices(self) -> tuple[str, ...]:
+        """Every bot name a seat may take: :attr:`bot_names` and, where the game has it,
+        ``search`` (:mod:`tabletop_core.contract.search`)."""
+        return self.bot_names + (("search",) if self.has_search else ())
+
+    def search_bot_id(self, spec: str) -> int:
+        """The kernel id of the search bot named by ``spec``: ``search``, optionally followed
+        by ``:rollouts=N`` (rollouts per decision, default
+        :data:`~tabletop_core.contract.search.DEFAULT_BUDGET`) and ``:bot=NAME`` (the
+        scripted bot playing the rollouts, default :attr:`rollout_bot` or ``strong``), e.g.
+        ``search:rollouts=512:bot=greedy``.
+
+        Raises:
+            ValueError: a game without the search bot, an unknown key, a budget that is not
+                an int in range, or a rollout bot that is not one of the game's scripted bots
+                playing any seat.
+        """
+        head, *pairs = spec.split(":")
+        if head != "search" or not self.has_search:
+            raise ValueError(
+                f"{self.name}: unknown bot {spec!r}; available bots: {', '.join(self.bot_choices)}"
+            )
+        budget, bot, z = self.search_budget, self.rollout_bot or "strong", search.DEFAULT_Z
+        for pair in pairs:
+            key, eq, value = pair.partition("=")
+            if key == "rollouts" and eq:
+                try:
+                    budget = int(value)
+                except ValueError:
+                    raise ValueError(
+                        f"{self.name}: {spec!r}: rollouts must be an int, got {value!r}"
+                    ) from None
+            elif key == "bot" and eq:
+                bot = value
+            elif key == "z" and eq:
+                try:
+                    z = float(value)
+                except ValueError:
+                    raise ValueError(f"{self.name}: {spec!r}: z must be a number, got {value!r}") from None
+            else:
+                raise ValueError(
+                    f"{self.name}: {spec!r}: unknown search setting {pair!r}; "
+                    "allowed: rollouts=N (rollouts per decision), bot=NAME (the rollout bot), "
+                    "z=X (standard errors a gain must exceed)"
+                )
+        bound = dict(self.bot_roles)
+        allowed = [n for n in self.bot_names if n not in bound]
+        if bot not in allowed:
+            raise ValueError(
+                f"{self.name}: {spec!r}: the rollout bot plays every seat; choose one of {', '.join(allowed)}"
+            )
+        return search.search_id(budget, self.bot_names.index(bot), z)
+
+    @property
+    def search_budget(self) -> int:
+        """The ``search`` bot's rollouts per decision when none are named."""
+        return self.search_rollouts or search.DEFAULT_BUDGET
+
+    def bot_name(self, bot_id: int) -> str:
+        """The name of the bot with kernel id ``bot_id`` (:meth:`bot_ids`' inverse): a
+        scripted bot's name, or ``search`` with its settings when they differ from the
+        defaults."""
+        if bot_id < search.SEARCH:
+            return self.bot_names[bot_id]
+        budget, bot, z = search.search_params(bot_id)
+        name = "search"
+        if budget != self.search_budget:
+            name += f":rollouts={budget}"
+        if self.bot_names[bot] != (self.rollout_bot or "strong"):
+            name += f":bot={self.bot_names[bot]}"
+        if z != round(search.DEFAULT_Z, 1):
+            name += f":z={z:g}"
+        return name
 
     def check_roles(self, bots, options: Any) -> None:
         """Refuse a seat whose bot plays another role than the seat's (:attr:`seat_roles`,

@@ -21,6 +21,7 @@ import numpy as np
 from tabletop_core.agents.baseline import BASELINE, is_baseline
 from tabletop_core.agents.seats import is_policy, seat_policy
 from tabletop_core.contract.game import GameDef, bot_count_message
+from tabletop_core.contract.search import SEARCH
 from tabletop_core.kernel.rng import bot_seed_word, check_seed, seed_word
 from tabletop_core.tools.progress import ProgressBar
 
@@ -112,7 +113,9 @@ def run_match(
     if any(is_policy(b) for b in bot_list):
         return _run_policy_match(game, bot_list, games, seed, chunk, progress, opts, agents, options)
     ids = game.bot_ids(bots, len(agents))
-    names = [game.bot_names[k] for k in ids]
+    names = [game.bot_name(int(k)) for k in ids]
+    if any(int(k) >= SEARCH for k in ids):  # a search game takes seconds: progress and Ctrl-C per game
+        chunk = 1
     p = len(agents)
     returns = np.zeros((games, p), np.float64)
     steps = np.zeros(games, np.int64)
@@ -270,7 +273,7 @@ def _final_states(core, before, actions: np.ndarray, rows: np.ndarray, options: 
 
     state, bot_rng, mask = before
     seats = None if core.learners == -1 else core.seats
-    others = [core.game.bot_names[k] for k in core.bot_ids] if seats is not None else None
+    others = [core.game.bot_name(int(k)) for k in core.bot_ids] if seats is not None else None
     replay = LearnerCore(core.game, rows.size, seats, others, options)
     replay.state[:] = state[rows]
     replay.bot_rng[:] = bot_rng[rows]

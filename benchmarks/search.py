@@ -1,0 +1,216 @@
+"""The ``search`` bot against the strongest scripted bot, on the same deals (README, docs).
+
+    python benchmarks/search.py [TABLE ...] [--games 500] [--seed 0] [--rollouts N]
+        [--timing-games 20]
+
+TABLE is one of ``thegame``, ``koikoi``, ``exhaust``, ``exitnow-humans``, ``exitnow-ghost``
+(default: all). Each table plays ``--games`` games with the search bot in its seats and
+the same deals (game g: ``seed + g``) with the strongest scripted bot there instead, and
+prints one JSON line: both figures with 95 % intervals, the paired difference with its
+interval, and the search bot's time per decision on one core (measured on its own
+``--timing-games`` games, one decision at a time: mean, 95th percentile and maximum over
+the decisions with more than one legal action).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from tabletop_core.contract.catalog import load_game
+from tabletop_core.kernel.rng import bot_seed_word, seed_word
+from tabletop_core.tools.arena import mean_interval, run_match, wilson_interval
+
+
+@dataclass(frozen=True)
+class Table:
+    """One measured table: the lineup with ``{bot}`` in the measured seats, the measure of
+    one game from its returns (G, P), and whether lower is better."""
+
+    game: str
+    lineup: str
+    strong: str
+    measure: str
+    value: Callable[[np.ndarray], np.ndarray]
+    is_rate: bool
+    lower_is_better: bool
+    options: dict
+
+
+TABLES = {
+    "thegame": Table(
+        "thegame",
+        "{bot},{bot}",
+        "strong",
+        "mean cards left (both seats)",
+        lambda r: 98.0 - r[:, 0],
+        False,
+        True,
+        {"num_players": 2},
+    ),
+    "koikoi": Table(
+        "koikoi",
+        "{bot},strong,greedy,random",
+        "strong",
+        "seat 0 chip change",
+        lambda r: r[:, 0],
+        False,
+        False,
+        {"num_players": 4},
+    ),
+    "exhaust": Table(
+        "exhaust",
+        "{bot},npc,npc,npc",
+        "strong",
+        "seat 0 loss rate",
+        lambda r: (r[:, 0] < 0).astype(np.float64),
+        True,
+        True,
+        {"num_players": 4},
+    ),
+    "exitnow-humans": Table(
+        "exitnow",
+        "{bot},human,human,ghost",
+        "human",
+        "human_0 escape rate",
+        lambda r: (r[:, 0] > 0).astype(np.float64),
+        True,
+        False,
+        {"num_humans": 3},
+    ),
+    "exitnow-ghost": Table(
+        "exitnow",
+        "human,human,human,{bot}",
+        "ghost",
+        "ghost win rate",
+        lambda r: (r[:, -1] > 0).astype(np.float64),
+        True,
+        False,
+        {"num_humans": 3},
+    ),
+}
+
+
+def _figure(x: np.ndarray, is_rate: bool) -> dict:
+    if is_rate:
+        lo, hi = wilson_interval(float(np.sum(x)), len(x))
+        return {"rate": round(float(np.mean(x)), 4), "low": round(lo, 4), "high": round(hi, 4)}
+    m, lo, hi = mean_interval(np.asarray(x, np.float64))
+    return {"mean": round(m, 3), "low": round(lo, 3), "high": round(hi, 3)}
+
+
+def decision_times(table: Table, bot: str, games: int, seed: int) -> dict:
+    """Milliseconds per decision of the search bot on one core, one decision at a time (the
+    way ``tabletop play`` asks it), over ``games`` games dealt from ``seed``: every
+    decision of its seats with more than one legal action is timed."""
+    game = load_game(table.game)
+    opts = game.make_options(**table.options)
+    names = table.lineup.format(bot=bot).split(",")
+    ids = game.bot_ids(names, len(names))
+    searching = {k for k, n in enumerate(names) if n.partition(":")[0] == "search"}
+    times = []
+    forced = 0
+    warm = game.new_state(1, opts)  # compile (or load) the one-decision kernel before timing
+    warm["rng"] = seed_word(seed)
+    game.play_games(warm, ids, np.array([0], np.uint64), np.zeros((1, len(names))), np.zeros(1, np.int64))
+    game.bot_decision(int(ids[0]), warm, np.ones(game.num_actions, np.int8), np.zeros(1, np.uint64))
+    for g in range(games):
+        s = game.new_state(1, opts)
+        s["rng"] = seed_word(seed + g)
+        notes = game.new_notes(1)
+        obs = np.zeros((1, game.observation_layout(opts).dim), np.float32)
+        masks = np.zeros((1, game.num_actions), np.int8)
+        cur = np.zeros(1, np.int64)
+        game.batch_reset(s, notes, obs, masks, cur)
+        rng = np.array([bot_seed_word(seed + g)], np.uint64)
+        rewards = np.zeros((1, len(names)), np.float32)
+        term = np.zeros(1, np.bool_)
+        while s["status"][0] == 0:
+            seat = int(s["current"][0])
+            if seat in searching and masks[0].sum() > 1:
+                t0 = time.perf_counter()
+                a = game.bot_decision(int(ids[seat]), s, masks[0], rng)
+                times.append(time.perf_counter() - t0)
+            else:
+                forced += seat in searching
+                a = game.bot_decision(int(ids[seat]), s, masks[0], rng)
+            acts = np.array([a], np.int64)
+            game.batch_step(s, notes, acts, obs, masks, rewards, term, cur, obs, 0)
+    t = np.asarray(times) * 1e3
+    return {
+        "decisions": len(t),
+        "forced": forced,
+        "mean_ms": round(float(t.mean()), 2),
+        "p95_ms": round(float(np.percentile(t, 95)), 2),
+        "max_ms": round(float(t.max()), 2),
+    }
+
+
+def measure(name: str, games: int, seed: int, rollouts: int | None, timing_games: int) -> dict:
+    """One table's JSON line (the module docstring)."""
+    table = TABLES[name]
+    game = load_game(table.game)
+    bot = "search" if rollouts is None else f"search:rollouts={rollouts}"
+    search_lineup = table.lineup.format(bot=bot)
+    strong_lineup = table.lineup.format(bot=table.strong)
+    timing = decision_times(table, bot, timing_games, seed + games)
+    t0 = time.perf_counter()
+    mine = run_match(game, search_lineup, games, seed=seed, progress=True, **table.options)
+    seconds = time.perf_counter() - t0
+    theirs = run_match(game, strong_lineup, games, seed=seed, **table.options)
+    a, b = table.value(mine.returns), table.value(theirs.returns)
+    d = a - b
+    m, lo, hi = mean_interval(d)
+    better = hi < 0 if table.lower_is_better else lo > 0
+    return {
+        "table": name,
+        "game": table.game,
+        "measure": table.measure,
+        "options": table.options,
+        "games": int(len(a)),
+        "seed": seed,
+        "search": {
+            "lineup": search_lineup,
+            "bot": mine.bots[table.lineup.split(",").index("{bot}")],
+            **_figure(a, table.is_rate),
+        },
+        "strong": {"lineup": strong_lineup, **_figure(b, table.is_rate)},
+        "difference": {"mean": round(m, 4), "low": round(lo, 4), "high": round(hi, 4)},
+        "search_beats_strong": bool(better),
+        "ms_per_decision": timing,
+        "match_seconds": round(seconds, 1),
+        "command": f"python benchmarks/search.py {name} --games {games} --seed {seed}"
+        + ("" if rollouts is None else f" --rollouts {rollouts}"),
+        "machine": platform.processor() or platform.machine(),
+        "threads": os.environ.get("NUMBA_NUM_THREADS", "default"),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("tables", nargs="*", metavar="TABLE", help=f"default: all of {', '.join(TABLES)}")
+    parser.add_argument("--games", type=int, default=500)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--rollouts", type=int, default=None, help="rollouts per decision (default: the bot's)"
+    )
+    parser.add_argument("--timing-games", type=int, default=20)
+    args = parser.parse_args(argv)
+    unknown = [t for t in args.tables if t not in TABLES]
+    if unknown:
+        parser.error(f"unknown table(s) {', '.join(unknown)}; choose from {', '.join(TABLES)}")
+    for name in args.tables or list(TABLES):
+        print(json.dumps(measure(name, args.games, args.seed, args.rollouts, args.timing_games)), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,218 @@
+"""The ``search`` bot: Perfect Information Monte Carlo (PIMC) with rollouts, written once for
+every game over its hooks (:mod:`tabletop_core.contract.hooks`).
+
+At each decision with more than one legal action, the acting seat's position is
+determinized ``D`` times with the game's ``resample_hidden`` hook (everything the seat
+cannot see dealt again, consistently with what it saw: ``docs/rules/<game>.md``,
+"Hidden information and resampling"), the record's own generator drawn afresh too, so
+the future dice and draws differ between determinizations. In each determinization every
+legal action is played, then a scripted bot (the *rollout bot*) plays every seat to the
+end of the episode. The action with the best mean return of the acting seat over the
+determinizations is played (ties: the lowest action number).
+
+Every legal action is tried on the same determinizations with the same rollout generator
+(common random numbers), so the comparison between actions is not drowned by the luck of
+the deal. ``D`` is the rollout budget divided by the number of legal actions (at least 1),
+so a decision costs about ``budget`` rollouts whatever its width. A decision with a single
+legal action is played at once, with no rollout.
+
+The bot is a bot id like the scripted ones (:func:`search_id`), so every batch loop plays
+it in compiled code: matches, ``step_bots``, terminal play, replays and the trainer's
+opponents. Its parameters travel in the id's bits:
+
+=============  ======================  ===============================================
+bits           field                   meaning
+=============  ======================  ===============================================
+0-7            rollout bot             the scripted bot playing every seat in the
+                                       rollouts (a game's bot id)
+8-31           budget                  rollouts per decision (1 .. 2**24 - 1)
+32             flag                    set for the search bot (``bot >= SEARCH``)
+=============  ======================  ===============================================
+
+It is deterministic for a given bot generator: the decision draws one word from its
+stream and every determinization and rollout follows from that word.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba.core import types
+from numba.extending import overload
+from numba.np.numpy_support import as_dtype
+
+from tabletop_core.contract.hooks import bot_action, bot_move, legal_mask, num_actions, resample_hidden, step
+from tabletop_core.kernel.jit import kernel
+from tabletop_core.kernel.rng import next_word
+
+__all__ = [
+    "SEARCH",
+    "DEFAULT_BUDGET",
+    "MAX_BUDGET",
+    "MAX_SEATS",
+    "search_id",
+    "search_params",
+    "search_action",
+    "bot_choice",
+    "bot_choice_move",
+]
+
+SEARCH = 1 << 32
+"""Bot ids at or above this are the search bot (the table in the module docstring)."""
+DEFAULT_Z = 1.0
+"""How many standard errors a challenger's gain must exceed when ``search`` is named
+without ``z=``."""
+DEFAULT_BUDGET = 256
+"""Rollouts per decision when ``search`` is named without ``rollouts=``."""
+MAX_BUDGET = (1 << 24) - 1
+"""The largest rollout budget an id can carry."""
+MAX_SEATS = 16
+"""Seats a game may have for the search's reward accumulator (every game here has at most 6)."""
+
+
+def search_id(budget: int, rollout_bot: int, z: float = 0.0) -> int:
+    """The bot id of the search bot with ``budget`` rollouts per decision whose rollouts are
+    played by the scripted bot ``rollout_bot`` (a game's bot id, ``0 <= rollout_bot < 256``)
+    and which leaves the rollout bot's own choice only for a gain of more than ``z``
+    standard errors (``0 <= z <= 25.5``, kept to a tenth).
+
+    Raises:
+        ValueError: a budget outside ``1..MAX_BUDGET``, a rollout bot outside ``0..255`` or
+            a ``z`` outside ``0..25.5``.
+    """
+    if not 0.0 <= float(z) <= 25.5:
+        raise ValueError(f"search: z must be in 0..25.5, got {z}")
+    if not 1 <= int(budget) <= MAX_BUDGET:
+        raise ValueError(f"search: rollouts must be in 1..{MAX_BUDGET}, got {budget}")
+    if not 0 <= int(rollout_bot) < 256:
+        raise ValueError(f"search: the rollout bot id must be in 0..255, got {rollout_bot}")
+    return SEARCH | (round(float(z) * 10) << 33) | (int(budget) << 8) | int(rollout_bot)
+
+
+def search_params(bot: int) -> tuple[int, int, float]:
+    """``(budget, rollout bot id, z)`` of a search bot id (:func:`search_id`'s inverse)."""
+    return (int(bot) >> 8) & MAX_BUDGET, int(bot) & 0xFF, ((int(bot) >> 33) & 0xFF) / 10
+
+
+def new_records(e, n):
+    """``np.empty(n)`` of the record ``e``'s own dtype, in compiled code: the search's
+    scratch copies of a position."""
+    raise NotImplementedError("compiled code only")
+
+
+@overload(new_records, inline="always")
+def _new_records(e, n):
+    if not isinstance(e, types.Record):
+        return None
+    dtype = as_dtype(e)
+
+    def impl(e, n):
+        return np.empty(n, dtype)
+
+    return impl
+
+
+@kernel
+def _evaluate(e, seat, cand, n, dets, x, rollout_bot, pos, acc, masks, roll_rng, out):
+    """Play each of the actions ``cand[:n]`` in ``dets`` fresh determinizations of ``e``
+    for ``seat``, then the rollout bot to the end of the episode: ``out[d, j]`` gets the
+    return of ``seat`` after action ``j`` in determinization ``d``. Every action of a
+    determinization shares its deal and its rollout generator (common random numbers).
+    Draws from the word ``x`` and returns the next one."""
+    for d in range(dets):
+        pos[0] = e
+        x, hid = next_word(x)
+        x, roll = next_word(x)
+        resample_hidden(pos[0], seat, hid)
+        for j in range(n):
+            pos[1] = pos[0]
+            work = pos[1]
+            acc[0, :] = 0.0
+            step(work, cand[j], acc, 0)
+            roll_rng[0] = roll
+            while work.status == 0:
+                a = bot_move(work, rollout_bot, masks, 1, roll_rng, 0)
+                step(work, a, acc, 0)
+            out[d, j] = acc[0, seat]
+    return x
+
+
+@kernel
+def search_action(e, bot, rng, r):
+    """The search bot's action for the acting seat of the record ``e`` (the module
+    docstring), drawing one word from stream ``r`` of the bot generators ``rng`` ((B,)
+    uint64, advanced). ``e`` is left as it was.
+
+    Returns:
+        int64: a legal action (the game's action numbers).
+    """
+    seat = e.current
+    budget = (bot >> 8) & MAX_BUDGET
+    rollout_bot = bot & 0xFF
+    z = ((bot >> 33) & 0xFF) / 10.0
+    masks = np.zeros((2, num_actions(e)), np.int8)
+    legal_mask(e, masks, 0)
+    w, x = next_word(rng[r])
+    rng[r] = w
+    roll_rng = np.empty(1, np.uint64)
+    x, first = next_word(x)
+    roll_rng[0] = first
+    blueprint = bot_action(e, rollout_bot, masks, 0, roll_rng, 0)
+    cand = np.flatnonzero(masks[0])
+    n = cand.shape[0]
+    if n == 1:
+        return np.int64(cand[0])
+    # the challengers first, the rollout bot's own choice last (never eliminated)
+    k = 0
+    for j in range(n):
+        if cand[j] != blueprint:
+            cand[k] = cand[j]
+            k += 1
+    cand[n - 1] = blueprint
+    acc = np.zeros((1, MAX_SEATS), np.float32)
+    pos = new_records(e, 2)
+    # selection: successive halving of the challengers on half the budget
+    rounds = 0
+    while (1 << rounds) < n - 1:
+        rounds += 1
+    half = budget // 2
+    while n > 2:
+        dets = max(1, half // (rounds * n))
+        out = np.empty((dets, n), np.float64)
+        x = _evaluate(e, seat, cand, n, dets, x, rollout_bot, pos, acc, masks, roll_rng, out)
+        means = np.zeros(n - 1, np.float64)
+        for j in range(n - 1):
+            means[j] = out[:, j].mean()
+        order = np.argsort(-means, kind="mergesort")
+        keep = (n - 1 + 1) // 2
+        best = cand[order[:keep]].copy()
+        cand[:keep] = best
+        cand[keep] = blueprint
+        n = keep + 1
+    # verification: the last challenger against the rollout bot's choice, on fresh deals
+    dets = max(2, (budget - half) // 2)
+    out = np.empty((dets, 2), np.float64)
+    x = _evaluate(e, seat, cand, 2, dets, x, rollout_bot, pos, acc, masks, roll_rng, out)
+    diff = out[:, 0] - out[:, 1]
+    gain = diff.mean()
+    se = np.sqrt(diff.var() / (dets - 1)) if dets > 1 else 0.0
+    if gain > 0.0 and gain > z * se:
+        return np.int64(cand[0])
+    return np.int64(blueprint)
+
+
+@kernel(inline="always")
+def bot_choice(e, bot, masks, row, rng, r):
+    """The action of bot ``bot`` (a scripted bot or the search bot) for the acting seat,
+    ``masks[row]`` holding its mask: what the batch loops call in place of the
+    ``bot_action`` hook."""
+    if bot >= SEARCH:
+        return search_action(e, bot, rng, r)
+    return bot_action(e, bot, masks, row, rng, r)
+
+
+@kernel(inline="always")
+def bot_choice_move(e, bot, masks, row, rng, r):
+    """The same with ``masks[row]`` as scratch (the ``bot_move`` hook's contract)."""
+    if bot >= SEARCH:
+        return search_action(e, bot, rng, r)
+    return bot_move(e, bot, masks, row, rng, r)
