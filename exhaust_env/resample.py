@@ -140,6 +140,7 @@ def resample_hidden_r(e, seat, w):
     for _ in range(MAX_TRIES):
         for j in range(m):
             pool[j] = true[j]
+        pool[:m].sort()  # from the set alone: the draw does not depend on where the cards are
         x = shuffle_word(x, pool, m)
         _place_r(e, seat, pool, m, left)
         if _consistent_r(e, seat):

@@ -137,6 +137,7 @@ def resample_hidden_r(e, seat, w):
             work[j] = pool[j]
         x = shuffle_word(x, work, m)
         _place_r(e, seat, work, m)
+        e.deck[: e.deck_n].sort()  # from the set alone: the draw does not depend on the true order
         x = shuffle_word(x, e.deck, np.int64(e.deck_n))
         if _consistent_r(e, seat):
             ok = True

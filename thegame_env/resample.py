@@ -72,6 +72,7 @@ def resample_hidden_r(e, seat, w):
     for _ in range(MAX_TRIES):
         for j in range(m):
             pool[j] = old[j]
+        pool[:m].sort()  # from the set alone: the draw does not depend on where the cards are
         x = shuffle_word(x, pool, m)
         _place_r(e, seat, pool, held)
         if _consistent_r(e, seat):

@@ -58,6 +58,11 @@ __all__ = ["main", "build_parser", "add_game_subparsers", "seed_arg", "SEED_RANG
 #: The seeds the commands take: the generator's state is one uint64 word.
 SEED_RANGE = "0 <= SEED < 2**64"
 
+SEARCH_HELP = (
+    "search may take settings, e.g. search:rollouts=512:bot=greedy:z=1 "
+    "(rollouts per decision, the rollout bot, standard errors a gain must exceed; docs/search.md)"
+)
+
 
 def seed_arg(text: str) -> int:
     """The argparse ``type`` of a ``--seed``: an integer with ``0 <= seed < 2**64`` (the
@@ -169,7 +174,7 @@ def cmd_list(args: argparse.Namespace) -> int:
                 "game": name,
                 "env_id": game.env_id,
                 # "baseline": the shipped trained policy, a seat entry as the bots are
-                "bots": list(game.bot_names) + ([BASELINE] if baseline_files(game) else []),
+                "bots": list(game.bot_choices) + ([BASELINE] if baseline_files(game) else []),
                 "options": {o.flag: o.default for o in opts},
                 "option_help": {o.flag: o.describe() for o in opts},
                 "about": game.description,
@@ -203,7 +208,8 @@ def _setup_match(p: argparse.ArgumentParser, game: GameDef) -> None:
         "--bots",
         required=True,
         help=f"one bot per seat (comma-separated) or one for all; a seat may be policy:FILE.npz or "
-        f"baseline (the shipped trained policy); bots: {', '.join(game.bot_names)}, baseline",
+        f"baseline (the shipped trained policy); bots: {', '.join(game.bot_choices)}, baseline; "
+        f"{SEARCH_HELP}",
     )
     p.add_argument(
         "--games", type=int, default=10000, help="games to play (default 10000, at most 100,000,000)"
@@ -422,8 +428,8 @@ def _setup_play(p: argparse.ArgumentParser, game: GameDef) -> None:
         "--bots",
         default=None,
         help=f"bots for the OTHER seats in seat order (comma-separated), or one for all of them "
-        f"(default {game.play_bot}); bots: {', '.join(game.bot_names)}, baseline (the shipped trained "
-        "policy), policy:FILE.npz",
+        f"(default {game.play_bot}); bots: {', '.join(game.bot_choices)}, baseline (the shipped trained "
+        f"policy), policy:FILE.npz; {SEARCH_HELP}",
     )
     p.add_argument(
         "--seed", type=seed_arg, default=None, help=f"deal of the game, {SEED_RANGE} (default: a fresh one)"
@@ -497,7 +503,7 @@ def _setup_replay(p: argparse.ArgumentParser, game: GameDef) -> None:
         "--bots",
         default=None,
         help=f"one bot per seat (comma-separated) or one for all, or policy:FILE.npz; bots: "
-        f"{', '.join(game.bot_names)}, baseline (the shipped trained policy)",
+        f"{', '.join(game.bot_choices)}, baseline (the shipped trained policy); {SEARCH_HELP}",
     )
     p.add_argument("--seed", type=seed_arg, default=0, help=f"deal of the game, {SEED_RANGE} (default 0)")
 

@@ -544,7 +544,7 @@ class SelfPlayVectorEnv(VectorEnv):
             or (isinstance(bots, (list, tuple)) and all(isinstance(b, str) for b in bots))
         ):
             raise ValueError(
-                f"bots must be a bot name or a list of names (one per seat) from {list(self.game.bot_names)}, "
+                f"bots must be a bot name or a list of names (one per seat) from {list(self.game.bot_choices)}, "
                 f"got {bots!r}"
             )
         key = bots if isinstance(bots, str) else tuple(bots)

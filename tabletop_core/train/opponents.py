@@ -46,7 +46,7 @@ def parse_opponents(text: str, game) -> list[tuple[str, float]]:
             a repeated entry, weights summing past 1, or anything but ``self`` in a
             cooperative game.
     """
-    allowed = ["self", "league", "baseline", *game.bot_names]
+    allowed = ["self", "league", "baseline", *game.bot_choices]
     if not isinstance(text, str) or not text.strip():
         raise ValueError("--opponents must be a non-empty mix such as 'self:0.5,league:0.3,random:0.2'")
     entries: list[tuple[str, float | None]] = []
@@ -54,7 +54,7 @@ def parse_opponents(text: str, game) -> list[tuple[str, float]]:
         name, _, w = part.strip().partition(":")
         name = "+".join(x.strip() for x in name.split("+"))
         lineup = name.split("+")
-        if len(lineup) > 1 and all(b in game.bot_names for b in lineup):
+        if len(lineup) > 1 and all(b in game.bot_choices for b in lineup):
             pass  # a lineup of scripted bots (its length is checked against the seats)
         elif name not in allowed:
             raise ValueError(

@@ -1,0 +1,136 @@
+"""The ``search`` bot (tabletop_core.contract.search): names and settings, legal and
+deterministic decisions that leave the position alone, no peeking at what the seat cannot
+see, and every adapter that takes a bot name plays it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tabletop_core.contract.catalog import load_game
+from tabletop_core.contract.search import DEFAULT_Z, SEARCH, search_id, search_params
+from tabletop_core.kernel.rng import seed_word
+from tabletop_core.tools.arena import run_match
+
+GAMES = {
+    "thegame": {"num_players": 2},
+    "koikoi": {"num_players": 3},
+    "exhaust": {"num_players": 3},
+    "exitnow": {"num_humans": 2},
+}
+SMALL = "search:rollouts=12"
+
+
+def _positions(name: str, count: int, seed: int):
+    """``count`` positions with a live decision of more than one legal action, from random
+    play: ``(state (1,), mask (A,))``."""
+    game = load_game(name)
+    opts = game.make_options(**GAMES[name])
+    rng = np.random.default_rng(seed)
+    out = []
+    g = 0
+    while len(out) < count:
+        s = game.new_state(1, opts)
+        s["rng"] = seed_word(seed * 1000 + g)
+        g += 1
+        notes = game.new_notes(1)
+        obs = np.zeros((1, game.observation_layout(opts).dim), np.float32)
+        masks = np.zeros((1, game.num_actions), np.int8)
+        cur = np.zeros(1, np.int64)
+        game.batch_reset(s, notes, obs, masks, cur)
+        stop = int(rng.integers(0, 60))
+        t = 0
+        while s["status"][0] == 0:
+            if t >= stop and masks[0].sum() > 1:
+                out.append((s.copy(), masks[0].copy()))
+                break
+            a = int(rng.choice(np.flatnonzero(masks[0])))
+            rewards = np.zeros((1, 8), np.float32)
+            game.batch_step(
+                s, notes, np.array([a]), obs, masks, rewards, np.zeros(1, bool), cur, obs.copy(), 0
+            )
+            t += 1
+    return game, out
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_decisions_are_legal_deterministic_and_leave_the_position(name):
+    game, positions = _positions(name, 6, seed=1)
+    bot = int(game.bot_ids([SMALL], 1)[0])
+    for s, mask in positions:
+        before = s.copy()
+        rng = np.array([12345], np.uint64)
+        a = game.bot_decision(bot, s, mask, rng)
+        assert mask[a] == 1, (name, a)
+        assert s.tobytes() == before.tobytes(), "the search changed the position"
+        assert rng[0] != 12345, "the bot generator advances"
+        again = game.bot_decision(bot, before.copy(), mask, np.array([12345], np.uint64))
+        assert again == a
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_the_decision_depends_only_on_what_the_seat_sees(name):
+    """Two positions the acting seat cannot tell apart (one a determinization of the other)
+    get the same decision from the same generator: the search never peeks."""
+    game, positions = _positions(name, 5, seed=2)
+    bot = int(game.bot_ids([SMALL], 1)[0])
+    for k, (s, mask) in enumerate(positions):
+        seat = int(s["current"][0])
+        saved = {"game": game.env_id, "state": s}
+        other = game.resample_hidden(saved, seat, 100 + k)["state"]
+        assert other.tobytes() != s.tobytes() or name == "exhaust"
+        a = game.bot_decision(bot, s.copy(), mask, np.array([7], np.uint64))
+        b = game.bot_decision(bot, other.copy(), mask, np.array([7], np.uint64))
+        assert a == b, (name, k)
+
+
+def test_names_settings_and_errors():
+    game = load_game("thegame")
+    (i,) = game.bot_ids(["search"], 1)
+    assert i >= SEARCH and game.bot_name(int(i)) == "search"
+    assert "search" in game.bot_choices and "search" not in game.bot_names
+    (j,) = game.bot_ids(["search:rollouts=64:bot=greedy:z=2.5"], 1)
+    assert search_params(int(j)) == (64, game.bot_names.index("greedy"), 2.5)
+    assert game.bot_name(int(j)) == "search:rollouts=64:bot=greedy:z=2.5"
+    assert search_params(search_id(5, 1))[2] == 0.0 and DEFAULT_Z > 0
+    for bad, words in [
+        ("search:rollouts=0", "rollouts must be in"),
+        ("search:rollouts=many", "rollouts must be an int"),
+        ("search:depth=3", "unknown search setting"),
+        ("search:bot=search", "the rollout bot plays every seat"),
+        ("search:bot=nobody", "the rollout bot plays every seat"),
+        ("search:z=-1", "z must be in"),
+        ("search:z=high", "z must be a number"),
+        ("searching", "unknown bot"),
+    ]:
+        with pytest.raises(ValueError, match=words):
+            game.bot_ids([bad], 1)
+    exitnow = load_game("exitnow")
+    with pytest.raises(ValueError, match="the rollout bot plays every seat; choose one of random, smart"):
+        exitnow.bot_ids(["search:bot=human"], 1)
+
+
+def test_a_game_without_resample_hidden_has_no_search():
+    from tabletop_core.contract.catalog import register_game
+
+    register_game("leduc", "tests.contract_game.game:GAME")
+    game = load_game("leduc")
+    assert not game.has_search and "search" not in game.bot_choices
+    with pytest.raises(ValueError, match="unknown bot 'search'"):
+        game.bot_ids(["search"], 1)
+
+
+def test_match_vector_env_and_trainer_opponents_take_the_search_bot():
+    import thegame_env
+    from tabletop_core.train.opponents import parse_opponents
+
+    r = run_match(load_game("thegame"), [SMALL, "strong"], 2, seed=0, num_players=2)
+    assert r.bots == [SMALL, "strong"] and r.returns.shape == (2, 2)
+    again = run_match(load_game("thegame"), [SMALL, "strong"], 2, seed=0, num_players=2)
+    assert np.array_equal(r.returns, again.returns)
+    venv = thegame_env.vector_env(2, seed=0, num_players=2)
+    venv.reset()
+    _, _, _, _, info = venv.step_bots(SMALL)
+    assert info["actions"].shape == (2,)
+    koikoi = load_game("koikoi")
+    assert parse_opponents("self:0.5,search:0.5", koikoi) == [("self", 0.5), ("search", 0.5)]
