@@ -203,11 +203,25 @@ def main(argv: list[str] | None = None) -> int:
         "--rollouts", type=int, default=None, help="rollouts per decision (default: the bot's)"
     )
     parser.add_argument("--timing-games", type=int, default=20)
+    parser.add_argument(
+        "--timing-only", action="store_true", help="only the time per decision (one line per table, no match)"
+    )
     args = parser.parse_args(argv)
     unknown = [t for t in args.tables if t not in TABLES]
     if unknown:
         parser.error(f"unknown table(s) {', '.join(unknown)}; choose from {', '.join(TABLES)}")
     for name in args.tables or list(TABLES):
+        if args.timing_only:
+            bot = "search" if args.rollouts is None else f"search:rollouts={args.rollouts}"
+            timing = decision_times(TABLES[name], bot, args.timing_games, args.seed + args.games)
+            line = {
+                "table": name,
+                "bot": bot,
+                "ms_per_decision": timing,
+                "threads": os.environ.get("NUMBA_NUM_THREADS", "default"),
+            }
+            print(json.dumps(line), flush=True)
+            continue
         print(json.dumps(measure(name, args.games, args.seed, args.rollouts, args.timing_games)), flush=True)
     return 0
 

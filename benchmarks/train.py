@@ -3,11 +3,18 @@ per measurement (the same as `tabletop bench GAME --train`).
 
     python benchmarks/train.py                     # The Game, 2 players
     python benchmarks/train.py --game koikoi --seconds 30
+    python benchmarks/train.py --quality           # time to quality: The Game, 2 players
 
 Lines (see tabletop_core/train/bench.py): "matmul" (torch's matmul throughput on the
 network's shapes, same run), "train" (steps/s end to end, time split, mfu), "sb3"
 (MaskablePPO steps/s, same env and rollout size) and "summary" (speedup_vs_sb3, mfu,
 env_plumbing_share).
+
+With ``--quality``: time to quality instead. One ``tabletop train thegame --players 2
+--minutes M --seed S`` run per ``--minutes`` value (default 5 and 20), from scratch with the
+defaults, and one "quality" line per run: the final evaluation against the greedy and
+strong bots' levels on the same evaluation deals, and the training minutes at which an
+evaluation first passed the greedy bot's level.
 """
 
 from __future__ import annotations
@@ -22,12 +29,54 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from tabletop_core.train.bench import run_train_bench  # noqa: E402
 
 
+def quality_run(minutes: float, seed: int, out: str) -> dict:
+    """One from-scratch run of ``tabletop train thegame --players 2`` and its quality line."""
+    from tabletop_core.train.config import TrainConfig
+    from tabletop_core.train.loop import train
+
+    run_dir = os.path.join(out, f"thegame2p_{minutes:g}min_seed{seed}")
+    cfg = TrainConfig(game="thegame", options={"num_players": 2}, minutes=minutes, seed=seed, out=run_dir)
+    summary = train(cfg)
+    greedy = summary["levels"]["greedy"]["mean"]
+    passed = None
+    with open(os.path.join(run_dir, "log.jsonl")) as f:
+        for line in f:
+            rec = json.loads(line)
+            if rec.get("kind") == "eval" and rec.get("mean", float("-inf")) > greedy:
+                passed = round(rec["seconds"] / 60, 2)
+                break
+    final = summary["final_eval"]
+    return {
+        "kind": "quality",
+        "game": "thegame",
+        "options": {"num_players": 2},
+        "minutes": minutes,
+        "seed": seed,
+        "steps": summary["steps"],
+        "steps_per_s": round(summary["steps_per_s"]),
+        "final_eval": {k: final[k] for k in ("mean", "low", "high", "games") if k in final},
+        "greedy": greedy,
+        "strong": summary["levels"].get("strong", {}).get("mean"),
+        "above_greedy": final["mean"] > greedy,
+        "minutes_to_greedy": passed,
+        "command": f"tabletop train thegame --players 2 --minutes {minutes:g} --seed {seed}",
+    }
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--game", default="thegame")
     p.add_argument("--seconds", type=float, default=30.0, help="timed window of the trainer")
     p.add_argument("--no-sb3", action="store_true", help="skip the MaskablePPO measurement")
+    p.add_argument("--quality", action="store_true", help="time to quality instead of throughput")
+    p.add_argument("--minutes", type=float, nargs="+", default=[5.0, 20.0], help="--quality: run budgets")
+    p.add_argument("--seed", type=int, default=0, help="--quality: the runs' seed")
+    p.add_argument("--out", default="runs/quality", help="--quality: folder for the runs")
     args = p.parse_args()
+    if args.quality:
+        for minutes in args.minutes:
+            print(json.dumps(quality_run(minutes, args.seed, args.out)), flush=True)
+        return
     for rec in run_train_bench(args.game, seconds=args.seconds, sb3=not args.no_sb3):
         print(json.dumps(rec), flush=True)
 

@@ -190,7 +190,7 @@ GAME = GameDef(
     narrate=narrate,
     return_identity=return_identity,
     resample_hidden=resample_hidden,
-    search_rollouts=192,
+    search_rollouts=1024,
 )
 
 

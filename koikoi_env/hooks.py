@@ -38,6 +38,13 @@ def bot_move(e, bot, masks, row, rng, r):
     return bot_action_r(e, bot, masks, row, rng, r)
 
 
+@kernel(inline="always")
+def rollout_phase(e):
+    """The round being played: the search scores a move by the round's chip changes
+    (``docs/search.md``)."""
+    return e.round
+
+
 HOOKS = Hooks(
     deal=deal_r,
     step=step,
@@ -47,5 +54,6 @@ HOOKS = Hooks(
     bot_move=bot_move,
     is_legal=is_legal_r,
     resample_hidden=resample_hidden_r,
+    rollout_phase=rollout_phase,
 )
 """Koikoi's hooks, declared in :data:`koikoi_env.game.GAME`."""

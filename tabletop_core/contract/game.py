@@ -115,6 +115,9 @@ class Hooks:
         resample_hidden: optional ``resample_hidden(e, seat, w) -> w``, a determinization
             for ``seat`` in place (the game's ``resample_hidden_r``); without it the game
             has no ``search`` bot (:mod:`tabletop_core.contract.search`).
+        rollout_phase: optional ``rollout_phase(e) -> int``, the part of the episode the
+            record is in; a search rollout ends where it changes (Koikoi: the round, each
+            scored on its own); default: the whole episode is one phase.
     """
 
     deal: Callable
@@ -128,6 +131,7 @@ class Hooks:
     observe_fresh: Callable | None = None
     prefetch: Callable | None = None
     resample_hidden: Callable | None = None
+    rollout_phase: Callable | None = None
 
     def as_dict(self) -> dict[str, Callable | None]:
         """The hooks by name (what :func:`tabletop_core.contract.loops.register` takes)."""

@@ -80,6 +80,12 @@ def resample_hidden(e, seat, w):
     raise NotImplementedError("a hook: called from compiled loops only")
 
 
+def rollout_phase(e):
+    """The part of the episode ``e`` is in, as an int: a search rollout ends where it
+    changes (hook, optional: default 0, the whole episode)."""
+    raise NotImplementedError("a hook: called from compiled loops only")
+
+
 def num_actions(e):
     """The size of the action space (hook)."""
     raise NotImplementedError("a hook: called from compiled loops only")
@@ -89,6 +95,12 @@ def num_actions(e):
 def _keep_hidden(e, seat, w):
     """The ``resample_hidden`` of a game that has none: nothing is dealt again."""
     return w
+
+
+@kernel(inline="always")
+def _one_phase(e):
+    """The ``rollout_phase`` of a game that has none: the episode is one phase."""
+    return 0
 
 
 NO_NOTES = np.dtype([("unused", np.uint8)])
@@ -108,10 +120,11 @@ HOOKS: dict[str, Callable] = {
         is_legal,
         prefetch,
         resample_hidden,
+        rollout_phase,
         num_actions,
     )
 }
-_OPTIONAL = {"observe_patch", "observe_fresh", "prefetch", "resample_hidden"}
+_OPTIONAL = {"observe_patch", "observe_fresh", "prefetch", "resample_hidden", "rollout_phase"}
 _OPTIONS = {k: v for k, v in NUMBA_OPTIONS.items() if k != "cache"}
 
 
@@ -146,6 +159,8 @@ def register(state_dtype: np.dtype, num_actions: int, namespace: Mapping[str, An
         hooks["prefetch"], calls["prefetch"] = None, ""
     if "resample_hidden" not in hooks:  # no determinization: the search bot is refused
         hooks["resample_hidden"], calls["resample_hidden"] = _keep_hidden, None
+    if "rollout_phase" not in hooks:  # rollouts to the end of the episode
+        hooks["rollout_phase"], calls["rollout_phase"] = _one_phase, None
     hooks["num_actions"], calls["num_actions"] = int(num_actions), ""
     for name, fn in hooks.items():
         _bind(HOOKS[name], fn, record, on_array=name == "prefetch", call=calls[name])

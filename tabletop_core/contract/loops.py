@@ -32,13 +32,18 @@ r)``                                   only if the bot reads a mask)
 ``is_legal(e, action)``                whether ``action`` (any int) is legal now
 ``prefetch(s, notes, obs, masks, i)``  optional cache hints for the next envs (default:
                                        none)
+``resample_hidden(e, seat, w)``        optional: deal what ``seat`` cannot see again,
+                                       consistently with its view, from the word ``w``
+                                       (returns the next word); the ``search`` bot's
+                                       determinizations (:mod:`~tabletop_core.contract.search`;
+                                       without it the game has no search bot)
 =====================================  ===================================================
 
 The notes are the adapters' data, not game state: every loop that writes observations
 takes ``notes``, a ``(B,)`` array of the game's ``notes_dtype`` (:data:`NO_NOTES` for a
 game that keeps none) that the adapter owns beside its buffers.
 
-Each hook is a stub here, resolved per game by ``numba.extending.overload`` on the
+Each hook is a stub (:mod:`tabletop_core.contract.hooks`), resolved per game by ``numba.extending.overload`` on the
 game's record type, so a loop compiles once per game and is cached like any kernel
 (:mod:`tabletop_core.kernel.jit` stamps the kernels of ``tabletop_core`` with every game
 package, since these loops inline the games' code).

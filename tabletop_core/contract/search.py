@@ -43,7 +43,15 @@ from numba.core.errors import NumbaIRAssumptionWarning
 from numba.extending import overload
 from numba.np.numpy_support import as_dtype
 
-from tabletop_core.contract.hooks import bot_action, bot_move, legal_mask, num_actions, resample_hidden, step
+from tabletop_core.contract.hooks import (
+    bot_action,
+    bot_move,
+    legal_mask,
+    num_actions,
+    resample_hidden,
+    rollout_phase,
+    step,
+)
 from tabletop_core.kernel.jit import kernel
 from tabletop_core.kernel.rng import next_word
 
@@ -125,7 +133,9 @@ def _evaluate(e, seat, cand, n, dets, x, rollout_bot, pos, acc, masks, roll_rng,
     for ``seat``, then the rollout bot to the end of the episode: ``out[d, j]`` gets the
     return of ``seat`` after action ``j`` in determinization ``d``. Every action of a
     determinization shares its deal and its rollout generator (common random numbers).
-    Draws from the word ``x`` and returns the next one."""
+    A rollout also ends where the game's ``rollout_phase`` changes (Koikoi: at the end of
+    the round). Draws from the word ``x`` and returns the next one."""
+    phase = rollout_phase(e)
     for d in range(dets):
         pos[0] = e
         x, hid = next_word(x)
@@ -137,7 +147,7 @@ def _evaluate(e, seat, cand, n, dets, x, rollout_bot, pos, acc, masks, roll_rng,
             acc[0, :] = 0.0
             step(work, cand[j], acc, 0)
             roll_rng[0] = roll
-            while work.status == 0:
+            while work.status == 0 and rollout_phase(work) == phase:
                 a = bot_move(work, rollout_bot, masks, 1, roll_rng, 0)
                 step(work, a, acc, 0)
             out[d, j] = acc[0, seat]
