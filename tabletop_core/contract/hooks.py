@@ -19,7 +19,7 @@ from numba.extending import overload
 
 from tabletop_core.kernel.jit import NUMBA_OPTIONS, kernel
 
-__all__ = ["register", "HOOKS", "NO_NOTES"]
+__all__ = ["register", "HOOKS", "OPTIONAL_HOOKS", "NO_NOTES"]
 
 
 # --- the hooks: stubs, each resolved per game by register() ----------------------------------
@@ -124,7 +124,7 @@ HOOKS: dict[str, Callable] = {
         num_actions,
     )
 }
-_OPTIONAL = {"observe_patch", "observe_fresh", "prefetch", "resample_hidden", "rollout_phase"}
+OPTIONAL_HOOKS = {"observe_patch", "observe_fresh", "prefetch", "resample_hidden", "rollout_phase"}
 _OPTIONS = {k: v for k, v in NUMBA_OPTIONS.items() if k != "cache"}
 
 
@@ -136,8 +136,10 @@ def register(state_dtype: np.dtype, num_actions: int, namespace: Mapping[str, An
         num_actions: the size of its action space.
         namespace: the hook kernels by name (:class:`~tabletop_core.contract.game.Hooks`
             as a mapping): every name of :data:`HOOKS` but ``num_actions``;
-            ``observe_patch``, ``observe_fresh`` and ``prefetch`` may be left out or None
-            (they then fall back to ``observe`` and to no hint).
+            those of :data:`OPTIONAL_HOOKS` may be left out or None (``observe_patch`` and
+            ``observe_fresh`` then fall back to ``observe``, ``prefetch`` to no hint,
+            ``resample_hidden`` to none, which refuses the search bot, and
+            ``rollout_phase`` to one phase per episode).
 
     Raises:
         ValueError: a required hook missing from ``namespace``.
@@ -145,7 +147,7 @@ def register(state_dtype: np.dtype, num_actions: int, namespace: Mapping[str, An
     hooks = {
         name: namespace[name] for name in HOOKS if namespace.get(name) is not None and name != "num_actions"
     }
-    missing = sorted(set(HOOKS) - _OPTIONAL - {"num_actions"} - set(hooks))
+    missing = sorted(set(HOOKS) - OPTIONAL_HOOKS - {"num_actions"} - set(hooks))
     if missing:
         raise ValueError(f"missing hooks {missing}")
     record = from_dtype(state_dtype)
