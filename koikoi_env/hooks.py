@@ -41,7 +41,7 @@ def bot_move(e, bot, masks, row, rng, r):
 @kernel(inline="always")
 def rollout_phase(e):
     """The round being played: the search scores a move by the round's chip changes
-    (``docs/search.md``)."""
+    (``docs/search-bot.md``)."""
     return e.round
 
 

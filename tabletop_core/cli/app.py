@@ -60,7 +60,7 @@ SEED_RANGE = "0 <= SEED < 2**64"
 
 SEARCH_HELP = (
     "search may take settings, e.g. search:rollouts=512:bot=greedy:z=1 "
-    "(rollouts per decision, the rollout bot, standard errors a gain must exceed; docs/search.md)"
+    "(rollouts per decision, the rollout bot, standard errors a gain must exceed; docs/search-bot.md)"
 )
 
 

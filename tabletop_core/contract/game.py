@@ -208,7 +208,7 @@ class GameDef:
             rollouts by default (empty: ``"strong"``); it must play any seat.
         search_rollouts: the ``search`` bot's rollouts per decision by default (0:
             :data:`~tabletop_core.contract.search.DEFAULT_BUDGET`), chosen so a decision
-            takes well under 50 ms on one core (``docs/search.md``).
+            takes well under 50 ms on one core (``docs/search-bot.md``).
     """
 
     name: str
