@@ -127,7 +127,7 @@ def test_list_and_unknown_bot_messages_name_the_baseline(capsys):
     code, out, _ = run(capsys, "list")
     assert "baseline" in out
     code, _, err = run(capsys, "match", "koikoi", "--bots", "genius", "--games", "3")
-    assert code == 2 and "available bots: random, greedy, strong, baseline" in err
+    assert code == 2 and "available bots: random, greedy, strong, search, baseline" in err
 
 
 def test_ctrl_c_in_a_match_prints_the_games_played_and_exits_130():
