@@ -89,6 +89,9 @@ def test_names_settings_and_errors():
     (i,) = game.bot_ids(["search"], 1)
     assert i >= SEARCH and game.bot_name(int(i)) == "search"
     assert "search" in game.bot_choices and "search" not in game.bot_names
+    # the loops compile the search in only for uint64 ids: a scripted lineup stays int64
+    assert game.bot_ids("strong,greedy", 2).dtype == np.int64
+    assert game.bot_ids("strong,search", 2).dtype == np.uint64
     (j,) = game.bot_ids(["search:rollouts=64:bot=greedy:z=2.5"], 1)
     assert search_params(int(j)) == (64, game.bot_names.index("greedy"), 2.5)
     assert game.bot_name(int(j)) == "search:rollouts=64:bot=greedy:z=2.5"

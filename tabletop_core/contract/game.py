@@ -34,7 +34,7 @@ Kernel signatures (``s`` the State, arrays batch-first, ``B`` envs, ``P`` seats,
         obs[i], as seat actions[i] sees env i.
     batch_reset(s, notes, obs, masks, current), batch_observe(s, notes, obs, masks, current)
         batch_step with RESET / OBSERVE and scratch step buffers (Python functions).
-    batch_step_bots(s, bot_ids (P,) i64, bot_rng (B,) u64, actions (B,) i64, obs, masks,
+    batch_step_bots(s, bot_ids (P,) i64 (u64 with a search bot), bot_rng (B,) u64, actions (B,) i64, obs, masks,
                     rewards, terminated, current, final_obs)
         the same (autoreset on) with each action chosen in the kernel by the bot of the
         acting seat; the chosen actions are written to ``actions``.
@@ -47,11 +47,11 @@ Kernel signatures (``s`` the State, arrays batch-first, ``B`` envs, ``P`` seats,
     first_illegal(s, actions) -> int   index of the first illegal action, or -1.
     observe(s, i, seat, out (D,) f32)  env i from any seat's point of view (Python:
         :func:`observe_env` of the game's record kernel ``observe_r``).
-    play_games(s, bot_ids (P,) i64, bot_rng (G,) u64, returns (G,P) f64, steps (G,) i64)
+    play_games(s, bot_ids (P,) i64 (u64 with a search bot), bot_rng (G,) u64, returns (G,P) f64, steps (G,) i64)
         play one whole episode in each of G envs (generators already seeded: start with
         the game's deal) with bots; write every seat's episode return and the number of
         agent steps. The final positions stay in ``s`` for ``episode_stats``.
-    batch_bot_actions(s, bot_ids (P,) i64, bot_rng (B,) u64, masks (B,A) i8, actions (B,) i64)
+    batch_bot_actions(s, bot_ids (P,) i64 (u64 with a search bot), bot_rng (B,) u64, masks (B,A) i8, actions (B,) i64)
         each env's bot choice for its acting seat, without playing it (-1 when ended).
 """
 
@@ -290,7 +290,7 @@ class GameDef:
         ((1,) record array), ``mask`` ((A,) int8) its action mask, drawing from the bot
         generator ``rng`` ((1,) uint64, advanced): the ``bot_action`` hook, as the batch
         loops call it (terminal play, replays, pictures). -1 once the episode has ended."""
-        ids = np.full(int(state["current"][0]) + 1, bot_id, np.int64)
+        ids = search.bot_id_array(np.full(int(state["current"][0]) + 1, bot_id, np.int64))
         out = np.empty(1, np.int64)
         self.batch_bot_actions(state, ids, rng, mask.reshape(1, -1), out)
         return int(out[0])
@@ -347,7 +347,7 @@ class GameDef:
                     "baseline (the shipped trained policy; policy:FILE.npz for another)"
                 )
             ids.append(self.bot_names.index(b))
-        return np.asarray(ids, np.int64)
+        return search.bot_id_array(ids)
 
     @property
     def has_search(self) -> bool:

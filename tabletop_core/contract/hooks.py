@@ -19,7 +19,7 @@ from numba.extending import overload
 
 from tabletop_core.kernel.jit import NUMBA_OPTIONS, kernel
 
-__all__ = ["register", "HOOKS", "OPTIONAL_HOOKS", "NO_NOTES"]
+__all__ = ["register", "overload_inline", "HOOKS", "OPTIONAL_HOOKS", "NO_NOTES"]
 
 
 # --- the hooks: stubs, each resolved per game by register() ----------------------------------
@@ -187,7 +187,7 @@ def _bind(stub, fn, record, on_array: bool, call: str | None) -> None:
     )
     scope: dict = {"fn": fn, "record": record, "on_array": on_array}
     exec(src, scope)  # noqa: S102 - a fixed template over the stub's own argument names
-    _overload_inline(stub, scope["typer"])
+    overload_inline(stub, scope["typer"])
 
 
 def _typing_only_jit(**options):
@@ -202,7 +202,7 @@ def _typing_only_jit(**options):
     return wrap
 
 
-def _overload_inline(stub, typer) -> None:
+def overload_inline(stub, typer) -> None:
     """``numba.extending.overload(stub, inline="always")(typer)``, less one wasted
     compilation: numba compiles an always-inlined overload's implementation to machine code
     once on its own (to "make sure it can be compiled") and throws the result away, which

@@ -230,7 +230,7 @@ def batch_step(s, notes, actions, obs, masks, rewards, terminated, current, fina
 @kernel
 def batch_step_bots(s, notes, bot_ids, bot_rng, actions, obs, masks, rewards, terminated, current, final_obs):
     """Like :func:`batch_step` (autoreset on) with each env's action chosen in the kernel by
-    the bot of its acting seat (``bot_ids`` (P,) int64, ``bot_rng`` (B,) uint64); the
+    the bot of its acting seat (``bot_ids`` (P,) int64, or uint64 with a search bot, ``bot_rng`` (B,) uint64); the
     chosen actions are written to ``actions`` (B,). The bots read row ``i`` of ``masks``,
     the acting seat's mask written by the previous call."""
     s, actions, obs, masks, rewards, terminated, current, final_obs = _step_views(
@@ -290,7 +290,7 @@ def batch_step_bots_threads(
 @kernel
 def batch_bot_actions(s, bot_ids, bot_rng, masks, actions):
     """What each env's bot would play now, without playing it: ``actions[i]`` (B,) int64
-    gets the action of the bot ``bot_ids[current seat]`` ((P,) int64) in env ``i``, from
+    gets the action of the bot ``bot_ids[current seat]`` ((P,) int64 or uint64) in env ``i``, from
     row ``i`` of ``masks`` ((B, A) int8, the acting seat's mask as the step loops leave
     it); -1 in an ended episode. No game changes; each env's bot generator ``bot_rng``
     (B,) uint64 advances as in a step. (The expert's labels of DAgger,

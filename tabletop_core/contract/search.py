@@ -48,6 +48,7 @@ from tabletop_core.contract.hooks import (
     bot_move,
     legal_mask,
     num_actions,
+    overload_inline,
     resample_hidden,
     rollout_phase,
     step,
@@ -70,6 +71,7 @@ __all__ = [
     "search_action",
     "bot_choice",
     "bot_choice_move",
+    "bot_id_array",
 ]
 
 SEARCH = 1 << 32
@@ -218,23 +220,52 @@ def search_action(e, bot, rng, r):
     return np.int64(blueprint)
 
 
-@kernel(inline="always")
 def bot_choice(e, bot, masks, row, rng, r):
     """The action of bot ``bot`` (a scripted bot or the search bot) for the acting seat,
     ``masks[row]`` holding its mask: what the batch loops call in place of the
-    ``bot_action`` hook."""
-    if bot >= SEARCH:
-        a = search_action(e, bot, rng, r)
-    else:
-        a = bot_action(e, bot, masks, row, rng, r)
-    return a
+    ``bot_action`` hook. Compiled in two forms, chosen by the type of the bot ids the
+    loop was given (:func:`bot_id_array`): int64 ids play the scripted bots only, so the
+    loops of a match without search never compile it; uint64 ids may hold the search bot."""
+    raise NotImplementedError("compiled code only")
 
 
-@kernel(inline="always")
 def bot_choice_move(e, bot, masks, row, rng, r):
     """The same with ``masks[row]`` as scratch (the ``bot_move`` hook's contract)."""
-    if bot >= SEARCH:
-        a = search_action(e, bot, rng, r)
-    else:
-        a = bot_move(e, bot, masks, row, rng, r)
-    return a
+    raise NotImplementedError("compiled code only")
+
+
+def _choice_typer(scratch_mask: bool):
+    hook = bot_move if scratch_mask else bot_action
+
+    def typer(e, bot, masks, row, rng, r):
+        if not isinstance(bot, types.Integer):
+            return None
+        if bot.signed:
+
+            def scripted(e, bot, masks, row, rng, r):
+                return hook(e, bot, masks, row, rng, r)
+
+            return scripted
+
+        def with_search(e, bot, masks, row, rng, r):
+            b = np.int64(bot)
+            if b >= SEARCH:
+                a = search_action(e, b, rng, r)
+            else:
+                a = hook(e, b, masks, row, rng, r)
+            return a
+
+        return with_search
+
+    return typer
+
+
+overload_inline(bot_choice, _choice_typer(False))
+overload_inline(bot_choice_move, _choice_typer(True))
+
+
+def bot_id_array(ids) -> np.ndarray:
+    """Kernel bot ids as the batch loops take them: uint64 when one of them is the search
+    bot (the loops then compile the search in), int64 otherwise (:func:`bot_choice`)."""
+    arr = np.asarray(ids, np.int64)
+    return arr.astype(np.uint64) if (arr >= SEARCH).any() else arr

@@ -579,9 +579,10 @@ class SelfPlayVectorEnv(VectorEnv):
             return self.game.bot_ids(names, self.num_players), []
         filler = self.game.bot_names.index("random") if "random" in self.game.bot_names else 0
         scripted = [k for k in range(self.num_players) if k not in seats]
-        ids = np.full(self.num_players, filler, np.int64)
+        sub = self.game.bot_ids([names[k] for k in scripted], len(scripted)) if scripted else None
+        ids = np.full(self.num_players, filler, np.int64 if sub is None else sub.dtype)
         if scripted:
-            ids[scripted] = self.game.bot_ids([names[k] for k in scripted], len(scripted))
+            ids[scripted] = sub
         options = dataclasses.asdict(self.options)
         by_policy: dict[int, tuple] = {}  # seats played by one policy object act in one batch
         for k in seats:
