@@ -362,51 +362,26 @@ class GameDef:
 
     def search_bot_id(self, spec: str) -> int:
         """The kernel id of the search bot named by ``spec``: ``search``, optionally followed
-        by ``:rollouts=N`` (rollouts per decision, default
-        :data:`~tabletop_core.contract.search.DEFAULT_BUDGET`) and ``:bot=NAME`` (the
-        scripted bot playing the rollouts, default :attr:`rollout_bot` or ``strong``), e.g.
-        ``search:rollouts=512:bot=greedy``.
+        by ``:rollouts=N``, ``:bot=NAME`` and ``:z=X`` (:func:`~tabletop_core.contract.search.parse_search`;
+        defaults :attr:`search_defaults`), e.g. ``search:rollouts=512:bot=greedy``.
 
         Raises:
             ValueError: a game without the search bot, an unknown key, a budget that is not
                 an int in range, or a rollout bot that is not one of the game's scripted bots
                 playing any seat.
         """
-        head, *pairs = spec.split(":")
-        if head != "search" or not self.has_search:
+        if spec.partition(":")[0] != "search" or not self.has_search:
             raise ValueError(
                 f"{self.name}: unknown bot {spec!r}; available bots: {', '.join(self.bot_choices)}"
             )
-        budget, bot, z = self.search_budget, self.rollout_bot or "strong", search.DEFAULT_Z
-        for pair in pairs:
-            key, eq, value = pair.partition("=")
-            if key == "rollouts" and eq:
-                try:
-                    budget = int(value)
-                except ValueError:
-                    raise ValueError(
-                        f"{self.name}: {spec!r}: rollouts must be an int, got {value!r}"
-                    ) from None
-            elif key == "bot" and eq:
-                bot = value
-            elif key == "z" and eq:
-                try:
-                    z = float(value)
-                except ValueError:
-                    raise ValueError(f"{self.name}: {spec!r}: z must be a number, got {value!r}") from None
-            else:
-                raise ValueError(
-                    f"{self.name}: {spec!r}: unknown search setting {pair!r}; "
-                    "allowed: rollouts=N (rollouts per decision), bot=NAME (the rollout bot), "
-                    "z=X (standard errors a gain must exceed)"
-                )
-        bound = dict(self.bot_roles)
-        allowed = [n for n in self.bot_names if n not in bound]
-        if bot not in allowed:
-            raise ValueError(
-                f"{self.name}: {spec!r}: the rollout bot plays every seat; choose one of {', '.join(allowed)}"
-            )
-        return search.search_id(budget, self.bot_names.index(bot), z)
+        bound = dict(self.bot_roles)  # a bot bound to one role cannot play every seat's rollouts
+        rollout_bots = tuple("" if n in bound else n for n in self.bot_names)
+        return search.parse_search(spec, self.name, rollout_bots, self.search_defaults)
+
+    @property
+    def search_defaults(self) -> tuple[int, str, float]:
+        """``(rollouts, rollout bot, z)`` of ``search`` named without settings."""
+        return self.search_budget, self.rollout_bot or "strong", search.DEFAULT_Z
 
     @property
     def search_budget(self) -> int:
@@ -419,15 +394,7 @@ class GameDef:
         defaults."""
         if bot_id < search.SEARCH:
             return self.bot_names[bot_id]
-        budget, bot, z = search.search_params(bot_id)
-        name = "search"
-        if budget != self.search_budget:
-            name += f":rollouts={budget}"
-        if self.bot_names[bot] != (self.rollout_bot or "strong"):
-            name += f":bot={self.bot_names[bot]}"
-        if z != round(search.DEFAULT_Z, 1):
-            name += f":z={z:g}"
-        return name
+        return search.search_name(bot_id, self.bot_names, self.search_defaults)
 
     def check_roles(self, bots, options: Any) -> None:
         """Refuse a seat whose bot plays another role than the seat's (:attr:`seat_roles`,

@@ -68,6 +68,8 @@ __all__ = [
     "MAX_SEATS",
     "search_id",
     "search_params",
+    "parse_search",
+    "search_name",
     "search_action",
     "bot_choice",
     "bot_choice_move",
@@ -109,6 +111,58 @@ def search_id(budget: int, rollout_bot: int, z: float = 0.0) -> int:
 def search_params(bot: int) -> tuple[int, int, float]:
     """``(budget, rollout bot id, z)`` of a search bot id (:func:`search_id`'s inverse)."""
     return (int(bot) >> 8) & MAX_BUDGET, int(bot) & 0xFF, ((int(bot) >> 33) & 0xFF) / 10
+
+
+def parse_search(spec: str, game: str, bots: tuple[str, ...], defaults: tuple[int, str, float]) -> int:
+    """The kernel id of the search bot named by ``spec``: ``search``, then optional
+    ``:rollouts=N``, ``:bot=NAME`` and ``:z=X`` (the module docstring), e.g.
+    ``search:rollouts=512:bot=greedy``.
+
+    Args:
+        spec: the name as typed.
+        game: the game's name, for the messages.
+        bots: the game's scripted bots by id, ``""`` for one that cannot play every seat.
+        defaults: ``(rollouts, rollout bot, z)`` for the settings not named.
+
+    Raises:
+        ValueError: an unknown setting, a budget or ``z`` that is not a number in range,
+            or a rollout bot that is not one of ``bots``.
+    """
+    budget, bot, z = defaults
+    for pair in spec.split(":")[1:]:
+        key, eq, value = pair.partition("=")
+        if key == "bot" and eq:
+            bot = value
+        elif key in ("rollouts", "z") and eq:
+            kind, what = (int, "an int") if key == "rollouts" else (float, "a number")
+            try:
+                number = kind(value)
+            except ValueError:
+                raise ValueError(f"{game}: {spec!r}: {key} must be {what}, got {value!r}") from None
+            budget, z = (number, z) if key == "rollouts" else (budget, number)
+        else:
+            raise ValueError(
+                f"{game}: {spec!r}: unknown search setting {pair!r}; allowed: rollouts=N (rollouts per "
+                "decision), bot=NAME (the rollout bot), z=X (standard errors a gain must exceed)"
+            )
+    if not bot or bot not in bots:
+        allowed = ", ".join(b for b in bots if b)
+        raise ValueError(f"{game}: {spec!r}: the rollout bot plays every seat; choose one of {allowed}")
+    return search_id(budget, bots.index(bot), z)
+
+
+def search_name(bot: int, bots: tuple[str, ...], defaults: tuple[int, str, float]) -> str:
+    """The name of a search bot id, with the settings that differ from ``defaults``
+    (:func:`parse_search`'s inverse)."""
+    budget, rollout_bot, z = search_params(bot)
+    name = "search"
+    if budget != defaults[0]:
+        name += f":rollouts={budget}"
+    if bots[rollout_bot] != defaults[1]:
+        name += f":bot={bots[rollout_bot]}"
+    if z != round(defaults[2], 1):
+        name += f":z={z:g}"
+    return name
 
 
 def new_records(e, n):
