@@ -35,8 +35,13 @@ GRID = option_grid(leduc.GAME)
 
 @pytest.fixture(autouse=True, scope="module")
 def _catalog():
-    """List the game in the catalog (as its entry point would)."""
+    """List the game in the catalog (as its entry point would) for this module's tests, and
+    take it out again, so later tests see the installed games only."""
+    from tabletop_core.contract import catalog
+
     register_game("leduc", "tests.contract_game.game:GAME")
+    yield
+    catalog._REGISTERED.pop("leduc", None)
 
 
 # --- the contract's conformance -------------------------------------------------------------
