@@ -1,24 +1,31 @@
 """The ``search`` bot: Perfect Information Monte Carlo (PIMC) with rollouts, written once for
-every game over its hooks (:mod:`tabletop_core.contract.hooks`).
+every game over its hooks (:mod:`tabletop_core.contract.hooks`). The user's guide, with the
+measured tables, is ``docs/search-bot.md``.
 
-At each decision with more than one legal action, the acting seat's position is
-determinized ``D`` times with the game's ``resample_hidden`` hook (everything the seat
-cannot see dealt again, consistently with what it saw: ``docs/rules/<game>.md``,
-"Hidden information and resampling"), the record's own generator drawn afresh too, so
-the future dice and draws differ between determinizations. In each determinization every
-legal action is played, then a scripted bot (the *rollout bot*) plays every seat to the
-end of the episode. The action with the best mean return of the acting seat over the
-determinizations is played (ties: the lowest action number).
+A *determinization* is the acting seat's position with everything it cannot see dealt
+again by the game's ``resample_hidden`` hook, consistently with what it saw
+(``docs/rules/<game>.md``, "Hidden information and resampling"); the record's own
+generator is drawn afresh too, so the future dice and draws differ between
+determinizations. A *rollout* plays one action in a determinization, then lets the
+*rollout bot* (a scripted bot) play every seat to the end of the episode, or to the end of
+the phase the decision is in where the game declares phases (the ``rollout_phase`` hook:
+Koikoi's round). Its value is the acting seat's return over it.
 
-Every legal action is tried on the same determinizations with the same rollout generator
-(common random numbers), so the comparison between actions is not drowned by the luck of
-the deal. ``D`` is the rollout budget divided by the number of legal actions (at least 1),
-so a decision costs about ``budget`` rollouts whatever its width. A decision with a single
-legal action is played at once, with no rollout.
+At each decision with more than one legal action (one is played at once):
+
+1. The rollout bot's own choice is the default move (the *blueprint*, as in SPARTA).
+2. Selection, on half the budget: successive halving of the other legal actions. Each
+   round plays every remaining action and the blueprint in the same fresh
+   determinizations with the same rollout generator (common random numbers), and keeps
+   the better half.
+3. Verification, on the other half: the last challenger and the blueprint in fresh
+   determinizations. The challenger is played only if its mean paired gain exceeds ``z``
+   standard errors; otherwise the blueprint.
 
 The bot is a bot id like the scripted ones (:func:`search_id`), so every batch loop plays
 it in compiled code: matches, ``step_bots``, terminal play, replays and the trainer's
-opponents. Its parameters travel in the id's bits:
+opponents. The loops compile it in only when given uint64 bot ids (:func:`bot_id_array`).
+Its settings travel in the id's bits:
 
 =============  ======================  ===============================================
 bits           field                   meaning
@@ -27,10 +34,14 @@ bits           field                   meaning
                                        rollouts (a game's bot id)
 8-31           budget                  rollouts per decision (1 .. 2**24 - 1)
 32             flag                    set for the search bot (``bot >= SEARCH``)
+33-40          z                       ten times the standard errors a challenger's
+                                       gain must exceed (0 .. 255)
 =============  ======================  ===============================================
 
 It is deterministic for a given bot generator: the decision draws one word from its
-stream and every determinization and rollout follows from that word.
+stream and every determinization and rollout follows from that word. It never peeks: the
+games draw a determinization from the unseen set alone, so positions the seat cannot tell
+apart get the same decision.
 """
 
 from __future__ import annotations
@@ -82,7 +93,7 @@ DEFAULT_Z = 1.0
 """How many standard errors a challenger's gain must exceed when ``search`` is named
 without ``z=``."""
 DEFAULT_BUDGET = 256
-"""Rollouts per decision when ``search`` is named without ``rollouts=``."""
+"""Rollouts per decision for a game that declares no ``GameDef.search_rollouts``."""
 MAX_BUDGET = (1 << 24) - 1
 """The largest rollout budget an id can carry."""
 MAX_SEATS = 16
