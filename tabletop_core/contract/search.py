@@ -159,7 +159,10 @@ def parse_search(spec: str, game: str, bots: tuple[str, ...], defaults: tuple[in
     if not bot or bot not in bots:
         allowed = ", ".join(b for b in bots if b)
         raise ValueError(f"{game}: {spec!r}: the rollout bot plays every seat; choose one of {allowed}")
-    return search_id(budget, bots.index(bot), z)
+    try:
+        return search_id(budget, bots.index(bot), z)
+    except ValueError as exc:
+        raise ValueError(f"{game}: {spec!r}: {str(exc).removeprefix('search: ')}") from None
 
 
 def search_name(bot: int, bots: tuple[str, ...], defaults: tuple[int, str, float]) -> str:
