@@ -137,10 +137,11 @@ def resample_hidden_r(e, seat, w):
     pool = np.empty(NUM_CARDS, np.int8)
     x = np.uint64(w)
     ok = False
+    unseen = true[:m].copy()
+    unseen.sort()  # from the set alone: the draw does not depend on where the cards are
     for _ in range(MAX_TRIES):
         for j in range(m):
-            pool[j] = true[j]
-        pool[:m].sort()  # from the set alone: the draw does not depend on where the cards are
+            pool[j] = unseen[j]
         x = shuffle_word(x, pool, m)
         _place_r(e, seat, pool, m, left)
         if _consistent_r(e, seat):

@@ -69,10 +69,11 @@ def resample_hidden_r(e, seat, w):
         m += 1
     x = np.uint64(w)
     ok = False
+    unseen = old[:m].copy()
+    unseen.sort()  # from the set alone: the draw does not depend on where the cards are
     for _ in range(MAX_TRIES):
         for j in range(m):
-            pool[j] = old[j]
-        pool[:m].sort()  # from the set alone: the draw does not depend on where the cards are
+            pool[j] = unseen[j]
         x = shuffle_word(x, pool, m)
         _place_r(e, seat, pool, held)
         if _consistent_r(e, seat):
