@@ -1,7 +1,7 @@
 """The ``search`` bot against the strongest scripted bot, on the same deals (README, docs).
 
-    python benchmarks/search.py [TABLE ...] [--games 500] [--seed 0] [--rollouts N]
-        [--timing-games 20]
+    python benchmarks/search.py [TABLE ...] [--games 500] [--seed 0] [--rollouts N | --bot SPEC]
+        [--timing-games 20] [--timing-only]
 
 TABLE is one of ``thegame``, ``koikoi``, ``exhaust``, ``exitnow-humans``, ``exitnow-ghost``
 (default: all). Each table plays ``--games`` games with the search bot in its seats and
@@ -121,7 +121,9 @@ def decision_times(table: Table, bot: str, games: int, seed: int) -> dict:
     warm = game.new_state(1, opts)  # compile (or load) the one-decision kernel before timing
     warm["rng"] = seed_word(seed)
     game.play_games(warm, ids, np.array([0], np.uint64), np.zeros((1, len(names))), np.zeros(1, np.int64))
-    game.bot_decision(int(ids[0]), warm, np.ones(game.num_actions, np.int8), np.zeros(1, np.uint64))
+    first = min(searching)  # the search bot's own kernel: a seat's decision compiles it
+    warm["current"] = first
+    game.bot_decision(int(ids[first]), warm, np.ones(game.num_actions, np.int8), np.zeros(1, np.uint64))
     for g in range(games):
         s = game.new_state(1, opts)
         s["rng"] = seed_word(seed + g)
@@ -154,11 +156,10 @@ def decision_times(table: Table, bot: str, games: int, seed: int) -> dict:
     }
 
 
-def measure(name: str, games: int, seed: int, rollouts: int | None, timing_games: int) -> dict:
-    """One table's JSON line (the module docstring)."""
+def measure(name: str, games: int, seed: int, bot: str, timing_games: int) -> dict:
+    """One table's JSON line (the module docstring) for the search bot named ``bot``."""
     table = TABLES[name]
     game = load_game(table.game)
-    bot = "search" if rollouts is None else f"search:rollouts={rollouts}"
     search_lineup = table.lineup.format(bot=bot)
     strong_lineup = table.lineup.format(bot=table.strong)
     timing = decision_times(table, bot, timing_games, seed + games)
@@ -188,7 +189,7 @@ def measure(name: str, games: int, seed: int, rollouts: int | None, timing_games
         "ms_per_decision": timing,
         "match_seconds": round(seconds, 1),
         "command": f"python benchmarks/search.py {name} --games {games} --seed {seed}"
-        + ("" if rollouts is None else f" --rollouts {rollouts}"),
+        + ("" if bot == "search" else f" --bot {bot}"),
         "machine": platform.processor() or platform.machine(),
         "threads": os.environ.get("NUMBA_NUM_THREADS", "default"),
     }
@@ -202,6 +203,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--rollouts", type=int, default=None, help="rollouts per decision (default: the bot's)"
     )
+    parser.add_argument(
+        "--bot",
+        default=None,
+        help="the search bot with its settings, e.g. search:steps=4000 (default: search)",
+    )
     parser.add_argument("--timing-games", type=int, default=20)
     parser.add_argument(
         "--timing-only", action="store_true", help="only the time per decision (one line per table, no match)"
@@ -210,9 +216,9 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [t for t in args.tables if t not in TABLES]
     if unknown:
         parser.error(f"unknown table(s) {', '.join(unknown)}; choose from {', '.join(TABLES)}")
+    bot = args.bot or ("search" if args.rollouts is None else f"search:rollouts={args.rollouts}")
     for name in args.tables or list(TABLES):
         if args.timing_only:
-            bot = "search" if args.rollouts is None else f"search:rollouts={args.rollouts}"
             timing = decision_times(TABLES[name], bot, args.timing_games, args.seed + args.games)
             line = {
                 "table": name,
@@ -222,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
             }
             print(json.dumps(line), flush=True)
             continue
-        print(json.dumps(measure(name, args.games, args.seed, args.rollouts, args.timing_games)), flush=True)
+        print(json.dumps(measure(name, args.games, args.seed, bot, args.timing_games)), flush=True)
     return 0
 
 
