@@ -180,7 +180,7 @@ TRIPLE_YAKU_OF = np.array([suit_yaku.py_func(0, 0, k) for k in range(NUM_NUMBER_
 SUIT_YAKU_OF = np.array([suit_yaku.py_func(k, 0, 0) for k in range(RANKS_PER_SUIT + 2)], np.int64)
 
 
-@kernel
+@kernel(inline="always")
 def card_rise(word, rank):
     """What capturing the card of rank ``rank`` gives a seat whose captured cards of its
     suit are the suit word ``word`` (the card not among them). Returns ``(yaku, great,
