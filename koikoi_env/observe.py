@@ -328,11 +328,13 @@ def _write_actions_r(e, seat, out, row):
             if loc[f] == field:
                 _stake_r(e, seat, out, row, f, 2, r, own | (np.int64(1) << suit), -1, -1)
         return
-    for hs in range(NUM_SUITS):  # the hand's cards, from its suit words
-        bits = np.int64(e.hand_bits[seat, hs])
+    for half in range(2):  # the hand's cards, from its suit words two at a time
+        bits = np.int64(e.hand_bits[seat, 2 * half]) | (np.int64(e.hand_bits[seat, 2 * half + 1]) << 32)
         while bits != 0:
-            r = lowest_bit(bits)
+            b = lowest_bit(bits)
             bits &= bits - 1
+            hs = 2 * half + (b >> 5)
+            r = b & 31
             c = hs * RANKS_PER_SUIT + r
             matches = np.int64(0)
             for suit in range(NUM_SUITS):
