@@ -62,6 +62,7 @@ from functools import cache
 import numpy as np
 
 from tabletop_core.contract.encoders import ObservationLayout
+from tabletop_core.kernel.bits import stack_u64
 from tabletop_core.kernel.jit import kernel
 
 from .bits import lowest_bit, popcount
@@ -239,59 +240,58 @@ def observe_r(e, seat, out, row):
 
 
 @kernel
-def _seat_values(e, p, rank, stake, alt0, alt1):
-    """What capturing cards of rank ``rank`` gives seat ``p`` of the record ``e`` (read
-    from its ``capt_bits``): the sum of ``rules.card_rise`` over the suits of the bit set
-    ``stake`` (the ``longest`` value: the largest), plus, when ``alt0`` >= 0, the better
-    of suit ``alt0``'s and suit ``alt1``'s card value by value (a play with two matches:
-    the best of either capture)."""
-    v0 = 0
-    v1 = 0
-    v2 = 0
-    v3 = 0
-    v4 = 0
-    v5 = 0
-    for suit in range(NUM_SUITS):
-        if (stake >> suit) & 1:
-            a0, a1, a2, a3, a4, a5 = card_rise(e.capt_bits[p, suit], rank)
+def _stake_r(e, seat, out, row, card, takes, rank, stake, alt0, alt1):
+    """Write the action pieces of card ``card``. What capturing cards of rank ``rank``
+    gives each seat (read from its ``capt_bits``): the sum of ``rules.card_rise`` over
+    the suits of the bit set ``stake`` (the ``longest`` value: the largest), plus, when
+    ``alt0`` >= 0, the better of suit ``alt0``'s and suit ``alt1``'s card value by value
+    (a play with two matches: the best of either capture); ``seat``'s values and the
+    largest over the other seats, value by value, scaled and capped.
+
+    The suits at stake are listed once and every seat runs the same short loop over
+    them, and ``seat``'s values are picked without a branch: the branches a card takes
+    are the same for every seat."""
+    suits = stack_u64(NUM_SUITS)
+    k = 0
+    bits = np.int64(stake)
+    while bits != 0:
+        suits[k] = lowest_bit(bits)
+        bits &= bits - 1
+        k += 1
+    o0 = o1 = o2 = o3 = o4 = o5 = np.int64(0)
+    r0 = r1 = r2 = r3 = r4 = r5 = np.int64(0)
+    for p in range(e.cfg_players):
+        v0 = v1 = v2 = v3 = v4 = v5 = np.int64(0)
+        for j in range(k):
+            a0, a1, a2, a3, a4, a5 = card_rise(e.capt_bits[p, suits[j]], rank)
             v0 += a0
             v1 += a1
             v2 += a2
             v3 += a3
             v4 += a4
             v5 = max(v5, a5)
-    if alt0 >= 0:
-        a0, a1, a2, a3, a4, a5 = card_rise(e.capt_bits[p, alt0], rank)
-        b0, b1, b2, b3, b4, b5 = card_rise(e.capt_bits[p, alt1], rank)
-        v0 += max(a0, b0)
-        v1 += max(a1, b1)
-        v2 += max(a2, b2)
-        v3 += max(a3, b3)
-        v4 += max(a4, b4)
-        v5 = max(v5, max(a5, b5))
-    return v0, v1, v2, v3, v4, v5
-
-
-@kernel
-def _stake_r(e, seat, out, row, card, takes, rank, stake, alt0, alt1):
-    """Write the action pieces of card ``card``: :func:`_seat_values` for ``seat`` and
-    the largest over the other seats, value by value, scaled and capped."""
-    o0, o1, o2, o3, o4, o5 = _seat_values(e, seat, rank, stake, alt0, alt1)
-    r0 = 0
-    r1 = 0
-    r2 = 0
-    r3 = 0
-    r4 = 0
-    r5 = 0
-    for p in range(e.cfg_players):
-        if p != seat:
-            a0, a1, a2, a3, a4, a5 = _seat_values(e, p, rank, stake, alt0, alt1)
-            r0 = max(r0, a0)
-            r1 = max(r1, a1)
-            r2 = max(r2, a2)
-            r3 = max(r3, a3)
-            r4 = max(r4, a4)
-            r5 = max(r5, a5)
+        if alt0 >= 0:
+            a0, a1, a2, a3, a4, a5 = card_rise(e.capt_bits[p, alt0], rank)
+            b0, b1, b2, b3, b4, b5 = card_rise(e.capt_bits[p, alt1], rank)
+            v0 += max(a0, b0)
+            v1 += max(a1, b1)
+            v2 += max(a2, b2)
+            v3 += max(a3, b3)
+            v4 += max(a4, b4)
+            v5 = max(v5, max(a5, b5))
+        mine = p == seat
+        o0 = v0 if mine else o0
+        o1 = v1 if mine else o1
+        o2 = v2 if mine else o2
+        o3 = v3 if mine else o3
+        o4 = v4 if mine else o4
+        o5 = v5 if mine else o5
+        r0 = max(r0, 0 if mine else v0)
+        r1 = max(r1, 0 if mine else v1)
+        r2 = max(r2, 0 if mine else v2)
+        r3 = max(r3, 0 if mine else v3)
+        r4 = max(r4, 0 if mine else v4)
+        r5 = max(r5, 0 if mine else v5)
     out[row, O_TAKES + card] = np.float32(takes) * _S_COUNT
     _put_values(out, row, card, O_OWN_RISE, O_OWN_CLOSER, O_OWN_RUN, o0, o1, o2, o3, o4, o5)
     _put_values(out, row, card, O_RIVAL_RISE, O_RIVAL_CLOSER, O_RIVAL_RUN, r0, r1, r2, r3, r4, r5)
@@ -328,23 +328,25 @@ def _write_actions_r(e, seat, out, row):
             if loc[f] == field:
                 _stake_r(e, seat, out, row, f, 2, r, own | (np.int64(1) << suit), -1, -1)
         return
-    hand_code = np.int8(LOC_HAND + seat)
-    for c in range(NUM_CARDS):
-        if loc[c] != hand_code:
-            continue
-        r = c % RANKS_PER_SUIT
-        matches = np.int64(0)
-        for suit in range(NUM_SUITS):
-            if loc[suit * RANKS_PER_SUIT + r] == field:
-                matches |= np.int64(1) << suit
-        own = np.int64(1) << (c // RANKS_PER_SUIT)
-        m = popcount(matches)
-        if m == 2:  # two matches: the best of either capture, value by value
-            f0 = lowest_bit(matches)
-            f1 = lowest_bit(matches & (matches - 1))
-            _stake_r(e, seat, out, row, c, 2, r, own, f0, f1)
-        else:  # none (c itself is at stake), one or three: all taken
-            _stake_r(e, seat, out, row, c, 2 * m if m < 3 else 4, r, own | matches, -1, -1)
+    for half in range(2):  # the hand's cards, from its suit words two at a time
+        bits = np.int64(e.hand_bits[seat, 2 * half]) | (np.int64(e.hand_bits[seat, 2 * half + 1]) << 32)
+        while bits != 0:
+            b = lowest_bit(bits)
+            bits &= bits - 1
+            hs = 2 * half + (b >> 5)
+            r = b & 31
+            c = hs * RANKS_PER_SUIT + r
+            matches = np.int64(0)
+            for suit in range(NUM_SUITS):
+                matches |= np.int64(loc[suit * RANKS_PER_SUIT + r] == field) << suit
+            own = np.int64(1) << hs
+            m = popcount(matches)
+            if m == 2:  # two matches: the best of either capture, value by value
+                f0 = lowest_bit(matches)
+                f1 = lowest_bit(matches & (matches - 1))
+                _stake_r(e, seat, out, row, c, 2, r, own, f0, f1)
+            else:  # none (c itself is at stake), one or three: all taken
+                _stake_r(e, seat, out, row, c, 2 * m if m < 3 else 4, r, own | matches, -1, -1)
 
 
 def decode_observation(vector: np.ndarray, num_players: int | None = None) -> dict[str, np.ndarray]:

@@ -152,10 +152,13 @@ def suit_bits_yaku(bits):
 @kernel
 def _most_in_window(numbers):
     """The most number cards held among any ``TRIPLE_MIN`` = 3 consecutive numbers of a
-    suit word's number bits (0..3; bit tests, no loop)."""
+    suit word's number bits (0..3; bit tests, no loop, no branch: three in a window
+    implies two, two imply one, so the count is the number of the three tests that
+    hold)."""
     b = np.int64(numbers)
     near = b & ((b >> 1) | (b >> 2))  # bit r: r and r+1 or r+2 held (two in one window)
-    return 3 if (near & (b >> 1) & (b >> 2)) != 0 else (2 if near != 0 else (1 if b != 0 else 0))
+    three = near & (b >> 1) & (b >> 2)
+    return np.int64(b != 0) + np.int64(near != 0) + np.int64(three != 0)
 
 
 @kernel
@@ -177,7 +180,7 @@ TRIPLE_YAKU_OF = np.array([suit_yaku.py_func(0, 0, k) for k in range(NUM_NUMBER_
 SUIT_YAKU_OF = np.array([suit_yaku.py_func(k, 0, 0) for k in range(RANKS_PER_SUIT + 2)], np.int64)
 
 
-@kernel
+@kernel(inline="always")
 def card_rise(word, rank):
     """What capturing the card of rank ``rank`` gives a seat whose captured cards of its
     suit are the suit word ``word`` (the card not among them). Returns ``(yaku, great,

@@ -7,11 +7,15 @@
 - the random bot (read from the state) picks exactly what ``sample_legal`` picks from
   the mask with the same generator word, in every phase;
 - ``observe_r`` and ``legal_mask_r`` write every entry (they no longer zero the buffer first);
-- the bit helpers against plain Python.
+- the observations of fixed-seed vector runs (2..4 seats, actions from Python and from
+  the kernel's bots, copies and final observations) hash to what the code wrote before
+  the action pieces were reorganised for speed: the same floats, bit for bit;
+- the bit helpers against plain Python (``_most_in_window`` on every number word).
 """
 
 from __future__ import annotations
 
+import hashlib
 import random
 
 import numba
@@ -19,6 +23,7 @@ import numpy as np
 import pytest
 from koikoi_reference import yaku_of
 
+import koikoi_env
 from koikoi_env import bits, bots, observe, rules
 from koikoi_env.spec import NUM_ACTIONS, NUM_CARDS, Options
 from koikoi_env.state import LOC_CAPTURED, new_state
@@ -205,3 +210,33 @@ def test_card_rise_against_the_yaku_definitions():
         want = (y1 - y0, g0 - g1, t0 - t1, s0 - s1, run1 - run0, run1 if rank < 16 else 0)
         assert rules.card_rise(np.int32(w0), rank) == want, (bin(w0), rank)
         assert rules.longest_number_run(w0 & 0xFFFF) == run0
+
+
+# Computed from the code before the action pieces were reorganised (issue 34): the
+# observations must stay the same floats, bit for bit.
+OBSERVATIONS_SHA256 = "86f1af0eaecc4872dcfa743c03cde86a636f843a9fc1e0ca98517e74f76a1fb0"
+
+
+def test_observations_are_the_recorded_floats():
+    """Every observation (and final observation) of fixed-seed vector runs with 2, 3 and 4
+    seats, steps alternating Python's random actions and the kernel's random bot."""
+    h = hashlib.sha256()
+    for players in (2, 3, 4):
+        venv = koikoi_env.vector_env(64, seed=5, copy=True, num_threads=1, num_players=players)
+        obs, _ = venv.reset(seed=5)
+        h.update(obs.tobytes())
+        for t in range(300):
+            obs, _, _, _, info = venv.step_bots("random") if t % 2 else venv.step(venv.sample_actions())
+            h.update(obs.tobytes())
+            h.update(info["final_observation"].tobytes() if "final_observation" in info else b"")
+    assert h.hexdigest() == OBSERVATIONS_SHA256
+
+
+def test_most_in_window_on_every_number_word():
+    """``rules._most_in_window`` (branch-free) is the most numbers held in any three
+    consecutive ones, for all 2**16 number words."""
+    words = np.arange(1 << 16, dtype=np.int64)
+    held = (words[:, None] >> np.arange(16)[None, :]) & 1
+    want = np.max(held[:, :-2] + held[:, 1:-1] + held[:, 2:], axis=1)
+    got = np.array([rules._most_in_window(int(w)) for w in words])
+    assert np.array_equal(got, want)
