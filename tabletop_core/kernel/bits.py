@@ -217,7 +217,7 @@ def stream_row(src, srow, dst, drow):
     soff = srow * src.strides[0]
     base = np.int64(dst.ctypes.data) + doff
     head = ((_STREAM_BYTES - base % _STREAM_BYTES) % _STREAM_BYTES) // size
-    if head > n or base % size != 0:  # (an unaligned dtype: no streaming)
+    if head > n or base % size != 0 or _STREAM_BYTES % size != 0:  # no aligned middle: no streaming
         head = n
     for j in range(head):
         dst[drow, j] = src[srow, j]
