@@ -5,7 +5,9 @@ Observation buffers: the loops' obs and final-obs rows are patched
 (:func:`observe.refresh_observation_r`): only what changed since the previous write is
 rewritten, so between calls ``obs`` and ``final_obs`` must keep what the kernels wrote
 there (the vector env hands its buffers out as read-only views). A row that another call
-wrote (another buffer, a restored State) is recognised and written in full. The mask goes
+wrote (another buffer, a restored State) is recognised and written in full, as is every
+row of a buffer the loops mark fresh (``observe``: :func:`observe.observe_full_r`,
+which streams the rows of a large buffer to memory). The mask goes
 through an action bit set on the stack (:func:`rules.legal_bits_r`), written to the row
 in vector stores; the random bot draws from the bit set or from the mask row the
 previous call wrote (:func:`bots.random_bot_row`). A step also asks the CPU for the
@@ -19,7 +21,7 @@ from tabletop_core.kernel.bits import stack_u64
 from tabletop_core.kernel.jit import kernel
 
 from .bots import BOT_IDS, bot_action_r, random_bot_row
-from .observe import _C_GHOST, _C_OTHERS, _C_OWN, _SQ, O_SEAT, OBS_DIM, observe_r, refresh_observation_r
+from .observe import _C_GHOST, _C_OTHERS, _C_OWN, _SQ, O_SEAT, OBS_DIM, observe_full_r, refresh_observation_r
 from .resample import resample_hidden_r
 from .rules import (
     MASK_WORDS,
@@ -127,7 +129,7 @@ HOOKS = Hooks(
     deal=deal_r,
     step=step,
     legal_mask=legal_mask_r,
-    observe=observe_r,
+    observe=observe_full_r,
     bot_action=bot_action,
     bot_move=bot_move,
     is_legal=is_legal_r,

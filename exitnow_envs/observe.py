@@ -69,6 +69,7 @@ from functools import cache
 import numpy as np
 
 from tabletop_core.contract.encoders import ObservationLayout
+from tabletop_core.kernel.bits import stack_f32, stream_row
 from tabletop_core.kernel.jit import kernel
 
 from .rules import ghost_landing_r, ghost_moves_r
@@ -346,6 +347,33 @@ def observe_r(e, seat, out, row):
     _pieces_and_scalars_r(e, seat, out, row)
 
 
+STREAM_MIN_BYTES = 1 << 25
+"""Buffers at least this large (about a server's last-level cache) get the rows that are
+written in full streamed to memory (:func:`observe_full_r`)."""
+
+
+@kernel
+def _observe_streamed_r(e, seat, out, row):
+    """:func:`observe_r` into a scratch row on the stack (in the cache), then streamed to
+    row ``row`` of ``out`` (:func:`tabletop_core.kernel.bits.stream_row`)."""
+    scratch = stack_f32(OBS_DIM).reshape((1, OBS_DIM))
+    observe_r(e, seat, scratch, 0)
+    stream_row(scratch, 0, out, row)
+
+
+@kernel
+def observe_full_r(e, seat, out, row):
+    """:func:`observe_r` (every entry of row ``row`` of ``out`` written), by the fastest
+    way for the buffer's size: into a buffer of :data:`STREAM_MIN_BYTES` or more, the row
+    is built in the cache and streamed out in whole lines (ordinary stores would read
+    every line from memory before writing it, and evict what the step needs); into a
+    smaller one, which the caller reads soon from the cache, directly."""
+    if out.shape[0] * out.strides[0] >= STREAM_MIN_BYTES:
+        _observe_streamed_r(e, seat, out, row)
+    else:
+        observe_r(e, seat, out, row)
+
+
 @kernel
 def _square_code(cell, chip, place):
     """What the map planes show of one square, in one byte: kind | chip << 4 | place << 6."""
@@ -439,7 +467,7 @@ def refresh_observation_r(e, n, seat, out, row, note):
     function and its note writer twice for a first step.)"""
     addr = _row_address(out, row)
     if n.addr[note] != addr:
-        observe_r(e, seat, out, row)
+        observe_full_r(e, seat, out, row)
         _note_written_r(e, n, note, addr)
         _note_squares_r(e, n, note)
         return

@@ -287,6 +287,41 @@ def test_unowned_views_read_and_write_the_callers_array():
     assert got == 4000 + 12 + 93
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.int8, np.float64])
+@pytest.mark.parametrize("width", [1, 7, 8, 9, 33, 100, 1027])
+def test_stream_row_copies_exactly_one_row_at_any_alignment(dtype, width):
+    """``stream_row`` (non-temporal stores in the row's 32-byte aligned middle, ordinary
+    stores at its ends) writes exactly the destination row, whatever the row's alignment
+    and length, and leaves every other byte alone."""
+    from tabletop_core.kernel.bits import stack_f32, stream_row
+    from tabletop_core.kernel.jit import kernel
+
+    size = np.dtype(dtype).itemsize
+    rng = np.random.default_rng(width)
+    for shift in range(0, 33, size):  # rows starting at every offset from a 32-byte boundary
+        raw = np.zeros(5 * (width + 9) * size + 64, np.uint8)
+        start = (-raw.ctypes.data) % 32 + shift
+        dst = raw[start : start + 5 * (width + 9) * size].view(dtype).reshape(5, width + 9)[:, :width]
+        src = (rng.integers(1, 100, (3, width))).astype(dtype)
+        before = raw.copy()
+        stream_row(src, 2, dst, 3)
+        want = before.copy()
+        want[start : start + 5 * (width + 9) * size].view(dtype).reshape(5, width + 9)[3, :width] = src[2]
+        assert np.array_equal(raw, want), shift
+
+    @kernel
+    def via_stack(src, dst):
+        scratch = stack_f32(1027).reshape((1, 1027))
+        for j in range(1027):
+            scratch[0, j] = src[j]
+        stream_row(scratch, 0, dst, 1)
+
+    src = rng.random(1027).astype(np.float32)
+    dst = np.zeros((3, 1027), np.float32)
+    via_stack(src, dst)
+    assert np.array_equal(dst[1], src) and not dst[0].any() and not dst[2].any()
+
+
 def test_word_functions_draw_what_the_array_functions_draw():
     from tabletop_core.kernel.rng import next_u64, next_word, randint_word, shuffle_word
 

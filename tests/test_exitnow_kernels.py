@@ -20,7 +20,7 @@ from exitnow_reference import assert_derived_fields
 import exitnow_envs
 from exitnow_envs import rules
 from exitnow_envs.bots import BOT_IDS, bot_action_r, ghost_sweep_r, random_bot_row
-from exitnow_envs.observe import OBS_DIM, observe_r, refresh_observation_r
+from exitnow_envs.observe import OBS_DIM, STREAM_MIN_BYTES, observe_r, refresh_observation_r
 from exitnow_envs.spec import NUM_ACTIONS, Options, Phase
 from exitnow_envs.state import new_state
 from tabletop_core.contract import loops
@@ -274,6 +274,50 @@ def test_large_batches_step_as_small_ones():
     assert ended > 100
     for name in big.state.dtype.names:
         assert np.array_equal(big.state[name], np.concatenate([v.state[name] for v in small])), name
+
+
+@kernel
+def _observe_all(s, out):
+    for i in range(s.shape[0]):
+        observe_r(s[i], s[i].current, out, i)
+
+
+def test_copy_true_writes_full_rows_into_recycled_arrays_the_caller_scribbled_on():
+    """``copy=True`` steps write every observation row in full into a recycled array (the
+    loops' ``FRESH`` mode; at this batch the buffer is large enough for the rows to be
+    streamed, ``observe.STREAM_MIN_BYTES``): each observation equals ``observe_r``'s and
+    the ``copy=False`` env's, and each final observation the ``copy=False`` env's,
+    although the caller writes into every array before dropping it (the pool hands them
+    out again)."""
+    import gc
+
+    b = STREAM_MIN_BYTES // (4 * OBS_DIM) + 3
+    mine = exitnow_envs.vector_env(b, seed=5, copy=True)
+    views = exitnow_envs.vector_env(b, seed=5, copy=False)
+    obs, _ = mine.reset()
+    assert np.array_equal(obs, views.reset()[0])
+    full = np.zeros((b, OBS_DIM), np.float32)
+    ids, ended = set(), 0
+    for t in range(240):
+        if t % 2:
+            out, ref = mine.step_bots("random"), views.step_bots("random")
+        else:
+            acts = views.sample_actions()
+            out, ref = mine.step(acts), views.step(acts)
+        _observe_all(mine.state, full)
+        assert np.array_equal(out[0], full), t
+        assert np.array_equal(out[0], ref[0]), t
+        term = ref[2]
+        ended += int(term.sum())
+        assert np.array_equal(out[4]["final_obs"][term], ref[4]["final_obs"][term]), t
+        ids.add(id(out[0]))
+        out[0][::2] = 0.5  # the caller writes into its arrays, then drops them
+        out[0][1::2, ::7] = 2.0
+        out[4]["final_obs"][:] = 0.25
+        del out
+        gc.collect()
+    assert len(ids) < 10  # the arrays were recycled
+    assert ended > 0
 
 
 def test_patched_final_observations_are_the_ended_episodes_full_observations():

@@ -28,16 +28,17 @@ Kernel signatures (``s`` the State, arrays batch-first, ``B`` envs, ``P`` seats,
         mode STEP / STEP_AUTORESET: apply one LEGAL action per env; rewards per seat for
         this step; final_obs is the ended episode's last observation from the seat that
         moved; with STEP_AUTORESET an ended env starts its next episode at once
-        (same-step autoreset). Mode RESET: start a new episode in every env with its own
+        (same-step autoreset); plus FRESH: obs is not the buffer the notes describe,
+        every row is written in full. Mode RESET: start a new episode in every env with its own
         generator; OBSERVE: change nothing (after set_state); both write only the acting
         seat's observation, its action mask and the acting seat. OBSERVE_SEAT: write only
         obs[i], as seat actions[i] sees env i.
     batch_reset(s, notes, obs, masks, current), batch_observe(s, notes, obs, masks, current)
         batch_step with RESET / OBSERVE and scratch step buffers (Python functions).
-    batch_step_bots(s, bot_ids (P,) i64 (u64 with a search bot), bot_rng (B,) u64, actions (B,) i64, obs, masks,
-                    rewards, terminated, current, final_obs)
+    batch_step_bots(s, notes, bot_ids (P,) i64 (u64 with a search bot), bot_rng (B,) u64, actions (B,) i64,
+                    obs, masks, rewards, terminated, current, final_obs, fresh bool)
         the same (autoreset on) with each action chosen in the kernel by the bot of the
-        acting seat; the chosen actions are written to ``actions``.
+        acting seat; the chosen actions are written to ``actions``; ``fresh`` as FRESH.
     batch_step_threads(bounds (T+1,) i64, <batch_step's arguments>)
     batch_step_bots_threads(bounds, <batch_step_bots' arguments>)
         the two steps on the shards of envs bounds[k]:bounds[k+1] at once, a ``prange``

@@ -105,6 +105,7 @@ __all__ = [
     "RESET",
     "OBSERVE",
     "OBSERVE_SEAT",
+    "FRESH",
 ]
 
 
@@ -128,6 +129,14 @@ reset and step compile one call tree, not two, and its other agents' observation
 one array call (cheaper than going through a record passed from Python, as
 :func:`tabletop_core.kernel.records.at` passes it)."""
 
+FRESH = 8
+"""Added to :data:`STEP` or :data:`STEP_AUTORESET` (and ``fresh=True`` of
+:func:`batch_step_bots`): ``obs`` is not the buffer the notes describe (the vector env's
+``copy=True`` hands out a recycled array, which its owner may have written to), so every
+env's row is written in full (the ``observe`` hook) and the obs notes are left as they
+are, still describing the adapter's own buffer. The final observations are patched as
+usual: ``final_obs`` must still be the adapter's own buffer."""
+
 
 def batch_reset(s, notes, obs, masks, current) -> None:
     """Start a new episode in every env with its own generator; write obs (B, D) float32,
@@ -150,9 +159,10 @@ def _observe_or_deal(s, notes, obs, masks, current, mode: int) -> None:
 
 
 @kernel(inline="always")
-def _step_env(e, n, i, action, obs, masks, rewards, terminated, current, final_obs, autoreset):
+def _step_env(e, n, i, action, obs, masks, rewards, terminated, current, final_obs, autoreset, fresh):
     """Env ``i`` (record ``e``) plays its legal ``action``: row ``i`` of every buffer, as
-    :func:`batch_step` describes. The buffers come unowned (no reference counting).
+    :func:`batch_step` describes (``fresh``: the obs row written in full, see
+    :data:`FRESH`). The buffers come unowned (no reference counting).
     Inlined into both step loops (numba IR): as a call, LLVM would not inline it (too
     large) and the loops would run markedly slower."""
     seat = e.current
@@ -167,7 +177,10 @@ def _step_env(e, n, i, action, obs, masks, rewards, terminated, current, final_o
             deal(e)
     current[i] = e.current
     legal_mask(e, masks, i)
-    observe_patch(e, n, e.current, obs, i, 0)
+    if fresh:
+        observe(e, e.current, obs, i)
+    else:
+        observe_patch(e, n, e.current, obs, i, 0)
 
 
 @kernel(inline="always")
@@ -198,14 +211,19 @@ def batch_step(s, notes, actions, obs, masks, rewards, terminated, current, fina
     it. ``RESET`` deals every env with its own generator and ``OBSERVE`` changes no game;
     both write only obs (in full), masks and current. ``OBSERVE_SEAT`` writes only row
     ``i`` of obs, in full: env ``i`` as seat ``actions[i]`` (a valid seat) sees it, acting
-    or not; it changes no game and no patch note. (The adapters pass the constants; a
-    mode above ``OBSERVE_SEAT`` reads as ``OBSERVE_SEAT``, one between ``RESET`` and it as
-    ``OBSERVE``, one below ``STEP_AUTORESET`` as ``STEP``.)
+    or not; it changes no game and no patch note. ``STEP + FRESH`` and
+    ``STEP_AUTORESET + FRESH`` step with every obs row written in full into a buffer the
+    notes do not describe (:data:`FRESH`). (The adapters pass the constants; with
+    :data:`FRESH` taken off, a mode above ``OBSERVE_SEAT`` reads as ``OBSERVE_SEAT``, one
+    between ``RESET`` and it as ``OBSERVE``, one below ``STEP_AUTORESET`` as ``STEP``.)
     """
     s, actions, obs, masks, rewards, terminated, current, final_obs = _step_views(
         s, actions, obs, masks, rewards, terminated, current, final_obs
     )
     notes = unowned(notes)
+    fresh = mode >= FRESH
+    if fresh:
+        mode -= FRESH
     if mode >= OBSERVE_SEAT:
         for i in range(s.shape[0]):
             observe(s[i], actions[i], obs, i)
@@ -223,16 +241,30 @@ def batch_step(s, notes, actions, obs, masks, rewards, terminated, current, fina
     for i in range(s.shape[0]):
         prefetch(s, notes, obs, masks, i)
         _step_env(
-            s[i], notes[i], i, actions[i], obs, masks, rewards, terminated, current, final_obs, autoreset
+            s[i],
+            notes[i],
+            i,
+            actions[i],
+            obs,
+            masks,
+            rewards,
+            terminated,
+            current,
+            final_obs,
+            autoreset,
+            fresh,
         )
 
 
 @kernel
-def batch_step_bots(s, notes, bot_ids, bot_rng, actions, obs, masks, rewards, terminated, current, final_obs):
+def batch_step_bots(
+    s, notes, bot_ids, bot_rng, actions, obs, masks, rewards, terminated, current, final_obs, fresh
+):
     """Like :func:`batch_step` (autoreset on) with each env's action chosen in the kernel by
     the bot of its acting seat (``bot_ids`` (P,) int64, or uint64 with a search bot, ``bot_rng`` (B,) uint64); the
     chosen actions are written to ``actions`` (B,). The bots read row ``i`` of ``masks``,
-    the acting seat's mask written by the previous call."""
+    the acting seat's mask written by the previous call. ``fresh`` (bool): every obs row
+    written in full, as ``STEP_AUTORESET + FRESH`` does (:data:`FRESH`)."""
     s, actions, obs, masks, rewards, terminated, current, final_obs = _step_views(
         s, actions, obs, masks, rewards, terminated, current, final_obs
     )
@@ -242,7 +274,7 @@ def batch_step_bots(s, notes, bot_ids, bot_rng, actions, obs, masks, rewards, te
         e = s[i]
         a = bot_choice(e, bot_ids[e.current], masks, i, bot_rng, i)
         actions[i] = a
-        _step_env(e, notes[i], i, a, obs, masks, rewards, terminated, current, final_obs, True)
+        _step_env(e, notes[i], i, a, obs, masks, rewards, terminated, current, final_obs, True, fresh)
 
 
 # --- threads: the two step loops over shards of the batch at once (tabletop_core.envs.vector) ---
@@ -276,7 +308,7 @@ def batch_step_threads(bounds, s, notes, actions, obs, masks, rewards, terminate
 
 @kernel(parallel=True)
 def batch_step_bots_threads(
-    bounds, s, notes, bot_ids, bot_rng, actions, obs, masks, rewards, terminated, current, final_obs
+    bounds, s, notes, bot_ids, bot_rng, actions, obs, masks, rewards, terminated, current, final_obs, fresh
 ):
     """:func:`batch_step_bots` on the shards of envs ``bounds[k]:bounds[k + 1]`` at once,
     one shard per thread (see :func:`batch_step_threads`)."""
@@ -284,7 +316,7 @@ def batch_step_bots_threads(
         lo = bounds[k]
         hi = bounds[k + 1]
         b = _shard(lo, hi, s, notes, actions, obs, masks, rewards, terminated, current, final_obs)
-        batch_step_bots(b[0], b[1], bot_ids, bot_rng[lo:hi], b[2], b[3], b[4], b[5], b[6], b[7], b[8])
+        batch_step_bots(b[0], b[1], bot_ids, bot_rng[lo:hi], b[2], b[3], b[4], b[5], b[6], b[7], b[8], fresh)
 
 
 @kernel

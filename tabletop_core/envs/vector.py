@@ -49,8 +49,9 @@ queue). With GNU OpenMP, do not ``fork`` a process that stepped a threaded env
 ``num_threads=1``.
 
 ``copy=True`` (default) hands out arrays the caller owns: a step writes its observations
-straight into a recycled array, in full (a game that patches its rows is told to forget
-what it wrote: the caller may have written to an array it dropped), and copies the masks,
+straight into a recycled array, every row in full (the loops' ``FRESH`` mode: a game that
+patches its rows does not patch this one, whose owner may have written to it before
+dropping it; a game with large rows streams them to memory), and copies the masks,
 rewards, flags and acting seats it produced into recycled arrays (an array is reused only
 once nobody else references it, see :class:`Recycler`: a fresh multi-megabyte array pays a
 page fault on every page it is written to, which costs more than the copy);
@@ -361,6 +362,8 @@ class SelfPlayVectorEnv(VectorEnv):
         self._actions = np.zeros(b, np.int64)
         # what every step loop writes, in the loops' argument order
         self._step_out_buffers = (self._obs, self._mask, self._rewards, self._term, self._cur, self._final)
+        # copy=True: a step writes every observation row in full into a recycled array
+        self._step_mode = loops.STEP_AUTORESET + (loops.FRESH if self.copy else 0)
         self._sample_rng = np.zeros(b, np.uint64)
         self._bot_rng = np.zeros(b, np.uint64)
         self._has_reset = False
@@ -508,7 +511,7 @@ class SelfPlayVectorEnv(VectorEnv):
         if bad >= 0:
             self._raise_illegal(bad, int(a[bad]))
         bufs = self._step_buffers()
-        args = (self.state, self._notes, a, *bufs, loops.STEP_AUTORESET)
+        args = (self.state, self._notes, a, *bufs, self._step_mode)
         self._run("step", self.game.batch_step, self.game.batch_step_threads, args)
         return self._step_out(bufs[0])
 
@@ -555,7 +558,7 @@ class SelfPlayVectorEnv(VectorEnv):
         if policies:
             return self._step_policies(ids, policies)
         bufs = self._step_buffers()
-        args = (self.state, self._notes, ids, self._bot_rng, self._actions, *bufs)
+        args = (self.state, self._notes, ids, self._bot_rng, self._actions, *bufs, self.copy)
         self._run("bots", self.game.batch_step_bots, self.game.batch_step_bots_threads, args)
         out = self._step_out(bufs[0])
         out[4]["actions"] = self._out(self._actions)
@@ -607,7 +610,7 @@ class SelfPlayVectorEnv(VectorEnv):
             if rows.size:
                 a[rows] = pol(self._obs[rows], self._mask[rows])
         bufs = self._step_buffers()
-        args = (self.state, self._notes, a, *bufs, loops.STEP_AUTORESET)
+        args = (self.state, self._notes, a, *bufs, self._step_mode)
         self._run("step", self.game.batch_step, self.game.batch_step_threads, args)
         out = self._step_out(bufs[0])
         out[4]["actions"] = self._out(a)
@@ -675,13 +678,12 @@ class SelfPlayVectorEnv(VectorEnv):
     def _step_buffers(self) -> tuple[np.ndarray, ...]:
         """The buffers a step writes, in the loops' order. With ``copy=True`` the
         observations go straight into a recycled array that is then handed out, instead of
-        into the env's buffer and copied from there: every row is written once, and the
-        env's notes are cleared first, so that a game that patches its rows (keeping notes
-        of what it wrote, keyed by the row's address) writes each row in full: a recycled
-        array may be the one handed out last step, and its owner may have written to it."""
+        into the env's buffer and copied from there: every row is written once, in full
+        (:attr:`_step_mode`, ``step_bots``' ``fresh``): a recycled array may be the one
+        handed out two steps ago, and its owner may have written to it. The env's notes
+        keep describing its own buffers (the final observations are still patched)."""
         if not self.copy:
             return self._step_out_buffers
-        self._notes[...] = np.zeros((), self._notes.dtype)
         return (self._pools[id(self._obs)].take(), *self._step_out_buffers[1:])
 
     def _step_out(self, obs: np.ndarray):

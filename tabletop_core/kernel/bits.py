@@ -22,6 +22,11 @@ single instructions instead of loops:
   nanoseconds, a stack array nothing). ``n`` must be a compile-time constant (a literal or
   a module-level int, not an expression such as ``4 * N``); the array lives until the
   calling function returns, so never return it or keep it;
+* ``stack_f32(n)``: the same for float32 (a scratch observation row);
+* ``stream_row(src, srow, dst, drow)``: copy row ``srow`` of ``src`` to row ``drow`` of
+  ``dst`` with non-temporal (streaming) stores, which write whole cache lines to memory
+  without reading them first and without evicting the cache: for rows of a buffer far
+  larger than the cache, written now and read much later (a batch's observations);
 * ``prefetch(arr, offset)``: a cache hint for the line at byte ``offset`` of ``arr``'s data
   (batch loops fetch the next env's rows while stepping this one);
 * ``unowned(arr)``: a view of ``arr`` that numba does not reference-count (no atomic
@@ -31,6 +36,8 @@ All take any numba integer type (signed ones are counted on their two's-compleme
 """
 
 from __future__ import annotations
+
+import platform
 
 import numpy as np
 from llvmlite import ir
@@ -48,6 +55,8 @@ __all__ = [
     "seat_in",
     "stack_u32",
     "stack_u64",
+    "stack_f32",
+    "stream_row",
     "prefetch",
     "unowned",
     "nonzero_bits",
@@ -127,6 +136,7 @@ def _stack_ptr(dtype):
 
 _stack_ptr_u32 = _stack_ptr(types.uint32)
 _stack_ptr_u64 = _stack_ptr(types.uint64)
+_stack_ptr_f32 = _stack_ptr(types.float32)
 
 
 @kernel(inline="always")
@@ -139,6 +149,87 @@ def stack_u32(n):
 def stack_u64(n):
     """An uninitialised ``(n,)`` uint64 array on the caller's stack (``n`` a constant)."""
     return carray(_stack_ptr_u64(n), n)
+
+
+@kernel(inline="always")
+def stack_f32(n):
+    """An uninitialised ``(n,)`` float32 array on the caller's stack (``n`` a constant)."""
+    return carray(_stack_ptr_f32(n), n)
+
+
+_STREAM_BYTES = 32  # one AVX vector: the widest non-temporal store every x86-64 CPU with AVX has
+_X86 = platform.machine().lower() in ("x86_64", "amd64", "i386", "i686")
+
+
+@intrinsic
+def _stream_store(typingctx, dst, dst_offset, src, src_offset):
+    """``_stream_store(dst, dst_offset, src, src_offset)``: the 32 bytes at byte
+    ``src_offset`` of ``src``'s data to byte ``dst_offset`` of ``dst``'s data (which must
+    be 32-byte aligned) in one non-temporal store (LLVM ``!nontemporal``)."""
+    if not (isinstance(dst, types.Array) and isinstance(src, types.Array)):
+        return None
+    if not (isinstance(dst_offset, types.Integer) and isinstance(src_offset, types.Integer)):
+        return None
+
+    def codegen(context, builder, sig, args):
+        d = context.make_array(sig.args[0])(context, builder, args[0])
+        s = context.make_array(sig.args[2])(context, builder, args[2])
+        i8p = ir.IntType(8).as_pointer()
+        vec = ir.VectorType(ir.IntType(8), _STREAM_BYTES)
+        sp = builder.bitcast(builder.gep(builder.bitcast(s.data, i8p), [args[3]]), vec.as_pointer())
+        dp = builder.bitcast(builder.gep(builder.bitcast(d.data, i8p), [args[1]]), vec.as_pointer())
+        store = builder.store(builder.load(sp, align=1), dp, align=_STREAM_BYTES)
+        store.set_metadata("nontemporal", builder.module.add_metadata([ir.IntType(32)(1)]))
+        return context.get_dummy_value()
+
+    return types.none(dst, dst_offset, src, src_offset), codegen
+
+
+@intrinsic
+def _store_fence(typingctx):
+    """``_store_fence()``: order the non-temporal stores before it before every later
+    store (x86 ``sfence``; a full fence elsewhere), so that they are seen as ordinary
+    stores are (by another thread, by the caller)."""
+
+    def codegen(context, builder, sig, args):
+        if _X86:
+            fnty = ir.FunctionType(ir.VoidType(), [])
+            builder.call(cgutils.get_or_insert_function(builder.module, fnty, "llvm.x86.sse.sfence"), [])
+        else:
+            builder.fence("seq_cst")
+        return context.get_dummy_value()
+
+    return types.none(), codegen
+
+
+@kernel
+def stream_row(src, srow, dst, drow):
+    """``dst[drow, :] = src[srow, :]`` (2-D arrays of one dtype and row length, rows
+    contiguous) in non-temporal stores: the lines of ``dst``'s row are written to memory
+    without being read first and without evicting what the cache holds. For a row of a
+    buffer much larger than the cache that nobody reads soon; ``src`` should be in the
+    cache (a scratch row). The bytes before the first 32-byte boundary of the row and
+    after the last are copied with ordinary stores. Ends with a store fence: when it
+    returns, the row reads as if written with ordinary stores, from any thread."""
+    n = src.shape[1]
+    size = dst.itemsize
+    doff = drow * dst.strides[0]
+    soff = srow * src.strides[0]
+    base = np.int64(dst.ctypes.data) + doff
+    head = ((_STREAM_BYTES - base % _STREAM_BYTES) % _STREAM_BYTES) // size
+    if head > n or base % size != 0 or _STREAM_BYTES % size != 0:  # no aligned middle: no streaming
+        head = n
+    for j in range(head):
+        dst[drow, j] = src[srow, j]
+    per = _STREAM_BYTES // size
+    chunks = (n - head) // per
+    doff += head * size
+    soff += head * size
+    for k in range(chunks):
+        _stream_store(dst, doff + k * _STREAM_BYTES, src, soff + k * _STREAM_BYTES)
+    for j in range(head + chunks * per, n):
+        dst[drow, j] = src[srow, j]
+    _store_fence()
 
 
 @intrinsic
