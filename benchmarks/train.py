@@ -23,14 +23,31 @@ import argparse
 import json
 import os
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from tabletop_core.train.bench import run_train_bench  # noqa: E402
 
 
+def wait_for_idle(limit_s: float = 180.0) -> float:
+    """Wait (at most ``limit_s`` seconds) until the 1-minute load average is below 1, and
+    return it. ``tabletop train`` takes one torch thread when the load is 1 or more
+    (``default_threads``), and a run started right after another would see the previous
+    run's own load and take one thread on an otherwise idle machine."""
+    deadline = time.monotonic() + limit_s
+    load = os.getloadavg()[0]
+    if load >= 1.0:
+        print(f"waiting for the load average ({load:.2f}) to fall below 1 ...", file=sys.stderr, flush=True)
+    while load >= 1.0 and time.monotonic() < deadline:
+        time.sleep(5)
+        load = os.getloadavg()[0]
+    return load
+
+
 def quality_run(minutes: float, seed: int, out: str) -> dict:
-    """One from-scratch run of ``tabletop train thegame --players 2`` and its quality line."""
+    """One from-scratch run of ``tabletop train thegame --players 2`` and its quality line
+    (``threads``: the torch threads the trainer chose)."""
     from tabletop_core.train.config import TrainConfig
     from tabletop_core.train.loop import train
 
@@ -39,9 +56,12 @@ def quality_run(minutes: float, seed: int, out: str) -> dict:
     summary = train(cfg)
     greedy = summary["levels"]["greedy"]["mean"]
     passed = None
+    threads = None
     with open(os.path.join(run_dir, "log.jsonl")) as f:
         for line in f:
             rec = json.loads(line)
+            if rec.get("kind") == "config" and threads is None:
+                threads = rec.get("threads")
             if rec.get("kind") == "eval" and rec.get("mean", float("-inf")) > greedy:
                 passed = round(rec["seconds"] / 60, 2)
                 break
@@ -54,6 +74,7 @@ def quality_run(minutes: float, seed: int, out: str) -> dict:
         "seed": seed,
         "steps": summary["steps"],
         "steps_per_s": round(summary["steps_per_s"]),
+        "threads": threads,
         "final_eval": {k: final[k] for k in ("mean", "low", "high", "games") if k in final},
         "greedy": greedy,
         "strong": summary["levels"].get("strong", {}).get("mean"),
@@ -75,6 +96,7 @@ def main() -> None:
     args = p.parse_args()
     if args.quality:
         for minutes in args.minutes:
+            wait_for_idle()
             print(json.dumps(quality_run(minutes, args.seed, args.out)), flush=True)
         return
     for rec in run_train_bench(args.game, seconds=args.seconds, sb3=not args.no_sb3):
