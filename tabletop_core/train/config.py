@@ -48,7 +48,7 @@ class TrainConfig:
     league_every: int = 10
     league_size: int = 16
     # PPO
-    epochs: int = 1
+    epochs: int = 3
     minibatch: int = 4096
     hidden: tuple[int, ...] = (256, 256)
     lr: float = 1e-3
