@@ -163,12 +163,7 @@ def _add_rollout_arguments(g, D: dict) -> None:
 
 def _add_ppo_arguments(g, D: dict) -> None:
     """PPO's hyper-parameters, the network's widths, bf16 and the threads."""
-    g.add_argument(
-        "--epochs",
-        type=int,
-        default=D["epochs"],
-        help="passes over each rollout (3: docs/training.md, time to quality)",
-    )
+    g.add_argument("--epochs", type=int, default=D["epochs"], help="passes over each rollout")
     g.add_argument("--minibatch", type=int, default=D["minibatch"])
     g.add_argument("--hidden", type=_widths, default=D["hidden"], help="MLP widths, e.g. 256,256")
     g.add_argument("--lr", type=float, default=D["lr"])
