@@ -200,13 +200,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("tables", nargs="*", metavar="TABLE", help=f"default: all of {', '.join(TABLES)}")
     parser.add_argument("--games", type=int, default=500)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument(
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument(
         "--rollouts", type=int, default=None, help="rollouts per decision (default: the bot's)"
     )
-    parser.add_argument(
+    which.add_argument(
         "--bot",
         default=None,
-        help="the search bot with its settings, e.g. search:steps=4000 (default: search)",
+        help="the search bot with its settings, e.g. search:rollouts=1024:z=0.5 (default: search)",
     )
     parser.add_argument("--timing-games", type=int, default=20)
     parser.add_argument(
@@ -217,6 +218,12 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown table(s) {', '.join(unknown)}; choose from {', '.join(TABLES)}")
     bot = args.bot or ("search" if args.rollouts is None else f"search:rollouts={args.rollouts}")
+    for name in args.tables or list(TABLES):  # a bad setting is refused before any table runs
+        game = load_game(TABLES[name].game)
+        try:
+            game.bot_ids(TABLES[name].lineup.format(bot=bot).split(","), len(TABLES[name].lineup.split(",")))
+        except ValueError as exc:
+            parser.error(str(exc))
     for name in args.tables or list(TABLES):
         if args.timing_only:
             timing = decision_times(TABLES[name], bot, args.timing_games, args.seed + args.games)
