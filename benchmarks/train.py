@@ -95,6 +95,9 @@ def main() -> None:
     p.add_argument("--out", default="runs/quality", help="--quality: folder for the runs")
     args = p.parse_args()
     if args.quality:
+        bad = [m for m in args.minutes if not m > 0]
+        if bad:
+            p.error(f"--minutes must be positive numbers, got {bad}")
         for minutes in args.minutes:
             wait_for_idle()
             print(json.dumps(quality_run(minutes, args.seed, args.out)), flush=True)
