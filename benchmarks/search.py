@@ -4,7 +4,8 @@
         [--timing-games 20] [--timing-only]
 
 TABLE is one of ``thegame``, ``koikoi``, ``exhaust``, ``exitnow-humans``, ``exitnow-ghost``
-(default: all). Each table plays ``--games`` games with the search bot in its seats and
+(default: all). Each table plays ``--games`` games with the search bot in its seats (on
+``exitnow-ghost`` the search guided by the trained ghost, ``search:blueprint=baseline``) and
 the same deals (game g: ``seed + g``) with the strongest scripted bot there instead, and
 prints one JSON line: both figures with 95 % intervals, the paired difference with its
 interval, and the search bot's time per decision on one core (measured on its own
@@ -25,7 +26,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tabletop_core.agents.seats import is_policy, policy_actions, seat_policy
 from tabletop_core.contract.catalog import load_game
+from tabletop_core.contract.search import batch_search_actions
 from tabletop_core.kernel.rng import bot_seed_word, seed_word
 from tabletop_core.tools.arena import mean_interval, run_match, wilson_interval
 
@@ -33,7 +36,8 @@ from tabletop_core.tools.arena import mean_interval, run_match, wilson_interval
 @dataclass(frozen=True)
 class Table:
     """One measured table: the lineup with ``{bot}`` in the measured seats, the measure of
-    one game from its returns (G, P), and whether lower is better."""
+    one game from its returns (G, P), whether lower is better, and the search bot measured
+    there by default (``search``, or with settings)."""
 
     game: str
     lineup: str
@@ -43,6 +47,7 @@ class Table:
     is_rate: bool
     lower_is_better: bool
     options: dict
+    bot: str = "search"
 
 
 TABLES = {
@@ -95,6 +100,7 @@ TABLES = {
         True,
         False,
         {"num_humans": 3},
+        "search:blueprint=baseline",
     ),
 }
 
@@ -114,7 +120,10 @@ def decision_times(table: Table, bot: str, games: int, seed: int) -> dict:
     game = load_game(table.game)
     opts = game.make_options(**table.options)
     names = table.lineup.format(bot=bot).split(",")
-    ids = game.bot_ids(names, len(names))
+    # a search guided by a trained policy (search:...:blueprint=baseline) plays from numpy
+    policies = {k: seat_policy(game, n, k, table.options) for k, n in enumerate(names) if is_policy(n)}
+    plain = [n.partition(":")[0] if k in policies else n for k, n in enumerate(names)]
+    ids = game.bot_ids(plain, len(names))
     searching = {k for k, n in enumerate(names) if n.partition(":")[0] == "search"}
     times = []
     forced = 0
@@ -124,6 +133,21 @@ def decision_times(table: Table, bot: str, games: int, seed: int) -> dict:
     first = min(searching)  # the search bot's own kernel: a seat's decision compiles it
     warm["current"] = first
     game.bot_decision(int(ids[first]), warm, np.ones(game.num_actions, np.int8), np.zeros(1, np.uint64))
+    if first in policies:  # and the kernel that takes a policy's default move
+        batch_search_actions(
+            warm,
+            np.zeros(1, np.int64),
+            np.uint64(policies[first].bot_id),
+            np.zeros(1, np.uint64),
+            np.full(1, -1, np.int64),
+            np.zeros(1, np.int64),
+        )
+
+    def decide(seat: int, s, obs, masks, rng) -> int:
+        if seat in policies:
+            return int(policy_actions(policies[seat], obs, masks, s, [0], rng)[0])
+        return game.bot_decision(int(ids[seat]), s, masks[0], rng)
+
     for g in range(games):
         s = game.new_state(1, opts)
         s["rng"] = seed_word(seed + g)
@@ -139,11 +163,11 @@ def decision_times(table: Table, bot: str, games: int, seed: int) -> dict:
             seat = int(s["current"][0])
             if seat in searching and masks[0].sum() > 1:
                 t0 = time.perf_counter()
-                a = game.bot_decision(int(ids[seat]), s, masks[0], rng)
+                a = decide(seat, s, obs, masks, rng)
                 times.append(time.perf_counter() - t0)
             else:
                 forced += seat in searching
-                a = game.bot_decision(int(ids[seat]), s, masks[0], rng)
+                a = decide(seat, s, obs, masks, rng)
             acts = np.array([a], np.int64)
             game.batch_step(s, notes, acts, obs, masks, rewards, term, cur, obs, 0)
     t = np.asarray(times) * 1e3
@@ -189,7 +213,7 @@ def measure(name: str, games: int, seed: int, bot: str, timing_games: int) -> di
         "ms_per_decision": timing,
         "match_seconds": round(seconds, 1),
         "command": f"python benchmarks/search.py {name} --games {games} --seed {seed}"
-        + ("" if bot == "search" else f" --bot {bot}"),
+        + ("" if bot == table.bot else f" --bot {bot}"),
         "machine": platform.processor() or platform.machine(),
         "threads": os.environ.get("NUMBA_NUM_THREADS", "default"),
     }
@@ -207,7 +231,8 @@ def main(argv: list[str] | None = None) -> int:
     which.add_argument(
         "--bot",
         default=None,
-        help="the search bot with its settings, e.g. search:rollouts=1024:z=0.5 (default: search)",
+        help="the search bot with its settings, e.g. search:rollouts=1024:z=0.5 (default: the "
+        "table's: search, and search:blueprint=baseline for exitnow-ghost)",
     )
     parser.add_argument("--timing-games", type=int, default=20)
     parser.add_argument(
@@ -217,14 +242,24 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [t for t in args.tables if t not in TABLES]
     if unknown:
         parser.error(f"unknown table(s) {', '.join(unknown)}; choose from {', '.join(TABLES)}")
-    bot = args.bot or ("search" if args.rollouts is None else f"search:rollouts={args.rollouts}")
+
+    def bot_of(name: str) -> str:
+        default = TABLES[name].bot
+        return args.bot or (default if args.rollouts is None else f"{default}:rollouts={args.rollouts}")
+
     for name in args.tables or list(TABLES):  # a bad setting is refused before any table runs
+        bot = bot_of(name)
         game = load_game(TABLES[name].game)
+        names = TABLES[name].lineup.format(bot=bot).split(",")
         try:
-            game.bot_ids(TABLES[name].lineup.format(bot=bot).split(","), len(TABLES[name].lineup.split(",")))
+            for k, n in enumerate(names):
+                if is_policy(n):
+                    seat_policy(game, n, k, TABLES[name].options)
+            game.bot_ids([n for n in names if not is_policy(n)], len([n for n in names if not is_policy(n)]))
         except ValueError as exc:
             parser.error(str(exc))
     for name in args.tables or list(TABLES):
+        bot = bot_of(name)
         if args.timing_only:
             timing = decision_times(TABLES[name], bot, args.timing_games, args.seed + args.games)
             line = {

@@ -20,3 +20,20 @@ def test_benchmark_script_starts(script):
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "usage" in proc.stdout.lower()
+
+
+def test_search_table_times_the_guided_search_and_refuses_a_bad_blueprint():
+    import json
+
+    script = str(ROOT / "benchmarks" / "search.py")
+    run = [sys.executable, script, "exitnow-ghost", "--timing-only", "--timing-games", "1", "--bot"]
+    proc = subprocess.run(
+        [*run, "search:rollouts=4:blueprint=baseline"], cwd=ROOT, capture_output=True, text=True, timeout=600
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    line = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert line["bot"] == "search:rollouts=4:blueprint=baseline" and line["ms_per_decision"]["decisions"] > 0
+    bad = subprocess.run(
+        [*run, "search:blueprint=greedy"], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert bad.returncode == 2 and "blueprint must be one of baseline" in bad.stderr

@@ -135,3 +135,70 @@ def test_match_vector_env_and_trainer_opponents_take_the_search_bot():
     assert info["actions"].shape == (2,)
     koikoi = load_game("koikoi")
     assert parse_opponents("self:0.5,search:0.5", koikoi) == [("self", 0.5), ("search", 0.5)]
+
+
+def test_a_given_default_move_replaces_the_rollout_bots_choice():
+    """``search_action_from`` with -1 is the search bot itself, draw for draw; with a legal
+    default move and a high ``z`` the search keeps that move unless a challenger clearly
+    beats it."""
+    from tabletop_core.contract.search import batch_search_actions
+
+    game, positions = _positions("thegame", 8, seed=3)
+    strict = int(game.bot_ids(["search:rollouts=12:z=25"], 1)[0])
+    plain = int(game.bot_ids([SMALL], 1)[0])
+    kept = 0
+    for k, (s, mask) in enumerate(positions):
+        out = np.zeros(1, np.int64)
+        rng = np.array([99 + k], np.uint64)
+        batch_search_actions(s, np.zeros(1, np.int64), np.uint64(plain), rng, np.full(1, -1, np.int64), out)
+        assert out[0] == game.bot_decision(plain, s.copy(), mask, np.array([99 + k], np.uint64))
+        assert rng[0] != 99 + k
+        legal = np.flatnonzero(mask)
+        given = int(legal[-1])
+        before = s.copy()
+        batch_search_actions(
+            s, np.zeros(1, np.int64), np.uint64(strict), np.array([5], np.uint64), np.array([given]), out
+        )
+        assert mask[out[0]] == 1 and s.tobytes() == before.tobytes()
+        kept += int(out[0]) == given
+    assert kept >= 6, kept
+    ended = positions[0][0].copy()
+    ended["status"] = 1
+    batch_search_actions(ended, np.zeros(1, np.int64), np.uint64(plain), rng, np.full(1, -1, np.int64), out)
+    assert out[0] == -1
+
+
+def test_search_guided_by_the_baseline_in_match_vector_env_and_replay():
+    import exitnow_envs
+    from tabletop_core.agents.seats import SearchPolicy, is_policy, seat_policy
+    from tabletop_core.tools.replay import play_episode
+    from tabletop_core.train.opponents import parse_opponents
+
+    game = load_game("exitnow")
+    guided = "search:rollouts=4:blueprint=baseline"
+    lineup = ["human", "human", "human", guided]
+    assert is_policy(guided) and not is_policy("search:rollouts=4")
+    r = run_match(game, lineup, 3, seed=0, num_humans=3)
+    assert r.bots[3] == guided and r.returns.shape == (3, 4)
+    one = run_match(game, lineup, 3, seed=0, chunk=1, num_humans=3)
+    assert np.array_equal(r.returns, one.returns), "the games do not depend on how they are batched"
+    venv = exitnow_envs.vector_env(4, seed=0, num_humans=3)
+    venv.reset()
+    for _ in range(30):
+        mask = venv.action_masks()
+        _, _, _, _, info = venv.step_bots(lineup)
+        assert all(mask[i, a] == 1 for i, a in enumerate(info["actions"]))
+    frames = play_episode("exitnow", lineup, seed=1, num_humans=3)
+    assert len(frames) > 10
+    pol = seat_policy(game, guided, 3, {"num_humans": 3})
+    assert isinstance(pol, SearchPolicy)
+    with pytest.raises(TypeError, match="searches the position itself"):
+        pol(np.zeros((1, 3), np.float32), np.ones((1, 3), np.int8))
+    with pytest.raises(ValueError, match="blueprint must be one of baseline"):
+        seat_policy(game, "search:blueprint=greedy", 3, {"num_humans": 3})
+    with pytest.raises(ValueError, match="rollouts must be in"):
+        seat_policy(game, "search:rollouts=0:blueprint=baseline", 3, {"num_humans": 3})
+    with pytest.raises(ValueError, match="names a trained policy"):
+        game.bot_ids([guided], 1)
+    with pytest.raises(ValueError, match="is not a number"):  # the trainer's opponents take no settings
+        parse_opponents(guided, game)

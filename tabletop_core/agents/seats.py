@@ -1,37 +1,135 @@
-"""What may sit in a seat besides a compiled bot: a trained policy.
+"""What may sit in a seat besides a compiled bot: a trained policy, or the search bot
+guided by one.
 
 A seat entry is a bot name (``"strong"``), ``"baseline"`` (the game's shipped trained
-policy), ``"policy:FILE.npz"`` or an :class:`~tabletop_core.agents.policy.MLPPolicy`;
-:func:`is_policy` tells the policy entries apart and :func:`seat_policy` loads one,
-checked against the game and its options.
+policy), ``"policy:FILE.npz"``, an :class:`~tabletop_core.agents.policy.MLPPolicy`, or
+the search bot with the baseline as its default move (``"search:blueprint=baseline"``,
+:class:`SearchPolicy`); :func:`is_policy` tells the policy entries apart,
+:func:`seat_policy` loads one, checked against the game and its options, and
+:func:`policy_actions` asks one for its actions.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from tabletop_core.agents.baseline import baseline_policy, is_baseline
 
-__all__ = ["is_policy", "seat_policy"]
+__all__ = ["is_policy", "seat_policy", "policy_actions", "search_blueprint", "SearchPolicy"]
+
+BLUEPRINTS = ("baseline",)
+"""What ``search:blueprint=...`` may name: the game's shipped trained policy for the seat."""
+
+
+def search_blueprint(bot) -> str | None:
+    """The blueprint named by a search bot's ``blueprint=`` setting
+    (``search:blueprint=baseline``), or None (another entry, or the search bot whose
+    default move is its rollout bot's choice)."""
+    if not isinstance(bot, str) or bot.partition(":")[0] != "search":
+        return None
+    for pair in bot.split(":")[1:]:
+        key, _, value = pair.partition("=")
+        if key == "blueprint":
+            return value
+    return None
 
 
 def is_policy(bot) -> bool:
-    """A seat played by a trained policy: ``policy:FILE.npz``, the bot name ``baseline``
-    or an :class:`~tabletop_core.agents.policy.MLPPolicy` object."""
-    return not isinstance(bot, str) or bot.startswith("policy:") or is_baseline(bot)
+    """A seat played by a trained policy: ``policy:FILE.npz``, the bot name ``baseline``,
+    an :class:`~tabletop_core.agents.policy.MLPPolicy` object, or the search bot guided by
+    the baseline (``search:blueprint=baseline``, :class:`SearchPolicy`)."""
+    return (
+        not isinstance(bot, str)
+        or bot.startswith("policy:")
+        or is_baseline(bot)
+        or search_blueprint(bot) is not None
+    )
+
+
+class SearchPolicy:
+    """The ``search`` bot (``docs/search-bot.md``) with a trained policy's greedy choice as
+    its default move (the blueprint, as in SPARTA) in place of its rollout bot's choice. The
+    rollouts are still played by the scripted rollout bot, inside the kernel; a challenger
+    replaces the policy's move only when it gains more than ``z`` standard errors over it.
+
+    Built by :func:`seat_policy` from ``search[:rollouts=N][:bot=NAME][:z=X]:blueprint=baseline``.
+    Unlike a plain policy it needs the position itself, so it is asked through
+    :func:`policy_actions` (or :meth:`act`).
+
+    Attributes:
+        blueprint: the policy that names the default move (an ``MLPPolicy``).
+        bot_id: the search bot's kernel id (:func:`tabletop_core.contract.search.search_id`).
+        name: the entry as typed.
+    """
+
+    needs_state = True
+
+    def __init__(self, blueprint, bot_id: int, name: str):
+        self.blueprint = blueprint
+        self.bot_id = int(bot_id)
+        self.name = name
+        self.meta = getattr(blueprint, "meta", None)
+
+    def act(
+        self, obs: np.ndarray, mask: np.ndarray, state: np.ndarray, rows, bot_rng: np.ndarray
+    ) -> np.ndarray:
+        """The actions of the acting seats of the envs ``rows`` ((K,) ints) of the State
+        ``state`` ((B,) records), whose observations and masks are ``obs`` (K, D) float32
+        and ``mask`` (K, A) int8; each search draws from its env's bot generator
+        ``bot_rng[rows[k]]`` ((B,) uint64, advanced). Returns (K,) int64 legal actions; no
+        env changes."""
+        from tabletop_core.contract.search import batch_search_actions
+
+        rows = np.asarray(rows, np.int64).reshape(-1)
+        blueprints = np.asarray(self.blueprint(obs, mask), np.int64).reshape(-1)
+        out = np.empty(rows.shape[0], np.int64)
+        batch_search_actions(state, rows, np.uint64(self.bot_id), bot_rng, blueprints, out)
+        return out
+
+    def __call__(self, obs, mask):
+        raise TypeError(
+            f"{self.name} searches the position itself: ask it through "
+            "tabletop_core.agents.seats.policy_actions(policy, obs, mask, state, rows, bot_rng)"
+        )
+
+
+def policy_actions(
+    pol, obs: np.ndarray, mask: np.ndarray, state: np.ndarray, rows, bot_rng: np.ndarray
+) -> np.ndarray:
+    """The actions of the policy ``pol`` (from :func:`seat_policy`) for the envs ``rows`` of
+    the State ``state``, whose observations and masks are ``obs`` (K, D) and ``mask`` (K, A):
+    a plain policy reads only those, a :class:`SearchPolicy` searches the positions too,
+    drawing from ``bot_rng`` ((B,) uint64). Returns (K,) int64."""
+    if getattr(pol, "needs_state", False):
+        return pol.act(obs, mask, state, rows, bot_rng)
+    return pol(obs, mask)
 
 
 def seat_policy(game, bot, seat: int, options: dict):
-    """The :class:`~tabletop_core.agents.policy.MLPPolicy` that plays ``seat`` for the bot entry
-    ``bot`` (``policy:FILE.npz``, ``baseline`` or a policy object), checked against the
+    """The policy that plays ``seat`` for the bot entry ``bot`` (``policy:FILE.npz``,
+    ``baseline`` or a policy object: an :class:`~tabletop_core.agents.policy.MLPPolicy`;
+    ``search:...:blueprint=baseline``: a :class:`SearchPolicy`), checked against the
     game and its options.
 
     Raises:
         ValueError: an unreadable file, or a policy made for another game, observation
             layout, (a baseline) other options or, in a game of roles, seats of another
-            role than ``seat``'s (Exit Now's ghost policy in a human seat).
+            role than ``seat``'s (Exit Now's ghost policy in a human seat); a search
+            setting out of range, or a blueprint other than ``baseline``.
     """
     from tabletop_core.agents.policy import MLPPolicy
 
     opts = game.make_options(**options)
+    blueprint = search_blueprint(bot)
+    if blueprint is not None:
+        if blueprint not in BLUEPRINTS:
+            raise ValueError(
+                f"{game.name}: {bot!r}: blueprint must be one of {', '.join(BLUEPRINTS)} (the game's "
+                f"shipped trained policy for the seat), got {blueprint!r}"
+            )
+        plain = ":".join(p for p in bot.split(":") if p.partition("=")[0] != "blueprint")
+        bot_id = game.bot_ids([plain], 1)[0]
+        return SearchPolicy(baseline_policy(game, seat, **options), int(bot_id), bot)
     if isinstance(bot, MLPPolicy):
         pol = bot
     elif is_baseline(bot):

@@ -259,7 +259,9 @@ def _print_match(game: GameDef, s: dict) -> None:
     title = f"{s['game']} — {s['games']} games, seed {s['seed']} ({opts})"
     if s.get("interrupted"):
         title += " — interrupted, the games played so far"
-    speed = f"{s['games_per_s']:,.0f} games/s · {s['mean_steps']:.1f} agent steps a game"
+    rate = s["games_per_s"]
+    speed = f"{rate:,.0f}" if rate >= 10 else f"{rate:.2g}"
+    speed = f"{speed} games/s · {s['mean_steps']:.1f} agent steps a game"
     defs = s["definitions"]
     if not game.cooperative:
         table = Table(title=title)

@@ -82,6 +82,8 @@ __all__ = [
     "parse_search",
     "search_name",
     "search_action",
+    "search_action_from",
+    "batch_search_actions",
     "bot_choice",
     "bot_choice_move",
     "bot_id_array",
@@ -151,10 +153,17 @@ def parse_search(spec: str, game: str, bots: tuple[str, ...], defaults: tuple[in
             except ValueError:
                 raise ValueError(f"{game}: {spec!r}: {key} must be {what}, got {value!r}") from None
             budget, z = (number, z) if key == "rollouts" else (budget, number)
+        elif key == "blueprint":
+            raise ValueError(
+                f"{game}: {spec!r}: blueprint= names a trained policy, which plays where a seat may "
+                "hold one (tabletop match / play / replay, vector_env(...).step_bots), not in the "
+                "compiled bot loops (the trainer's --opponents, GameDef.bot_ids)"
+            )
         else:
             raise ValueError(
                 f"{game}: {spec!r}: unknown search setting {pair!r}; allowed: rollouts=N (rollouts per "
-                "decision), bot=NAME (the rollout bot), z=X (standard errors a gain must exceed)"
+                "decision), bot=NAME (the rollout bot), z=X (standard errors a gain must exceed), "
+                "blueprint=baseline (the default move from the trained baseline; match, play, replay)"
             )
     if not bot or bot not in bots:
         allowed = ", ".join(b for b in bots if b)
@@ -233,6 +242,20 @@ def search_action(e, bot, rng, r):
     Returns:
         int64: a legal action (the game's action numbers).
     """
+    return search_action_from(e, bot, rng, r, -1)
+
+
+@kernel
+def search_action_from(e, bot, rng, r, blueprint):
+    """:func:`search_action` with the default move given: ``blueprint`` (a legal action of
+    the acting seat, for example a trained policy's choice) in place of the rollout bot's
+    own choice, which is then not asked; -1 (or an action that is not legal) asks it. The
+    rollouts are the rollout bot's all the same, and the draws are those of
+    :func:`search_action`.
+
+    Returns:
+        int64: a legal action (the game's action numbers).
+    """
     seat = e.current
     budget = (bot >> 8) & MAX_BUDGET
     rollout_bot = bot & 0xFF
@@ -244,7 +267,8 @@ def search_action(e, bot, rng, r):
     roll_rng = np.empty(1, np.uint64)
     x, first = next_word(x)
     roll_rng[0] = first
-    blueprint = bot_action(e, rollout_bot, masks, 0, roll_rng, 0)
+    if blueprint < 0 or blueprint >= masks.shape[1] or masks[0, blueprint] == 0:
+        blueprint = bot_action(e, rollout_bot, masks, 0, roll_rng, 0)
     cand = np.flatnonzero(masks[0])
     n = cand.shape[0]
     if n == 1:
@@ -286,6 +310,21 @@ def search_action(e, bot, rng, r):
     if gain > 0.0 and gain > z * se:
         return np.int64(cand[0])
     return np.int64(blueprint)
+
+
+@kernel
+def batch_search_actions(s, rows, bot, bot_rng, blueprints, actions):
+    """The search bot ``bot`` (a search id, :func:`search_id`) for the acting seat of each
+    env ``rows[k]`` of the batch ``s``, with the default move ``blueprints[k]``
+    (:func:`search_action_from`): ``actions[k]`` (K,) int64 gets its action, drawing from
+    the env's bot generator ``bot_rng[rows[k]]`` ((B,) uint64, advanced); -1 in an ended
+    episode (no draw). No env changes."""
+    for k in range(rows.shape[0]):
+        i = rows[k]
+        if s[i].status != 0:
+            actions[k] = -1
+            continue
+        actions[k] = search_action_from(s[i], np.int64(bot), bot_rng, i, blueprints[k])
 
 
 def bot_choice(e, bot, masks, row, rng, r):

@@ -595,6 +595,8 @@ class SelfPlayVectorEnv(VectorEnv):
 
     def _step_policies(self, ids: np.ndarray, policies: list) -> tuple:
         """One :meth:`step_bots` step with trained policies among the bots."""
+        from tabletop_core.agents.seats import policy_actions
+
         a = self._actions
         if self.copy:  # the previous step wrote its observations into the caller's array
             self.game.batch_step(self.state, self._notes, a, *self._step_out_buffers, loops.OBSERVE)
@@ -608,7 +610,9 @@ class SelfPlayVectorEnv(VectorEnv):
             self._bot_rng[rows] = kept
         for pol, rows in held:
             if rows.size:
-                a[rows] = pol(self._obs[rows], self._mask[rows])
+                a[rows] = policy_actions(
+                    pol, self._obs[rows], self._mask[rows], self.state, rows, self._bot_rng
+                )
         bufs = self._step_buffers()
         args = (self.state, self._notes, a, *bufs, self._step_mode)
         self._run("step", self.game.batch_step, self.game.batch_step_threads, args)

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from tabletop_core.agents.baseline import BASELINE, is_baseline
-from tabletop_core.agents.seats import is_policy, seat_policy
+from tabletop_core.agents.seats import is_policy, policy_actions, search_blueprint, seat_policy
 from tabletop_core.contract.game import GameDef, bot_count_message
 from tabletop_core.contract.search import SEARCH
 from tabletop_core.kernel.rng import bot_seed_word, check_seed, seed_word
@@ -201,10 +201,16 @@ def _run_policy_match(game, bot_list, games, seed, chunk, progress, opts, agents
     by_policy: dict[int, tuple] = {}
     for k, pol in policies.items():
         by_policy.setdefault(id(pol), (pol, []))[1].append(k)
+    searching = any(getattr(pol, "needs_state", False) for pol in policies.values())
+    if searching:  # a search game takes seconds: progress and Ctrl-C every few games
+        chunk = min(chunk, 8)
     returns = np.zeros((games, p), np.float64)
     steps = np.zeros(games, np.int64)
     stats: dict[str, np.ndarray] = {}
-    names = [b if not is_policy(b) else (BASELINE if is_baseline(b) else "policy") for b in bot_list]
+    names = [
+        b if not is_policy(b) or search_blueprint(b) else (BASELINE if is_baseline(b) else "policy")
+        for b in bot_list
+    ]
     bar = ProgressBar(
         games, f"{game.name}: {','.join(names)}", enabled=progress, stream=sys.stdout, transient=True
     )
@@ -220,14 +226,18 @@ def _run_policy_match(game, bot_list, games, seed, chunk, progress, opts, agents
             t0 = time.perf_counter()
             while live.any():
                 before = (core.state.copy(), core.bot_rng.copy(), core.mask.copy())
-                if len(by_policy) == 1:
+                if len(by_policy) == 1 and not searching:
                     pol = next(iter(by_policy.values()))[0]
                     actions[:] = pol(core.obs, core.mask)
                 else:
+                    if searching:  # a search costs milliseconds: only the live games ask it
+                        actions[:] = core.mask.argmax(axis=1)
                     for pol, held in by_policy.values():
-                        rows = np.flatnonzero(np.isin(core.cur, held))
+                        rows = np.flatnonzero(np.isin(core.cur, held) & (live | (not searching)))
                         if rows.size:
-                            actions[rows] = pol(core.obs[rows], core.mask[rows])
+                            actions[rows] = policy_actions(
+                                pol, core.obs[rows], core.mask[rows], core.state, rows, core.bot_rng
+                            )
                 core.step(actions, autoreset=True)  # a new deal in an ended env is not counted
                 returns[start : start + n][live] += core.rewards[live]
                 steps[start : start + n][live] += 1

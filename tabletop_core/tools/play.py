@@ -238,8 +238,19 @@ class TerminalPlay:
             actor = int(env._cur[0])
             if actor != self.seat:
                 if actor in self.policies:  # a trained policy (baseline, policy:FILE), greedy
+                    from tabletop_core.agents.seats import policy_actions
+
                     ob = env.observe(env.agent_selection)
-                    a = int(self.policies[actor](ob["observation"][None, :], ob["action_mask"][None, :])[0])
+                    a = int(
+                        policy_actions(
+                            self.policies[actor],
+                            ob["observation"][None, :],
+                            ob["action_mask"][None, :],
+                            env._state,
+                            [0],
+                            self.rng,
+                        )[0]
+                    )
                 else:
                     a = g.bot_decision(self.bot_ids[actor], env._state, env._mask[0], self.rng)
                 self.step(a, actor)

@@ -353,8 +353,7 @@ def play_episode(
         ValueError: unknown game, bad bots or options, a policy of another shape.
     """
 
-    from tabletop_core.agents.policy import MLPPolicy
-    from tabletop_core.agents.seats import is_policy, seat_policy
+    from tabletop_core.agents.seats import is_policy, policy_actions, seat_policy
     from tabletop_core.contract.catalog import load_game
     from tabletop_core.contract.game import bot_count_message
     from tabletop_core.kernel.rng import seed_word
@@ -383,9 +382,13 @@ def play_episode(
     while not env._done and len(frames) <= limit:
         agent = env.agent_selection
         who = players[agents.index(agent)]
-        if isinstance(who, MLPPolicy):
+        if not isinstance(who, int):  # a trained policy, or the search bot it guides
             obs = env.observe(agent)
-            a = int(who(obs["observation"][None, :], obs["action_mask"][None, :])[0])
+            a = int(
+                policy_actions(
+                    who, obs["observation"][None, :], obs["action_mask"][None, :], env._state, [0], rng
+                )[0]
+            )
         else:
             a = game.bot_decision(who, env._state, env._mask[0], rng)
         env.step(a)
