@@ -4,8 +4,7 @@
         [--timing-games 20] [--timing-only]
 
 TABLE is one of ``thegame``, ``koikoi``, ``exhaust``, ``exitnow-humans``, ``exitnow-ghost``
-(default: all). Each table plays ``--games`` games with the search bot in its seats (on
-``exitnow-ghost`` the search guided by the trained ghost, ``search:blueprint=baseline``) and
+(default: all). Each table plays ``--games`` games with the search bot in its seats and
 the same deals (game g: ``seed + g``) with the strongest scripted bot there instead, and
 prints one JSON line: both figures with 95 % intervals, the paired difference with its
 interval, and the search bot's time per decision on one core (measured on its own
@@ -36,8 +35,7 @@ from tabletop_core.tools.arena import mean_interval, run_match, wilson_interval
 @dataclass(frozen=True)
 class Table:
     """One measured table: the lineup with ``{bot}`` in the measured seats, the measure of
-    one game from its returns (G, P), whether lower is better, and the search bot measured
-    there by default (``search``, or with settings)."""
+    one game from its returns (G, P), and whether lower is better."""
 
     game: str
     lineup: str
@@ -47,7 +45,6 @@ class Table:
     is_rate: bool
     lower_is_better: bool
     options: dict
-    bot: str = "search"
 
 
 TABLES = {
@@ -100,7 +97,6 @@ TABLES = {
         True,
         False,
         {"num_humans": 3},
-        "search:blueprint=baseline",
     ),
 }
 
@@ -213,7 +209,7 @@ def measure(name: str, games: int, seed: int, bot: str, timing_games: int) -> di
         "ms_per_decision": timing,
         "match_seconds": round(seconds, 1),
         "command": f"python benchmarks/search.py {name} --games {games} --seed {seed}"
-        + ("" if bot == table.bot else f" --bot {bot}"),
+        + ("" if bot == "search" else f" --bot {bot}"),
         "machine": platform.processor() or platform.machine(),
         "threads": os.environ.get("NUMBA_NUM_THREADS", "default"),
     }
@@ -231,8 +227,8 @@ def main(argv: list[str] | None = None) -> int:
     which.add_argument(
         "--bot",
         default=None,
-        help="the search bot with its settings, e.g. search:rollouts=1024:z=0.5 (default: the "
-        "table's: search, and search:blueprint=baseline for exitnow-ghost)",
+        help="the search bot with its settings, e.g. search:rollouts=1024:z=0.5 or "
+        "search:blueprint=baseline (default: search)",
     )
     parser.add_argument("--timing-games", type=int, default=20)
     parser.add_argument(
@@ -242,13 +238,8 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [t for t in args.tables if t not in TABLES]
     if unknown:
         parser.error(f"unknown table(s) {', '.join(unknown)}; choose from {', '.join(TABLES)}")
-
-    def bot_of(name: str) -> str:
-        default = TABLES[name].bot
-        return args.bot or (default if args.rollouts is None else f"{default}:rollouts={args.rollouts}")
-
+    bot = args.bot or ("search" if args.rollouts is None else f"search:rollouts={args.rollouts}")
     for name in args.tables or list(TABLES):  # a bad setting is refused before any table runs
-        bot = bot_of(name)
         game = load_game(TABLES[name].game)
         names = TABLES[name].lineup.format(bot=bot).split(",")
         try:
@@ -259,7 +250,6 @@ def main(argv: list[str] | None = None) -> int:
         except ValueError as exc:
             parser.error(str(exc))
     for name in args.tables or list(TABLES):
-        bot = bot_of(name)
         if args.timing_only:
             timing = decision_times(TABLES[name], bot, args.timing_games, args.seed + args.games)
             line = {
