@@ -168,6 +168,25 @@ def run_match(
     )
 
 
+def _choose(core, by_policy: dict, live: np.ndarray, searching: bool, actions: np.ndarray) -> None:
+    """The policies' actions (B,) for the learner core ``core`` of a policy match, each
+    policy acting for the envs whose seat to act it holds (one batch per policy). A
+    search costs milliseconds a decision, so with a searching policy only the live games
+    ask; the others get their first legal action (never played)."""
+    if len(by_policy) == 1 and not searching:
+        pol = next(iter(by_policy.values()))[0]
+        actions[:] = pol(core.obs, core.mask)
+        return
+    if searching:
+        actions[:] = core.mask.argmax(axis=1)
+    for pol, held in by_policy.values():
+        rows = np.flatnonzero(np.isin(core.cur, held) & (live | (not searching)))
+        if rows.size:
+            actions[rows] = policy_actions(
+                pol, core.obs[rows], core.mask[rows], core.state, rows, core.bot_rng
+            )
+
+
 def _run_policy_match(game, bot_list, games, seed, chunk, progress, opts, agents, options) -> MatchResult:
     """A match in which some seats are trained policies (``policy:FILE.npz``,
     ``baseline``, or :class:`~tabletop_core.agents.policy.MLPPolicy` objects) and the other
@@ -226,18 +245,7 @@ def _run_policy_match(game, bot_list, games, seed, chunk, progress, opts, agents
             t0 = time.perf_counter()
             while live.any():
                 before = (core.state.copy(), core.bot_rng.copy(), core.mask.copy())
-                if len(by_policy) == 1 and not searching:
-                    pol = next(iter(by_policy.values()))[0]
-                    actions[:] = pol(core.obs, core.mask)
-                else:
-                    if searching:  # a search costs milliseconds: only the live games ask it
-                        actions[:] = core.mask.argmax(axis=1)
-                    for pol, held in by_policy.values():
-                        rows = np.flatnonzero(np.isin(core.cur, held) & (live | (not searching)))
-                        if rows.size:
-                            actions[rows] = policy_actions(
-                                pol, core.obs[rows], core.mask[rows], core.state, rows, core.bot_rng
-                            )
+                _choose(core, by_policy, live, searching, actions)
                 core.step(actions, autoreset=True)  # a new deal in an ended env is not counted
                 returns[start : start + n][live] += core.rewards[live]
                 steps[start : start + n][live] += 1
