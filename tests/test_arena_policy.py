@@ -203,3 +203,26 @@ def test_shipping_with_added_pieces_refuses_a_policy_already_on_the_layout(tmp_p
         main(["koikoi", path, "--added", "hand", "--out", str(tmp_path / "out.npz")])
     assert f"reads {layout.dim} inputs; the observation without hand has" in capsys.readouterr().err
     assert not (tmp_path / "out.npz").exists()
+
+
+def test_ratings_are_read_from_the_first_ten_thousand_games():
+    """A long match (or one interrupted after millions of games) does not wait on openskill's
+    one-game-at-a-time updates: the ratings come from its first MAX_RATED_GAMES games."""
+    pytest.importorskip("openskill")
+    import dataclasses
+
+    from tabletop_core.tools.arena import MAX_RATED_GAMES
+
+    rng = np.random.default_rng(0)
+    g = MAX_RATED_GAMES + 3000
+    returns = rng.integers(-1, 2, size=(g, 2)).astype(np.float64)
+    long = run_match(koikoi_env.GAME, "greedy,random", 4, seed=0, num_players=2, rounds=1)
+    long = dataclasses.replace(long, returns=returns, steps=np.ones(g, np.int64), stats={})
+    short = dataclasses.replace(
+        long, returns=returns[:MAX_RATED_GAMES], steps=np.ones(MAX_RATED_GAMES, np.int64)
+    )
+    a, b = summarize(long), summarize(short)
+    assert [s["rating"] for s in a["seats"]] == [s["rating"] for s in b["seats"]]
+    assert a["seats"][0]["mean_return"] != b["seats"][0]["mean_return"]  # the other figures use every game
+    assert "first 10,000 games" in a["definitions"]["rating"]
+    assert "first" not in b["definitions"]["rating"]

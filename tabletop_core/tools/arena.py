@@ -327,15 +327,22 @@ SEAT_FIGURES = {
 }
 
 
+MAX_RATED_GAMES = 10_000
+"""The games a match's ratings are computed from (its first ones): openskill updates one game
+at a time in Python (about 20 µs a game), and a lineup's rating has settled long before, so
+a match of millions of games (or one interrupted after them) is not kept waiting."""
+
+
 def _ratings(result: MatchResult) -> list[dict] | None:
-    """openskill (Plackett-Luce) rating of every seat from the games' returns."""
+    """openskill (Plackett-Luce) rating of every seat from the returns of the match's first
+    :data:`MAX_RATED_GAMES` games."""
     try:
         from openskill.models import PlackettLuce
     except ImportError:
         return None
     model = PlackettLuce()
     players = [model.rating(name=f"{a} ({b})") for a, b in zip(result.agents, result.bots)]
-    for row in result.returns:
+    for row in result.returns[:MAX_RATED_GAMES]:
         teams = [[r] for r in players]
         new = model.rate(teams, scores=[float(v) for v in row])
         players = [t[0] for t in new]
@@ -349,7 +356,8 @@ def summarize(result: MatchResult, ratings: bool = True) -> dict:
     (``GameDef.match_stats``): a rate (flags) or a mean (numbers) with its 95 % interval
     and its ``definition``. ``seats``: per seat, the mean return, win rate and loss rate
     with 95 % intervals, and openskill ratings (competitive games, when ``openskill`` is
-    installed and ``ratings``). ``definitions``: one line per figure name used.
+    installed and ``ratings``; from the first :data:`MAX_RATED_GAMES` games).
+    ``definitions``: one line per figure name used.
     """
     g = result.games
     out: dict[str, Any] = {
@@ -379,6 +387,8 @@ def summarize(result: MatchResult, ratings: bool = True) -> dict:
             stats[key]["definition"] = result.definitions[key]
     out["stats"] = stats
     out["definitions"] = {**SEAT_FIGURES, **{k: v for k, v in result.definitions.items() if v}}
+    if g > MAX_RATED_GAMES:
+        out["definitions"]["rating"] += f" (from the first {MAX_RATED_GAMES:,} games)"
     seats = []
     rates = _ratings(result) if ratings and result.returns.shape[1] > 1 else None
     for k, (agent, bot) in enumerate(zip(result.agents, result.bots)):
