@@ -200,5 +200,5 @@ def test_search_guided_by_the_baseline_in_match_vector_env_and_replay():
         seat_policy(game, "search:rollouts=0:blueprint=baseline", 3, {"num_humans": 3})
     with pytest.raises(ValueError, match="names a trained policy"):
         game.bot_ids([guided], 1)
-    with pytest.raises(ValueError, match="is not a number"):  # the trainer's opponents take no settings
+    with pytest.raises(ValueError, match="an opponent takes a weight only"):
         parse_opponents(guided, game)

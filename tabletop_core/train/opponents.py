@@ -65,6 +65,12 @@ def parse_opponents(text: str, game) -> list[tuple[str, float]]:
         if any(name == n for n, _ in entries):
             raise ValueError(f"--opponents: {name!r} appears twice")
         weight = None
+        if "=" in w:
+            raise ValueError(
+                f"--opponents: {part.strip()!r}: an opponent takes a weight only (e.g. '{name}:0.5'); "
+                "the search bot plays here with its defaults (docs/search-bot.md), so settings such as "
+                "rollouts= or blueprint= are for tabletop match / play / replay"
+            )
         if w:
             try:
                 weight = float(w)
