@@ -559,3 +559,31 @@ def test_the_catalog_lists_the_games_from_entry_points():
     assert {"thegame", "exhaust", "koikoi", "exitnow"} <= listed <= set(game_names())
     with pytest.raises(ValueError, match="thegame"):
         load_game("chess")
+
+
+def test_ctrl_c_during_a_compilation_is_held_until_it_ends():
+    """numba swallows an interrupt in the middle of a compilation (or turns it into a
+    RuntimeError while writing its cache): a kernel's compilation holds SIGINT and raises
+    KeyboardInterrupt once it is over, from the outermost compilation only."""
+    import os
+    import signal
+
+    from tabletop_core.kernel.jit import _sigint_held
+
+    seen = []
+    with pytest.raises(KeyboardInterrupt), _sigint_held():
+        with _sigint_held():  # a callee compiled inside: holds nothing of its own
+            os.kill(os.getpid(), signal.SIGINT)
+            seen.append("inner ran on")
+        seen.append("outer ran on")
+    assert seen == ["inner ran on", "outer ran on"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    with _sigint_held():  # no interrupt: nothing raised
+        pass
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: seen.append("own handler"))
+    try:
+        with _sigint_held():  # a program's own handler is left in place
+            os.kill(os.getpid(), signal.SIGINT)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert seen[-1] == "own handler"

@@ -33,6 +33,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import signal
+import threading
+from contextlib import contextmanager
 from functools import cache
 
 import numba
@@ -256,8 +259,9 @@ class _KernelDispatcher(CPUDispatcher):
     def compile(self, sig):
         """Compile for ``sig``. Asked by another kernel's typing, a kernel missing from the
         cache is compiled for linking only (:func:`_compile_for_linking`); called from
-        Python, such a version is compiled again, to machine code."""
-        with global_compiler_lock:
+        Python, such a version is compiled again, to machine code. Ctrl-C during the
+        compilation takes effect when it ends (:func:`_sigint_held`)."""
+        with _sigint_held(), global_compiler_lock:
             args, _ = sigutils.normalize_signature(sig)
             existing = self.overloads.get(tuple(args))
             linkable = existing is not None and isinstance(existing.entry_point, LinkOnly)
@@ -268,6 +272,41 @@ class _KernelDispatcher(CPUDispatcher):
             if linkable:
                 del self.overloads[tuple(args)]
             return super().compile(sig)
+
+
+_held_depth = 0
+
+
+@contextmanager
+def _sigint_held():
+    """Hold Ctrl-C (SIGINT) until the compilation inside is over, then raise
+    ``KeyboardInterrupt``. numba does not survive an interrupt in the middle of a
+    compilation: it swallows it (the program runs on) or turns it into a ``RuntimeError``
+    while writing its cache. Only the outermost compilation of the main thread holds the
+    signal, and only where Python's own handler is in place (a program's own handler, such
+    as the trainer's, is left alone)."""
+    global _held_depth
+    main = threading.current_thread() is threading.main_thread()
+    if not main or (_held_depth == 0 and signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
+        yield
+        return
+    if _held_depth:
+        _held_depth += 1
+        try:
+            yield
+        finally:
+            _held_depth -= 1
+        return
+    pending: list[int] = []
+    signal.signal(signal.SIGINT, lambda signum, frame: pending.append(signum))
+    _held_depth = 1
+    try:
+        yield
+    finally:
+        _held_depth = 0
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if pending:
+        raise KeyboardInterrupt
 
 
 class _ConstantIntsDispatcher(_KernelDispatcher):
