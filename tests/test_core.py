@@ -570,20 +570,23 @@ def test_ctrl_c_during_a_compilation_is_held_until_it_ends():
 
     from tabletop_core.kernel.jit import _sigint_held
 
+    # Python's own handler, as in a program started from a terminal (a background job
+    # inherits SIGINT ignored); put back whatever was there at the end
+    outer = signal.signal(signal.SIGINT, signal.default_int_handler)
     seen = []
-    with pytest.raises(KeyboardInterrupt), _sigint_held():
-        with _sigint_held():  # a callee compiled inside: holds nothing of its own
-            os.kill(os.getpid(), signal.SIGINT)
-            seen.append("inner ran on")
-        seen.append("outer ran on")
-    assert seen == ["inner ran on", "outer ran on"]
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
-    with _sigint_held():  # no interrupt: nothing raised
-        pass
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: seen.append("own handler"))
     try:
+        with pytest.raises(KeyboardInterrupt), _sigint_held():
+            with _sigint_held():  # a callee compiled inside: holds nothing of its own
+                os.kill(os.getpid(), signal.SIGINT)
+                seen.append("inner ran on")
+            seen.append("outer ran on")
+        assert seen == ["inner ran on", "outer ran on"]
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        with _sigint_held():  # no interrupt: nothing raised
+            pass
+        signal.signal(signal.SIGINT, lambda signum, frame: seen.append("own handler"))
         with _sigint_held():  # a program's own handler is left in place
             os.kill(os.getpid(), signal.SIGINT)
+        assert seen[-1] == "own handler"
     finally:
-        signal.signal(signal.SIGINT, previous)
-    assert seen[-1] == "own handler"
+        signal.signal(signal.SIGINT, outer)
