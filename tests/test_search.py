@@ -170,7 +170,7 @@ def test_a_given_default_move_replaces_the_rollout_bots_choice():
 
 def test_search_guided_by_the_baseline_in_match_vector_env_and_replay():
     import exitnow_envs
-    from tabletop_core.agents.seats import SearchPolicy, is_policy, seat_policy
+    from tabletop_core.agents.seats import SearchPolicy, is_policy, policy_actions, seat_policy
     from tabletop_core.tools.replay import play_episode
     from tabletop_core.train.opponents import parse_opponents
 
@@ -192,6 +192,26 @@ def test_search_guided_by_the_baseline_in_match_vector_env_and_replay():
     assert len(frames) > 10
     pol = seat_policy(game, guided, 3, {"num_humans": 3})
     assert isinstance(pol, SearchPolicy)
+    from tabletop_core.agents.seats import search_blueprint
+
+    assert search_blueprint("search:rollouts=4:blueprint=baseline:z=2") == (
+        "search:rollouts=4:z=2",
+        "baseline",
+    )
+    assert search_blueprint("search:rollouts=4") is None and search_blueprint("baseline") is None
+    state = venv.state
+    obs, mask = venv._obs[:1], venv._mask[:1]
+    for rows, o, m, rng, words in [
+        ([7], obs, mask, venv._bot_rng, "rows must index the 4 envs"),
+        ([-1], obs, mask, venv._bot_rng, "rows must index"),
+        ([0, 1], obs, mask, venv._bot_rng, "one row per env asked"),
+        ([0], obs, mask, venv._bot_rng[:2], "bot_rng must be a \\(4,\\) uint64 array"),
+        ([0], obs, mask, venv._bot_rng.astype(np.int64), "bot_rng must be"),
+    ]:
+        before = state.copy()
+        with pytest.raises(ValueError, match=words):
+            policy_actions(pol, o, m, state, rows, rng)
+        assert state.tobytes() == before.tobytes()
     with pytest.raises(TypeError, match="searches the position itself"):
         pol(np.zeros((1, 3), np.float32), np.ones((1, 3), np.int8))
     with pytest.raises(ValueError, match="blueprint must be one of baseline"):

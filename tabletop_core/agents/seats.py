@@ -21,17 +21,18 @@ BLUEPRINTS = ("baseline",)
 """What ``search:blueprint=...`` may name: the game's shipped trained policy for the seat."""
 
 
-def search_blueprint(bot) -> str | None:
-    """The blueprint named by a search bot's ``blueprint=`` setting
-    (``search:blueprint=baseline``), or None (another entry, or the search bot whose
-    default move is its rollout bot's choice)."""
+def search_blueprint(bot) -> tuple[str, str] | None:
+    """``(the search bot's own name, the blueprint)`` of an entry with a ``blueprint=``
+    setting (``search:rollouts=64:blueprint=baseline`` -> ``("search:rollouts=64",
+    "baseline")``), or None (another entry, or the search bot whose default move is its
+    rollout bot's choice)."""
     if not isinstance(bot, str) or bot.partition(":")[0] != "search":
         return None
-    for pair in bot.split(":")[1:]:
-        key, _, value = pair.partition("=")
-        if key == "blueprint":
-            return value
-    return None
+    pairs = [p.partition("=") for p in bot.split(":")]
+    named = [value for key, _, value in pairs if key == "blueprint"]
+    if not named:
+        return None
+    return ":".join(k + eq + v for k, eq, v in pairs if k != "blueprint"), named[-1]
 
 
 def is_policy(bot) -> bool:
@@ -77,10 +78,28 @@ class SearchPolicy:
         ``state`` ((B,) records), whose observations and masks are ``obs`` (K, D) float32
         and ``mask`` (K, A) int8; each search draws from its env's bot generator
         ``bot_rng[rows[k]]`` ((B,) uint64, advanced). Returns (K,) int64 legal actions; no
-        env changes."""
+        env changes.
+
+        Raises:
+            ValueError: ``rows`` outside the batch, ``obs`` or ``mask`` without one row per
+                env asked, or ``bot_rng`` not a (B,) uint64 array. Nothing is searched then.
+        """
         from tabletop_core.contract.search import batch_search_actions
 
         rows = np.asarray(rows, np.int64).reshape(-1)
+        n = len(state)
+        if rows.size and not (rows.min() >= 0 and rows.max() < n):
+            raise ValueError(
+                f"{self.name}: rows must index the {n} envs of state, got {rows.min()}..{rows.max()}"
+            )
+        if len(obs) != rows.size or len(mask) != rows.size:
+            raise ValueError(
+                f"{self.name}: obs and mask need one row per env asked ({rows.size}), got {len(obs)} and {len(mask)}"
+            )
+        if not (isinstance(bot_rng, np.ndarray) and bot_rng.dtype == np.uint64 and bot_rng.shape == (n,)):
+            raise ValueError(
+                f"{self.name}: bot_rng must be a ({n},) uint64 array, one generator word per env"
+            )
         blueprints = np.asarray(self.blueprint(obs, mask), np.int64).reshape(-1)
         out = np.empty(rows.shape[0], np.int64)
         batch_search_actions(state, rows, np.uint64(self.bot_id), bot_rng, blueprints, out)
@@ -120,14 +139,14 @@ def seat_policy(game, bot, seat: int, options: dict):
     from tabletop_core.agents.policy import MLPPolicy
 
     opts = game.make_options(**options)
-    blueprint = search_blueprint(bot)
-    if blueprint is not None:
+    guided = search_blueprint(bot)
+    if guided is not None:
+        plain, blueprint = guided
         if blueprint not in BLUEPRINTS:
             raise ValueError(
                 f"{game.name}: {bot!r}: blueprint must be one of {', '.join(BLUEPRINTS)} (the game's "
                 f"shipped trained policy for the seat), got {blueprint!r}"
             )
-        plain = ":".join(p for p in bot.split(":") if p.partition("=")[0] != "blueprint")
         bot_id = game.bot_ids([plain], 1)[0]
         return SearchPolicy(baseline_policy(game, seat, **options), int(bot_id), bot)
     if isinstance(bot, MLPPolicy):
