@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tabletop_core.agents.seats import is_policy, policy_actions, seat_policy
+from tabletop_core.agents.seats import is_policy, policy_actions, search_blueprint, seat_policy
 from tabletop_core.contract.catalog import load_game
 from tabletop_core.contract.search import batch_search_actions
 from tabletop_core.kernel.rng import bot_seed_word, seed_word
@@ -118,7 +118,7 @@ def decision_times(table: Table, bot: str, games: int, seed: int) -> dict:
     names = table.lineup.format(bot=bot).split(",")
     # a search guided by a trained policy (search:...:blueprint=baseline) plays from numpy
     policies = {k: seat_policy(game, n, k, table.options) for k, n in enumerate(names) if is_policy(n)}
-    plain = [n.partition(":")[0] if k in policies else n for k, n in enumerate(names)]
+    plain = [search_blueprint(n)[0] if k in policies else n for k, n in enumerate(names)]
     ids = game.bot_ids(plain, len(names))
     searching = {k for k, n in enumerate(names) if n.partition(":")[0] == "search"}
     times = []
@@ -239,6 +239,8 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown table(s) {', '.join(unknown)}; choose from {', '.join(TABLES)}")
     bot = args.bot or ("search" if args.rollouts is None else f"search:rollouts={args.rollouts}")
+    if bot.partition(":")[0] != "search":
+        parser.error(f"--bot names the search bot with its settings (search:...), got {bot!r}")
     for name in args.tables or list(TABLES):  # a bad setting is refused before any table runs
         game = load_game(TABLES[name].game)
         names = TABLES[name].lineup.format(bot=bot).split(",")
@@ -246,7 +248,8 @@ def main(argv: list[str] | None = None) -> int:
             for k, n in enumerate(names):
                 if is_policy(n):
                     seat_policy(game, n, k, TABLES[name].options)
-            game.bot_ids([n for n in names if not is_policy(n)], len([n for n in names if not is_policy(n)]))
+                else:
+                    game.bot_ids([n], 1)
         except ValueError as exc:
             parser.error(str(exc))
     for name in args.tables or list(TABLES):
