@@ -225,6 +225,8 @@ class TerminalPlay:
 
     def run(self) -> int:
         """Play until the game ends or the person quits; returns 0."""
+        from tabletop_core.agents.seats import policy_actions
+
         env, g = self.env, self.game
         env.reset(seed=self.seed)
         self._write_svg()
@@ -238,8 +240,6 @@ class TerminalPlay:
             actor = int(env._cur[0])
             if actor != self.seat:
                 if actor in self.policies:  # a trained policy (baseline, policy:FILE), greedy
-                    from tabletop_core.agents.seats import policy_actions
-
                     ob = env.observe(env.agent_selection)
                     a = int(
                         policy_actions(
