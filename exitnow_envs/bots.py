@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_core.kernel.bits import stack_u64
+from tabletop_core.kernel.bits import ctz, nonzero_bits, stack_u64
 from tabletop_core.kernel.jit import kernel
 from tabletop_core.kernel.rng import random01, sample_legal
 
@@ -30,6 +30,7 @@ from .rules import (
     DC,
     DR,
     MASK_WORDS,
+    find_kind_r,
     ghost_free_r,
     ghost_landing_r,
     human_never_walks,
@@ -54,8 +55,8 @@ from .spec import (
     ITEM_NONE,
     MAP,
     MAX_GHOSTS,
+    MAX_HUMANS,
     NUM_ITEM_KINDS,
-    NUM_SQUARES,
     PASS_OFFSET,
     SLIDE_OFFSET,
     WALL,
@@ -69,6 +70,10 @@ BOT_IDS = {name: k for k, name in enumerate(BOT_NAMES)}
 BOT_ROLES = (("human", "human"), ("ghost", "ghost"))
 
 _FAR = 999
+_W = MAP + 2  # width of the padded grids (a border square on each side)
+_NSQ = _W * _W
+_MAX_SWEEP = 6  # the longest sweep the bots ask for (the ghost bot's 6 moves)
+_STEP = np.array([DR[d] * _W + DC[d] for d in range(4)], np.int64)  # padded index step per direction
 GUARD = 15.0  # weight of guarding the exit per item held by the humans
 _P_ITEM = int(Phase.ITEM)
 _P_MOVE = int(Phase.MOVE)
@@ -99,8 +104,78 @@ def random_bot_row(masks, row, rng, r):
 
 
 @kernel
+def ghost_grids_r(e, free, wall):
+    """The map as the ghosts see it, on a flat padded grid (square (r, c) at index
+    ``(r + 1) * W + c + 1``, ``W = 23``; the one-square border is 0): ``free`` (529,)
+    uint8 marks the squares a ghost may move onto (:func:`rules.ghost_free_r`), ``wall``
+    the squares a wall pass goes through (a wall or a sealed door). Built once per bot
+    decision, so that the sweeps below read one byte per square and never test the map's
+    edge."""
+    free[:] = 0
+    wall[:] = 0
+    for r in range(MAP):
+        base = (r + 1) * _W + 1
+        for c in range(MAP):
+            free[base + c] = ghost_free_r(e, r, c)
+            k = e.cell[r, c]
+            wall[base + c] = k == WALL or is_sealed(k)
+
+
+@kernel
+def _sweep_r(free, wall, p0, max_moves, out, front, bucket, need, n_need):
+    """:func:`ghost_sweep_r` on the padded grids of :func:`ghost_grids_r` from square
+    index ``p0``: ``out`` and ``front`` (529,) int16, ``bucket`` (7, 529) int16 scratch.
+    It stops early once every square in ``need[:n_need]`` has its final move count (a
+    count of at most ``m + 2`` is final once the squares stopped on after ``m`` moves are
+    expanded, since later ones add at least ``m + 2``); the other squares may then still
+    read ``_FAR`` or a larger count than the full sweep's."""
+    out[:] = _FAR
+    front[:] = _FAR
+    count = stack_u64(8)
+    for m in range(max_moves + 1):
+        count[m] = 0
+    front[p0] = 0
+    bucket[0, 0] = p0
+    count[0] = 1
+    for m in range(max_moves):
+        for i in range(count[m]):
+            p = np.int64(bucket[m, i])
+            if front[p] != m:
+                continue  # entered this bucket, then a lower one: expanded there
+            for d in range(4):
+                s = _STEP[d]
+                q = p
+                while free[q + s]:
+                    q += s
+                    if out[q] > m + 1:
+                        out[q] = m + 1
+                if q != p and front[q] > m + 1:
+                    front[q] = m + 1
+                    bucket[m + 1, count[m + 1]] = q
+                    count[m + 1] += 1
+                if m + 2 <= max_moves:
+                    q1 = p + s
+                    if wall[q1] and free[q1 + s]:
+                        q2 = q1 + s
+                        if out[q2] > m + 2:
+                            out[q2] = m + 2
+                        if front[q2] > m + 2:
+                            front[q2] = m + 2
+                            bucket[m + 2, count[m + 2]] = q2
+                            count[m + 2] += 1
+        if n_need > 0:
+            done = True
+            for j in range(n_need):
+                if out[need[j]] > m + 2:
+                    done = False
+                    break
+            if done:
+                return
+
+
+@kernel
 def ghost_sweep_r(e, r0, c0, max_moves, out):
-    """Fewest ghost moves (<= ``max_moves``) after which a ghost starting on (r0, c0)
+    """Fewest ghost moves (<= ``max_moves`` <= 6) after which a ghost starting on (r0, c0)
     passes over each square (slides and wall passes; humans and the no-reversal rule
     ignored); ``out`` (21, 21) int64 gets ``_FAR`` where it cannot.
 
@@ -110,168 +185,206 @@ def ghost_sweep_r(e, r0, c0, max_moves, out):
     pass through a wall or sealed door two). The same result as rescanning the map once
     per move (``tests/test_exitnow_kernels.py`` holds it against that reading), without the
     ``max_moves`` full scans of the 441 squares."""
-    out[:, :] = _FAR
-    front = np.empty((MAP, MAP), np.int64)
-    front[:, :] = _FAR
-    bucket = np.empty((max_moves + 1, NUM_SQUARES), np.int64)
-    count = np.zeros(max_moves + 1, np.int64)
-    front[r0, c0] = 0
-    bucket[0, 0] = r0 * MAP + c0
-    count[0] = 1
-    for m in range(max_moves):
-        for i in range(count[m]):
-            r = bucket[m, i] // MAP
-            c = bucket[m, i] % MAP
-            if front[r, c] != m:
-                continue  # entered this bucket, then a lower one: expanded there
-            for d in range(4):
-                rr = r
-                cc = c
-                while ghost_free_r(e, rr + DR[d], cc + DC[d]):
-                    rr += DR[d]
-                    cc += DC[d]
-                    if out[rr, cc] > m + 1:
-                        out[rr, cc] = m + 1
-                if (rr != r or cc != c) and front[rr, cc] > m + 1:
-                    front[rr, cc] = m + 1
-                    bucket[m + 1, count[m + 1]] = rr * MAP + cc
-                    count[m + 1] += 1
-                if m + 2 <= max_moves:
-                    r1 = r + DR[d]
-                    c1 = c + DC[d]
-                    if in_map(r1, c1):
-                        k = e.cell[r1, c1]
-                        r2 = r1 + DR[d]
-                        c2 = c1 + DC[d]
-                        if (k == WALL or is_sealed(k)) and ghost_free_r(e, r2, c2):
-                            if out[r2, c2] > m + 2:
-                                out[r2, c2] = m + 2
-                            if front[r2, c2] > m + 2:
-                                front[r2, c2] = m + 2
-                                bucket[m + 2, count[m + 2]] = r2 * MAP + c2
-                                count[m + 2] += 1
-
-
-@kernel
-def human_distance_r(e, targets, out):
-    """Walking distance (BFS steps over human-passable squares) from every square to the
-    nearest square marked in ``targets`` (21, 21); ``out`` int64, ``_FAR`` if none."""
-    out[:, :] = _FAR
-    qr = np.empty(MAP * MAP, np.int64)
-    qc = np.empty(MAP * MAP, np.int64)
-    head = 0
-    tail = 0
+    free = np.empty(_NSQ, np.uint8)
+    wall = np.empty(_NSQ, np.uint8)
+    ghost_grids_r(e, free, wall)
+    sw = np.empty(_NSQ, np.int16)
+    front = np.empty(_NSQ, np.int16)
+    bucket = np.empty((_MAX_SWEEP + 1, _NSQ), np.int16)
+    need = np.empty(1, np.int64)
+    _sweep_r(free, wall, (r0 + 1) * _W + c0 + 1, max_moves, sw, front, bucket, need, 0)
     for r in range(MAP):
         for c in range(MAP):
-            if targets[r, c] != 0:
-                out[r, c] = 0
-                qr[tail] = r
-                qc[tail] = c
-                tail += 1
-    while head < tail:
-        r = qr[head]
-        c = qc[head]
-        head += 1
-        for d in range(4):
-            r1 = r + DR[d]
-            c1 = c + DC[d]
-            if not in_map(r1, c1) or out[r1, c1] != _FAR:
-                continue
-            if not human_walkable(e.cell[r1, c1]):
-                continue
-            out[r1, c1] = out[r, c] + 1
-            qr[tail] = r1
-            qc[tail] = c1
-            tail += 1
+            out[r, c] = sw[(r + 1) * _W + c + 1]
 
 
 @kernel
-def _danger_r(e, out):
-    """Probability-weighted chance that some ghost sweeps each square next turn."""
-    out[:, :] = 0.0
-    sweep = np.zeros((MAP, MAP), np.int64)
+def _walk_grid_r(e, walk):
+    """``walk`` (529,) uint8 on the padded grid: the squares a walking human may enter
+    (``State.wbits``, :func:`rules.human_walkable`); the border is 0."""
+    walk[:] = 0
+    for r in range(MAP):
+        bits = e.wbits[r + 1]
+        base = (r + 1) * _W + 1
+        for c in range(MAP):
+            walk[base + c] = (bits >> np.uint32(c)) & np.uint32(1)
+
+
+@kernel
+def _distance_r(walk, out, queue, tail, marks, pending):
+    """Walking distance (BFS steps over the squares of ``walk``) from the squares already
+    queued in ``queue[:tail]`` (with ``out`` 0 there and ``_FAR`` elsewhere) to every square,
+    breadth first. It stops once the ``pending`` squares marked in ``marks`` (walkable
+    ones, not queued) are reached; squares beyond may still read ``_FAR``."""
+    head = 0
+    while head < tail and pending > 0:
+        p = np.int64(queue[head])
+        head += 1
+        dp = out[p] + 1
+        for d in range(4):
+            q = p + _STEP[d]
+            if out[q] != _FAR or walk[q] == 0:
+                continue
+            out[q] = dp
+            queue[tail] = q
+            tail += 1
+            if marks[q] != 0:
+                pending -= 1
+
+
+@kernel
+def _human_targets_r(e, key, er, ec, conf, out, queue):
+    """Seed the human bot's distances: ``out`` (529,) int16 gets 0 on its targets and
+    ``_FAR`` elsewhere, ``queue`` the targets in reading order; returns how many. With a
+    key the target is the exit door, or the first sealed or exit-kind square beside it
+    that a human walks into but not through (the exit itself is not walkable, so the
+    distances are measured to the square before it); without one, the event chips and,
+    while items are confiscated, the item chip."""
+    out[:] = _FAR
+    tail = 0
+    if key:
+        tr = er if er >= 0 else er + MAP  # no exit: the last square, as the grid read it
+        tc = ec if ec >= 0 else ec + MAP
+        if er >= 0:
+            for d in range(4):
+                r1 = er + DR[d]
+                c1 = ec + DC[d]
+                if in_map(r1, c1):
+                    k = e.cell[r1, c1]
+                    if not human_walkable(k) and not human_never_walks(k):
+                        tr = r1
+                        tc = c1
+                        break
+        p = (tr + 1) * _W + tc + 1
+        out[p] = 0
+        queue[0] = p
+        return 1
+    for r in range(MAP):
+        bits = e.cbits[r + 1]
+        while bits != 0:
+            c = np.int64(ctz(bits))
+            bits &= bits - np.uint32(1)
+            ch = e.chip[r, c]
+            if ch == EVENT_CHIP or (ch == ITEM_CHIP and conf > 0):
+                p = (r + 1) * _W + c + 1
+                out[p] = 0
+                queue[tail] = p
+                tail += 1
+    return tail
+
+
+@kernel
+def _danger_at_r(e, free, wall, need, n, danger, scratch, front, bucket):
+    """``danger[j]``: the chance that some ghost sweeps square ``need[j]`` (padded index) on
+    its next turn, weighted by the chance of rolling enough moves (:data:`_REACH_P`)."""
+    for j in range(n):
+        danger[j] = 0.0
     for g in range(MAX_GHOSTS):
         if e.gon[g] == 0:
             continue
-        ghost_sweep_r(e, e.gpos[g, 0], e.gpos[g, 1], 3, sweep)
-        for r in range(MAP):
-            for c in range(MAP):
-                m = sweep[r, c]
-                if m <= 3 and _REACH_P[m] > out[r, c]:
-                    out[r, c] = _REACH_P[m]
+        p0 = (np.int64(e.gpos[g, 0]) + 1) * _W + e.gpos[g, 1] + 1
+        _sweep_r(free, wall, p0, 3, scratch, front, bucket, need, n)
+        for j in range(n):
+            m = scratch[need[j]]
+            if m <= 3 and _REACH_P[m] > danger[j]:
+                danger[j] = _REACH_P[m]
 
 
 @kernel
-def _exit_square_r(e):
-    """First exit square in reading order, or (-1, -1)."""
-    for r in range(MAP):
-        for c in range(MAP):
-            if e.cell[r, c] == EXIT:
-                return r, c
-    return -1, -1
+def _padded(r, c):
+    """Padded grid index of (r, c); -1 reads the last row or column, as NumPy indexing of
+    the (21, 21) maps the bot used to keep did (a human off the map)."""
+    if r < 0:
+        r += MAP
+    if c < 0:
+        c += MAP
+    return (r + 1) * _W + c + 1
 
 
 @kernel
 def human_bot_r(e, mask, rng, r):
-    """The smart human (see the module docstring)."""
+    """The smart human (see the module docstring). It reads its distances and the
+    ghosts' reach only on the squares it weighs (its own square before the roll, the
+    legal destinations after it), and stops each search once they are known."""
     h = e.current
     ph = e.phase
     if ph == _P_CROSS:
         return CROSS_YES if mask[CROSS_YES] else CROSS_NO
+    if ph != _P_ITEM and ph != _P_MOVE:
+        return sample_legal(rng, r, mask)
     key = e.items[h, I_KEY] > 0
-    danger = np.zeros((MAP, MAP), np.float64)
-    _danger_r(e, danger)
-    targets = np.zeros((MAP, MAP), np.uint8)
-    er, ec = _exit_square_r(e)
+    er, ec = find_kind_r(e, EXIT)
     conf = 0
     for k in range(NUM_ITEM_KINDS):
         conf += e.confiscated[k]
-    if key:
-        targets[er, ec] = 1
-    else:
-        for rr in range(MAP):
-            for cc in range(MAP):
-                if e.chip[rr, cc] == EVENT_CHIP or (e.chip[rr, cc] == ITEM_CHIP and conf > 0):
-                    targets[rr, cc] = 1
-    dist = np.zeros((MAP, MAP), np.int64)
-    # the exit itself is not walkable for the BFS: seed from its inner neighbour instead
-    human_distance_r(e, targets, dist)
-    if key and er >= 0:
-        for d in range(4):
-            r1 = er + DR[d]
-            c1 = ec + DC[d]
-            if in_map(r1, c1) and dist[r1, c1] == _FAR and not human_never_walks(e.cell[r1, c1]):
-                t2 = np.zeros((MAP, MAP), np.uint8)
-                t2[r1, c1] = 1
-                human_distance_r(e, t2, dist)
-                break
-    hr = e.hpos[h, 0]
-    hc = e.hpos[h, 1]
+    need = np.empty(_NSQ, np.int64)
+    acts = np.empty(_NSQ, np.int64)
+    n = 0
     if ph == _P_ITEM:
-        here = danger[hr, hc]
-        far = dist[hr, hc]
-        boost = (key and far > 3) or here > 0.3
+        if mask[ITEM_MOVE7] == 0 and mask[ITEM_DOUBLE] == 0:
+            return ITEM_NONE  # nothing to boost with: no need to weigh the square
+        need[0] = _padded(e.hpos[h, 0], e.hpos[h, 1])
+        n = 1
+    else:
+        for a0 in range(DEST_OFFSET, CROSS_NO, 64):  # the legal destinations, 64 at a time
+            bits = nonzero_bits(mask, a0, 64)
+            while bits != 0:
+                a = a0 + np.int64(ctz(bits))
+                bits &= bits - np.uint64(1)
+                if a >= CROSS_NO:
+                    break
+                q = a - DEST_OFFSET
+                if e.cell[q // MAP, q % MAP] == EXIT:
+                    for _ in range(n):  # one tie-break draw per destination weighed before
+                        random01(rng, r)
+                    return a
+                need[n] = _padded(q // MAP, q % MAP)
+                acts[n] = a
+                n += 1
+        if n == 1:  # one destination: its tie-break draw, and no need to weigh it
+            random01(rng, r)
+            return acts[0]
+    free = np.empty(_NSQ, np.uint8)
+    wall = np.empty(_NSQ, np.uint8)
+    ghost_grids_r(e, free, wall)
+    dist = np.empty(_NSQ, np.int16)
+    front = np.empty(_NSQ, np.int16)
+    bucket = np.empty((_MAX_SWEEP + 1, _NSQ), np.int16)
+    danger = np.empty(n, np.float64)
+    _danger_at_r(e, free, wall, need, n, danger, dist, front, bucket)
+    # distances to the targets, walking
+    walk = free  # the ghosts' grid is no longer needed
+    _walk_grid_r(e, walk)
+    queue = front  # the sweeps are done: their scratch holds the walk's queue
+    tail = _human_targets_r(e, key, er, ec, conf, dist, queue)
+    marks = wall
+    marks[:] = 0
+    pending = 0
+    for j in range(n):
+        p = need[j]
+        if dist[p] != 0 and walk[p] != 0 and marks[p] == 0:
+            marks[p] = 1
+            pending += 1
+    _distance_r(walk, dist, queue, tail, marks, pending)
+    if ph == _P_ITEM:
+        far = dist[need[0]]
+        boost = (key and far > 3) or danger[0] > 0.3
         if boost:
             if mask[ITEM_MOVE7]:
                 return ITEM_MOVE7
             if mask[ITEM_DOUBLE]:
                 return ITEM_DOUBLE
         return ITEM_NONE
-    if ph != _P_MOVE:
-        return sample_legal(rng, r, mask)
     cross = e.items[h, I_CROSS] > 0
     best = -1
     best_v = -1.0e18
-    for a in range(DEST_OFFSET, CROSS_NO):
-        if mask[a] == 0:
-            continue
+    for j in range(n):
+        a = acts[j]
         q = a - DEST_OFFSET
         rr = q // MAP
         cc = q % MAP
-        if e.cell[rr, cc] == EXIT:
-            return a
         v = 0.0
-        dd = dist[rr, cc]
+        dd = dist[need[j]]
         v -= 1.0 * (dd if dd < _FAR else 60)
         ghost_here = False
         for g in range(MAX_GHOSTS):
@@ -280,7 +393,7 @@ def human_bot_r(e, mask, rng, r):
         if ghost_here:
             v += 6.0 if cross else -200.0
         else:
-            v -= (8.0 if cross else 40.0) * danger[rr, cc]
+            v -= (8.0 if cross else 40.0) * danger[j]
         if e.chip[rr, cc] == EVENT_CHIP and not key:
             v += 10.0
         if e.chip[rr, cc] == ITEM_CHIP:
@@ -312,37 +425,73 @@ def _human_weight_r(e, h, er, ec):
 
 
 @kernel
+def _chip_bot_r(e, mask, rng, r):
+    """The ghost player's item-chip placement: the legal place farthest from every human."""
+    best = -1
+    best_v = -1.0e18
+    for rr in range(MAP):
+        for cc in range(MAP):
+            p = e.place[rr, cc]
+            if p < 0 or mask[CHIP_OFFSET + p] == 0:
+                continue
+            near = 1000.0
+            for h in range(e.cfg_humans):
+                if e.hpos[h, 0] >= 0:
+                    dd = abs(e.hpos[h, 0] - rr) + abs(e.hpos[h, 1] - cc)
+                    if dd < near:
+                        near = dd
+            v = near + 0.01 * random01(rng, r)
+            if v > best_v:
+                best_v = v
+                best = CHIP_OFFSET + p
+    return best
+
+
+@kernel
 def ghost_bot_r(e, mask, rng, r):
-    """The smart ghost player (see the module docstring)."""
-    er, ec = _exit_square_r(e)
+    """The smart ghost player (see the module docstring). Each candidate move's sweep
+    stops once the humans' squares (and, while they hold items, the exit's approaches)
+    have their move counts."""
     if e.phase == _P_CHIP:
-        best = -1
-        best_v = -1.0e18
-        for rr in range(MAP):
-            for cc in range(MAP):
-                p = e.place[rr, cc]
-                if p < 0 or mask[CHIP_OFFSET + p] == 0:
-                    continue
-                near = 1000.0
-                for h in range(e.cfg_humans):
-                    if e.hpos[h, 0] >= 0:
-                        dd = abs(e.hpos[h, 0] - rr) + abs(e.hpos[h, 1] - cc)
-                        if dd < near:
-                            near = dd
-                v = near + 0.01 * random01(rng, r)
-                if v > best_v:
-                    best_v = v
-                    best = CHIP_OFFSET + p
-        return best
+        return _chip_bot_r(e, mask, rng, r)
     if e.phase != _P_GHOST:
         return sample_legal(rng, r, mask)
+    legal = 0
+    only = -1
+    for a in range(SLIDE_OFFSET, CHIP_OFFSET):
+        if mask[a] != 0:
+            legal += 1
+            only = a
+    if legal == 1:  # one move: its tie-break draw, and no need to weigh it
+        random01(rng, r)
+        return only
+    er, ec = find_kind_r(e, EXIT)
     g = e.ghost_idx
-    sweep = np.zeros((MAP, MAP), np.int64)
     held_total = 0
     for h in range(e.cfg_humans):
         if e.hpos[h, 0] >= 0:
             for k in range(NUM_ITEM_KINDS):
                 held_total += e.items[h, k]
+    free = np.empty(_NSQ, np.uint8)
+    wall = np.empty(_NSQ, np.uint8)
+    ghost_grids_r(e, free, wall)
+    sweep = np.empty(_NSQ, np.int16)
+    front = np.empty(_NSQ, np.int16)
+    bucket = np.empty((_MAX_SWEEP + 1, _NSQ), np.int16)
+    need = np.empty(MAX_HUMANS + 4, np.int64)
+    n = 0
+    for h in range(e.cfg_humans):
+        if e.hpos[h, 0] >= 0:
+            need[n] = (np.int64(e.hpos[h, 0]) + 1) * _W + e.hpos[h, 1] + 1
+            n += 1
+    guard = er >= 0 and held_total > 0  # GUARD * 0 adds nothing: no need to sweep the exit
+    if guard:
+        for d in range(4):
+            r1 = er + DR[d]
+            c1 = ec + DC[d]
+            if in_map(r1, c1):
+                need[n] = (r1 + 1) * _W + c1 + 1
+                n += 1
     best = -1
     best_v = -1.0e18
     for a in range(SLIDE_OFFSET, CHIP_OFFSET):
@@ -357,11 +506,11 @@ def ghost_bot_r(e, mask, rng, r):
                     v += 1000.0 + 100.0 * _human_weight_r(e, h, er, ec)
         else:
             left = e.moves_left - cost
-            ghost_sweep_r(e, lr, lc, 6, sweep)
+            _sweep_r(free, wall, (lr + 1) * _W + lc + 1, 6, sweep, front, bucket, need, n)
             for h in range(e.cfg_humans):
                 if e.hpos[h, 0] < 0:
                     continue
-                m = sweep[e.hpos[h, 0], e.hpos[h, 1]]
+                m = sweep[(np.int64(e.hpos[h, 0]) + 1) * _W + e.hpos[h, 1] + 1]
                 w = _human_weight_r(e, h, er, ec)
                 if m <= left:
                     val = 300.0 * w
@@ -373,13 +522,14 @@ def ghost_bot_r(e, mask, rng, r):
                     v = val
             if er >= 0:
                 v -= 0.05 * (abs(er - lr) + abs(ec - lc))
+            if guard:
                 # guard the exit's approach while the humans hold items (a key may be among them)
                 m_ex = _FAR
                 for d in range(4):
                     r1 = er + DR[d]
                     c1 = ec + DC[d]
-                    if in_map(r1, c1) and sweep[r1, c1] < m_ex:
-                        m_ex = sweep[r1, c1]
+                    if in_map(r1, c1) and sweep[(r1 + 1) * _W + c1 + 1] < m_ex:
+                        m_ex = sweep[(r1 + 1) * _W + c1 + 1]
                 if m_ex < _FAR:
                     v += GUARD * held_total / max(m_ex, 1)
         v += 0.01 * random01(rng, r)
