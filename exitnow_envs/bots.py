@@ -22,10 +22,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_core.kernel.bits import ctz, nonzero_bits, stack_u64
+from tabletop_core.kernel.bits import (
+    ctz,
+    nonzero_bits,
+    stack_f64,
+    stack_i16,
+    stack_i64,
+    stack_u8,
+    stack_u16,
+    stack_u32,
+    stack_u64,
+)
 from tabletop_core.kernel.jit import kernel
 from tabletop_core.kernel.rng import random01, sample_legal
 
+from .geometry import BIT_ROWS
 from .rules import (
     DC,
     DR,
@@ -73,6 +84,9 @@ _FAR = 999
 _W = MAP + 2  # width of the padded grids (a border square on each side)
 _NSQ = _W * _W
 _MAX_SWEEP = 6  # the longest sweep the bots ask for (the ghost bot's 6 moves)
+_BUCKET = (_MAX_SWEEP + 1) * _NSQ  # a sweep's bucket queue: one row of squares per move count
+_ENDS = 4 * _NSQ  # slide ends: one row per direction
+_NEED = MAX_HUMANS + 4  # the ghost bot's weighed squares: the humans and the exit's approaches
 _STEP = np.array([DR[d] * _W + DC[d] for d in range(4)], np.int64)  # padded index step per direction
 GUARD = 15.0  # weight of guarding the exit per item held by the humans
 _P_ITEM = int(Phase.ITEM)
@@ -124,7 +138,8 @@ def ghost_grids_r(e, free, wall):
 @kernel
 def _sweep_r(free, wall, p0, max_moves, out, front, bucket, need, n_need):
     """:func:`ghost_sweep_r` on the padded grids of :func:`ghost_grids_r` from square
-    index ``p0``: ``out`` and ``front`` (529,) int16, ``bucket`` (7, 529) int16 scratch.
+    index ``p0``: ``out`` and ``front`` (529,) int16, ``bucket`` (7 * 529,) int16 scratch
+    (one row of squares per move count).
     It stops early once every square in ``need[:n_need]`` has its final move count (a
     count of at most ``m + 2`` is final once the squares stopped on after ``m`` moves are
     expanded, since later ones add at least ``m + 2``); the other squares may then still
@@ -135,11 +150,11 @@ def _sweep_r(free, wall, p0, max_moves, out, front, bucket, need, n_need):
     for m in range(max_moves + 1):
         count[m] = 0
     front[p0] = 0
-    bucket[0, 0] = p0
+    bucket[0] = p0
     count[0] = 1
     for m in range(max_moves):
         for i in range(count[m]):
-            p = np.int64(bucket[m, i])
+            p = np.int64(bucket[m * _NSQ + i])
             if front[p] != m:
                 continue  # entered this bucket, then a lower one: expanded there
             for d in range(4):
@@ -151,7 +166,7 @@ def _sweep_r(free, wall, p0, max_moves, out, front, bucket, need, n_need):
                         out[q] = m + 1
                 if q != p and front[q] > m + 1:
                     front[q] = m + 1
-                    bucket[m + 1, count[m + 1]] = q
+                    bucket[(m + 1) * _NSQ + count[m + 1]] = q
                     count[m + 1] += 1
                 if m + 2 <= max_moves:
                     q1 = p + s
@@ -161,7 +176,7 @@ def _sweep_r(free, wall, p0, max_moves, out, front, bucket, need, n_need):
                             out[q2] = m + 2
                         if front[q2] > m + 2:
                             front[q2] = m + 2
-                            bucket[m + 2, count[m + 2]] = q2
+                            bucket[(m + 2) * _NSQ + count[m + 2]] = q2
                             count[m + 2] += 1
         if n_need > 0:
             done = True
@@ -171,6 +186,115 @@ def _sweep_r(free, wall, p0, max_moves, out, front, bucket, need, n_need):
                     break
             if done:
                 return
+
+
+@kernel
+def _slide_ends_r(free, ends):
+    """``ends`` (4 * 529,) int16: at ``d * 529 + p``, the square a ghost sliding from square ``p`` in
+    direction ``d`` (up, right, down, left) stops on, ``p`` itself when the next square is
+    not free, on the padded grid ``free`` of :func:`ghost_grids_r`. Each direction is one
+    pass that reads a square's neighbour before the square; the border squares are not
+    written."""
+    for r in range(MAP):  # up: the row above first; down: the row below first
+        up = (r + 1) * _W + 1
+        down = (MAP - r) * _W + 1
+        for c in range(MAP):
+            p = up + c
+            ends[p] = ends[p - _W] if free[p - _W] else p
+            p = down + c
+            ends[2 * _NSQ + p] = ends[2 * _NSQ + p + _W] if free[p + _W] else p
+    for r in range(MAP):  # right: the square to the right first; left: the one to the left
+        base = (r + 1) * _W + 1
+        right = base + MAP - 1
+        left = base
+        for c in range(MAP):
+            p = base + MAP - 1 - c
+            right = right if free[p + 1] else p
+            ends[_NSQ + p] = right
+            p = base + c
+            left = left if free[p - 1] else p
+            ends[3 * _NSQ + p] = left
+
+
+@kernel
+def _need_bits_r(free, need, n, hit, at):
+    """For the squares ``need[:n]`` (padded indices, n <= 16): ``hit[p]`` (529,) uint16
+    gets bit ``j`` when some slide from square ``p`` passes over ``need[j]``, ``at[p]`` bit
+    ``j`` when ``p`` is ``need[j]`` (a wall pass lands on it). A slide from ``p`` in
+    direction ``d`` passes over ``t`` when ``t`` and every square between them are free."""
+    hit[:] = 0
+    at[:] = 0
+    for j in range(n):
+        t = need[j]
+        bit = np.uint16(1 << j)
+        at[t] |= bit
+        if free[t] == 0:
+            continue
+        for d in range(4):
+            s = _STEP[d]
+            p = t - s
+            while True:
+                hit[p] |= bit
+                if free[p] == 0:
+                    break
+                p -= s
+
+
+@kernel
+def _sweep_need_r(free, wall, ends, hit, at, p0, max_moves, front, bucket, n, out):
+    """:func:`_sweep_r` read only on the squares of :func:`_need_bits_r`: ``out[j]`` (n,)
+    int16 gets the fewest moves (<= ``max_moves`` <= 6) after which a ghost on square
+    ``p0`` passes over ``need[j]``, ``_FAR`` if it cannot. The slides jump to their ends
+    (``ends``, :func:`_slide_ends_r`) instead of walking, and the squares passed over are
+    read from ``hit``. It stops once every count is final."""
+    for j in range(n):
+        out[j] = _FAR
+    front[:] = _FAR
+    count = stack_u64(8)
+    for m in range(max_moves + 1):
+        count[m] = 0
+    front[p0] = 0
+    bucket[0] = p0
+    count[0] = 1
+    full = np.uint64((1 << n) - 1)
+    for m in range(max_moves):
+        for i in range(count[m]):
+            p = np.int64(bucket[m * _NSQ + i])
+            if front[p] != m:
+                continue  # entered this bucket, then a lower one: expanded there
+            bits = np.uint64(hit[p])
+            while bits != 0:
+                j = np.int64(ctz(bits))
+                bits &= bits - np.uint64(1)
+                if out[j] > m + 1:
+                    out[j] = m + 1
+            for d in range(4):
+                q = np.int64(ends[d * _NSQ + p])
+                if q != p and front[q] > m + 1:
+                    front[q] = m + 1
+                    bucket[(m + 1) * _NSQ + count[m + 1]] = q
+                    count[m + 1] += 1
+                if m + 2 <= max_moves:
+                    s = _STEP[d]
+                    q1 = p + s
+                    if wall[q1] and free[q1 + s]:
+                        q2 = q1 + s
+                        bits = np.uint64(at[q2])
+                        while bits != 0:
+                            j = np.int64(ctz(bits))
+                            bits &= bits - np.uint64(1)
+                            if out[j] > m + 2:
+                                out[j] = m + 2
+                        if front[q2] > m + 2:
+                            front[q2] = m + 2
+                            bucket[(m + 2) * _NSQ + count[m + 2]] = q2
+                            count[m + 2] += 1
+        final = np.uint64(0)
+        for j in range(n):
+            if out[j] <= m + 2:
+                final |= np.uint64(1) << np.uint64(j)
+        if final == full:
+            return
 
 
 @kernel
@@ -185,12 +309,12 @@ def ghost_sweep_r(e, r0, c0, max_moves, out):
     pass through a wall or sealed door two). The same result as rescanning the map once
     per move (``tests/test_exitnow_kernels.py`` holds it against that reading), without the
     ``max_moves`` full scans of the 441 squares."""
-    free = np.empty(_NSQ, np.uint8)
-    wall = np.empty(_NSQ, np.uint8)
+    free = stack_u8(_NSQ)
+    wall = stack_u8(_NSQ)
     ghost_grids_r(e, free, wall)
-    sw = np.empty(_NSQ, np.int16)
-    front = np.empty(_NSQ, np.int16)
-    bucket = np.empty((_MAX_SWEEP + 1, _NSQ), np.int16)
+    sw = stack_i16(_NSQ)
+    front = stack_i16(_NSQ)
+    bucket = stack_i16(_BUCKET)
     need = np.empty(1, np.int64)
     _sweep_r(free, wall, (r0 + 1) * _W + c0 + 1, max_moves, sw, front, bucket, need, 0)
     for r in range(MAP):
@@ -199,49 +323,14 @@ def ghost_sweep_r(e, r0, c0, max_moves, out):
 
 
 @kernel
-def _walk_grid_r(e, walk):
-    """``walk`` (529,) uint8 on the padded grid: the squares a walking human may enter
-    (``State.wbits``, :func:`rules.human_walkable`); the border is 0."""
-    walk[:] = 0
-    for r in range(MAP):
-        bits = e.wbits[r + 1]
-        base = (r + 1) * _W + 1
-        for c in range(MAP):
-            walk[base + c] = (bits >> np.uint32(c)) & np.uint32(1)
-
-
-@kernel
-def _distance_r(walk, out, queue, tail, marks, pending):
-    """Walking distance (BFS steps over the squares of ``walk``) from the squares already
-    queued in ``queue[:tail]`` (with ``out`` 0 there and ``_FAR`` elsewhere) to every square,
-    breadth first. It stops once the ``pending`` squares marked in ``marks`` (walkable
-    ones, not queued) are reached; squares beyond may still read ``_FAR``."""
-    head = 0
-    while head < tail and pending > 0:
-        p = np.int64(queue[head])
-        head += 1
-        dp = out[p] + 1
-        for d in range(4):
-            q = p + _STEP[d]
-            if out[q] != _FAR or walk[q] == 0:
-                continue
-            out[q] = dp
-            queue[tail] = q
-            tail += 1
-            if marks[q] != 0:
-                pending -= 1
-
-
-@kernel
-def _human_targets_r(e, key, er, ec, conf, out, queue):
-    """Seed the human bot's distances: ``out`` (529,) int16 gets 0 on its targets and
-    ``_FAR`` elsewhere, ``queue`` the targets in reading order; returns how many. With a
-    key the target is the exit door, or the first sealed or exit-kind square beside it
-    that a human walks into but not through (the exit itself is not walkable, so the
-    distances are measured to the square before it); without one, the event chips and,
-    while items are confiscated, the item chip."""
-    out[:] = _FAR
-    tail = 0
+def _human_seed_r(e, key, er, ec, conf, seed):
+    """The human bot's targets as bit rows: ``seed`` (24,) uint32, bit ``c`` of row ``r + 1``
+    for square (r, c), as ``State.wbits``. With a key the target is the exit door, or the
+    first sealed or exit-kind square beside it that a human walks into but not through
+    (the exit itself is not walkable, so the distances are measured to the square before
+    it); without one, the event chips and, while items are confiscated, the item chip."""
+    for j in range(BIT_ROWS):
+        seed[j] = 0
     if key:
         tr = er if er >= 0 else er + MAP  # no exit: the last square, as the grid read it
         tc = ec if ec >= 0 else ec + MAP
@@ -255,10 +344,8 @@ def _human_targets_r(e, key, er, ec, conf, out, queue):
                         tr = r1
                         tc = c1
                         break
-        p = (tr + 1) * _W + tc + 1
-        out[p] = 0
-        queue[0] = p
-        return 1
+        seed[tr + 1] = np.uint32(1) << np.uint32(tc)
+        return
     for r in range(MAP):
         bits = e.cbits[r + 1]
         while bits != 0:
@@ -266,11 +353,53 @@ def _human_targets_r(e, key, er, ec, conf, out, queue):
             bits &= bits - np.uint32(1)
             ch = e.chip[r, c]
             if ch == EVENT_CHIP or (ch == ITEM_CHIP and conf > 0):
-                p = (r + 1) * _W + c + 1
-                out[p] = 0
-                queue[tail] = p
-                tail += 1
-    return tail
+                seed[r + 1] |= np.uint32(1) << np.uint32(c)
+
+
+@kernel
+def _distance_bits_r(wbits, seed, need, n, out):
+    """``out[j]`` (n,) int16: the walking distance (steps over the squares of ``wbits``,
+    ``State.wbits``) from the nearest square of ``seed`` (:func:`_human_seed_r`) to square
+    ``need[j]`` (padded index), ``_FAR`` if none. Breadth first over bit rows: each step
+    grows the whole front by one square in every direction at once (a shift and two
+    neighbour rows per row), and it stops once every walkable ``need`` square is reached."""
+    front = stack_u32(BIT_ROWS)
+    seen = stack_u32(BIT_ROWS)
+    grown = stack_u32(BIT_ROWS)
+    for j in range(BIT_ROWS):
+        front[j] = seed[j]
+        seen[j] = seed[j]
+        grown[j] = 0
+    pending = 0
+    for j in range(n):
+        p = need[j]
+        bit = np.uint32(1) << np.uint32(p % _W - 1)
+        if seed[p // _W] & bit:
+            out[j] = 0
+        else:
+            out[j] = _FAR
+            if wbits[p // _W] & bit:
+                pending += 1
+    k = 0
+    while pending > 0:
+        k += 1
+        grew = np.uint32(0)
+        for j in range(1, MAP + 1):
+            x = (front[j] << np.uint32(1)) | (front[j] >> np.uint32(1)) | front[j - 1] | front[j + 1]
+            x &= wbits[j] & ~seen[j]
+            grown[j] = x
+            grew |= x
+        if grew == 0:
+            break
+        for j in range(1, MAP + 1):
+            seen[j] |= grown[j]
+            front[j] = grown[j]
+        for j in range(n):
+            if out[j] == _FAR:
+                p = need[j]
+                if (grown[p // _W] >> np.uint32(p % _W - 1)) & np.uint32(1):
+                    out[j] = k
+                    pending -= 1
 
 
 @kernel
@@ -317,8 +446,8 @@ def human_bot_r(e, mask, rng, r):
     conf = 0
     for k in range(NUM_ITEM_KINDS):
         conf += e.confiscated[k]
-    need = np.empty(_NSQ, np.int64)
-    acts = np.empty(_NSQ, np.int64)
+    need = stack_i64(_NSQ)
+    acts = stack_i64(_NSQ)
     n = 0
     if ph == _P_ITEM:
         if mask[ITEM_MOVE7] == 0 and mask[ITEM_DOUBLE] == 0:
@@ -344,30 +473,20 @@ def human_bot_r(e, mask, rng, r):
         if n == 1:  # one destination: its tie-break draw, and no need to weigh it
             random01(rng, r)
             return acts[0]
-    free = np.empty(_NSQ, np.uint8)
-    wall = np.empty(_NSQ, np.uint8)
+    free = stack_u8(_NSQ)
+    wall = stack_u8(_NSQ)
     ghost_grids_r(e, free, wall)
-    dist = np.empty(_NSQ, np.int16)
-    front = np.empty(_NSQ, np.int16)
-    bucket = np.empty((_MAX_SWEEP + 1, _NSQ), np.int16)
-    danger = np.empty(n, np.float64)
+    dist = stack_i16(_NSQ)
+    front = stack_i16(_NSQ)
+    bucket = stack_i16(_BUCKET)
+    danger = stack_f64(_NSQ)
     _danger_at_r(e, free, wall, need, n, danger, dist, front, bucket)
     # distances to the targets, walking
-    walk = free  # the ghosts' grid is no longer needed
-    _walk_grid_r(e, walk)
-    queue = front  # the sweeps are done: their scratch holds the walk's queue
-    tail = _human_targets_r(e, key, er, ec, conf, dist, queue)
-    marks = wall
-    marks[:] = 0
-    pending = 0
-    for j in range(n):
-        p = need[j]
-        if dist[p] != 0 and walk[p] != 0 and marks[p] == 0:
-            marks[p] = 1
-            pending += 1
-    _distance_r(walk, dist, queue, tail, marks, pending)
+    seed = stack_u32(BIT_ROWS)
+    _human_seed_r(e, key, er, ec, conf, seed)
+    _distance_bits_r(e.wbits, seed, need, n, dist)
     if ph == _P_ITEM:
-        far = dist[need[0]]
+        far = dist[0]
         boost = (key and far > 3) or danger[0] > 0.3
         if boost:
             if mask[ITEM_MOVE7]:
@@ -384,7 +503,7 @@ def human_bot_r(e, mask, rng, r):
         rr = q // MAP
         cc = q % MAP
         v = 0.0
-        dd = dist[need[j]]
+        dd = dist[j]
         v -= 1.0 * (dd if dd < _FAR else 60)
         ghost_here = False
         for g in range(MAX_GHOSTS):
@@ -472,18 +591,18 @@ def ghost_bot_r(e, mask, rng, r):
         if e.hpos[h, 0] >= 0:
             for k in range(NUM_ITEM_KINDS):
                 held_total += e.items[h, k]
-    free = np.empty(_NSQ, np.uint8)
-    wall = np.empty(_NSQ, np.uint8)
+    free = stack_u8(_NSQ)
+    wall = stack_u8(_NSQ)
     ghost_grids_r(e, free, wall)
-    sweep = np.empty(_NSQ, np.int16)
-    front = np.empty(_NSQ, np.int16)
-    bucket = np.empty((_MAX_SWEEP + 1, _NSQ), np.int16)
-    need = np.empty(MAX_HUMANS + 4, np.int64)
+    front = stack_i16(_NSQ)
+    bucket = stack_i16(_BUCKET)
+    need = stack_i64(_NEED)
     n = 0
     for h in range(e.cfg_humans):
         if e.hpos[h, 0] >= 0:
             need[n] = (np.int64(e.hpos[h, 0]) + 1) * _W + e.hpos[h, 1] + 1
             n += 1
+    n_humans = n
     guard = er >= 0 and held_total > 0  # GUARD * 0 adds nothing: no need to sweep the exit
     if guard:
         for d in range(4):
@@ -492,6 +611,12 @@ def ghost_bot_r(e, mask, rng, r):
             if in_map(r1, c1):
                 need[n] = (r1 + 1) * _W + c1 + 1
                 n += 1
+    ends = stack_i16(_ENDS)
+    _slide_ends_r(free, ends)
+    hits = stack_u16(_NSQ)
+    at = stack_u16(_NSQ)
+    _need_bits_r(free, need, n, hits, at)
+    sweep = stack_i16(_NEED)
     best = -1
     best_v = -1.0e18
     for a in range(SLIDE_OFFSET, CHIP_OFFSET):
@@ -506,11 +631,14 @@ def ghost_bot_r(e, mask, rng, r):
                     v += 1000.0 + 100.0 * _human_weight_r(e, h, er, ec)
         else:
             left = e.moves_left - cost
-            _sweep_r(free, wall, (lr + 1) * _W + lc + 1, 6, sweep, front, bucket, need, n)
+            p0 = (lr + 1) * _W + lc + 1
+            _sweep_need_r(free, wall, ends, hits, at, p0, 6, front, bucket, n, sweep)
+            j = 0
             for h in range(e.cfg_humans):
                 if e.hpos[h, 0] < 0:
                     continue
-                m = sweep[(np.int64(e.hpos[h, 0]) + 1) * _W + e.hpos[h, 1] + 1]
+                m = sweep[j]
+                j += 1
                 w = _human_weight_r(e, h, er, ec)
                 if m <= left:
                     val = 300.0 * w
@@ -525,11 +653,9 @@ def ghost_bot_r(e, mask, rng, r):
             if guard:
                 # guard the exit's approach while the humans hold items (a key may be among them)
                 m_ex = _FAR
-                for d in range(4):
-                    r1 = er + DR[d]
-                    c1 = ec + DC[d]
-                    if in_map(r1, c1) and sweep[(r1 + 1) * _W + c1 + 1] < m_ex:
-                        m_ex = sweep[(r1 + 1) * _W + c1 + 1]
+                for j in range(n_humans, n):
+                    if sweep[j] < m_ex:
+                        m_ex = sweep[j]
                 if m_ex < _FAR:
                     v += GUARD * held_total / max(m_ex, 1)
         v += 0.01 * random01(rng, r)

@@ -22,7 +22,9 @@ single instructions instead of loops:
   nanoseconds, a stack array nothing). ``n`` must be a compile-time constant (a literal or
   a module-level int, not an expression such as ``4 * N``); the array lives until the
   calling function returns, so never return it or keep it;
-* ``stack_f32(n)``: the same for float32 (a scratch observation row);
+* ``stack_f32(n)``: the same for float32 (a scratch observation row); ``stack_u8``,
+  ``stack_i16``, ``stack_u16``, ``stack_i64``, ``stack_f64`` for the other scratch types
+  (a bot's grids and queues);
 * ``stream_row(src, srow, dst, drow)``: copy row ``srow`` of ``src`` to row ``drow`` of
   ``dst`` with non-temporal (streaming) stores, which write whole cache lines to memory
   without reading them first and without evicting the cache: for rows of a buffer far
@@ -56,6 +58,11 @@ __all__ = [
     "stack_u32",
     "stack_u64",
     "stack_f32",
+    "stack_u8",
+    "stack_i16",
+    "stack_u16",
+    "stack_i64",
+    "stack_f64",
     "stream_row",
     "prefetch",
     "unowned",
@@ -137,6 +144,11 @@ def _stack_ptr(dtype):
 _stack_ptr_u32 = _stack_ptr(types.uint32)
 _stack_ptr_u64 = _stack_ptr(types.uint64)
 _stack_ptr_f32 = _stack_ptr(types.float32)
+_stack_ptr_u8 = _stack_ptr(types.uint8)
+_stack_ptr_i16 = _stack_ptr(types.int16)
+_stack_ptr_u16 = _stack_ptr(types.uint16)
+_stack_ptr_i64 = _stack_ptr(types.int64)
+_stack_ptr_f64 = _stack_ptr(types.float64)
 
 
 @kernel(inline="always")
@@ -155,6 +167,36 @@ def stack_u64(n):
 def stack_f32(n):
     """An uninitialised ``(n,)`` float32 array on the caller's stack (``n`` a constant)."""
     return carray(_stack_ptr_f32(n), n)
+
+
+@kernel(inline="always")
+def stack_u8(n):
+    """An uninitialised ``(n,)`` uint8 array on the caller's stack (``n`` a constant)."""
+    return carray(_stack_ptr_u8(n), n)
+
+
+@kernel(inline="always")
+def stack_i16(n):
+    """An uninitialised ``(n,)`` int16 array on the caller's stack (``n`` a constant)."""
+    return carray(_stack_ptr_i16(n), n)
+
+
+@kernel(inline="always")
+def stack_u16(n):
+    """An uninitialised ``(n,)`` uint16 array on the caller's stack (``n`` a constant)."""
+    return carray(_stack_ptr_u16(n), n)
+
+
+@kernel(inline="always")
+def stack_i64(n):
+    """An uninitialised ``(n,)`` int64 array on the caller's stack (``n`` a constant)."""
+    return carray(_stack_ptr_i64(n), n)
+
+
+@kernel(inline="always")
+def stack_f64(n):
+    """An uninitialised ``(n,)`` float64 array on the caller's stack (``n`` a constant)."""
+    return carray(_stack_ptr_f64(n), n)
 
 
 _STREAM_BYTES = 32  # one AVX vector: the widest non-temporal store every x86-64 CPU with AVX has
