@@ -246,7 +246,8 @@ def _sweep_need_r(free, wall, ends, hit, at, p0, max_moves, front, bucket, n, ou
     int16 gets the fewest moves (<= ``max_moves`` <= 6) after which a ghost on square
     ``p0`` passes over ``need[j]``, ``_FAR`` if it cannot. The slides jump to their ends
     (``ends``, :func:`_slide_ends_r`) instead of walking, and the squares passed over are
-    read from ``hit``. It stops once every count is final."""
+    read from ``hit``; the squares stopped on after the last move are not expanded. It
+    stops once every count is final."""
     for j in range(n):
         out[j] = _FAR
     front[:] = _FAR
@@ -268,6 +269,8 @@ def _sweep_need_r(free, wall, ends, hit, at, p0, max_moves, front, bucket, n, ou
                 bits &= bits - np.uint64(1)
                 if out[j] > m + 1:
                     out[j] = m + 1
+            if m + 1 == max_moves:
+                continue  # the last move: only the squares it passes over count
             for d in range(4):
                 q = np.int64(ends[d * _NSQ + p])
                 if q != p and front[q] > m + 1:
@@ -285,7 +288,7 @@ def _sweep_need_r(free, wall, ends, hit, at, p0, max_moves, front, bucket, n, ou
                             bits &= bits - np.uint64(1)
                             if out[j] > m + 2:
                                 out[j] = m + 2
-                        if front[q2] > m + 2:
+                        if m + 2 < max_moves and front[q2] > m + 2:
                             front[q2] = m + 2
                             bucket[(m + 2) * _NSQ + count[m + 2]] = q2
                             count[m + 2] += 1
