@@ -18,7 +18,7 @@ import pytest
 from exitnow_reference import assert_derived_fields
 
 import exitnow_envs
-from exitnow_envs import rules
+from exitnow_envs import bots, rules
 from exitnow_envs.bots import BOT_IDS, bot_action_r, ghost_sweep_r, random_bot_row
 from exitnow_envs.observe import OBS_DIM, STREAM_MIN_BYTES, observe_r, refresh_observation_r
 from exitnow_envs.spec import NUM_ACTIONS, Options, Phase
@@ -423,3 +423,116 @@ def test_ghost_sweep_matches_a_map_rescan(max_moves):
         want = _reference_sweep(snaps[i]["cell"], snaps[i]["chip"], r0, c0, max_moves)
         assert np.array_equal(out[j], want), (i, r0, c0)
     assert (out < 999).sum() > len(starts)  # the ghosts do move
+
+
+_W = 23  # the bots' padded grids: square (r, c) at (r + 1) * 23 + c + 1
+
+
+@kernel(cache=False)
+def _need_sweeps(snaps, starts, needs, n_need, max_moves, out):
+    """The ghost bot's sweep read on ``needs[j, :n_need[j]]`` (padded indices) only."""
+    free = np.empty(_W * _W, np.uint8)
+    wall = np.empty(_W * _W, np.uint8)
+    ends = np.empty(4 * _W * _W, np.int16)
+    hit = np.empty(_W * _W, np.uint16)
+    at_ = np.empty(_W * _W, np.uint16)
+    front = np.empty(_W * _W, np.int16)
+    bucket = np.empty(7 * _W * _W, np.int16)
+    for j in range(starts.shape[0]):
+        e = snaps[starts[j, 0]]
+        bots.ghost_grids_r(e, free, wall)
+        bots._slide_ends_r(free, ends)
+        bots._need_bits_r(free, needs[j], n_need[j], hit, at_)
+        p0 = (starts[j, 1] + 1) * _W + starts[j, 2] + 1
+        bots._sweep_need_r(free, wall, ends, hit, at_, p0, max_moves, front, bucket, n_need[j], out[j])
+
+
+@pytest.mark.parametrize("max_moves", [1, 3, 6])
+def test_ghost_bot_sweep_on_its_squares_matches_the_full_sweep(max_moves):
+    """The ghost bot's sweep, which jumps to the slides' ends, reads the squares passed
+    over from bit sets and stops once its squares are known, gives on those squares what
+    the full sweep gives: the humans' squares and up to 9 random ones (walls, chips and
+    the exit among them), from every ghost and from random squares."""
+    snaps = decision_snapshots(OPTIONS[2], 120, seed=37)
+    rng = np.random.default_rng(40 + max_moves)
+    starts, needs, n_need = [], [], []
+    for i in range(len(snaps)):
+        froms = [
+            (int(snaps[i]["gpos"][g][0]), int(snaps[i]["gpos"][g][1]))
+            for g in np.flatnonzero(snaps[i]["gon"])
+        ]
+        froms.append(tuple(rng.integers(0, 21, 2)))
+        for r0, c0 in froms:
+            squares = [(int(x[0]), int(x[1])) for x in snaps[i]["hpos"] if x[0] >= 0]
+            squares += [
+                (int(x[0]), int(x[1]))
+                for x in rng.integers(0, 21, (int(rng.integers(0, 10 - len(squares))), 2))
+            ]
+            row = np.zeros(16, np.int64)
+            row[: len(squares)] = [(r + 1) * _W + c + 1 for r, c in squares]
+            starts.append((i, r0, c0))
+            needs.append(row)
+            n_need.append(len(squares))
+    starts, needs, n_need = np.array(starts, np.int64), np.array(needs), np.array(n_need, np.int64)
+    out = np.zeros((len(starts), 16), np.int16)
+    _need_sweeps(snaps, starts, needs, n_need, max_moves, out)
+    reached = 0
+    for j, (i, r0, c0) in enumerate(starts):
+        want = _reference_sweep(snaps[i]["cell"], snaps[i]["chip"], r0, c0, max_moves)
+        for k in range(n_need[j]):
+            r, c = divmod(int(needs[j, k]), _W)
+            assert out[j, k] == want[r - 1, c - 1], (i, r0, c0, r - 1, c - 1)
+            reached += want[r - 1, c - 1] < 999
+    assert reached > 20  # the squares are reached, not only left far
+
+
+@kernel(cache=False)
+def _bit_distances(snaps, seeds, needs, n_need, out):
+    """The human bot's walking distances from ``seeds[j]`` (bit rows) to ``needs[j]``."""
+    for j in range(seeds.shape[0]):
+        bots._distance_bits_r(snaps[j].wbits, seeds[j], needs[j], n_need[j], out[j])
+
+
+def _reference_distance(cell, seed, r, c):
+    """Walking distance from (r, c) to the nearest seed square, breadth first from the
+    seeds over the squares ``rules.human_walkable`` allows (a seed need not be one)."""
+    far = 999
+    dist = np.full((21, 21), far)
+    queue = [tuple(x) for x in np.argwhere(seed)]
+    for sr, sc in queue:
+        dist[sr, sc] = 0
+    for qr, qc in queue:
+        for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+            nr, nc = qr + dr, qc + dc
+            if 0 <= nr < 21 and 0 <= nc < 21 and dist[nr, nc] == far and rules.human_walkable(cell[nr, nc]):
+                dist[nr, nc] = dist[qr, qc] + 1
+                queue.append((nr, nc))
+    return dist[r, c]
+
+
+def test_human_bot_distances_over_bit_rows_match_a_breadth_first_search():
+    """The human bot's distances, grown over bit rows and stopped once its squares are
+    reached, equal a square-by-square breadth-first search: seeds of one to five random
+    squares (walls and the exit among them), up to 40 random squares asked."""
+    snaps = decision_snapshots(OPTIONS[2], 150, seed=41)
+    rng = np.random.default_rng(5)
+    seeds = np.zeros((len(snaps), 24), np.uint32)
+    grids = np.zeros((len(snaps), 21, 21), bool)
+    needs = np.zeros((len(snaps), 40), np.int64)
+    n_need = rng.integers(1, 41, len(snaps))
+    for j in range(len(snaps)):
+        for r, c in rng.integers(0, 21, (int(rng.integers(1, 6)), 2)):
+            grids[j, r, c] = True
+            seeds[j, r + 1] |= np.uint32(1 << int(c))
+        sq = rng.integers(0, 21, (40, 2))
+        needs[j] = (sq[:, 0] + 1) * _W + sq[:, 1] + 1
+    out = np.zeros((len(snaps), 40), np.int16)
+    _bit_distances(snaps, seeds, needs, n_need, out)
+    reached = 0
+    for j in range(len(snaps)):
+        for k in range(n_need[j]):
+            r, c = divmod(int(needs[j, k]), _W)
+            want = _reference_distance(snaps[j]["cell"], grids[j], r - 1, c - 1)
+            assert out[j, k] == want, (j, r - 1, c - 1)
+            reached += 0 < want < 999
+    assert reached > n_need.sum() // 2
