@@ -87,6 +87,7 @@ _MAX_SWEEP = 6  # the longest sweep the bots ask for (the ghost bot's 6 moves)
 _BUCKET = (_MAX_SWEEP + 1) * _NSQ  # a sweep's bucket queue: one row of squares per move count
 _ENDS = 4 * _NSQ  # slide ends: one row per direction
 _NEED = MAX_HUMANS + 4  # the ghost bot's weighed squares: the humans and the exit's approaches
+_FRONTS = 2 * BIT_ROWS  # the human bot's walk: this step's front and the next (bit rows)
 _STEP = np.array([DR[d] * _W + DC[d] for d in range(4)], np.int64)  # padded index step per direction
 GUARD = 15.0  # weight of guarding the exit per item held by the humans
 _P_ITEM = int(Phase.ITEM)
@@ -366,13 +367,14 @@ def _distance_bits_r(wbits, seed, need, n, out):
     ``need[j]`` (padded index), ``_FAR`` if none. Breadth first over bit rows: each step
     grows the whole front by one square in every direction at once (a shift and two
     neighbour rows per row), and it stops once every walkable ``need`` square is reached."""
-    front = stack_u32(BIT_ROWS)
+    fronts = stack_u32(_FRONTS)  # this step's front and the next, taking turns
     seen = stack_u32(BIT_ROWS)
-    grown = stack_u32(BIT_ROWS)
+    wanted = stack_u32(BIT_ROWS)  # the need squares not reached yet
     for j in range(BIT_ROWS):
-        front[j] = seed[j]
+        fronts[j] = seed[j]
+        fronts[BIT_ROWS + j] = 0
         seen[j] = seed[j]
-        grown[j] = 0
+        wanted[j] = 0
     pending = 0
     for j in range(n):
         p = need[j]
@@ -383,26 +385,35 @@ def _distance_bits_r(wbits, seed, need, n, out):
             out[j] = _FAR
             if wbits[p // _W] & bit:
                 pending += 1
+                wanted[p // _W] |= bit
     k = 0
+    cur = 0
     while pending > 0:
         k += 1
+        nxt = BIT_ROWS - cur
         grew = np.uint32(0)
+        hit = np.uint32(0)
         for j in range(1, MAP + 1):
-            x = (front[j] << np.uint32(1)) | (front[j] >> np.uint32(1)) | front[j - 1] | front[j + 1]
+            f = fronts[cur + j]
+            x = (f << np.uint32(1)) | (f >> np.uint32(1)) | fronts[cur + j - 1] | fronts[cur + j + 1]
             x &= wbits[j] & ~seen[j]
-            grown[j] = x
+            seen[j] |= x
+            fronts[nxt + j] = x
             grew |= x
+            hit |= x & wanted[j]
         if grew == 0:
             break
-        for j in range(1, MAP + 1):
-            seen[j] |= grown[j]
-            front[j] = grown[j]
+        cur = nxt
+        if hit == 0:
+            continue
         for j in range(n):
             if out[j] == _FAR:
                 p = need[j]
-                if (grown[p // _W] >> np.uint32(p % _W - 1)) & np.uint32(1):
+                bit = np.uint32(1) << np.uint32(p % _W - 1)
+                if fronts[cur + p // _W] & bit:
                     out[j] = k
                     pending -= 1
+                    wanted[p // _W] &= ~bit
 
 
 @kernel
