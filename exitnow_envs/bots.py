@@ -137,10 +137,11 @@ def ghost_grids_r(e, free, wall):
 
 
 @kernel
-def _sweep_r(free, wall, p0, max_moves, out, front, bucket, need, n_need):
-    """:func:`ghost_sweep_r` on the padded grids of :func:`ghost_grids_r` from square
-    index ``p0``: ``out`` and ``front`` (529,) int16, ``bucket`` (7 * 529,) int16 scratch
-    (one row of squares per move count).
+def _sweep_r(free, wall, starts, k, max_moves, out, front, bucket, need, n_need):
+    """:func:`ghost_sweep_r` on the padded grids of :func:`ghost_grids_r` from the squares
+    ``starts[:k]`` (padded indices) at once, so ``out`` gets the fewest moves of any ghost
+    starting on one of them (the ghosts do not block each other): ``out`` and ``front``
+    (529,) int16, ``bucket`` (7 * 529,) int16 scratch (one row of squares per move count).
     It stops early once every square in ``need[:n_need]`` has its final move count (a
     count of at most ``m + 2`` is final once the squares stopped on after ``m`` moves are
     expanded, since later ones add at least ``m + 2``); the other squares may then still
@@ -150,9 +151,11 @@ def _sweep_r(free, wall, p0, max_moves, out, front, bucket, need, n_need):
     count = stack_u64(8)
     for m in range(max_moves + 1):
         count[m] = 0
-    front[p0] = 0
-    bucket[0] = p0
-    count[0] = 1
+    for i in range(k):
+        if front[starts[i]] != 0:
+            front[starts[i]] = 0
+            bucket[count[0]] = starts[i]
+            count[0] += 1
     for m in range(max_moves):
         for i in range(count[m]):
             p = np.int64(bucket[m * _NSQ + i])
@@ -320,7 +323,9 @@ def ghost_sweep_r(e, r0, c0, max_moves, out):
     front = stack_i16(_NSQ)
     bucket = stack_i16(_BUCKET)
     need = np.empty(1, np.int64)
-    _sweep_r(free, wall, (r0 + 1) * _W + c0 + 1, max_moves, sw, front, bucket, need, 0)
+    start = stack_i64(1)
+    start[0] = (r0 + 1) * _W + c0 + 1
+    _sweep_r(free, wall, start, 1, max_moves, sw, front, bucket, need, 0)
     for r in range(MAP):
         for c in range(MAP):
             out[r, c] = sw[(r + 1) * _W + c + 1]
@@ -419,18 +424,24 @@ def _distance_bits_r(wbits, seed, need, n, out):
 @kernel
 def _danger_at_r(e, free, wall, need, n, danger, scratch, front, bucket):
     """``danger[j]``: the chance that some ghost sweeps square ``need[j]`` (padded index) on
-    its next turn, weighted by the chance of rolling enough moves (:data:`_REACH_P`)."""
+    its next turn, weighted by the chance of rolling enough moves (:data:`_REACH_P`). The
+    chance falls with the moves needed, so the likeliest ghost is the nearest: one sweep
+    from every ghost at once gives it."""
+    starts = stack_i64(MAX_GHOSTS)
+    k = 0
+    for g in range(MAX_GHOSTS):
+        if e.gon[g] != 0:
+            starts[k] = (np.int64(e.gpos[g, 0]) + 1) * _W + e.gpos[g, 1] + 1
+            k += 1
     for j in range(n):
         danger[j] = 0.0
-    for g in range(MAX_GHOSTS):
-        if e.gon[g] == 0:
-            continue
-        p0 = (np.int64(e.gpos[g, 0]) + 1) * _W + e.gpos[g, 1] + 1
-        _sweep_r(free, wall, p0, 3, scratch, front, bucket, need, n)
-        for j in range(n):
-            m = scratch[need[j]]
-            if m <= 3 and _REACH_P[m] > danger[j]:
-                danger[j] = _REACH_P[m]
+    if k == 0:
+        return
+    _sweep_r(free, wall, starts, k, 3, scratch, front, bucket, need, n)
+    for j in range(n):
+        m = scratch[need[j]]
+        if m <= 3:
+            danger[j] = _REACH_P[m]
 
 
 @kernel
