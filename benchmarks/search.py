@@ -35,7 +35,8 @@ from tabletop_core.tools.arena import mean_interval, run_match, wilson_interval
 @dataclass(frozen=True)
 class Table:
     """One measured table: the lineup with ``{bot}`` in the measured seats, the measure of
-    one game from its returns (G, P), and whether lower is better."""
+    one game from its returns (G, P), whether lower is better, and the search bot with
+    the settings the table is measured with (``docs/search-bot.md``)."""
 
     game: str
     lineup: str
@@ -45,6 +46,7 @@ class Table:
     is_rate: bool
     lower_is_better: bool
     options: dict
+    bot: str = "search"
 
 
 TABLES = {
@@ -97,6 +99,7 @@ TABLES = {
         True,
         False,
         {"num_humans": 3},
+        "search:rollouts=896",
     ),
 }
 
@@ -209,7 +212,7 @@ def measure(name: str, games: int, seed: int, bot: str, timing_games: int) -> di
         "ms_per_decision": timing,
         "match_seconds": round(seconds, 1),
         "command": f"python benchmarks/search.py {name} --games {games} --seed {seed}"
-        + ("" if bot == "search" else f" --bot {bot}"),
+        + ("" if bot == table.bot else f" --bot {bot}"),
         "machine": platform.processor() or platform.machine(),
         "threads": os.environ.get("NUMBA_NUM_THREADS", "default"),
     }
@@ -228,22 +231,24 @@ def main(argv: list[str] | None = None) -> int:
         "--bot",
         default=None,
         help="the search bot with its settings, e.g. search:rollouts=1024:z=0.5 or "
-        "search:blueprint=baseline (default: search)",
+        "search:blueprint=baseline (default: the table's, search except for exitnow-ghost)",
     )
     parser.add_argument("--timing-games", type=int, default=20)
     parser.add_argument(
         "--timing-only", action="store_true", help="only the time per decision (one line per table, no match)"
     )
     args = parser.parse_args(argv)
+    bot_of: dict[str, str] = {}  # each table's search bot: --bot / --rollouts, or the table's own
     unknown = [t for t in args.tables if t not in TABLES]
     if unknown:
         parser.error(f"unknown table(s) {', '.join(unknown)}; choose from {', '.join(TABLES)}")
-    bot = args.bot or ("search" if args.rollouts is None else f"search:rollouts={args.rollouts}")
-    if bot.partition(":")[0] != "search":
+    bot = args.bot or (None if args.rollouts is None else f"search:rollouts={args.rollouts}")
+    if bot is not None and bot.partition(":")[0] != "search":
         parser.error(f"--bot names the search bot with its settings (search:...), got {bot!r}")
     for name in args.tables or list(TABLES):  # a bad setting is refused before any table runs
         game = load_game(TABLES[name].game)
-        names = TABLES[name].lineup.format(bot=bot).split(",")
+        bot_of[name] = bot or TABLES[name].bot
+        names = TABLES[name].lineup.format(bot=bot_of[name]).split(",")
         try:
             for k, n in enumerate(names):
                 if is_policy(n):
@@ -254,16 +259,16 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(str(exc))
     for name in args.tables or list(TABLES):
         if args.timing_only:
-            timing = decision_times(TABLES[name], bot, args.timing_games, args.seed + args.games)
+            timing = decision_times(TABLES[name], bot_of[name], args.timing_games, args.seed + args.games)
             line = {
                 "table": name,
-                "bot": bot,
+                "bot": bot_of[name],
                 "ms_per_decision": timing,
                 "threads": os.environ.get("NUMBA_NUM_THREADS", "default"),
             }
             print(json.dumps(line), flush=True)
             continue
-        print(json.dumps(measure(name, args.games, args.seed, bot, args.timing_games)), flush=True)
+        print(json.dumps(measure(name, args.games, args.seed, bot_of[name], args.timing_games)), flush=True)
     return 0
 
 
