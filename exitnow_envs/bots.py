@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from tabletop_core.kernel.bits import (
+    bit_length,
     ctz,
     nonzero_bits,
     stack_f64,
@@ -85,7 +86,7 @@ _W = MAP + 2  # width of the padded grids (a border square on each side)
 _NSQ = _W * _W
 _MAX_SWEEP = 6  # the longest sweep the bots ask for (the ghost bot's 6 moves)
 _BUCKET = (_MAX_SWEEP + 1) * _NSQ  # a sweep's bucket queue: one row of squares per move count
-_ENDS = 4 * _NSQ  # slide ends: one row per direction
+_ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 _NEED = MAX_HUMANS + 4  # the ghost bot's weighed squares: the humans and the exit's approaches
 _FRONTS = 2 * BIT_ROWS  # the human bot's walk: this step's front and the next (bit rows)
 _STEP = np.array([DR[d] * _W + DC[d] for d in range(4)], np.int64)  # padded index step per direction
@@ -193,31 +194,39 @@ def _sweep_r(free, wall, starts, k, max_moves, out, front, bucket, need, n_need)
 
 
 @kernel
-def _slide_ends_r(free, ends):
-    """``ends`` (4 * 529,) int16: at ``d * 529 + p``, the square a ghost sliding from square ``p`` in
-    direction ``d`` (up, right, down, left) stops on, ``p`` itself when the next square is
-    not free, on the padded grid ``free`` of :func:`ghost_grids_r`. Each direction is one
-    pass that reads a square's neighbour before the square; the border squares are not
-    written."""
-    for r in range(MAP):  # up: the row above first; down: the row below first
-        up = (r + 1) * _W + 1
-        down = (MAP - r) * _W + 1
-        for c in range(MAP):
-            p = up + c
-            ends[p] = ends[p - _W] if free[p - _W] else p
-            p = down + c
-            ends[2 * _NSQ + p] = ends[2 * _NSQ + p + _W] if free[p + _W] else p
-    for r in range(MAP):  # right: the square to the right first; left: the one to the left
+def _free_lines_r(free, rows, cols):
+    """The padded grid ``free`` of :func:`ghost_grids_r` as bit boards: ``rows[r]`` (21,)
+    uint64 has bit ``c`` set when square (r, c) is free for a ghost, ``cols[c]`` bit ``r``."""
+    for c in range(MAP):
+        cols[c] = 0
+    for r in range(MAP):
         base = (r + 1) * _W + 1
-        right = base + MAP - 1
-        left = base
+        x = np.uint64(0)
         for c in range(MAP):
-            p = base + MAP - 1 - c
-            right = right if free[p + 1] else p
-            ends[_NSQ + p] = right
-            p = base + c
-            left = left if free[p - 1] else p
-            ends[3 * _NSQ + p] = left
+            f = np.uint64(free[base + c])
+            x |= f << np.uint64(c)
+            cols[c] |= f << np.uint64(r)
+        rows[r] = x
+
+
+@kernel(inline="always")
+def _slide_ends4_r(rows, cols, p, ends4):
+    """``ends4`` (4,): the padded index of the square a ghost sliding from square ``p`` in
+    each direction (up, right, down, left) stops on, ``p`` itself when the next square is
+    not free: the nearest square that is not free that way, from the bit boards of
+    :func:`_free_lines_r` (the map's edge counts as not free), less one step."""
+    r = p // _W - 1
+    c = p % _W - 1
+    line = ~rows[r]  # blocked squares of the row; every bit past the map is set
+    right = np.int64(ctz(line & (_ALL << np.uint64(c + 1)))) - 1
+    left = bit_length(line & ((np.uint64(1) << np.uint64(c)) - np.uint64(1)))
+    line = ~cols[c]
+    down = np.int64(ctz(line & (_ALL << np.uint64(r + 1)))) - 1
+    up = bit_length(line & ((np.uint64(1) << np.uint64(r)) - np.uint64(1)))
+    ends4[0] = (up + 1) * _W + c + 1
+    ends4[1] = (r + 1) * _W + right + 1
+    ends4[2] = (down + 1) * _W + c + 1
+    ends4[3] = (r + 1) * _W + left + 1
 
 
 @kernel
@@ -245,11 +254,11 @@ def _need_bits_r(free, need, n, hit, at):
 
 
 @kernel
-def _sweep_need_r(free, wall, ends, hit, at, p0, max_moves, front, bucket, n, out):
+def _sweep_need_r(free, wall, rows, cols, hit, at, p0, max_moves, front, bucket, n, out):
     """:func:`_sweep_r` read only on the squares of :func:`_need_bits_r`: ``out[j]`` (n,)
     int16 gets the fewest moves (<= ``max_moves`` <= 6) after which a ghost on square
     ``p0`` passes over ``need[j]``, ``_FAR`` if it cannot. The slides jump to their ends
-    (``ends``, :func:`_slide_ends_r`) instead of walking, and the squares passed over are
+    (:func:`_slide_ends4_r`) instead of walking, and the squares passed over are
     read from ``hit``; the squares stopped on after the last move are not expanded. It
     stops once every count is final."""
     for j in range(n):
@@ -275,8 +284,10 @@ def _sweep_need_r(free, wall, ends, hit, at, p0, max_moves, front, bucket, n, ou
                     out[j] = m + 1
             if m + 1 == max_moves:
                 continue  # the last move: only the squares it passes over count
+            ends4 = stack_i64(4)
+            _slide_ends4_r(rows, cols, p, ends4)
             for d in range(4):
-                q = np.int64(ends[d * _NSQ + p])
+                q = ends4[d]
                 if q != p and front[q] > m + 1:
                     front[q] = m + 1
                     bucket[(m + 1) * _NSQ + count[m + 1]] = q
@@ -636,8 +647,9 @@ def ghost_bot_r(e, mask, rng, r):
             if in_map(r1, c1):
                 need[n] = (r1 + 1) * _W + c1 + 1
                 n += 1
-    ends = stack_i16(_ENDS)
-    _slide_ends_r(free, ends)
+    rows = stack_u64(MAP)
+    cols = stack_u64(MAP)
+    _free_lines_r(free, rows, cols)
     hits = stack_u16(_NSQ)
     at = stack_u16(_NSQ)
     _need_bits_r(free, need, n, hits, at)
@@ -657,7 +669,7 @@ def ghost_bot_r(e, mask, rng, r):
         else:
             left = e.moves_left - cost
             p0 = (lr + 1) * _W + lc + 1
-            _sweep_need_r(free, wall, ends, hits, at, p0, 6, front, bucket, n, sweep)
+            _sweep_need_r(free, wall, rows, cols, hits, at, p0, 6, front, bucket, n, sweep)
             j = 0
             for h in range(e.cfg_humans):
                 if e.hpos[h, 0] < 0:

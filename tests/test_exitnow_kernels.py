@@ -433,7 +433,8 @@ def _need_sweeps(snaps, starts, needs, n_need, max_moves, out):
     """The ghost bot's sweep read on ``needs[j, :n_need[j]]`` (padded indices) only."""
     free = np.empty(_W * _W, np.uint8)
     wall = np.empty(_W * _W, np.uint8)
-    ends = np.empty(4 * _W * _W, np.int16)
+    rows = np.empty(21, np.uint64)
+    cols = np.empty(21, np.uint64)
     hit = np.empty(_W * _W, np.uint16)
     at_ = np.empty(_W * _W, np.uint16)
     front = np.empty(_W * _W, np.int16)
@@ -441,16 +442,16 @@ def _need_sweeps(snaps, starts, needs, n_need, max_moves, out):
     for j in range(starts.shape[0]):
         e = snaps[starts[j, 0]]
         bots.ghost_grids_r(e, free, wall)
-        bots._slide_ends_r(free, ends)
+        bots._free_lines_r(free, rows, cols)
         bots._need_bits_r(free, needs[j], n_need[j], hit, at_)
         p0 = (starts[j, 1] + 1) * _W + starts[j, 2] + 1
-        bots._sweep_need_r(free, wall, ends, hit, at_, p0, max_moves, front, bucket, n_need[j], out[j])
+        bots._sweep_need_r(free, wall, rows, cols, hit, at_, p0, max_moves, front, bucket, n_need[j], out[j])
 
 
 @pytest.mark.parametrize("max_moves", [1, 3, 6])
 def test_ghost_bot_sweep_on_its_squares_matches_the_full_sweep(max_moves):
-    """The ghost bot's sweep, which jumps to the slides' ends, reads the squares passed
-    over from bit sets and stops once its squares are known, gives on those squares what
+    """The ghost bot's sweep, which jumps to the slides' ends (read from bit boards), reads
+    the squares passed over from bit sets and stops once its squares are known, gives on those squares what
     the full sweep gives: the humans' squares and up to 9 random ones (walls, chips and
     the exit among them), from every ghost and from random squares."""
     snaps = decision_snapshots(OPTIONS[2], 120, seed=37)
