@@ -88,7 +88,6 @@ _MAX_SWEEP = 6  # the longest sweep the bots ask for (the ghost bot's 6 moves)
 _BUCKET = (_MAX_SWEEP + 1) * _NSQ  # a sweep's bucket queue: one row of squares per move count
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 _NEED = MAX_HUMANS + 4  # the ghost bot's weighed squares: the humans and the exit's approaches
-_FRONTS = 2 * BIT_ROWS  # the human bot's walk: this step's front and the next (bit rows)
 _STEP = np.array([DR[d] * _W + DC[d] for d in range(4)], np.int64)  # padded index step per direction
 GUARD = 15.0  # weight of guarding the exit per item held by the humans
 _P_ITEM = int(Phase.ITEM)
@@ -383,12 +382,13 @@ def _distance_bits_r(wbits, seed, need, n, out):
     ``need[j]`` (padded index), ``_FAR`` if none. Breadth first over bit rows: each step
     grows the whole front by one square in every direction at once (a shift and two
     neighbour rows per row), and it stops once every walkable ``need`` square is reached."""
-    fronts = stack_u32(_FRONTS)  # this step's front and the next, taking turns
+    front = stack_u32(BIT_ROWS)  # this step's front, and the next: they take turns
+    after = stack_u32(BIT_ROWS)
     seen = stack_u32(BIT_ROWS)
     wanted = stack_u32(BIT_ROWS)  # the need squares not reached yet
     for j in range(BIT_ROWS):
-        fronts[j] = seed[j]
-        fronts[BIT_ROWS + j] = 0
+        front[j] = seed[j]
+        after[j] = 0
         seen[j] = seed[j]
         wanted[j] = 0
     pending = 0
@@ -403,33 +403,51 @@ def _distance_bits_r(wbits, seed, need, n, out):
                 pending += 1
                 wanted[p // _W] |= bit
     k = 0
-    cur = 0
-    while pending > 0:
+    while pending > 0:  # two steps a round, so each step reads one buffer and writes the other
         k += 1
-        nxt = BIT_ROWS - cur
-        grew = np.uint32(0)
-        hit = np.uint32(0)
-        for j in range(1, MAP + 1):
-            f = fronts[cur + j]
-            x = (f << np.uint32(1)) | (f >> np.uint32(1)) | fronts[cur + j - 1] | fronts[cur + j + 1]
-            x &= wbits[j] & ~seen[j]
-            seen[j] |= x
-            fronts[nxt + j] = x
-            grew |= x
-            hit |= x & wanted[j]
-        if grew == 0:
+        if not _grow_r(wbits, front, after, seen):
             break
-        cur = nxt
-        if hit == 0:
-            continue
-        for j in range(n):
-            if out[j] == _FAR:
-                p = need[j]
-                bit = np.uint32(1) << np.uint32(p % _W - 1)
-                if fronts[cur + p // _W] & bit:
-                    out[j] = k
-                    pending -= 1
-                    wanted[p // _W] &= ~bit
+        pending = _reached_r(after, wanted, need, n, k, pending, out)
+        if pending == 0:
+            break
+        k += 1
+        if not _grow_r(wbits, after, front, seen):
+            break
+        pending = _reached_r(front, wanted, need, n, k, pending, out)
+
+
+@kernel(inline="always")
+def _grow_r(wbits, front, grown, seen):
+    """One breadth-first step over bit rows: ``grown`` gets the walkable squares next to
+    ``front`` not ``seen`` yet (and ``seen`` them); returns whether there were any."""
+    grew = np.uint32(0)
+    for j in range(1, MAP + 1):
+        f = front[j]
+        x = (f << np.uint32(1)) | (f >> np.uint32(1)) | front[j - 1] | front[j + 1]
+        x &= wbits[j] & ~seen[j]
+        seen[j] |= x
+        grown[j] = x
+        grew |= x
+    return grew != 0
+
+
+@kernel(inline="always")
+def _reached_r(grown, wanted, need, n, k, pending, out):
+    """Give the need squares in ``grown`` the distance ``k``; returns how many are left."""
+    hit = np.uint32(0)
+    for j in range(1, MAP + 1):
+        hit |= grown[j] & wanted[j]
+    if hit == 0:
+        return pending
+    for j in range(n):
+        if out[j] == _FAR:
+            p = need[j]
+            bit = np.uint32(1) << np.uint32(p % _W - 1)
+            if grown[p // _W] & bit:
+                out[j] = k
+                pending -= 1
+                wanted[p // _W] &= ~bit
+    return pending
 
 
 @kernel
