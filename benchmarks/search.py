@@ -99,7 +99,7 @@ TABLES = {
         True,
         False,
         {"num_humans": 3},
-        "search:rollouts=896",
+        "search:rollouts=768",
     ),
 }
 

@@ -40,13 +40,13 @@ def test_search_table_times_the_guided_search_and_refuses_a_bad_blueprint():
 
 
 def test_search_table_plays_its_own_settings_unless_told():
-    """The ghost table is measured with its own budget (``search:rollouts=896``); --rollouts
+    """The ghost table is measured with its own budget (``search:rollouts=768``); --rollouts
     replaces it."""
     import json
 
     script = str(ROOT / "benchmarks" / "search.py")
     run = [sys.executable, script, "exitnow-ghost", "--timing-only", "--timing-games", "1"]
-    for extra, want in (([], "search:rollouts=896"), (["--rollouts", "8"], "search:rollouts=8")):
+    for extra, want in (([], "search:rollouts=768"), (["--rollouts", "8"], "search:rollouts=8")):
         proc = subprocess.run([*run, *extra], cwd=ROOT, capture_output=True, text=True, timeout=600)
         assert proc.returncode == 0, proc.stderr[-2000:]
         assert json.loads(proc.stdout.strip().splitlines()[-1])["bot"] == want
