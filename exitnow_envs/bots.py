@@ -136,27 +136,6 @@ def ghost_grids_r(e, free, wall):
             wall[base + c] = k == WALL or is_sealed(k)
 
 
-@kernel(inline="always")
-def _lower_r(bits, moves, out):
-    """``out[j]`` = min(``out[j]``, ``moves``) for every bit ``j`` set in ``bits``."""
-    b = np.uint64(bits)
-    while b != 0:
-        j = np.int64(ctz(b))
-        b &= b - np.uint64(1)
-        if out[j] > moves:
-            out[j] = moves
-
-
-@kernel(inline="always")
-def _enter_r(front, bucket, count, q, m):
-    """Square ``q`` is first stopped on after ``m`` moves unless ``front`` knows fewer: it
-    goes into bucket ``m`` (a square enters a bucket once, when its count drops to it)."""
-    if front[q] > m:
-        front[q] = m
-        bucket[m * _NSQ + count[m]] = q
-        count[m] += 1
-
-
 @kernel
 def _sweep_r(free, wall, starts, k, max_moves, out, front, bucket, need, n_need):
     """:func:`ghost_sweep_r` on the padded grids of :func:`ghost_grids_r` from the squares
@@ -189,15 +168,20 @@ def _sweep_r(free, wall, starts, k, max_moves, out, front, bucket, need, n_need)
                     q += s
                     if out[q] > m + 1:
                         out[q] = m + 1
-                if q != p:
-                    _enter_r(front, bucket, count, q, m + 1)
+                if q != p and front[q] > m + 1:
+                    front[q] = m + 1
+                    bucket[(m + 1) * _NSQ + count[m + 1]] = q
+                    count[m + 1] += 1
                 if m + 2 <= max_moves:
                     q1 = p + s
                     if wall[q1] and free[q1 + s]:
                         q2 = q1 + s
                         if out[q2] > m + 2:
                             out[q2] = m + 2
-                        _enter_r(front, bucket, count, q2, m + 2)
+                        if front[q2] > m + 2:
+                            front[q2] = m + 2
+                            bucket[(m + 2) * _NSQ + count[m + 2]] = q2
+                            count[m + 2] += 1
         if n_need > 0:
             done = True
             for j in range(n_need):
@@ -291,22 +275,37 @@ def _sweep_need_r(free, wall, rows, cols, hit, at, p0, max_moves, front, bucket,
             p = np.int64(bucket[m * _NSQ + i])
             if front[p] != m:
                 continue  # entered this bucket, then a lower one: expanded there
-            _lower_r(hit[p], m + 1, out)
+            bits = np.uint64(hit[p])
+            while bits != 0:
+                j = np.int64(ctz(bits))
+                bits &= bits - np.uint64(1)
+                if out[j] > m + 1:
+                    out[j] = m + 1
             if m + 1 == max_moves:
                 continue  # the last move: only the squares it passes over count
             ends4 = stack_i64(4)
             _slide_ends4_r(rows, cols, p, ends4)
             for d in range(4):
                 q = ends4[d]
-                if q != p:
-                    _enter_r(front, bucket, count, q, m + 1)
+                if q != p and front[q] > m + 1:
+                    front[q] = m + 1
+                    bucket[(m + 1) * _NSQ + count[m + 1]] = q
+                    count[m + 1] += 1
                 if m + 2 <= max_moves:
                     s = _STEP[d]
                     q1 = p + s
                     if wall[q1] and free[q1 + s]:
-                        _lower_r(at[q1 + s], m + 2, out)
-                        if m + 2 < max_moves:
-                            _enter_r(front, bucket, count, q1 + s, m + 2)
+                        q2 = q1 + s
+                        bits = np.uint64(at[q2])
+                        while bits != 0:
+                            j = np.int64(ctz(bits))
+                            bits &= bits - np.uint64(1)
+                            if out[j] > m + 2:
+                                out[j] = m + 2
+                        if m + 2 < max_moves and front[q2] > m + 2:
+                            front[q2] = m + 2
+                            bucket[(m + 2) * _NSQ + count[m + 2]] = q2
+                            count[m + 2] += 1
         final = np.uint64(0)
         for j in range(n):
             if out[j] <= m + 2:
