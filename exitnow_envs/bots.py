@@ -253,6 +253,18 @@ def _need_bits_r(free, need, n, hit, at):
 
 
 @kernel
+def _lower_r(bits, moves, out):
+    """``out[j]`` = min(``out[j]``, ``moves``) for every bit ``j`` set in ``bits``: the
+    asked squares a move passes over (:func:`_need_bits_r`)."""
+    b = np.uint64(bits)
+    while b != 0:
+        j = np.int64(ctz(b))
+        b &= b - np.uint64(1)
+        if out[j] > moves:
+            out[j] = moves
+
+
+@kernel
 def _sweep_need_r(free, wall, rows, cols, hit, at, p0, max_moves, front, bucket, n, out):
     """:func:`_sweep_r` read only on the squares of :func:`_need_bits_r`: ``out[j]`` (n,)
     int16 gets the fewest moves (<= ``max_moves`` <= 6) after which a ghost on square
@@ -275,12 +287,7 @@ def _sweep_need_r(free, wall, rows, cols, hit, at, p0, max_moves, front, bucket,
             p = np.int64(bucket[m * _NSQ + i])
             if front[p] != m:
                 continue  # entered this bucket, then a lower one: expanded there
-            bits = np.uint64(hit[p])
-            while bits != 0:
-                j = np.int64(ctz(bits))
-                bits &= bits - np.uint64(1)
-                if out[j] > m + 1:
-                    out[j] = m + 1
+            _lower_r(hit[p], m + 1, out)
             if m + 1 == max_moves:
                 continue  # the last move: only the squares it passes over count
             ends4 = stack_i64(4)
@@ -296,12 +303,7 @@ def _sweep_need_r(free, wall, rows, cols, hit, at, p0, max_moves, front, bucket,
                     q1 = p + s
                     if wall[q1] and free[q1 + s]:
                         q2 = q1 + s
-                        bits = np.uint64(at[q2])
-                        while bits != 0:
-                            j = np.int64(ctz(bits))
-                            bits &= bits - np.uint64(1)
-                            if out[j] > m + 2:
-                                out[j] = m + 2
+                        _lower_r(at[q2], m + 2, out)
                         if m + 2 < max_moves and front[q2] > m + 2:
                             front[q2] = m + 2
                             bucket[(m + 2) * _NSQ + count[m + 2]] = q2
