@@ -55,6 +55,8 @@ __all__ = [
     "ctlz",
     "bit_length",
     "seat_in",
+    "imax",
+    "imin",
     "stack_u32",
     "stack_u64",
     "stack_f32",
@@ -121,6 +123,21 @@ def seat_in(seats, seat):
 def bit_length(x):
     """Bits needed for the unsigned 64-bit value of ``x``: highest set bit + 1 (0 for 0)."""
     return 64 - np.int64(ctlz(np.uint64(x)))
+
+
+@kernel(inline="always")
+def imax(a, b):
+    """The larger of two numbers (``a`` when equal), as one select. Kernels use it where
+    the builtin ``max(a, b)`` would stand in a hot loop: numba (0.6x) compiles the
+    builtin as a call that LLVM does not inline, and the call also keeps LLVM from
+    vectorizing the loop around it."""
+    return a if a >= b else b
+
+
+@kernel(inline="always")
+def imin(a, b):
+    """The smaller of two numbers (``a`` when equal), as one select (see :func:`imax`)."""
+    return a if a <= b else b
 
 
 def _stack_ptr(dtype):
