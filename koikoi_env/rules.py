@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tabletop_core.kernel.bits import ctlz, imax
 from tabletop_core.kernel.jit import kernel
 from tabletop_core.kernel.rng import shuffle_word
 
@@ -98,29 +99,42 @@ def _longest_runs(bits: int) -> np.ndarray:
 
 
 LONGEST_RUN_OF = _longest_runs(NUM_NUMBER_RANKS)  # longest run of a suit word's number bits
-RUN_OF_BYTE = _longest_runs(8)  # longest run of a byte: a table that stays in L1
-TOP_RUN_OF_BYTE = np.array(
-    [8 - int(x).bit_length() for x in range(255, -1, -1)], np.int8
-)  # ones from bit 7 down
 SUIT_OF = (np.arange(NUM_CARDS) // RANKS_PER_SUIT).astype(np.int64)  # suit of card c
 RANK_OF = (np.arange(NUM_CARDS) % RANKS_PER_SUIT).astype(np.int8)  # rank of card c
 BIT_OF = (np.int32(1) << RANK_OF.astype(np.int32)).astype(np.int32)  # its bit in a suit word
 
 
-@kernel
+@kernel(inline="always")
+def _longer(start, n, step, runs):
+    """One step of :func:`longest_number_run`: ``start`` holds the bits where a run of at
+    least ``n`` numbers starts; where a run of ``n + step`` starts too (``runs``: the
+    starts of runs of ``step``), both grow."""
+    t = start & (runs >> n)
+    longer = t != 0
+    return (t if longer else start), (n + step if longer else n)
+
+
+@kernel(inline="always")
 def longest_number_run(numbers):
-    """``LONGEST_RUN_OF[numbers]`` for a word of 16 number bits, from two byte tables of
-    256 entries (the 64 KiB table leaves the L1 cache while observations stream out):
-    the longest run of either byte or the run across their boundary."""
-    b = np.int64(numbers)
-    lo = b & 0xFF
-    hi = b >> 8
-    across = np.int64(TOP_RUN_OF_BYTE[lo]) + lowest_bit(~hi)
-    return max(max(np.int64(RUN_OF_BYTE[lo]), np.int64(RUN_OF_BYTE[hi])), across)
+    """``LONGEST_RUN_OF[numbers]`` for a word of 16 number bits, branch-free and without a
+    table (so that a loop over several words vectorizes): the starts of runs of 1, 2, 4,
+    8 and 16 numbers by doubling, then the longest run by binary lifting (runs of ``n +
+    step`` start where runs of ``n`` start and runs of ``step`` start ``n`` higher)."""
+    r1 = np.int64(numbers) & NUMBER_BITS
+    r2 = r1 & (r1 >> 1)
+    r4 = r2 & (r2 >> 2)
+    r8 = r4 & (r4 >> 4)
+    r16 = r8 & (r8 >> 8)
+    start, n = _longer(np.int64(NUMBER_BITS), np.int64(0), 16, r16)
+    start, n = _longer(start, n, 8, r8)
+    start, n = _longer(start, n, 4, r4)
+    start, n = _longer(start, n, 2, r2)
+    start, n = _longer(start, n, 1, r1)
+    return n
 
 
 # --- yaku ---------------------------------------------------------------------------------
-@kernel
+@kernel(inline="always")
 def suit_yaku(count, non_numbers, longest_run):
     """Yaku score of one suit (rules "Yaku"): Great X (>= 3 non-number cards: 5, +3 per
     card beyond 3) + Triple X (longest run of numbers >= 3: 5, +3 per card beyond 3) +
@@ -149,7 +163,7 @@ def suit_bits_yaku(bits):
     return suit_yaku(popcount(b), popcount(b >> NUM_NUMBER_RANKS), run)
 
 
-@kernel
+@kernel(inline="always")
 def _most_in_window(numbers):
     """The most number cards held among any ``TRIPLE_MIN`` = 3 consecutive numbers of a
     suit word's number bits (0..3; bit tests, no loop, no branch: three in a window
@@ -170,14 +184,72 @@ def suit_missing(count, non_numbers, numbers):
     (bit r = rank r). Branch-light bit tests (a run is ``TRIPLE_MIN`` = 3 numbers).
     """
     most = _most_in_window(numbers)
-    return max(GREAT_MIN - np.int64(non_numbers), 0), TRIPLE_MIN - most, max(SUIT_MIN - np.int64(count), 0)
+    return imax(GREAT_MIN - np.int64(non_numbers), 0), TRIPLE_MIN - most, imax(SUIT_MIN - np.int64(count), 0)
 
 
-# Each yaku kind's score by the one figure it depends on (suit_yaku with the other two
-# figures at 0), so that a card's rise is two table differences.
-GREAT_YAKU_OF = np.array([suit_yaku.py_func(0, k, 0) for k in range(RANKS_PER_SUIT + 2)], np.int64)
-TRIPLE_YAKU_OF = np.array([suit_yaku.py_func(0, 0, k) for k in range(NUM_NUMBER_RANKS + 1)], np.int64)
-SUIT_YAKU_OF = np.array([suit_yaku.py_func(k, 0, 0) for k in range(RANKS_PER_SUIT + 2)], np.int64)
+@kernel(inline="always")
+def rise_base(word):
+    """The part of :func:`card_rise` that does not depend on the card's rank, for the suit
+    word ``word``: ``(count_yaku, suit, great_yaku, great, numbers, run, most,
+    triple_yaku)``, where ``count_yaku`` / ``great_yaku`` are the yaku rises of one more
+    card / one more non-number card (X / Great X), ``suit`` / ``great`` the falls of the
+    cards short of X / Great X, ``numbers`` the word's number bits, ``run`` their longest
+    run, ``most`` the most of them in 3 consecutive numbers and ``triple_yaku`` Triple
+    X's score now. A seat's captured suits change only when it captures, so a caller
+    that asks for several ranks of one word computes this once (the observation's
+    action pieces, 4 seats and 4 suits against up to 8 ranks)."""
+    w0 = np.int64(word)
+    k0 = popcount(w0)
+    n0 = popcount(w0 >> NUM_NUMBER_RANKS)
+    b0 = w0 & NUMBER_BITS
+    run0 = longest_number_run(b0)
+    return (
+        suit_yaku(k0 + 1, 0, 0) - suit_yaku(k0, 0, 0),
+        imax(SUIT_MIN - k0, 0) - imax(SUIT_MIN - 1 - k0, 0),
+        suit_yaku(0, n0 + 1, 0) - suit_yaku(0, n0, 0),
+        imax(GREAT_MIN - n0, 0) - imax(GREAT_MIN - 1 - n0, 0),
+        b0,
+        run0,
+        _most_in_window(b0),
+        suit_yaku(0, 0, run0),
+    )
+
+
+@kernel(inline="always")
+def non_number_rise(count_yaku, suit, great_yaku, great):
+    """:func:`card_rise` of a non-number card from its suit word's :func:`rise_base`
+    values of the same names: it adds to the count (X) and to Great X, whatever its
+    rank."""
+    zero = np.int64(0)
+    return count_yaku + great_yaku, great, zero, suit, zero, zero
+
+
+@kernel(inline="always")
+def number_rise(count_yaku, suit, numbers, run, most, triple_yaku, rank):
+    """:func:`card_rise` of the number card of rank ``rank`` (< ``NUM_NUMBER_RANKS``) from
+    its suit word's :func:`rise_base` values of the same names. It adds to the count (X)
+    and joins the runs beside it: the run through it is the ones just below it, itself
+    and the ones just above it (two bit scans), and the most numbers in a window of three
+    is read from the five bits around it."""
+    r = np.int64(rank)
+    b0 = np.int64(numbers)
+    below = ctlz(~((b0 << 1) << (63 - r)))  # ones from rank r-1 down
+    above = lowest_bit(~(b0 >> (r + 1)))  # ones from rank r+1 up
+    run1 = imax(run, below + 1 + above)
+    w = (b0 << 2) >> r  # ranks r-2..r+2 at bits 0..4 (r itself not held)
+    a, b, d, f = w & 1, (w >> 1) & 1, (w >> 3) & 1, (w >> 4) & 1
+    most1 = imax(most, 1 + imax(imax(a + b, b + d), d + f))
+    return count_yaku + suit_yaku(0, 0, run1) - triple_yaku, np.int64(0), most1 - most, suit, run1 - run, run1
+
+
+@kernel(inline="always")
+def rank_rise(count_yaku, suit, great_yaku, great, numbers, run, most, triple_yaku, rank):
+    """:func:`card_rise` of the card of rank ``rank`` from its suit word's
+    :func:`rise_base` (the eight values first): :func:`number_rise` or
+    :func:`non_number_rise`."""
+    if rank >= NUM_NUMBER_RANKS:
+        return non_number_rise(count_yaku, suit, great_yaku, great)
+    return number_rise(count_yaku, suit, numbers, run, most, triple_yaku, rank)
 
 
 @kernel(inline="always")
@@ -195,31 +267,12 @@ def card_rise(word, rank):
 
     Suits score apart (rules "Yaku"), so capturing cards of distinct suits (a capture:
     cards of one rank) gives the sum of their values, ``longest`` their largest.
-    The three yaku kinds add up too: each is a table difference, and a non-number card
-    leaves the number bits alone (no branch on the card's kind: a rank above the
-    numbers falls out of ``NUMBER_BITS``).
+    The three yaku kinds add up too: each depends on one figure of the suit. Computed as
+    :func:`rank_rise` of :func:`rise_base` (tested against the differences of
+    ``suit_bits_yaku``, ``suit_missing`` and the longest run before and after).
     """
-    w0 = np.int64(word)
-    w1 = w0 | (np.int64(1) << rank)
-    k0 = popcount(w0)
-    n0 = popcount(w0 >> NUM_NUMBER_RANKS)
-    n1 = popcount(w1 >> NUM_NUMBER_RANKS)
-    b0 = w0 & NUMBER_BITS
-    b1 = w1 & NUMBER_BITS
-    run0 = longest_number_run(b0)
-    run1 = longest_number_run(b1)
-    yaku = (
-        SUIT_YAKU_OF[k0 + 1]
-        - SUIT_YAKU_OF[k0]
-        + GREAT_YAKU_OF[n1]
-        - GREAT_YAKU_OF[n0]
-        + TRIPLE_YAKU_OF[run1]
-        - TRIPLE_YAKU_OF[run0]
-    )
-    great = max(GREAT_MIN - n0, 0) - max(GREAT_MIN - n1, 0)
-    triple = _most_in_window(b1) - _most_in_window(b0)
-    suit = max(SUIT_MIN - k0, 0) - max(SUIT_MIN - 1 - k0, 0)
-    return yaku, great, triple, suit, run1 - run0, run1 if b1 != b0 else np.int64(0)
+    a0, a1, a2, a3, a4, a5, a6, a7 = rise_base(word)
+    return rank_rise(a0, a1, a2, a3, a4, a5, a6, a7, rank)
 
 
 @kernel

@@ -169,11 +169,13 @@ def test_bit_helpers_against_plain_python():
 
 
 def test_longest_run_table_and_missing_cards_against_plain_python():
-    """``rules.LONGEST_RUN_OF`` is ``bits.longest_run`` of every number word, and
-    ``rules.suit_missing`` counts the cards short of each yaku by its definition."""
+    """``rules.LONGEST_RUN_OF`` is ``bits.longest_run`` of every number word, and so is
+    the branch-free ``rules.longest_number_run``; ``rules.suit_missing`` counts the cards
+    short of each yaku by its definition."""
     words = np.arange(1 << 16)
     text = [bin(int(x))[2:] for x in words]
     assert rules.LONGEST_RUN_OF.tolist() == [max(len(r) for r in t.split("0")) for t in text]
+    assert [rules.longest_number_run(int(x)) for x in words] == rules.LONGEST_RUN_OF.tolist()
     rnd = random.Random(4)
     for _ in range(3000):
         x = rnd.getrandbits(22)
