@@ -60,11 +60,12 @@ def main() -> None:
     out["vec_step_first_legal"] = _best_rate(first_legal, 5, 0.3)
     for bot in game.bot_names:
         games = 300 if bot in ("strong", "smart") else 2000
-        arena.run_match(game, bot, games=50, seed=0)  # compile
+        lineup = game.lineup_for(bot, {})  # a role-bound bot (Exit Now's ghost) plays its own seats
+        arena.run_match(game, lineup, games=50, seed=0)  # compile
         seeds = iter(range(1, 10**6))
 
-        def match(bot=bot, games=games, seeds=seeds) -> int:
-            arena.run_match(game, bot, games=games, seed=next(seeds))
+        def match(lineup=lineup, games=games, seeds=seeds) -> int:
+            arena.run_match(game, lineup, games=games, seed=next(seeds))
             return games
 
         out[f"games_{bot}"] = _best_rate(match, 3, 0.0)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_core.kernel.bits import ctz, popcount, stack_u32, stack_u64
+from tabletop_core.kernel.bits import ctz, imax, imin, popcount, stack_u32, stack_u64
 from tabletop_core.kernel.jit import kernel
 
 from ..spec import (
@@ -97,7 +97,7 @@ def walk_bits_r(e, h, length, acc):
     for d in range(4):
         f[1 + d * _R + j0] = b0  # the start: every direction is open
     rows = 8 if length <= 3 else (16 if length <= 7 else _R)  # >= 2 * length + 1, or all
-    lo = min(max(j0 - length, 0), _R - rows)  # the window holds rows j0 - length .. j0 + length
+    lo = imin(imax(j0 - length, 0), _R - rows)  # the window holds rows j0 - length .. j0 + length
     longest = 0  # the last step that moved or ended a walk
     t_last = 0  # the last step that moved
     for t in range(1, length + 1):
