@@ -241,25 +241,31 @@ def observe_r(e, seat, out, row):
 
 _PS = MAX_PLAYERS * NUM_SUITS  # seat-and-suit pairs, index p * NUM_SUITS + suit
 _BASE = 6  # rules.number_rise's values of rules.rise_base, per pair
-_BASES = _BASE * _PS
+# the action pieces' scratch, one stack array: the bases (value f of pair ps at f * _PS +
+# ps), then per pair a non-number card's packed rise, the current card's packed rise and
+# its longest run
+_NON_NUMBER = _BASE * _PS
+_PACKED = _NON_NUMBER + _PS
+_LONGEST = _PACKED + _PS
+_WORK = _LONGEST + _PS
 
 
 @kernel(inline="always")
-def _bases_r(e, base, non_number):
-    """What every seat's suit words give (``rules.rise_base``): the values a number card
-    needs into ``base`` (value ``f`` of pair ``ps`` at ``f * _PS + ps``), and a
-    non-number card's whole :func:`_pack`-ed rise into ``non_number[ps]`` (it does not
+def _bases_r(e, work):
+    """What every seat's suit words give (``rules.rise_base``) into the scratch ``work``:
+    the values a number card needs (value ``f`` of pair ``ps`` at ``f * _PS + ps``), and
+    a non-number card's whole :func:`_pack`-ed rise (at ``_NON_NUMBER + ps``: it does not
     depend on the rank). Seats the game does not have hold no cards."""
     for ps in range(_PS):
         cy, suit, gy, great, numbers, run, most, ty = rise_base(e.capt_bits[ps // NUM_SUITS, ps % NUM_SUITS])
-        base[ps] = cy
-        base[_PS + ps] = suit
-        base[2 * _PS + ps] = numbers
-        base[3 * _PS + ps] = run
-        base[4 * _PS + ps] = most
-        base[5 * _PS + ps] = ty
+        work[ps] = cy
+        work[_PS + ps] = suit
+        work[2 * _PS + ps] = numbers
+        work[3 * _PS + ps] = run
+        work[4 * _PS + ps] = most
+        work[5 * _PS + ps] = ty
         a0, a1, a2, a3, a4, _ = non_number_rise(cy, suit, gy, great)
-        non_number[ps] = _pack(a0, a1, a2, a3, a4)
+        work[_NON_NUMBER + ps] = _pack(a0, a1, a2, a3, a4)
 
 
 # rules.card_rise's first five values (all >= 0 and below 2**9, summed over 4 suits) in
@@ -291,45 +297,44 @@ def _pack(a0, a1, a2, a3, a4):
 
 
 @kernel(inline="always")
-def _rank_rises(base, non_number, rank, packed, longest):
+def _rank_rises(work, rank):
     """``rules.card_rise`` of rank ``rank`` for every seat-and-suit pair (:func:`_bases_r`
-    holds what the suit words give): its first five values packed into ``packed[ps]``,
-    its ``longest`` into ``longest[ps]``. A number card runs ``rules.number_rise`` on
-    every pair with the same instructions (:func:`_number_rises`); a non-number card's
-    rises are the bases'."""
+    holds what the suit words give): its first five values packed at ``_PACKED + ps``
+    of ``work``, its ``longest`` at ``_LONGEST + ps``. A number card runs
+    ``rules.number_rise`` on every pair with the same instructions
+    (:func:`_number_rises`); a non-number card's rises are the bases'."""
     if rank >= NUM_NUMBER_RANKS:
         for ps in range(_PS):
-            packed[ps] = non_number[ps]
-            longest[ps] = 0
+            work[_PACKED + ps] = work[_NON_NUMBER + ps]
+            work[_LONGEST + ps] = 0
     else:
-        _number_rises(base, rank, packed, longest)
+        _number_rises(work, rank)
 
 
 @kernel
-def _number_rises(base, rank, packed, longest):
+def _number_rises(work, rank):
     """``rules.number_rise`` of rank ``rank`` on every pair: one loop with the same
     instructions for each pair, in a function of its own (where LLVM can vectorize the
     loop; inlined into the observation it ran no faster)."""
     for ps in range(_PS):
         a0, a1, a2, a3, a4, a5 = number_rise(
-            base[ps],
-            base[_PS + ps],
-            base[2 * _PS + ps],
-            base[3 * _PS + ps],
-            base[4 * _PS + ps],
-            base[5 * _PS + ps],
+            work[ps],
+            work[_PS + ps],
+            work[2 * _PS + ps],
+            work[3 * _PS + ps],
+            work[4 * _PS + ps],
+            work[5 * _PS + ps],
             rank,
         )
-        packed[ps] = _pack(a0, a1, a2, a3, a4)
-        longest[ps] = a5
+        work[_PACKED + ps] = _pack(a0, a1, a2, a3, a4)
+        work[_LONGEST + ps] = a5
 
 
 @kernel(inline="always")
-def _stake_r(base, non_number, packed, longest, n, seat, out, row, card, takes, rank, stake, alt0, alt1):
+def _stake_r(work, n, seat, out, row, card, takes, rank, stake, alt0, alt1):
     """Write the action pieces of card ``card``. What capturing cards of rank ``rank``
-    gives each of the ``n`` seats (``base``: ``rules.rise_base`` of every seat's suit
-    words and what a non-number card gives, :func:`_bases_r`; ``packed``, ``longest``:
-    scratch): the sum of ``rules.card_rise`` over the suits of the bit set ``stake``
+    gives each of the ``n`` seats (``work``: the scratch, holding ``rules.rise_base`` of
+    every seat's suit words and what a non-number card gives, :func:`_bases_r`): the sum of ``rules.card_rise`` over the suits of the bit set ``stake``
     (the ``longest`` value: the largest), plus, when ``alt0`` >= 0, the better of suit
     ``alt0``'s and suit ``alt1``'s card value by value (a play with two matches: the best
     of either capture); ``seat``'s values and the largest over the other seats, value by
@@ -338,7 +343,9 @@ def _stake_r(base, non_number, packed, longest, n, seat, out, row, card, takes, 
     Every seat-and-suit pair's values are computed at once (:func:`_rank_rises`), then
     summed over the suits at stake with weights 0 or 1 (packed: one addition a suit),
     and ``seat``'s values are picked without a branch."""
-    _rank_rises(base, non_number, rank, packed, longest)
+    _rank_rises(work, rank)
+    packed = work[_PACKED:_LONGEST]
+    longest = work[_LONGEST:_WORK]
     w0 = np.int64(stake) & 1
     w1 = (np.int64(stake) >> 1) & 1
     w2 = (np.int64(stake) >> 2) & 1
@@ -387,11 +394,8 @@ def _write_actions_r(e, seat, out, row):
     if e.status != 0 or np.int64(e.current) != seat or e.phase == _DECIDE:
         return
     n = np.int64(e.cfg_players)
-    base = stack_i64(_BASES)
-    non_number = stack_i64(_PS)
-    packed = stack_i64(_PS)
-    longest = stack_i64(_PS)
-    _bases_r(e, base, non_number)
+    work = stack_i64(_WORK)
+    _bases_r(e, work)
     field = np.int8(LOC_FIELD)
     loc = e.loc
     if e.phase != _PLAY:  # CHOOSE_*: take field card f with the pending card
@@ -402,10 +406,7 @@ def _write_actions_r(e, seat, out, row):
             f = suit * RANKS_PER_SUIT + r
             if loc[f] == field:
                 _stake_r(
-                    base,
-                    non_number,
-                    packed,
-                    longest,
+                    work,
                     n,
                     seat,
                     out,
@@ -434,13 +435,10 @@ def _write_actions_r(e, seat, out, row):
             if m == 2:  # two matches: the best of either capture, value by value
                 f0 = lowest_bit(matches)
                 f1 = lowest_bit(matches & (matches - 1))
-                _stake_r(base, non_number, packed, longest, n, seat, out, row, c, 2, r, own, f0, f1)
+                _stake_r(work, n, seat, out, row, c, 2, r, own, f0, f1)
             else:  # none (c itself is at stake), one or three: all taken
                 _stake_r(
-                    base,
-                    non_number,
-                    packed,
-                    longest,
+                    work,
                     n,
                     seat,
                     out,
