@@ -311,7 +311,7 @@ def match_count_r(e, card):
     return n
 
 
-@kernel
+@kernel(inline="always")
 def unseen_by(loc, seat):
     """Whether a card at ``loc`` (a ``LOC_*`` code) is hidden from ``seat``: in the stock
     or in another seat's hand."""
