@@ -313,9 +313,9 @@ def _rank_rises(work, rank):
 
 @kernel
 def _number_rises(work, rank):
-    """``rules.number_rise`` of rank ``rank`` on every pair: one loop with the same
-    instructions for each pair, in a function of its own (where LLVM can vectorize the
-    loop; inlined into the observation it ran no faster)."""
+    """``rules.number_rise`` of rank ``rank`` on every pair (``work`` as in
+    :func:`_rank_rises`): one loop with the same instructions for each pair, so that no
+    pair's branch can be mispredicted."""
     for ps in range(_PS):
         a0, a1, a2, a3, a4, a5 = number_rise(
             work[ps],
