@@ -116,10 +116,10 @@ def _longer(start, n, step, runs):
 
 @kernel(inline="always")
 def longest_number_run(numbers):
-    """``LONGEST_RUN_OF[numbers]`` for a word of 16 number bits, branch-free and without a
-    table (so that a loop over several words vectorizes): the starts of runs of 1, 2, 4,
-    8 and 16 numbers by doubling, then the longest run by binary lifting (runs of ``n +
-    step`` start where runs of ``n`` start and runs of ``step`` start ``n`` higher)."""
+    """``LONGEST_RUN_OF[numbers]`` for a word of 16 number bits, in shifts and selects
+    (no branch, no table load): the starts of runs of 1, 2, 4, 8 and 16 numbers by
+    doubling, then the longest run by binary lifting (runs of ``n + step`` start where
+    runs of ``n`` start and runs of ``step`` start ``n`` higher)."""
     r1 = np.int64(numbers) & NUMBER_BITS
     r2 = r1 & (r1 >> 1)
     r4 = r2 & (r2 >> 2)
