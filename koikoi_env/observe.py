@@ -66,7 +66,7 @@ from tabletop_core.kernel.bits import imax, imin, stack_i64
 from tabletop_core.kernel.jit import kernel
 
 from .bits import lowest_bit, popcount
-from .rules import RANK_OF, non_number_rise, number_rise, rise_base, suit_bits_yaku, unseen_by
+from .rules import RANK_OF, non_number_rise, number_rise, rise_base, suit_bits_yaku, suit_yaku, unseen_by
 from .spec import (
     HAND_SIZE,
     MAX_PLAYERS,
@@ -276,6 +276,18 @@ _GUARDS = sum(1 << (_FIELD * k + _FIELD - 1) for k in range(5))
 _FIELD_MAX = (1 << (_FIELD - 1)) - 1
 
 
+def _largest_yaku_rise() -> int:
+    """A bound on the yaku rise one capture gives a seat (the largest packed value): four
+    suits, each one card more (X) plus the largest Triple X or Great X score."""
+    y = suit_yaku.py_func
+    count = max(y(k + 1, 0, 0) - y(k, 0, 0) for k in range(RANKS_PER_SUIT))
+    return NUM_SUITS * (count + max(y(0, 0, NUM_NUMBER_RANKS), y(0, RANKS_PER_SUIT - NUM_NUMBER_RANKS, 0)))
+
+
+if _largest_yaku_rise() > _FIELD_MAX:  # the packed sums would carry into the next field
+    raise ImportError(f"a capture's yaku rise can reach {_largest_yaku_rise()}: widen observe._FIELD")
+
+
 @kernel(inline="always")
 def _packed_max(a, b):
     """The field-wise maximum of two packed words: a field's guard bit survives ``(a |
@@ -334,11 +346,12 @@ def _number_rises(work, rank):
 def _stake_r(work, n, seat, out, row, card, takes, rank, stake, alt0, alt1):
     """Write the action pieces of card ``card``. What capturing cards of rank ``rank``
     gives each of the ``n`` seats (``work``: the scratch, holding ``rules.rise_base`` of
-    every seat's suit words and what a non-number card gives, :func:`_bases_r`): the sum of ``rules.card_rise`` over the suits of the bit set ``stake``
-    (the ``longest`` value: the largest), plus, when ``alt0`` >= 0, the better of suit
-    ``alt0``'s and suit ``alt1``'s card value by value (a play with two matches: the best
-    of either capture); ``seat``'s values and the largest over the other seats, value by
-    value, scaled and capped.
+    every seat's suit words and what a non-number card gives, :func:`_bases_r`): the sum
+    of ``rules.card_rise`` over the suits of the bit set ``stake`` (the ``longest``
+    value: the largest), plus, when ``alt0`` >= 0, the better of suit ``alt0``'s and
+    suit ``alt1``'s card value by value (a play with two matches: the best of either
+    capture); ``seat``'s values and the largest over the other seats, value by value,
+    scaled and capped.
 
     Every seat-and-suit pair's values are computed at once (:func:`_rank_rises`), then
     summed over the suits at stake with weights 0 or 1 (packed: one addition a suit),
