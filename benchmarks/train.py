@@ -90,6 +90,7 @@ def main() -> None:
     p.add_argument("--seconds", type=float, default=30.0, help="timed window of the trainer")
     p.add_argument("--no-sb3", action="store_true", help="skip the MaskablePPO measurement")
     p.add_argument("--threads", type=int, default=None, help="torch threads (default: the trainer's choice)")
+    p.add_argument("--minibatch", type=int, default=None, help="PPO minibatch (default: the trainer's)")
     p.add_argument("--quality", action="store_true", help="time to quality instead of throughput")
     p.add_argument("--minutes", type=float, nargs="+", default=[5.0, 20.0], help="--quality: run budgets")
     p.add_argument("--seed", type=int, default=0, help="--quality: the runs' seed")
@@ -103,7 +104,9 @@ def main() -> None:
             wait_for_idle()
             print(json.dumps(quality_run(minutes, args.seed, args.out)), flush=True)
         return
-    for rec in run_train_bench(args.game, seconds=args.seconds, sb3=not args.no_sb3, threads=args.threads):
+    for rec in run_train_bench(
+        args.game, seconds=args.seconds, sb3=not args.no_sb3, threads=args.threads, minibatch=args.minibatch
+    ):
         print(json.dumps(rec), flush=True)
 
 

@@ -147,17 +147,21 @@ def run_train_bench(
     seconds: float = 30.0,
     sb3: bool = True,
     threads: int | None = None,
+    minibatch: int | None = None,
 ) -> list[dict]:
     """The benchmark's records (see the module docstring). ``seconds``: the trainer's
     timed window (after one warm-up update); the game's default options when none are given;
     ``threads``: torch threads (the trainer's own choice when None, which takes one thread
-    on a machine whose load average is 1 or more)."""
+    on a machine whose load average is 1 or more); ``minibatch``: the PPO minibatch (the
+    trainer's default when None)."""
     import torch
 
     from tabletop_core.train.trainer import Trainer
 
     options = dict(options or {})
     cfg = TrainConfig(game=game, options=options, steps=10**12, progress=False, threads=threads)
+    if minibatch is not None:
+        cfg.minibatch = minibatch
     trainer = Trainer(cfg)
     threads, dtype = trainer.threads, "bfloat16" if trainer.bf16 else "float32"
     d, a, h = trainer.obs_dim, trainer.num_actions, cfg.hidden

@@ -14,6 +14,10 @@ a rollout, per-seat advantages, a clipped-objective update. What is built for th
   whichever seat is to move; league envs share it, a snapshot acting for the seats the
   learner does not hold) and scripted bots (the game's learner kernels: the bots' turns
   run inside compiled code).
+* **Update.** On the CPU the PPO loss and its gradient with respect to the legal logits
+  and values come from one compiled pass (:func:`~tabletop_core.train.loss.ppo_loss_grad`),
+  handed to autograd for the network's backward; on a GPU the same loss is torch
+  operations (``_ppo_step_torch``, which a test holds the compiled pass to).
 * **Credit** per seat (:func:`~tabletop_core.train.advantages.seat_advantages`); a
   cooperative game's team is credited as one chain, as the learner views do.
 * **Threads.** torch's intra-op threads take the cores (``--threads``, default every
@@ -47,6 +51,7 @@ from tabletop_core.envs.vector import SelfPlayVectorEnv, available_cores
 from tabletop_core.kernel.rng import seed_word
 from tabletop_core.train.advantages import seat_advantages
 from tabletop_core.train.config import ConfigError, TrainConfig, bf16_supported, load_init_policy, validate
+from tabletop_core.train.loss import ppo_loss_grad
 from tabletop_core.train.model import NEG, Agent, masked_gumbel_sample, model_flops_per_sample
 from tabletop_core.train.opponents import (
     POLICY_ENTRIES,
@@ -555,11 +560,74 @@ class Trainer:
         rets = kept(torch.from_numpy(ret).to(self.device))
         return _Batch(obs, lidx, lbias, lpos, old_logp, advs, rets)
 
+    def _ppo_step_torch(self, batch: _Batch, idx: torch.Tensor) -> tuple[float, ...]:
+        """One optimiser step on minibatch ``idx`` with the PPO loss in torch operations
+        (GPU); returns the pg loss, value loss, entropy, approx KL and clip fraction."""
+        cfg = self.cfg
+        with self._autocast():
+            legal_logits, value = self.agent.legal_forward(
+                batch.obs.index_select(0, idx), batch.lidx.index_select(0, idx)
+            )
+        z = legal_logits + batch.lbias.index_select(0, idx)
+        logp_all = torch.log_softmax(z, dim=1)
+        new_logp = logp_all.gather(1, batch.lpos[idx, None]).squeeze(1)
+        # softmax, not logp_all.exp(): torch's CPU exp is slower than its softmax
+        entropy = -(torch.softmax(z, dim=1) * logp_all).sum(1).mean()
+        log_ratio = new_logp - batch.old_logp.index_select(0, idx)
+        ratio = log_ratio.exp()
+        a = batch.advs.index_select(0, idx)
+        a = (a - a.mean()) / (a.std() + 1e-8)
+        pg_loss = torch.max(-a * ratio, -a * ratio.clamp(1 - cfg.clip, 1 + cfg.clip)).mean()
+        v_loss = 0.5 * (value.float() - batch.rets.index_select(0, idx)).pow(2).mean()
+        loss = pg_loss + cfg.vf_coef * v_loss - cfg.ent_coef * entropy
+        self.optim.zero_grad(set_to_none=True)
+        loss.backward()
+        nn.utils.clip_grad_norm_(self.agent.parameters(), cfg.max_grad_norm)
+        self.optim.step()
+        with torch.no_grad():
+            kl = float(((ratio - 1) - log_ratio).mean())
+            clipfrac = float(((ratio - 1).abs() > cfg.clip).float().mean())
+        return float(pg_loss.detach()), float(v_loss.detach()), float(entropy.detach()), kl, clipfrac
+
+    def _ppo_step_compiled(self, batch: _Batch, idx: torch.Tensor) -> tuple[float, ...]:
+        """:meth:`_ppo_step_torch` on the CPU, the loss and its gradient with respect to the
+        logits and values in one compiled pass (:func:`~tabletop_core.train.loss.ppo_loss_grad`),
+        handed to autograd for the network's backward."""
+        cfg = self.cfg
+        with self._autocast():
+            legal_logits, value = self.agent.legal_forward(
+                batch.obs.index_select(0, idx), batch.lidx.index_select(0, idx)
+            )
+        legal_logits, value = legal_logits.float(), value.float()
+        g_logits, g_value = torch.empty_like(legal_logits), torch.empty_like(value)
+        out = np.empty(5)
+        ppo_loss_grad(
+            legal_logits.detach().numpy(),
+            idx.numpy(),
+            batch.lbias.numpy(),
+            batch.lpos.numpy(),
+            batch.old_logp.numpy(),
+            batch.advs.numpy(),
+            batch.rets.numpy(),
+            value.detach().numpy(),
+            cfg.clip,
+            cfg.vf_coef,
+            cfg.ent_coef,
+            g_logits.numpy(),
+            g_value.numpy(),
+            out,
+        )
+        self.optim.zero_grad(set_to_none=True)
+        torch.autograd.backward([legal_logits, value], [g_logits, g_value])
+        nn.utils.clip_grad_norm_(self.agent.parameters(), cfg.max_grad_norm)
+        self.optim.step()
+        return tuple(float(x) for x in out)
+
     def _optimise(self, batch: _Batch) -> tuple[dict[str, float], int]:
         """``epochs`` passes of full minibatches over ``batch`` (the value head alone during
         the critic warm-up); returns the summed losses and the number of minibatches."""
         cfg = self.cfg
-        obs, lidx, lbias, lpos, old_logp, advs, rets = batch
+        obs, rets = batch.obs, batch.rets
         m = obs.shape[0]
         stats = {"pg_loss": 0.0, "v_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clipfrac": 0.0}
         count = 0
@@ -579,32 +647,12 @@ class Trainer:
                     stats["v_loss"] += float(v_loss.detach())
                     count += 1
                     continue
-                with self._autocast():
-                    legal_logits, value = self.agent.legal_forward(
-                        obs.index_select(0, idx), lidx.index_select(0, idx)
-                    )
-                z = legal_logits + lbias.index_select(0, idx)
-                logp_all = torch.log_softmax(z, dim=1)
-                new_logp = logp_all.gather(1, lpos[idx, None]).squeeze(1)
-                # softmax, not logp_all.exp(): torch's CPU exp is slower than its softmax
-                entropy = -(torch.softmax(z, dim=1) * logp_all).sum(1).mean()
-                log_ratio = new_logp - old_logp.index_select(0, idx)
-                ratio = log_ratio.exp()
-                a = advs.index_select(0, idx)
-                a = (a - a.mean()) / (a.std() + 1e-8)
-                pg_loss = torch.max(-a * ratio, -a * ratio.clamp(1 - cfg.clip, 1 + cfg.clip)).mean()
-                v_loss = 0.5 * (value.float() - rets.index_select(0, idx)).pow(2).mean()
-                loss = pg_loss + cfg.vf_coef * v_loss - cfg.ent_coef * entropy
-                self.optim.zero_grad(set_to_none=True)
-                loss.backward()
-                nn.utils.clip_grad_norm_(self.agent.parameters(), cfg.max_grad_norm)
-                self.optim.step()
-                with torch.no_grad():
-                    stats["pg_loss"] += float(pg_loss)
-                    stats["v_loss"] += float(v_loss)
-                    stats["entropy"] += float(entropy)
-                    stats["approx_kl"] += float(((ratio - 1) - log_ratio).mean())
-                    stats["clipfrac"] += float(((ratio - 1).abs() > cfg.clip).float().mean())
+                if self.device.type == "cpu":
+                    losses = self._ppo_step_compiled(batch, idx)
+                else:
+                    losses = self._ppo_step_torch(batch, idx)
+                for key, v in zip(stats, losses):
+                    stats[key] += v
                 count += 1
                 self.flops["update"] += 3 * self.flops_per_sample * mb
         return stats, count

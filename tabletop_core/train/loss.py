@@ -1,0 +1,189 @@
+"""The PPO loss and its gradient in one compiled pass (the CPU trainer's update).
+
+For each minibatch sample the loss needs the log-softmax of the legal actions' logits, its
+entropy, the probability ratio against the rollout's policy and the value error; torch
+runs ~40 small operations forward and as many backward for that, each a pass over the
+(N, K) logits with its own dispatch. :func:`ppo_loss_grad` reads each row once, writes the
+gradient of the loss with respect to the logits and the value, and returns the
+minibatch's statistics; the trainer hands those gradients to autograd for the network's
+backward pass (``torch.autograd.backward``).
+
+The exponentials are :func:`exp_nonpositive`, a polynomial that LLVM vectorises (numba's
+``np.exp`` is a scalar call per element, which made an earlier one-pass version slower
+than torch).
+
+Definitions (CleanRL's PPO, as :meth:`tabletop_core.train.trainer.Trainer._optimise` writes
+them in torch for other devices): advantages normalised per minibatch (mean 0, unbiased
+std 1, ``+ 1e-8``); ``pg = mean(max(-a r, -a clip(r, 1 - c, 1 + c)))``; ``v = 0.5 mean((V -
+R)^2)``; ``H`` the mean entropy; ``loss = pg + vf_coef v - ent_coef H``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from tabletop_core.kernel.jit import kernel
+from tabletop_core.train.sample import _f32_from_bits
+
+__all__ = ["exp_nonpositive", "ppo_loss_grad", "PG_LOSS", "V_LOSS", "ENTROPY", "APPROX_KL", "CLIPFRAC"]
+
+PG_LOSS, V_LOSS, ENTROPY, APPROX_KL, CLIPFRAC = range(5)
+"""Positions of the statistics in :func:`ppo_loss_grad`'s ``out``."""
+
+_LN2_HI = np.float32(0.693359375)
+_LN2_LO = np.float32(-2.12194440e-4)
+_ROUND = np.float32(12582912.0)  # 1.5 * 2**23: x + _ROUND - _ROUND rounds x to an integer
+_LOWEST = np.float32(-87.0)
+
+
+@kernel(inline="always")
+def exp_nonpositive(x):
+    """``exp(x)`` in float32 for ``x <= 0``, within 1e-7 relative error (Cephes' ``expf``
+    polynomial on ``x - n ln 2``, times ``2**n`` built from its exponent bits); 0 below -87,
+    where ``exp`` is under 1.7e-38 (a padded logit, ``NEG``, gives exactly 0). Branch- and
+    call-free, so a loop of it vectorises."""
+    xc = x if x > _LOWEST else _LOWEST
+    nf = (xc * np.float32(1.44269504088896341) + _ROUND) - _ROUND
+    f = xc - nf * _LN2_HI - nf * _LN2_LO
+    p = np.float32(1.9875691500e-4)
+    p = p * f + np.float32(1.3981999507e-3)
+    p = p * f + np.float32(8.3334519073e-3)
+    p = p * f + np.float32(4.1665795894e-2)
+    p = p * f + np.float32(1.6666665459e-1)
+    p = p * f + np.float32(5.0000001201e-1)
+    p = p * f * f + f + np.float32(1.0)
+    scale = _f32_from_bits(np.uint32((np.int32(nf) + 127) << 23))
+    return p * scale if x > _LOWEST else np.float32(0.0)
+
+
+@kernel
+def _normalised_advantage(adv, idx):
+    """Mean and ``1 / (unbiased std + 1e-8)`` of ``adv[idx]`` (float64)."""
+    n = idx.shape[0]
+    s = 0.0
+    for i in range(n):
+        s += adv[idx[i]]
+    mean = s / n
+    ss = 0.0
+    for i in range(n):
+        d = adv[idx[i]] - mean
+        ss += d * d
+    std = math.sqrt(ss / (n - 1)) if n > 1 else 0.0
+    return mean, 1.0 / (std + 1e-8)
+
+
+@kernel
+def _gather_transposed(logits, idx, lbias, zt):
+    """``zt[j, i] = logits[i, j] + lbias[idx[i], j]``: the biased logits with the samples
+    along the fast axis, so that every later pass runs across samples in vector lanes
+    (summed row by row, then transposed: a transposing gather was 4x slower)."""
+    n, k = logits.shape
+    z = np.empty((n, k), np.float32)
+    for i in range(n):
+        row = idx[i]
+        for j in range(k):
+            z[i, j] = logits[i, j] + lbias[row, j]
+    zt[:, :] = z.T
+
+
+@kernel
+def _softmax_columns(zt, pt, lse, h):
+    """Per sample (column) of ``zt`` (K, N): ``pt`` the softmax, ``lse`` the log-sum-exp
+    and ``h`` the entropy (no term for a probability of 0: a padded action)."""
+    k, n = zt.shape
+    for i in range(n):
+        lse[i] = zt[0, i]
+    for j in range(1, k):
+        for i in range(n):
+            lse[i] = zt[j, i] if zt[j, i] > lse[i] else lse[i]
+    for i in range(n):
+        h[i] = np.float32(0.0)  # the sum of the exponentials, for now
+    for j in range(k):
+        for i in range(n):
+            e = exp_nonpositive(zt[j, i] - lse[i])
+            pt[j, i] = e
+            h[i] += e
+    for i in range(n):
+        s = h[i]
+        lse[i] += np.log(s)
+        h[i] = np.float32(1.0) / s
+    for j in range(k):
+        for i in range(n):
+            pt[j, i] *= h[i]
+    for i in range(n):
+        h[i] = np.float32(0.0)
+    for j in range(k):
+        for i in range(n):
+            p = pt[j, i]
+            h[i] -= p * (zt[j, i] - lse[i]) if p != np.float32(0.0) else np.float32(0.0)
+
+
+@kernel
+def ppo_loss_grad(
+    logits, idx, lbias, lpos, old_logp, adv, ret, value, clip, vf_coef, ent_coef, g_logits, g_value, out
+):
+    """The PPO loss's statistics and its gradient for one minibatch (module docstring).
+
+    Args:
+        logits: (N, K) float32 logits of each sample's legal actions (the network's
+            ``legal_forward``). idx: (N,) int64 the samples' rows in the rollout arrays.
+        lbias: (M, K) float32 0 on a legal action, ``NEG`` on the padding.
+        lpos: (M,) int64 the taken action's position among the legal ones.
+        old_logp, adv, ret: (M,) float32 the rollout's log-probabilities, advantages and
+            returns. value: (N,) float32 the network's values.
+        clip, vf_coef, ent_coef: the PPO coefficients.
+        g_logits: (N, K) float32 out, d loss / d logits (0 on the padding).
+        g_value: (N,) float32 out, d loss / d value.
+        out: (5,) float64 out: pg loss, value loss, entropy, approx KL, clip fraction
+            (positions :data:`PG_LOSS` ...).
+    """
+    n, k = logits.shape
+    zt = np.empty((k, n), np.float32)
+    pt = np.empty((k, n), np.float32)
+    lse = np.empty(n, np.float32)
+    h = np.empty(n, np.float32)
+    g_logp = np.empty(n, np.float32)
+    _gather_transposed(logits, idx, lbias, zt)
+    _softmax_columns(zt, pt, lse, h)
+    mean, inv_std = _normalised_advantage(adv, idx)
+    inv_n = np.float32(1.0 / n)
+    lo = np.float32(1.0 - clip)
+    hi = np.float32(1.0 + clip)
+    pg = 0.0
+    vl = 0.0
+    ent = 0.0
+    kl = 0.0
+    cf = 0.0
+    for i in range(n):
+        row = idx[i]
+        log_ratio = zt[lpos[row], i] - lse[i] - old_logp[row]
+        r = np.exp(log_ratio)
+        a = np.float32((adv[row] - mean) * inv_std)
+        rc = lo if r < lo else (hi if r > hi else r)
+        t1 = -a * r
+        t2 = -a * rc
+        pg += t1 if t1 >= t2 else t2
+        g_logp[i] = (-a if t1 >= t2 else np.float32(0.0)) * r * inv_n  # d loss / d log pi(taken)
+        dv = value[i] - ret[row]
+        vl += 0.5 * dv * dv
+        g_value[i] = np.float32(vf_coef) * dv * inv_n
+        ent += h[i]
+        kl += (r - 1.0) - log_ratio
+        cf += 1.0 if abs(r - 1.0) > clip else 0.0
+    ce = np.float32(ent_coef) * inv_n
+    for j in range(k):  # d loss / d z = p (ent_coef / N (log p + H) - g_logp) + g_logp [taken]
+        for i in range(n):
+            p = pt[j, i]
+            pt[j, i] = p * (
+                (ce * (zt[j, i] - lse[i] + h[i]) if p != np.float32(0.0) else np.float32(0.0)) - g_logp[i]
+            )
+    g_logits[:, :] = pt.T
+    for i in range(n):
+        g_logits[i, lpos[idx[i]]] += g_logp[i]
+    out[0] = pg / n
+    out[1] = vl / n
+    out[2] = ent / n
+    out[3] = kl / n
+    out[4] = cf / n
