@@ -604,3 +604,37 @@ def test_compiled_update_step_matches_the_torch_step():
     np.testing.assert_allclose(sa, sb, rtol=1e-5, atol=1e-6)
     for (name, pa), pb in zip(a.agent.state_dict().items(), b.agent.state_dict().values()):
         np.testing.assert_allclose(pa.numpy(), pb.numpy(), rtol=0, atol=1e-6, err_msg=name)
+
+
+def test_compiled_clip_and_adam_match_torch():
+    """:func:`compiled_step` against ``clip_grad_norm_`` then ``Adam(fused=True).step()``
+    over steps whose gradients are clipped and steps whose are not, and it keeps Adam's
+    state as torch does (a checkpoint reads the same)."""
+    from torch import nn
+
+    from tabletop_core.train.adam import compiled_step
+
+    def make():
+        torch.manual_seed(0)
+        return nn.Sequential(nn.Linear(20, 32), nn.Tanh(), nn.Linear(32, 7))
+
+    a, b = make(), make()
+    oa = torch.optim.Adam(a.parameters(), lr=1e-2, eps=1e-5, fused=True)
+    ob = torch.optim.Adam(b.parameters(), lr=1e-2, eps=1e-5, fused=True)
+    x = torch.randn(64, 20)
+    for step in range(6):
+        for net in (a, b):
+            for p in net.parameters():
+                p.grad = None
+            (net(x) ** 2).mean().mul(100.0 if step % 2 else 0.01).backward()
+        norm_a = float(nn.utils.clip_grad_norm_(a.parameters(), 0.5))
+        oa.step()
+        norm_b = compiled_step(ob, 0.5)
+        assert norm_b == pytest.approx(norm_a, rel=1e-5)
+        for pa, pb in zip(a.parameters(), b.parameters()):
+            np.testing.assert_allclose(pb.detach().numpy(), pa.detach().numpy(), rtol=0, atol=1e-6)
+    for sa, sb in zip(oa.state_dict()["state"].values(), ob.state_dict()["state"].values()):
+        assert float(sb["step"]) == float(sa["step"]) == 6
+        np.testing.assert_allclose(sb["exp_avg_sq"].numpy(), sa["exp_avg_sq"].numpy(), rtol=1e-4, atol=1e-12)
+    with pytest.raises(ValueError, match="weight decay"):
+        compiled_step(torch.optim.Adam(a.parameters(), weight_decay=0.1), 0.5)

@@ -49,6 +49,7 @@ from tabletop_core.agents.policy import MLPPolicy
 from tabletop_core.envs.single_agent import LearnerCore
 from tabletop_core.envs.vector import SelfPlayVectorEnv, available_cores
 from tabletop_core.kernel.rng import seed_word
+from tabletop_core.train.adam import compiled_step
 from tabletop_core.train.advantages import seat_advantages
 from tabletop_core.train.config import ConfigError, TrainConfig, bf16_supported, load_init_policy, validate
 from tabletop_core.train.loss import ppo_loss_grad
@@ -592,7 +593,8 @@ class Trainer:
     def _ppo_step_compiled(self, batch: _Batch, idx: torch.Tensor) -> tuple[float, ...]:
         """:meth:`_ppo_step_torch` on the CPU, the loss and its gradient with respect to the
         logits and values in one compiled pass (:func:`~tabletop_core.train.loss.ppo_loss_grad`),
-        handed to autograd for the network's backward."""
+        handed to autograd for the network's backward, then the clipping and Adam's step in
+        another (:func:`~tabletop_core.train.adam.compiled_step`)."""
         cfg = self.cfg
         with self._autocast():
             legal_logits, value = self.agent.legal_forward(
@@ -619,8 +621,7 @@ class Trainer:
         )
         self.optim.zero_grad(set_to_none=True)
         torch.autograd.backward([legal_logits, value], [g_logits, g_value])
-        nn.utils.clip_grad_norm_(self.agent.parameters(), cfg.max_grad_norm)
-        self.optim.step()
+        compiled_step(self.optim, cfg.max_grad_norm)  # clip_grad_norm_ and Adam's step
         return tuple(float(x) for x in out)
 
     def _optimise(self, batch: _Batch) -> tuple[dict[str, float], int]:
