@@ -638,3 +638,6 @@ def test_compiled_clip_and_adam_match_torch():
         np.testing.assert_allclose(sb["exp_avg_sq"].numpy(), sa["exp_avg_sq"].numpy(), rtol=1e-4, atol=1e-12)
     with pytest.raises(ValueError, match="weight decay"):
         compiled_step(torch.optim.Adam(a.parameters(), weight_decay=0.1), 0.5)
+    b[0].weight.grad = None
+    with pytest.raises(ValueError, match="gradient for every parameter"):
+        compiled_step(ob, 0.5)

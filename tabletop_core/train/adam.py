@@ -2,8 +2,8 @@
 
 ``nn.utils.clip_grad_norm_`` and ``torch.optim.Adam(fused=True)`` take a dozen torch
 operations a minibatch over the network's eight parameter tensors (a norm per tensor,
-their norm, a scale, then Adam's kernel), each with its own dispatch; on the 2-core CPUs
-the trainer runs on they cost about as much as a 4096 x 256 matmul.
+their norm, a scale, then Adam's kernel), each with its own dispatch, which on a few cores
+costs more than their arithmetic.
 :func:`clip_and_adam` does the same arithmetic in two passes over the parameters. The
 moments and step counts stay in ``torch.optim.Adam``'s own state, so checkpoints and
 ``--resume`` work with either path.
@@ -41,9 +41,17 @@ def clip_and_adam(params, grads, exp_avgs, exp_avg_sqs, max_norm, lr, beta1, bet
     as ``torch.optim.Adam``'s fused CPU kernel does: no weight decay, no AMSGrad.
 
     Args:
-        params, grads, exp_avgs, exp_avg_sqs: tuples of 1-D float32 arrays, one per
-            parameter tensor (views of the tensors: updated in place).
-        max_norm, lr, beta1, beta2, eps: as ``clip_grad_norm_`` and ``Adam`` take them.
+        params: tuple of 1-D float32 arrays, one per parameter tensor (views of the
+            tensors: updated in place).
+        grads: their gradients, the same shapes (read only: the clipping scale is
+            applied on the fly).
+        exp_avgs: Adam's first moments, the same shapes (updated in place).
+        exp_avg_sqs: Adam's second moments, the same shapes (updated in place).
+        max_norm: the gradients' largest total 2-norm.
+        lr: the learning rate.
+        beta1: the first moment's decay.
+        beta2: the second moment's decay.
+        eps: added to the second moment's square root.
         step: the step's number, counted from 1 (its bias corrections).
 
     Returns:
@@ -75,7 +83,8 @@ def compiled_step(optim: torch.optim.Adam, max_norm: float) -> float:
     gradient; returns the total norm before clipping.
 
     Raises:
-        ValueError: if the optimizer uses weight decay, AMSGrad or several parameter groups.
+        ValueError: if the optimizer uses weight decay, AMSGrad or several parameter
+            groups, or a parameter has no gradient.
     """
     if len(optim.param_groups) != 1:
         raise ValueError(f"compiled_step takes one parameter group, got {len(optim.param_groups)}")
@@ -83,6 +92,8 @@ def compiled_step(optim: torch.optim.Adam, max_norm: float) -> float:
     if group.get("weight_decay", 0) or group.get("amsgrad", False):
         raise ValueError("compiled_step is plain Adam: no weight decay, no AMSGrad")
     params = group["params"]
+    if any(p.grad is None for p in params):
+        raise ValueError("compiled_step needs a gradient for every parameter (after backward)")
     states = []
     for p in params:
         st = optim.state[p]

@@ -3,18 +3,17 @@
 For each minibatch sample the loss needs the log-softmax of the legal actions' logits, its
 entropy, the probability ratio against the rollout's policy and the value error; torch
 runs ~40 small operations forward and as many backward for that, each a pass over the
-(N, K) logits with its own dispatch. :func:`ppo_loss_grad` reads each row once, writes the
-gradient of the loss with respect to the logits and the value, and returns the
-minibatch's statistics; the trainer hands those gradients to autograd for the network's
+(N, K) logits with its own dispatch. :func:`ppo_loss_grad` makes a few passes over the
+logits, transposed so that the samples run across vector lanes, writes the gradient of
+the loss with respect to the logits and the value, and returns the minibatch's
+statistics; the trainer hands those gradients to autograd for the network's
 backward pass (``torch.autograd.backward``).
 
 The exponentials are :func:`exp_nonpositive`, a polynomial that LLVM vectorises (numba's
-``np.exp`` is a scalar call per element, which made an earlier one-pass version slower
-than torch).
+``np.exp`` is a scalar call per element, which keeps a loop from vectorising).
 
-Definitions (CleanRL's PPO, as :meth:`tabletop_core.train.trainer.Trainer._optimise` writes
-them in torch for other devices): advantages normalised per minibatch (mean 0, unbiased
-std 1, ``+ 1e-8``); ``pg = mean(max(-a r, -a clip(r, 1 - c, 1 + c)))``; ``v = 0.5 mean((V -
+Definitions (CleanRL's PPO, as the trainer's ``_ppo_step_torch`` writes them in torch
+for GPUs): advantages normalised per minibatch (mean 0, unbiased std 1, ``+ 1e-8``); ``pg = mean(max(-a r, -a clip(r, 1 - c, 1 + c)))``; ``v = 0.5 mean((V -
 R)^2)``; ``H`` the mean entropy; ``loss = pg + vf_coef v - ent_coef H``.
 """
 
@@ -128,12 +127,17 @@ def ppo_loss_grad(
 
     Args:
         logits: (N, K) float32 logits of each sample's legal actions (the network's
-            ``legal_forward``). idx: (N,) int64 the samples' rows in the rollout arrays.
+            ``legal_forward``).
+        idx: (N,) int64 the samples' rows in the rollout arrays below.
         lbias: (M, K) float32 0 on a legal action, ``NEG`` on the padding.
         lpos: (M,) int64 the taken action's position among the legal ones.
-        old_logp, adv, ret: (M,) float32 the rollout's log-probabilities, advantages and
-            returns. value: (N,) float32 the network's values.
-        clip, vf_coef, ent_coef: the PPO coefficients.
+        old_logp: (M,) float32 the rollout's log-probabilities of the taken actions.
+        adv: (M,) float32 the rollout's advantages (normalised here, per minibatch).
+        ret: (M,) float32 the rollout's returns.
+        value: (N,) float32 the network's values.
+        clip: the ratio's clip range ``c``.
+        vf_coef: the value loss's weight.
+        ent_coef: the entropy's weight.
         g_logits: (N, K) float32 out, d loss / d logits (0 on the padding).
         g_value: (N,) float32 out, d loss / d value.
         out: (5,) float64 out: pg loss, value loss, entropy, approx KL, clip fraction
