@@ -97,17 +97,19 @@ def test_masked_sample_reads_bfloat16_bits_in_place():
     np.testing.assert_array_equal(got[1], want[1])
 
 
-def test_fused_network_matches_the_plain_one():
-    """The fused bfloat16 CPU path (oneDNN linear + tanh, legal-logits head) computes what
-    the plain modules compute in float32: outputs and every gradient within bf16 rounding."""
+@pytest.mark.parametrize("activation", ["tanh", "relu"])
+def test_fused_network_matches_the_plain_one(activation):
+    """The fused bfloat16 CPU path (oneDNN linear + activation, legal-logits head) computes
+    what the plain modules compute in float32: outputs and every gradient within bf16
+    rounding."""
     from tabletop_core.train.model import Agent, fused_available
 
     if not fused_available():
         pytest.skip("this CPU / torch build has no oneDNN bfloat16 linear")
     torch.manual_seed(0)
     n, d, a = 512, 37, 23
-    fused = Agent(d, a, (64, 48)).fuse()
-    plain = Agent(d, a, (64, 48))
+    fused = Agent(d, a, (64, 48), activation).fuse()
+    plain = Agent(d, a, (64, 48), activation)
     plain.load_state_dict(fused.state_dict())
     assert fused.fused and not plain.fused
     x = torch.rand(n, d)
@@ -119,10 +121,12 @@ def test_fused_network_matches_the_plain_one():
     weight = torch.randn(n, 5)
     for net in (fused, plain):
         g, v = net.legal_forward(x, index)
-        ((g * weight).sum() + v.square().sum()).backward()
+        ((g * weight).sum() + (v - 3.0).square().sum()).backward()  # no cancelling sum in dv
+    # relu's gate flips where bf16 rounding moves a pre-activation across 0: a looser bound
+    bound = 0.02 if activation == "tanh" else 0.05
     for (name, p), q in zip(fused.named_parameters(), plain.parameters()):
         rel = float((p.grad - q.grad).norm() / q.grad.norm())
-        assert rel < 0.02, f"{name}: gradient off by {rel:.3f}"
+        assert rel < bound, f"{name}: gradient off by {rel:.3f}"
 
 
 # --- clear errors before training -----------------------------------------------------------
@@ -145,6 +149,7 @@ def _train(tmp_path, *args: str) -> int:
         (["koikoi", "--steps", "10", "--opponents", "strong+champion+random"], "unknown entry"),
         (["thegame"], "budget"),
         (["thegame", "--steps", "10", "--minibatch", "0"], "--minibatch"),
+        (["thegame", "--steps", "10", "--activation", "gelu"], "--activation"),
         (["thegame", "--steps", "10", "--seats", "0"], "cooperative"),
         (["koikoi", "--steps", "10", "--seats", "0+1+2+3"], "1..3 of the 4 seats"),
         (["koikoi", "--steps", "10", "--seats", "0,7"], "seat must be in 0..3"),
@@ -641,3 +646,34 @@ def test_compiled_clip_and_adam_match_torch():
     b[0].weight.grad = None
     with pytest.raises(ValueError, match="gradient for every parameter"):
         compiled_step(ob, 0.5)
+
+
+def test_relu_policy_round_trips_and_plays_as_trained(tmp_path):
+    """``--activation relu``: the policy file says so, :class:`MLPPolicy` plays what the
+    network computes, a tanh run refuses it as ``--init-policy``, and a bad activation in
+    a file is named."""
+    from tabletop_core.agents.policy import MLPPolicy
+    from tabletop_core.contract.catalog import load_game
+    from tabletop_core.train import Trainer
+    from tabletop_core.train.config import ConfigError, load_init_policy
+
+    tr = Trainer(_small(seed=8, activation="relu", bf16="off"))
+    assert isinstance(tr.agent.trunk[1], torch.nn.ReLU)
+    pol = MLPPolicy(tr.agent.policy_weights())
+    assert pol.activation == "relu"
+    path = str(tmp_path / "relu.npz")
+    pol.save(path)
+    back = MLPPolicy.load(path)
+    assert back.activation == "relu"
+    obs = np.random.default_rng(0).random((16, pol.obs_dim)).astype(np.float32)
+    with torch.no_grad():
+        logits, _ = tr.agent(torch.from_numpy(obs))
+    mask = np.ones((16, pol.num_actions), np.int8)
+    np.testing.assert_array_equal(back(obs, mask), logits.argmax(1).numpy())
+    game = load_game("thegame")
+    with pytest.raises(ConfigError, match="activation is relu"):
+        load_init_policy(path, game, tr.options, (256, 256), "tanh")
+    weights = dict(np.load(path))
+    weights["activation"] = np.array("swish")
+    with pytest.raises(ValueError, match="'swish' is not one of tanh, relu"):
+        MLPPolicy(weights)

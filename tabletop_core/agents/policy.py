@@ -1,9 +1,11 @@
 """A trained policy as numpy weights, for bot matches (``--bots policy:FILE.npz``).
 
 The format (written by ``examples/rl_sb3_maskable_ppo.py --export-npz``, read by
-``examples/ray_rollouts.py`` too): ``W0, b0, W1, b1, ...`` of a tanh MLP whose last layer
-gives the action logits, and an optional ``scale`` vector multiplied into the
-observation first. The policy acts greedily over the legal actions.
+``examples/ray_rollouts.py`` too): ``W0, b0, W1, b1, ...`` of an MLP whose last layer
+gives the action logits, an optional ``scale`` vector multiplied into the observation
+first, and an optional ``activation`` string, the hidden layers' nonlinearity: ``tanh``
+(the default, for a file without one) or ``relu`` (see :data:`ACTIVATIONS`). The policy
+acts greedily over the legal actions.
 
 A file written by ``tabletop train`` also records what it was made for, as a JSON string
 ``meta``: ``{"game", "options", "layout", "seats"}`` (``layout``: the observation layout's
@@ -22,23 +24,30 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["MLPPolicy"]
+__all__ = ["ACTIVATIONS", "MLPPolicy"]
+
+ACTIVATIONS = ("tanh", "relu")
+"""The hidden layers' nonlinearities a policy file may name (``activation``; ``tanh`` when
+it names none)."""
 
 
 class MLPPolicy:
-    """A tanh MLP policy: ``logits = W_L(... tanh(W_0 (obs * scale) + b_0) ...) + b_L``.
+    """An MLP policy: ``logits = W_L(... f(W_0 (obs * scale) + b_0) ...) + b_L``, ``f`` the
+    activation (``tanh`` or ``relu``).
 
     Args:
-        weights: ``{"W0": (D, H0), "b0": (H0,), ..., "scale": (D,)}`` float arrays.
+        weights: ``{"W0": (D, H0), "b0": (H0,), ..., "scale": (D,)}`` float arrays, and
+            optionally ``"activation"``: a string (or 0-d string array) in :data:`ACTIVATIONS`.
 
     Raises:
-        ValueError: missing or inconsistent layers.
+        ValueError: missing or inconsistent layers, or an activation not in
+            :data:`ACTIVATIONS`.
     """
 
     def __init__(self, weights: dict[str, np.ndarray]):
         n = len([k for k in weights if k.startswith("W")])
         if n == 0 or any(f"W{k}" not in weights or f"b{k}" not in weights for k in range(n)):
-            raise ValueError("policy weights need W0, b0, W1, b1, ... (a tanh MLP)")
+            raise ValueError("policy weights need W0, b0, W1, b1, ... (an MLP)")
         self.layers = [
             (np.asarray(weights[f"W{k}"], np.float32), np.asarray(weights[f"b{k}"], np.float32))
             for k in range(n)
@@ -49,6 +58,10 @@ class MLPPolicy:
         self.obs_dim = self.layers[0][0].shape[0]
         self.num_actions = self.layers[-1][0].shape[1]
         self.scale = np.asarray(weights["scale"], np.float32) if "scale" in weights else None
+        act = np.asarray(weights.get("activation", "tanh"))
+        self.activation = str(act.item()) if act.size == 1 else repr(act.tolist())
+        if self.activation not in ACTIVATIONS:
+            raise ValueError(f"policy activation {self.activation!r} is not one of {', '.join(ACTIVATIONS)}")
         self.meta: dict[str, Any] | None = None
         if "meta" in weights:
             meta = weights["meta"]
@@ -65,6 +78,8 @@ class MLPPolicy:
             out[f"W{k}"], out[f"b{k}"] = w, b
         if self.scale is not None:
             out["scale"] = self.scale
+        if self.activation != "tanh":  # a file without one is read as tanh
+            out["activation"] = np.array(self.activation)
         if self.meta is not None:
             out["meta"] = np.array(json.dumps(self.meta, sort_keys=True))
         np.savez_compressed(path, **out)
@@ -212,7 +227,7 @@ class MLPPolicy:
         for k, (w, b) in enumerate(self.layers):
             x = x @ w + b
             if k < len(self.layers) - 1:
-                x = np.tanh(x)
+                x = np.tanh(x) if self.activation == "tanh" else np.maximum(x, np.float32(0.0))
         return np.where(mask != 0, x, -np.inf).argmax(axis=1).astype(np.int64)
 
 

@@ -163,9 +163,17 @@ def _add_rollout_arguments(g, D: dict) -> None:
 
 def _add_ppo_arguments(g, D: dict) -> None:
     """PPO's hyper-parameters, the network's widths, bf16 and the threads."""
+    from tabletop_core.agents.policy import ACTIVATIONS
+
     g.add_argument("--epochs", type=int, default=D["epochs"], help="passes over each rollout")
     g.add_argument("--minibatch", type=int, default=D["minibatch"])
     g.add_argument("--hidden", type=_widths, default=D["hidden"], help="MLP widths, e.g. 256,256")
+    g.add_argument(
+        "--activation",
+        choices=ACTIVATIONS,
+        default=D["activation"],
+        help="the hidden layers' nonlinearity (written into policy.npz)",
+    )
     g.add_argument("--lr", type=float, default=D["lr"])
     g.add_argument("--no-anneal-lr", dest="anneal_lr", action="store_false")
     g.add_argument("--gamma", type=float, default=D["gamma"])

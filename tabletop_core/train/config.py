@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from tabletop_core.agents.policy import ACTIVATIONS
 from tabletop_core.contract.catalog import game_names, load_game
 from tabletop_core.train.opponents import default_opponents, parse_opponents, parse_seats, split_envs
 
@@ -51,6 +52,7 @@ class TrainConfig:
     epochs: int = 3
     minibatch: int = 4096
     hidden: tuple[int, ...] = (256, 256)
+    activation: str = "tanh"
     lr: float = 1e-3
     anneal_lr: bool = True
     gamma: float = 0.995
@@ -153,6 +155,8 @@ def _check_model_and_device(cfg: TrainConfig, game, options) -> None:
         raise ConfigError(f"--hidden must be positive widths such as 256,256, got {cfg.hidden!r}")
     if cfg.bf16 not in ("auto", "on", "off"):
         raise ConfigError(f"--bf16 must be auto, on or off, got {cfg.bf16!r}")
+    if cfg.activation not in ACTIVATIONS:
+        raise ConfigError(f"--activation must be one of {', '.join(ACTIVATIONS)}, got {cfg.activation!r}")
     if cfg.device != "cpu" and not cfg.device.startswith("cuda"):
         raise ConfigError(f"--device must be cpu or cuda[:N], got {cfg.device!r}")
     if cfg.device.startswith("cuda") and not _cuda_available():
@@ -160,7 +164,7 @@ def _check_model_and_device(cfg: TrainConfig, game, options) -> None:
     if cfg.env_threads > 1 and game.batch_step_threads is None:
         raise ConfigError(f"{cfg.game} has no threaded batch kernels: --env-threads must be 1")
     if cfg.init_policy is not None:
-        load_init_policy(cfg.init_policy, game, options, cfg.hidden)
+        load_init_policy(cfg.init_policy, game, options, cfg.hidden, cfg.activation)
 
 
 def _check_imitation(cfg: TrainConfig, game) -> None:
@@ -255,13 +259,13 @@ def _cuda_available() -> bool:
     return torch.cuda.is_available()
 
 
-def load_init_policy(path: str, game, options, hidden) -> dict:
+def load_init_policy(path: str, game, options, hidden, activation: str = "tanh") -> dict:
     """The weights of an :class:`~tabletop_core.agents.policy.MLPPolicy` file to start the actor
-    from, checked against the game, its options and the network's widths.
+    from, checked against the game, its options, the network's widths and its activation.
 
     Raises:
         ConfigError: the file is missing, not a policy, made for another game or other
-            options, or has other hidden widths.
+            options, or has other hidden widths or another activation.
     """
     from tabletop_core.agents.policy import MLPPolicy
 
@@ -275,5 +279,9 @@ def load_init_policy(path: str, game, options, hidden) -> dict:
         raise ConfigError(
             f"--init-policy: the policy's hidden widths are {','.join(map(str, widths))}; "
             f"this run's --hidden is {','.join(map(str, hidden))}"
+        )
+    if policy.activation != activation:
+        raise ConfigError(
+            f"--init-policy: the policy's activation is {policy.activation}; this run's --activation is {activation}"
         )
     return {"layers": policy.layers, "scale": policy.scale}

@@ -1,6 +1,6 @@
 """The policy network and the hot-loop pieces that touch it.
 
-One MLP trunk (``tanh``, as :class:`tabletop_core.agents.policy.MLPPolicy` plays it) with two
+One MLP trunk (``tanh`` or ``relu``, as :class:`tabletop_core.agents.policy.MLPPolicy` plays it) with two
 heads: action logits and a value. Sharing the trunk halves the FLOPs per sample against
 CleanRL's two separate networks; the update is what bounds the trainer's speed.
 
@@ -10,7 +10,7 @@ multinomial sample takes most of an inference step at large batches.
 
 On a CPU with bfloat16 (the trainer's default where AVX512-BF16 or AMX exist) the network
 runs a fused path (:meth:`Agent.fuse`): each hidden layer is one oneDNN matmul with the
-``tanh`` applied in its epilogue (``torch.ops.mkldnn._linear_pointwise``), and the update
+activation applied in its epilogue (``torch.ops.mkldnn._linear_pointwise``), and the update
 asks only for the logits of each sample's legal actions (:meth:`Agent.legal_forward`), so
 the backward pass builds the logits' gradient once instead of going through a bfloat16
 gather, a scatter and three dtype copies; both make an update minibatch faster than
@@ -26,6 +26,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from tabletop_core.agents.policy import ACTIVATIONS
 from tabletop_core.train.sample import scatter_head_grad
 
 __all__ = [
@@ -65,22 +66,27 @@ def _linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor) -> torch.
     return torch.ops.mkldnn._linear_pointwise(x, weight, bias, "none", [], "")
 
 
-class _LinearTanh(torch.autograd.Function):
-    """``tanh(x @ W.T + b)`` in bfloat16, one oneDNN call forward; float32 weight grads."""
+class _LinearAct(torch.autograd.Function):
+    """``f(x @ W.T + b)`` in bfloat16, ``f`` tanh or relu (oneDNN's post-op name), one
+    oneDNN call forward; float32 weight grads."""
 
     @staticmethod
-    def forward(ctx, x, weight, bias):
+    def forward(ctx, x, weight, bias, act):
         xb, wb = x.to(_BF16), weight.to(_BF16)
-        y = torch.ops.mkldnn._linear_pointwise(xb, wb, bias.to(_BF16), "tanh", [], "")
+        y = torch.ops.mkldnn._linear_pointwise(xb, wb, bias.to(_BF16), act, [], "")
         ctx.save_for_backward(xb, wb, y)
+        ctx.act = act
         return y
 
     @staticmethod
     def backward(ctx, grad_y):
         xb, wb, y = ctx.saved_tensors
-        g = torch.ops.aten.tanh_backward(grad_y.to(_BF16), y)
+        if ctx.act == "tanh":
+            g = torch.ops.aten.tanh_backward(grad_y.to(_BF16), y)
+        else:  # relu: the gradient passes where the output is positive
+            g = torch.ops.aten.threshold_backward(grad_y.to(_BF16), y, 0)
         grad_x = g @ wb if ctx.needs_input_grad[0] else None
-        return grad_x, (g.t() @ xb).float(), g.sum(0).float()
+        return grad_x, (g.t() @ xb).float(), g.sum(0).float(), None
 
 
 class _LegalHead(torch.autograd.Function):
@@ -124,21 +130,31 @@ class Agent(nn.Module):
         obs_dim: observation length ``D``.
         num_actions: action count ``A``.
         hidden: hidden widths, e.g. ``(256, 256)``.
+        activation: the hidden layers' nonlinearity, ``"tanh"`` or ``"relu"``
+            (:data:`~tabletop_core.agents.policy.ACTIVATIONS`).
+
+    Raises:
+        ValueError: an activation not in that list.
 
     Initialisation as CleanRL's PPO: orthogonal, gain sqrt(2) for the trunk, 0.01 for the
     policy head (near-uniform first policy), 1 for the value head; zero biases.
     """
 
-    def __init__(self, obs_dim: int, num_actions: int, hidden: tuple[int, ...] = (256, 256)):
+    def __init__(
+        self, obs_dim: int, num_actions: int, hidden: tuple[int, ...] = (256, 256), activation: str = "tanh"
+    ):
         super().__init__()
+        if activation not in ACTIVATIONS:
+            raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}, got {activation!r}")
         self.obs_dim, self.num_actions, self.hidden = int(obs_dim), int(num_actions), tuple(hidden)
+        self.activation = activation
         layers: list[nn.Module] = []
         width = self.obs_dim
         for h in self.hidden:
             lin = nn.Linear(width, h)
             nn.init.orthogonal_(lin.weight, np.sqrt(2))
             nn.init.zeros_(lin.bias)
-            layers += [lin, nn.Tanh()]
+            layers += [lin, nn.Tanh() if activation == "tanh" else nn.ReLU()]
             width = h
         self.trunk = nn.Sequential(*layers)
         self.actor = nn.Linear(width, self.num_actions)
@@ -163,7 +179,7 @@ class Agent(nn.Module):
         z = obs
         for lin in self.trunk:
             if isinstance(lin, nn.Linear):
-                z = _LinearTanh.apply(z, lin.weight, lin.bias)
+                z = _LinearAct.apply(z, lin.weight, lin.bias, self.activation)
         return z
 
     def _head(self) -> tuple[torch.Tensor, torch.Tensor]:
@@ -209,12 +225,13 @@ class Agent(nn.Module):
 
     def policy_weights(self) -> dict[str, np.ndarray]:
         """The actor as :class:`~tabletop_core.agents.policy.MLPPolicy` weights (``W0, b0, ...``,
-        ``W_k`` of shape (in, out), float32); the value head is left out."""
+        ``W_k`` of shape (in, out), float32, and ``activation``); the value head is left out."""
         linears = [m for m in self.trunk if isinstance(m, nn.Linear)] + [self.actor]
         out: dict[str, np.ndarray] = {}
         for k, lin in enumerate(linears):
             out[f"W{k}"] = lin.weight.detach().to(torch.float32).cpu().numpy().T.copy()
             out[f"b{k}"] = lin.bias.detach().to(torch.float32).cpu().numpy().copy()
+        out["activation"] = np.array(self.activation)
         return out
 
 

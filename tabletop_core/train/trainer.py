@@ -280,9 +280,13 @@ class Trainer:
         d = game.observation_layout(self.options).dim
         a = game.num_actions
         self.obs_dim, self.num_actions = d, a
-        self.agent = Agent(d, a, cfg.hidden).to(self.device).fuse(self.bf16 and self.device.type == "cpu")
+        self.agent = (
+            Agent(d, a, cfg.hidden, cfg.activation)
+            .to(self.device)
+            .fuse(self.bf16 and self.device.type == "cpu")
+        )
         if cfg.init_policy is not None and not cfg.resume:
-            init = load_init_policy(cfg.init_policy, game, self.options, cfg.hidden)
+            init = load_init_policy(cfg.init_policy, game, self.options, cfg.hidden, cfg.activation)
             linears = [m for m in self.agent.trunk if isinstance(m, nn.Linear)] + [self.agent.actor]
             with torch.no_grad():
                 for k, (lin, (w, b)) in enumerate(zip(linears, init["layers"])):
@@ -389,7 +393,7 @@ class Trainer:
     def _snapshot_model(self, sid: int) -> Agent:
         m = self._snap_models.get(sid)
         if m is None:
-            m = Agent(self.obs_dim, self.num_actions, self.cfg.hidden).to(self.device)
+            m = Agent(self.obs_dim, self.num_actions, self.cfg.hidden, self.cfg.activation).to(self.device)
             m.load_state_dict(self.league.snapshots[sid][1])
             m.eval().fuse(self.agent.fused)
             self._snap_models[sid] = m
@@ -720,6 +724,12 @@ class Trainer:
             raise ConfigError(
                 f"--resume: the checkpoint's network is --hidden {ck['config']['hidden']}, "
                 f"this run asks for {list(self.cfg.hidden)}"
+            )
+        saved = ck["config"].get("activation", "tanh")  # checkpoints from before --activation
+        if saved != self.cfg.activation:
+            raise ConfigError(
+                f"--resume: the checkpoint's network is --activation {saved}, this run asks for "
+                f"{self.cfg.activation}"
             )
         self.agent.load_state_dict(ck["model"])
         self.optim.load_state_dict(ck["optim"])
