@@ -57,6 +57,8 @@ __all__ = [
     "seat_in",
     "imax",
     "imin",
+    "f32_bits",
+    "f32_from_bits",
     "stack_u32",
     "stack_u64",
     "stack_f32",
@@ -534,3 +536,28 @@ def _read_bits_row(masks, row, n, bits):
         return count
 
     return vector
+
+
+@intrinsic
+def f32_bits(typingctx, x):
+    """``f32_bits(x)``: the bits of float32 ``x`` as a uint32 (a bit cast, no conversion)."""
+    if x != types.float32:
+        return None
+
+    def codegen(context, builder, sig, args):
+        return builder.bitcast(args[0], ir.IntType(32))
+
+    return types.uint32(x), codegen
+
+
+@intrinsic
+def f32_from_bits(typingctx, x):
+    """``f32_from_bits(b)``: the float32 whose bits are uint32 ``b`` (a bit cast: LLVM
+    vectorises it, where a view through an array would not)."""
+    if x != types.uint32:
+        return None
+
+    def codegen(context, builder, sig, args):
+        return builder.bitcast(args[0], ir.FloatType())
+
+    return types.float32(x), codegen

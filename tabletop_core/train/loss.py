@@ -23,8 +23,8 @@ import math
 
 import numpy as np
 
+from tabletop_core.kernel.bits import f32_from_bits
 from tabletop_core.kernel.jit import kernel
-from tabletop_core.train.sample import _f32_from_bits
 
 __all__ = ["exp_nonpositive", "ppo_loss_grad", "PG_LOSS", "V_LOSS", "ENTROPY", "APPROX_KL", "CLIPFRAC"]
 
@@ -53,7 +53,7 @@ def exp_nonpositive(x):
     p = p * f + np.float32(1.6666665459e-1)
     p = p * f + np.float32(5.0000001201e-1)
     p = p * f * f + f + np.float32(1.0)
-    scale = _f32_from_bits(np.uint32((np.int32(nf) + 127) << 23))
+    scale = f32_from_bits(np.uint32((np.int32(nf) + 127) << 23))
     return p * scale if x > _LOWEST else np.float32(0.0)
 
 

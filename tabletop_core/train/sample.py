@@ -10,11 +10,10 @@ trick this replaced drew a number and took two logarithms per legal action, and
 from __future__ import annotations
 
 import numpy as np
-from llvmlite import ir
 from numba.core import types
-from numba.extending import intrinsic, overload
+from numba.extending import overload
 
-from tabletop_core.kernel.bits import ctz, read_bits_row
+from tabletop_core.kernel.bits import ctz, f32_bits, f32_from_bits, read_bits_row
 from tabletop_core.kernel.jit import kernel
 from tabletop_core.kernel.rng import next_u64
 
@@ -153,30 +152,6 @@ def scatter_head_grad(grad_logits, index, grad_value, grad_out, grad_bias, scrat
         grad_bias[a1 - 1] += v
 
 
-@intrinsic
-def _f32_bits(typingctx, x):
-    """The bits of float32 ``x`` as a uint32."""
-    if x != types.float32:
-        return None
-
-    def codegen(context, builder, sig, args):
-        return builder.bitcast(args[0], ir.IntType(32))
-
-    return types.uint32(x), codegen
-
-
-@intrinsic
-def _f32_from_bits(typingctx, x):
-    """The float32 whose bits are uint32 ``x``."""
-    if x != types.uint32:
-        return None
-
-    def codegen(context, builder, sig, args):
-        return builder.bitcast(args[0], ir.FloatType())
-
-    return types.float32(x), codegen
-
-
 def _logit(logits, i, k):
     """``logits[i, k]`` as a float: float arrays as they are, int16 arrays as bfloat16 bits
     (exact: a bfloat16 is the top half of a float32)."""
@@ -191,7 +166,7 @@ def _logit_compiled(logits, i, k):
     if isinstance(logits.dtype, types.Integer):
 
         def bf16(logits, i, k):
-            return _f32_from_bits(np.uint32(np.uint32(np.uint16(logits[i, k])) << np.uint32(16)))
+            return f32_from_bits(np.uint32(np.uint32(np.uint16(logits[i, k])) << np.uint32(16)))
 
         return bf16
     return lambda logits, i, k: logits[i, k]
@@ -200,6 +175,6 @@ def _logit_compiled(logits, i, k):
 @kernel(inline="always")
 def _bf16_bits(x):
     """The bfloat16 nearest to float32 ``x`` (ties to even), as int16 bits (finite ``x``)."""
-    b = np.int64(_f32_bits(np.float32(x)))
+    b = np.int64(f32_bits(np.float32(x)))
     r = ((b + 0x7FFF + ((b >> 16) & 1)) >> 16) & 0xFFFF
     return np.int16(r - 0x10000 if r >= 0x8000 else r)
