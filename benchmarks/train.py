@@ -104,9 +104,19 @@ def main() -> None:
             wait_for_idle()
             print(json.dumps(quality_run(minutes, args.seed, args.out)), flush=True)
         return
-    for rec in run_train_bench(
-        args.game, seconds=args.seconds, sb3=not args.no_sb3, threads=args.threads, minibatch=args.minibatch
-    ):
+    from tabletop_core.train.config import ConfigError
+
+    try:
+        records = run_train_bench(
+            args.game,
+            seconds=args.seconds,
+            sb3=not args.no_sb3,
+            threads=args.threads,
+            minibatch=args.minibatch,
+        )
+    except ConfigError as exc:  # a bad --game, --threads or --minibatch: named, no traceback
+        p.error(str(exc))
+    for rec in records:
         print(json.dumps(rec), flush=True)
 
 
