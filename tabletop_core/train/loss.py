@@ -186,8 +186,8 @@ def ppo_loss_grad(
     g_logits[:, :] = pt.T
     for i in range(n):
         g_logits[i, lpos[idx[i]]] += g_logp[i]
-    out[0] = pg / n
-    out[1] = vl / n
-    out[2] = ent / n
-    out[3] = kl / n
-    out[4] = cf / n
+    out[PG_LOSS] = pg / n
+    out[V_LOSS] = vl / n
+    out[ENTROPY] = ent / n
+    out[APPROX_KL] = kl / n
+    out[CLIPFRAC] = cf / n

@@ -565,14 +565,17 @@ class Trainer:
         rets = kept(torch.from_numpy(ret).to(self.device))
         return _Batch(obs, lidx, lbias, lpos, old_logp, advs, rets)
 
+    def _legal_forward(self, batch: _Batch, idx: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The logits of minibatch ``idx``'s legal actions (N, K) and its values (N,)."""
+        with self._autocast():
+            # index_select, not x[idx]: much faster on the bf16 observations
+            return self.agent.legal_forward(batch.obs.index_select(0, idx), batch.lidx.index_select(0, idx))
+
     def _ppo_step_torch(self, batch: _Batch, idx: torch.Tensor) -> tuple[float, ...]:
         """One optimiser step on minibatch ``idx`` with the PPO loss in torch operations
         (GPU); returns the pg loss, value loss, entropy, approx KL and clip fraction."""
         cfg = self.cfg
-        with self._autocast():
-            legal_logits, value = self.agent.legal_forward(
-                batch.obs.index_select(0, idx), batch.lidx.index_select(0, idx)
-            )
+        legal_logits, value = self._legal_forward(batch, idx)
         z = legal_logits + batch.lbias.index_select(0, idx)
         logp_all = torch.log_softmax(z, dim=1)
         new_logp = logp_all.gather(1, batch.lpos[idx, None]).squeeze(1)
@@ -600,10 +603,7 @@ class Trainer:
         handed to autograd for the network's backward, then the clipping and Adam's step in
         another (:func:`~tabletop_core.train.adam.compiled_step`)."""
         cfg = self.cfg
-        with self._autocast():
-            legal_logits, value = self.agent.legal_forward(
-                batch.obs.index_select(0, idx), batch.lidx.index_select(0, idx)
-            )
+        legal_logits, value = self._legal_forward(batch, idx)
         legal_logits, value = legal_logits.float(), value.float()
         g_logits, g_value = torch.empty_like(legal_logits), torch.empty_like(value)
         out = np.empty(5)
