@@ -69,7 +69,7 @@ from functools import cache
 import numpy as np
 
 from tabletop_core.contract.encoders import ObservationLayout
-from tabletop_core.kernel.bits import stack_f32, stream_row
+from tabletop_core.kernel.bits import ctz, stack_f32, stack_u64, stream_row
 from tabletop_core.kernel.jit import kernel
 
 from .rules import ghost_landing_r, ghost_moves_r
@@ -407,31 +407,42 @@ def _note_written_r(e, n, note, addr):
 def _note_squares_r(e, n, note):
     """Remember in note ``note`` of ``n`` every map square's code (after a write in full;
     :func:`_patch_map_planes_r` keeps them up to date after that)."""
-    for r in range(MAP):
-        for c in range(MAP):
-            n.sq[note, r, c] = _square_code(e.cell[r, c], e.chip[r, c], e.place[r, c])
+    cell = e.cell.reshape(_SQ)
+    chip = e.chip.reshape(_SQ)
+    place = e.place.reshape(_SQ)
+    sq = n.sq[note].reshape(_SQ)
+    for q in range(_SQ):
+        sq[q] = _square_code(cell[q], chip[q], place[q])
+
+
+_SQ_WORDS = (_SQ + 7) // 8  # the map's squares in 8-byte words (the last one padded)
 
 
 @kernel
 def _patch_map_planes_r(e, n, note, out, row):
     """Rewrite the map-plane entries (row ``row`` of ``out``) of the squares whose cell,
-    chip or place changed since note ``note`` of ``n`` (``sq``): a branch-free pass
-    per map row finds the rows with a change (usually one square of one row: a chip
-    taken)."""
-    for r in range(MAP):
-        diff = np.uint8(0)
-        for c in range(MAP):
-            diff |= _square_code(e.cell[r, c], e.chip[r, c], e.place[r, c]) ^ n.sq[note, r, c]
-        if diff == 0:
-            continue
-        for c in range(MAP):
-            code = _square_code(e.cell[r, c], e.chip[r, c], e.place[r, c])
-            if code == n.sq[note, r, c]:
-                continue
-            n.sq[note, r, c] = code
-            q = r * MAP + c
-            k = e.cell[r, c]
-            ch = e.chip[r, c]
+    chip or place changed since note ``note`` of ``n`` (``sq``), and note their new codes.
+    A branch-free pass over all squares (vectorized) writes each square's change of code
+    to a scratch row of bytes; the changed squares (usually one: a chip taken) are then
+    read from it eight at a time as words."""
+    cell = e.cell.reshape(_SQ)
+    chip = e.chip.reshape(_SQ)
+    place = e.place.reshape(_SQ)
+    sq = n.sq[note].reshape(_SQ)
+    words = stack_u64(_SQ_WORDS)
+    words[_SQ_WORDS - 1] = 0
+    diff = words.view(np.uint8)
+    for q in range(_SQ):
+        diff[q] = _square_code(cell[q], chip[q], place[q]) ^ sq[q]
+    for w in range(_SQ_WORDS):
+        x = words[w]
+        while x != 0:
+            b = ctz(x) & 56  # the lowest changed byte's first bit
+            x &= ~(np.uint64(0xFF) << np.uint64(b))
+            q = w * 8 + (b >> 3)
+            k = cell[q]
+            ch = chip[q]
+            sq[q] = _square_code(k, ch, place[q])
             out[row, _C_WALL + q] = k == WALL
             out[row, _C_WATER + q] = k == WATER
             out[row, _C_EXIT + q] = k == EXIT
@@ -439,7 +450,7 @@ def _patch_map_planes_r(e, n, note, out, row):
             out[row, _C_DOOR_A + _SQ + q] = (k == DOOR_B) | (k == SEALED_B)
             out[row, _C_DOOR_A + 2 * _SQ + q] = (k == DOOR_C) | (k == SEALED_C)
             out[row, _C_SEALED + q] = (k >= SEALED_A) & (k <= SEALED_C)
-            out[row, _C_PLACE + q] = e.place[r, c] >= 0
+            out[row, _C_PLACE + q] = place[q] >= 0
             out[row, _C_EVENT + q] = ch == EVENT_CHIP
             out[row, _C_ITEMCHIP + q] = ch == ITEM_CHIP
             out[row, _C_START + q] = k == START
