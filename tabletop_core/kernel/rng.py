@@ -193,15 +193,21 @@ def sample_legal(rng, i, mask):
 
     Returns -1 when ``mask`` has no nonzero entry. Both passes read 64 entries at a time
     as a bit set (:func:`tabletop_core.kernel.bits.nonzero_bits`, one vector compare) and count
-    them with ``popcount``; only the tail (``len % 64`` entries) is read one by one.
+    them with ``popcount``; the tail (``len % 64`` entries) is the top of the 64 entries
+    that end the mask (read one by one only in a mask shorter than 64).
     """
     n = mask.shape[0]
     full = n - n % 64
-    count = 0
+    tail = np.uint64(0)
+    if full < n:
+        if n >= 64:  # entries full..n-1 are the top n - full bits of the last 64
+            tail = nonzero_bits(mask, n - 64, 64) >> np.uint64(64 - (n - full))
+        else:
+            for a in range(n):
+                tail |= np.uint64(mask[a] != 0) << np.uint64(a)
+    count = np.int64(popcount(tail))
     for a in range(0, full, 64):
         count += popcount(nonzero_bits(mask, a, 64))
-    for a in range(full, n):
-        count += mask[a] != 0
     if count == 0:
         return -1
     k = randint(rng, i, count)
@@ -209,16 +215,17 @@ def sample_legal(rng, i, mask):
         w = nonzero_bits(mask, a, 64)
         c = np.int64(popcount(w))
         if k < c:
-            for _ in range(k):
-                w &= w - np.uint64(1)  # drop the lowest set bit k times
-            return a + np.int64(ctz(w))
+            return a + _kth_bit(w, k)
         k -= c
-    for a in range(full, n):
-        if mask[a] != 0:
-            if k == 0:
-                return a
-            k -= 1
-    return -1
+    return full + _kth_bit(tail, k)
+
+
+@kernel(inline="always")
+def _kth_bit(w, k):
+    """Index of the ``k``-th lowest set bit of the uint64 ``w`` (``k`` < its popcount)."""
+    for _ in range(k):
+        w &= w - np.uint64(1)  # drop the lowest set bit k times
+    return np.int64(ctz(w))
 
 
 @kernel
