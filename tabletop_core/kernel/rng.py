@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from tabletop_core.kernel.bits import ctz, nonzero_bits, popcount
+from tabletop_core.kernel.bits import ctz, nonzero_bits, popcount, stack_u64
 from tabletop_core.kernel.jit import kernel
 
 __all__ = [
@@ -186,15 +186,19 @@ def shuffle_prefix(rng, i, arr, n):
         arr[j] = tmp
 
 
+_KEPT_WORDS = 16  # sample_legal keeps the bit sets of a mask's first 1,024 entries
+
+
 @kernel
 def sample_legal(rng, i, mask):
     """Uniformly sample the index of a nonzero entry of ``mask`` (1-D, C-contiguous int8 /
     uint8 / bool) with stream ``i``: the ``k``-th nonzero entry for ``k = randint(count)``.
 
-    Returns -1 when ``mask`` has no nonzero entry. Both passes read 64 entries at a time
-    as a bit set (:func:`tabletop_core.kernel.bits.nonzero_bits`, one vector compare) and count
-    them with ``popcount``; the tail (``len % 64`` entries) is the top of the 64 entries
-    that end the mask (read one by one only in a mask shorter than 64).
+    Returns -1 when ``mask`` has no nonzero entry. The count reads 64 entries at a time
+    as a bit set (:func:`tabletop_core.kernel.bits.nonzero_bits`, one vector compare),
+    counts them with ``popcount`` and keeps the first 16 for the pick; the tail (``len %
+    64`` entries) is the top of the 64 entries that end the mask (read one by one only in
+    a mask shorter than 64).
     """
     n = mask.shape[0]
     full = n - n % 64
@@ -206,13 +210,17 @@ def sample_legal(rng, i, mask):
             for a in range(n):
                 tail |= np.uint64(mask[a] != 0) << np.uint64(a)
     count = np.int64(popcount(tail))
+    words = stack_u64(_KEPT_WORDS)  # the first blocks' bit sets, for the second pass
     for a in range(0, full, 64):
-        count += popcount(nonzero_bits(mask, a, 64))
+        w = nonzero_bits(mask, a, 64)
+        if a < 64 * _KEPT_WORDS:
+            words[a >> 6] = w
+        count += popcount(w)
     if count == 0:
         return -1
     k = randint(rng, i, count)
     for a in range(0, full, 64):
-        w = nonzero_bits(mask, a, 64)
+        w = words[a >> 6] if a < 64 * _KEPT_WORDS else nonzero_bits(mask, a, 64)
         c = np.int64(popcount(w))
         if k < c:
             return a + _kth_bit(w, k)
