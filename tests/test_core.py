@@ -235,6 +235,29 @@ def test_bit_intrinsics_match_python():
         assert total == 10
 
 
+def test_nth_set_bit_is_the_kth_lowest_set_bit_of_any_word():
+    """The branch-free search against a plain scan: every k of random 64-bit words, the
+    top bit, signed and unsigned words, and one-bit words."""
+    from numba import njit
+
+    from tabletop_core.kernel.bits import nth_set_bit
+
+    @njit
+    def run(x, k):
+        return nth_set_bit(x, k)
+
+    rs = np.random.default_rng(3)
+    words = [int(w) for w in rs.integers(0, 2**63, 40, dtype=np.uint64)] + [2**64 - 1, 2**63, 1, 0x80000001]
+    words += [int(w) & int(m) for w, m in zip(rs.integers(0, 2**63, 20, dtype=np.uint64), [0xF0F0] * 20)]
+    for x in words:
+        if x == 0:
+            continue
+        ones = [j for j in range(64) if x >> j & 1]
+        assert [run(np.uint64(x), k) for k in range(len(ones))] == ones
+        if x < 2**31:  # a signed word (a card set) reads the same
+            assert [run(np.int32(x), k) for k in range(len(ones))] == ones
+
+
 def test_narrow_words_stack_u64_and_prefetch():
     from numba import njit
 

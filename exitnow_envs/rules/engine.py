@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_core.kernel.bits import ctz, popcount, read_bits_row, stack_u64, write_bits_row
+from tabletop_core.kernel.bits import nth_set_bit, popcount, read_bits_row, stack_u64, write_bits_row
 from tabletop_core.kernel.jit import kernel
 from tabletop_core.kernel.rng import randint_word, shuffle_word
 
@@ -381,9 +381,7 @@ def sample_bits(bits, n, rng, r):
         x = bits[q]
         c = np.int64(popcount(x))
         if k < c:
-            for _ in range(k):
-                x &= x - _ONE  # drop the lowest set bit k times
-            return 64 * q + np.int64(ctz(x))
+            return 64 * q + nth_set_bit(x, k)
         k -= c
     return -1
 

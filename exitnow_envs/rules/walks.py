@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_core.kernel.bits import ctz, imax, imin, popcount, stack_u32, stack_u64
+from tabletop_core.kernel.bits import ctz, imax, imin, nth_set_bit, popcount, stack_u32, stack_u64
 from tabletop_core.kernel.jit import kernel
 
 from ..spec import (
@@ -159,8 +159,6 @@ def nth_bit(bits, k):
         w = bits[j]
         pc = np.int64(popcount(w))
         if k < pc:
-            for _ in range(k):
-                w &= w - _ONE
-            return (j - 1) * MAP + np.int64(ctz(w))
+            return (j - 1) * MAP + nth_set_bit(w, k)
         k -= pc
     return -1

@@ -8,6 +8,8 @@ single instructions instead of loops:
 * ``ctz(x)``: index of the lowest set bit (LLVM ``cttz``); the bit width for ``x == 0``;
 * ``ctlz(x)``: number of leading zero bits (LLVM ``ctlz``); the bit width for ``x == 0``;
 * ``bit_length(x)``: index of the highest set bit plus one (0 for ``x == 0``), as int64;
+* ``nth_set_bit(x, k)``: index of the ``k``-th lowest set bit (a random legal action's
+  bit in a word, once ``k`` is drawn), branch-free;
 * ``nonzero_bits(arr, start, width)`` / ``nonzero_bits_row(arr, row, start, width)``: the
   bytes ``start .. start + width - 1`` of a 1-D (or of row ``row`` of a 2-D) int8 / uint8 /
   bool array (an action mask) as a uint64 bit set, in one vector compare;
@@ -54,6 +56,7 @@ __all__ = [
     "ctz",
     "ctlz",
     "bit_length",
+    "nth_set_bit",
     "seat_in",
     "imax",
     "imin",
@@ -125,6 +128,24 @@ def seat_in(seats, seat):
 def bit_length(x):
     """Bits needed for the unsigned 64-bit value of ``x``: highest set bit + 1 (0 for 0)."""
     return 64 - np.int64(ctlz(np.uint64(x)))
+
+
+@kernel(inline="always")
+def nth_set_bit(x, k):
+    """Index (int64) of the ``k``-th set bit of the integer ``x``, counted from 0 at the
+    lowest, read as 64 bits; ``x`` must have more than ``k`` set bits. A binary search on
+    popcounts: six steps whatever ``k``, no data-dependent branch or loop."""
+    w = np.uint64(x)
+    k = np.int64(k)
+    pos = np.int64(0)
+    for width in (32, 16, 8, 4, 2, 1):
+        low = w & ((np.uint64(1) << np.uint64(width)) - np.uint64(1))
+        c = np.int64(popcount(low))
+        up = k >= c
+        k = k - c if up else k
+        w = (w >> np.uint64(width)) if up else low
+        pos = pos + width if up else pos
+    return pos
 
 
 @kernel(inline="always")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from tabletop_core.kernel.bits import ctz, nonzero_bits, popcount, stack_u64
+from tabletop_core.kernel.bits import nonzero_bits, nth_set_bit, popcount, stack_u64
 from tabletop_core.kernel.jit import kernel
 
 __all__ = [
@@ -223,17 +223,9 @@ def sample_legal(rng, i, mask):
         w = words[a >> 6] if a < 64 * _KEPT_WORDS else nonzero_bits(mask, a, 64)
         c = np.int64(popcount(w))
         if k < c:
-            return a + _kth_bit(w, k)
+            return a + nth_set_bit(w, k)
         k -= c
-    return full + _kth_bit(tail, k)
-
-
-@kernel(inline="always")
-def _kth_bit(w, k):
-    """Index of the ``k``-th lowest set bit of the uint64 ``w`` (``k`` < its popcount)."""
-    for _ in range(k):
-        w &= w - np.uint64(1)  # drop the lowest set bit k times
-    return np.int64(ctz(w))
+    return full + nth_set_bit(tail, k)
 
 
 @kernel
