@@ -13,8 +13,9 @@ The exponentials are :func:`exp_nonpositive`, a polynomial that LLVM vectorises 
 ``np.exp`` is a scalar call per element, which keeps a loop from vectorising).
 
 Definitions (CleanRL's PPO, as the trainer's ``_ppo_step_torch`` writes them in torch
-for GPUs): advantages normalised per minibatch (mean 0, unbiased std 1, ``+ 1e-8``); ``pg = mean(max(-a r, -a clip(r, 1 - c, 1 + c)))``; ``v = 0.5 mean((V -
-R)^2)``; ``H`` the mean entropy; ``loss = pg + vf_coef v - ent_coef H``.
+for GPUs): advantages normalised per minibatch (mean 0, unbiased std 1, ``+ 1e-8``);
+``pg = mean(max(-a r, -a clip(r, 1 - c, 1 + c)))``; ``v = 0.5 mean((V - R)^2)``; ``H``
+the mean entropy; ``loss = pg + vf_coef v - ent_coef H``.
 """
 
 from __future__ import annotations
