@@ -150,6 +150,7 @@ def _train(tmp_path, *args: str) -> int:
         (["thegame"], "budget"),
         (["thegame", "--steps", "10", "--minibatch", "0"], "--minibatch"),
         (["thegame", "--steps", "10", "--activation", "gelu"], "--activation"),
+        (["thegame", "--steps", "10", "--optimizer", "sgd"], "--optimizer"),
         (["thegame", "--steps", "10", "--seats", "0"], "cooperative"),
         (["koikoi", "--steps", "10", "--seats", "0+1+2+3"], "1..3 of the 4 seats"),
         (["koikoi", "--steps", "10", "--seats", "0,7"], "seat must be in 0..3"),
@@ -593,12 +594,65 @@ def test_compiled_ppo_loss_and_gradient_match_torch(seed, k):
     assert 0.0 < out[4] < 1.0  # some ratios were clipped, some were not
 
 
-def test_compiled_update_step_matches_the_torch_step():
+def test_muon_step_is_an_orthogonalised_momentum_step():
+    """Muon's first step moves a weight matrix by -lr * 0.2 * sqrt(max dim) times a matrix
+    whose singular values are all near 1, in the direction of the gradient's U V^T."""
+    from tabletop_core.train.muon import Muon, orthogonalize
+
+    gen = torch.Generator().manual_seed(0)
+    w = torch.nn.Parameter(torch.randn(64, 40, generator=gen))
+    w.grad = torch.randn(64, 40, generator=gen)
+    before = w.detach().clone()
+    Muon([w], lr=1e-2, momentum=0.9).step()
+    step = (before - w.detach()) / (1e-2 * 0.2 * 64**0.5)
+    s = torch.linalg.svdvals(step)
+    assert float(s.min()) > 0.6 and float(s.max()) < 1.3, s
+    u, _, vh = torch.linalg.svd(w.grad * 1.9, full_matrices=False)  # Nesterov: g + 0.9 g
+    assert float((step * (u @ vh)).sum() / (u @ vh).pow(2).sum()) > 0.8
+    np.testing.assert_allclose(step.numpy(), orthogonalize(w.grad * 1.9).numpy(), atol=1e-5)
+    with pytest.raises(ValueError, match="2-D"):
+        Muon([torch.nn.Parameter(torch.zeros(3))])
+    with pytest.raises(ValueError, match="momentum"):
+        Muon([w], momentum=1.0)
+
+
+def test_muon_run_is_reproducible_and_resumes_only_as_muon():
+    """--optimizer muon: the hidden layers' weights are Muon's and every other parameter
+    Adam's; the first update is bit-identical on a rerun and moves every parameter; a
+    checkpoint resumes with Muon's momentum and is refused by an Adam run."""
+    from tabletop_core.train import Trainer
+    from tabletop_core.train.config import ConfigError
+
+    a, acts_a, sa = _first_update(_small(seed=3, optimizer="muon"))
+    b, acts_b, sb = _first_update(_small(seed=3, optimizer="muon"))
+    adam, _, _ = _first_update(_small(seed=3))
+    assert torch.equal(acts_a, acts_b) and sa == sb
+    for k in a:
+        assert torch.equal(a[k], b[k]), k
+    assert not torch.equal(a["trunk.0.weight"], adam["trunk.0.weight"])
+    tr = Trainer(_small(seed=3, optimizer="muon"))
+    hidden = {id(m.weight) for m in tr.agent.trunk if isinstance(m, torch.nn.Linear)}
+    assert {id(p) for p in tr.muon.param_groups[0]["params"]} == hidden
+    assert not hidden & {id(p) for p in tr.optim.param_groups[0]["params"]}
+    assert len(hidden) + len(tr.optim.param_groups[0]["params"]) == len(list(tr.agent.parameters()))
+    tr.collect()
+    tr.update(1e-3)
+    ck = tr.checkpoint()
+    again = Trainer(_small(seed=3, optimizer="muon"))
+    again.load_checkpoint(ck)
+    for p, q in zip(tr.muon.param_groups[0]["params"], again.muon.param_groups[0]["params"]):
+        assert torch.equal(tr.muon.state[p]["momentum_buffer"], again.muon.state[q]["momentum_buffer"])
+    with pytest.raises(ConfigError, match="--optimizer muon"):
+        Trainer(_small(seed=3)).load_checkpoint(ck)
+
+
+@pytest.mark.parametrize("optimizer", ["adam", "muon"])
+def test_compiled_update_step_matches_the_torch_step(optimizer):
     """The trainer's CPU step (compiled loss) and its torch step, from the same weights on
     the same minibatch: the same statistics and the same weights after the step."""
     from tabletop_core.train import Trainer
 
-    a, b = Trainer(_small(seed=6, bf16="off")), Trainer(_small(seed=6, bf16="off"))
+    a, b = (Trainer(_small(seed=6, bf16="off", optimizer=optimizer)) for _ in range(2))
     for tr in (a, b):
         tr.collect()
     batch_a, batch_b = a._rollout_batch(), b._rollout_batch()

@@ -164,6 +164,7 @@ def _add_rollout_arguments(g, D: dict) -> None:
 def _add_ppo_arguments(g, D: dict) -> None:
     """PPO's hyper-parameters, the network's widths, bf16 and the threads."""
     from tabletop_core.agents.policy import ACTIVATIONS
+    from tabletop_core.train.config import OPTIMIZERS
 
     g.add_argument("--epochs", type=int, default=D["epochs"], help="passes over each rollout")
     g.add_argument("--minibatch", type=int, default=D["minibatch"])
@@ -175,6 +176,12 @@ def _add_ppo_arguments(g, D: dict) -> None:
         help="the hidden layers' nonlinearity (written into policy.npz)",
     )
     g.add_argument("--lr", type=float, default=D["lr"])
+    g.add_argument(
+        "--optimizer",
+        choices=OPTIMIZERS,
+        default=D["optimizer"],
+        help="adam, or muon for the hidden layers' weights (Adam keeps the heads and biases)",
+    )
     g.add_argument("--no-anneal-lr", dest="anneal_lr", action="store_false")
     g.add_argument("--gamma", type=float, default=D["gamma"])
     g.add_argument("--gae-lambda", type=float, default=D["gae_lambda"])

@@ -14,6 +14,10 @@ from tabletop_core.train.opponents import default_opponents, parse_opponents, pa
 
 __all__ = ["TrainConfig", "ConfigError", "validate", "bf16_supported"]
 
+OPTIMIZERS = ("adam", "muon")
+"""The choices of ``--optimizer``: Adam for every parameter, or Muon for the hidden
+layers' weights and Adam for the rest (:mod:`tabletop_core.train.muon`)."""
+
 
 @dataclass
 class TrainConfig:
@@ -54,6 +58,7 @@ class TrainConfig:
     hidden: tuple[int, ...] = (256, 256)
     activation: str = "tanh"
     lr: float = 1e-3
+    optimizer: str = "adam"
     anneal_lr: bool = True
     gamma: float = 0.995
     gae_lambda: float = 0.95
@@ -157,6 +162,8 @@ def _check_model_and_device(cfg: TrainConfig, game, options) -> None:
         raise ConfigError(f"--bf16 must be auto, on or off, got {cfg.bf16!r}")
     if cfg.activation not in ACTIVATIONS:
         raise ConfigError(f"--activation must be one of {', '.join(ACTIVATIONS)}, got {cfg.activation!r}")
+    if cfg.optimizer not in OPTIMIZERS:
+        raise ConfigError(f"--optimizer must be one of {', '.join(OPTIMIZERS)}, got {cfg.optimizer!r}")
     if cfg.device != "cpu" and not cfg.device.startswith("cuda"):
         raise ConfigError(f"--device must be cpu or cuda[:N], got {cfg.device!r}")
     if cfg.device.startswith("cuda") and not _cuda_available():

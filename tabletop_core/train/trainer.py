@@ -37,6 +37,7 @@ Outputs in ``--out``: ``imitated.npz`` (with ``--imitate``: the cloned actor bef
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import time
 import warnings
@@ -55,6 +56,7 @@ from tabletop_core.train.advantages import seat_advantages
 from tabletop_core.train.config import ConfigError, TrainConfig, bf16_supported, load_init_policy, validate
 from tabletop_core.train.loss import ppo_loss_grad
 from tabletop_core.train.model import NEG, Agent, masked_gumbel_sample, model_flops_per_sample
+from tabletop_core.train.muon import Muon
 from tabletop_core.train.opponents import (
     POLICY_ENTRIES,
     League,
@@ -295,10 +297,15 @@ class Trainer:
                         w = w * init["scale"][:, None]
                     lin.weight.copy_(torch.from_numpy(np.ascontiguousarray(w.T)))
                     lin.bias.copy_(torch.from_numpy(b))
-        # fused Adam: one kernel over all parameters, not one per parameter tensor
-        self.optim = torch.optim.Adam(
-            self.agent.parameters(), lr=cfg.lr, eps=1e-5, fused=self.device.type in ("cpu", "cuda")
-        )
+        # fused Adam: one kernel over all parameters, not one per parameter tensor; with
+        # --optimizer muon the hidden layers' weights go to Muon and Adam keeps the rest
+        params = list(self.agent.parameters())
+        self.muon: Muon | None = None
+        if cfg.optimizer == "muon":
+            hidden = [m.weight for m in self.agent.trunk if isinstance(m, nn.Linear)]
+            self.muon = Muon(hidden, lr=cfg.lr)
+            params = [p for p in params if all(p is not w for w in hidden)]
+        self.optim = torch.optim.Adam(params, lr=cfg.lr, eps=1e-5, fused=self.device.type in ("cpu", "cuda"))
 
     def _allocate_storage(self) -> None:
         """The rollout buffers and the run's counters."""
@@ -495,7 +502,8 @@ class Trainer:
         batch = self._rollout_batch()
         t1 = tick()
         if lr is not None:
-            self.optim.param_groups[0]["lr"] = lr
+            for opt in self._optimizers():
+                opt.param_groups[0]["lr"] = lr
         stats, count = self._optimise(batch)
         t2 = tick()
         self.seconds["plumbing"] += t1 - t0
@@ -589,10 +597,11 @@ class Trainer:
         pg_loss = torch.max(-a * ratio, -a * ratio.clamp(1 - cfg.clip, 1 + cfg.clip)).mean()
         v_loss = 0.5 * (value.float() - batch.rets.index_select(0, idx)).pow(2).mean()
         loss = pg_loss + cfg.vf_coef * v_loss - cfg.ent_coef * entropy
-        self.optim.zero_grad(set_to_none=True)
+        self._zero_grad()
         loss.backward()
         nn.utils.clip_grad_norm_(self.agent.parameters(), cfg.max_grad_norm)
-        self.optim.step()
+        for opt in self._optimizers():
+            opt.step()
         with torch.no_grad():
             kl = float(((ratio - 1) - log_ratio).mean())
             clipfrac = float(((ratio - 1).abs() > cfg.clip).float().mean())
@@ -624,10 +633,23 @@ class Trainer:
             g_value.numpy(),
             out,
         )
-        self.optim.zero_grad(set_to_none=True)
+        self._zero_grad()
         torch.autograd.backward([legal_logits, value], [g_logits, g_value])
-        compiled_step(self.optim, cfg.max_grad_norm)  # clip_grad_norm_ and Adam's step
+        if self.muon is None:
+            compiled_step(self.optim, cfg.max_grad_norm)  # clip_grad_norm_ and Adam's step
+        else:  # the clipping is over every parameter, Muon's and Adam's
+            nn.utils.clip_grad_norm_(self.agent.parameters(), cfg.max_grad_norm)
+            self.muon.step()
+            compiled_step(self.optim, math.inf)
         return tuple(float(x) for x in out)
+
+    def _optimizers(self) -> list[torch.optim.Optimizer]:
+        """Adam, and Muon with ``--optimizer muon``."""
+        return [self.optim] if self.muon is None else [self.optim, self.muon]
+
+    def _zero_grad(self) -> None:
+        for opt in self._optimizers():
+            opt.zero_grad(set_to_none=True)
 
     def _optimise(self, batch: _Batch) -> tuple[dict[str, float], int]:
         """``epochs`` passes of full minibatches over ``batch`` (the value head alone during
@@ -647,7 +669,7 @@ class Trainer:
                     with self._autocast():
                         value = self.agent.value_only(obs.index_select(0, idx))
                     v_loss = 0.5 * (value.float() - rets.index_select(0, idx)).pow(2).mean()
-                    self.optim.zero_grad(set_to_none=True)
+                    self._zero_grad()
                     (cfg.vf_coef * v_loss).backward()
                     self.optim.step()
                     stats["v_loss"] += float(v_loss.detach())
@@ -700,6 +722,7 @@ class Trainer:
             "num_actions": self.num_actions,
             "model": self.agent.state_dict(),
             "optim": self.optim.state_dict(),
+            "muon": None if self.muon is None else self.muon.state_dict(),
             "update": self.update_idx,
             "global_step": self.global_step,
             "train_seconds": self.train_seconds,
@@ -732,8 +755,16 @@ class Trainer:
                 f"--resume: the checkpoint's network is --activation {saved}, this run asks for "
                 f"{self.cfg.activation}"
             )
+        saved = ck["config"].get("optimizer", "adam")  # checkpoints from before --optimizer
+        if saved != self.cfg.optimizer:
+            raise ConfigError(
+                f"--resume: the checkpoint was trained with --optimizer {saved}, this run asks for "
+                f"{self.cfg.optimizer}"
+            )
         self.agent.load_state_dict(ck["model"])
         self.optim.load_state_dict(ck["optim"])
+        if self.muon is not None:
+            self.muon.load_state_dict(ck["muon"])
         self.update_idx, self.global_step = int(ck["update"]), int(ck["global_step"])
         self.train_seconds = float(ck["train_seconds"])
         self.league.load(ck["league"])
