@@ -8,9 +8,8 @@ step is scaled as Moonshot's "Muon is Scalable for LLM Training" does (``0.2 *
 sqrt(max(rows, cols))``), so the update has Adam's RMS and the same ``--lr`` serves both.
 
 ``torch.optim.Muon`` does the same arithmetic, but runs the iterations in bfloat16, which
-on a CPU takes a slow path: a step on The Game's two trunk matrices took 594 ms there
-against about 9 ms in float32 here (``docs/training.md``, "Muon"). No weight decay, as
-the trainer's Adam has none.
+on a CPU takes a slow path, far slower than float32 (``docs/training.md``, "Muon and a
+doubled learning rate", has the figures). No weight decay, as the trainer's Adam has none.
 """
 
 from __future__ import annotations
@@ -26,8 +25,8 @@ _NS = (3.4445, -4.775, 2.0315)  # Jordan's quintic Newton-Schulz coefficients
 
 def orthogonalize(g: torch.Tensor, steps: int = 5) -> torch.Tensor:
     """The Newton-Schulz approximation of ``U V^T`` for ``g = U S V^T`` (2-D float32,
-    any shape; the result has its shape and singular values near 1, in about [0.7, 1.2]
-    after five steps: Jordan's coefficients trade exactness for speed).
+    any shape; the result has its shape and singular values near 1, between about 0.6
+    and 1.3 after five steps: Jordan's coefficients trade exactness for speed).
 
     Raises:
         ValueError: ``g`` is not 2-D.
