@@ -8,7 +8,9 @@ shared piece is the chance source: each round's deck order comes from ``next_dec
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
+from functools import lru_cache
 
 NUM_CARDS = 88
 RANKS = 22
@@ -31,12 +33,11 @@ def longest_runs(cards) -> list[int]:
     out = []
     for x in range(4):
         numbers = {rank(c) for c in cards if suit(c) == x and rank(c) < NUMBERS}
-        best = 0
-        for start in range(NUMBERS):
-            length = 0
-            while start + length in numbers:
-                length += 1
-            best = max(best, length)
+        best = length = 0
+        for number in range(NUMBERS):  # the run that ends at each number
+            length = length + 1 if number in numbers else 0
+            if length > best:
+                best = length
         out.append(best)
     return out
 
@@ -63,9 +64,19 @@ def missing_of(cards) -> list[int]:
     for x in range(4):
         mine = [rank(c) for c in cards if suit(c) == x]
         total[0] += max(3 - sum(1 for r in mine if r >= NUMBERS), 0)
-        total[1] += 3 - max(sum(1 for r in mine if start <= r < start + 3) for start in range(NUMBERS - 2))
+        held = set(mine)  # one card per suit and rank
+        total[1] += 3 - max(
+            (start in held) + (start + 1 in held) + (start + 2 in held) for start in range(NUMBERS - 2)
+        )
         total[2] += max(6 - len(mine), 0)
     return total
+
+
+@lru_cache(maxsize=1 << 16)
+def standing(cards: frozenset) -> tuple[list[int], list[int], int]:
+    """What a set of captured cards makes: (missing_of, longest_runs, yaku_of). Cached: the
+    observation asks for the same sets at step after step."""
+    return missing_of(cards), longest_runs(cards), yaku_of(cards)
 
 
 def multiplier(koikoi: int) -> int:
@@ -224,7 +235,8 @@ class KoikoiReference:
             phase[self.phase] = 1.0
         pending = [self.pending] if playing and self.pending is not None else []
         stock_or_other_hand = set(self.stock).union(*(self.hands[p] for p in range(n) if p != seat))
-        unseen = [float(sum(1 for d in stock_or_other_hand if rank(d) == rank(c))) for c in range(NUM_CARDS)]
+        unseen_by_rank = Counter(rank(d) for d in stock_or_other_hand)
+        unseen = [float(unseen_by_rank[rank(c)]) for c in range(NUM_CARDS)]
         takes = [0.0] * NUM_CARDS
         own_rise, rival_rise = [0.0] * NUM_CARDS, [0.0] * NUM_CARDS
         own_closer = [[0.0] * 3 for _ in range(NUM_CARDS)]
@@ -233,11 +245,11 @@ class KoikoiReference:
         rival_run = [[0.0] * 2 for _ in range(NUM_CARDS)]
 
         def stake(p, cards):  # yaku rise, fall of each kind's missing cards, run rise, run after
-            before, after = self.captured[p], self.captured[p] | set(cards)
-            fall = [b - a for b, a in zip(missing_of(before), missing_of(after))]
-            runs0, runs1 = longest_runs(before), longest_runs(after)
+            missing0, runs0, yaku0 = standing(frozenset(self.captured[p]))
+            missing1, runs1, yaku1 = standing(frozenset(self.captured[p]) | set(cards))
+            fall = [b - a for b, a in zip(missing0, missing1)]
             longest = max([runs1[suit(c)] for c in cards if rank(c) < NUMBERS], default=0)
-            return [yaku_of(after) - yaku_of(before), *fall, sum(runs1) - sum(runs0), longest]
+            return [yaku1 - yaku0, *fall, sum(runs1) - sum(runs0), longest]
 
         def values(cards):  # the actor's and the best other seat's, value by value
             own = stake(seat, cards)
