@@ -54,7 +54,7 @@ class TrainConfig:
     league_size: int = 16
     # PPO
     epochs: int = 3
-    minibatch: int = 4096
+    minibatch: int = 1024
     hidden: tuple[int, ...] = (256, 256)
     activation: str = "tanh"
     lr: float = 1e-3
