@@ -4,6 +4,8 @@ an array the caller holds; num_threads=None keeps the faster of one thread and s
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 import pytest
 
@@ -17,11 +19,12 @@ def test_copy_true_arrays_are_the_callers_and_match_copy_false():
     obs, info = fresh.reset()
     want, _ = views.reset()
     held = [(obs, obs.copy(), info["action_mask"], info["action_mask"].copy())]
-    ended, ids = 0, set()
+    ended, recycled, seen = 0, 0, []  # seen: weak references to the arrays handed out
     for t in range(120):
         acts = views.sample_actions()
         out = fresh.step(acts)
-        ids.add(id(out[0]))
+        recycled += any(w() is out[0] for w in seen)  # an earlier step's array, handed out again
+        seen.append(weakref.ref(out[0]))
         ref = views.step(acts)
         for got, exp in zip(out[:4], ref[:4]):
             assert np.array_equal(got, exp), t
@@ -36,7 +39,9 @@ def test_copy_true_arrays_are_the_callers_and_match_copy_false():
             )
         del out  # the pool recycles by reference count: no garbage collection needed
     assert ended > 0
-    assert len(ids) < 30  # dropped arrays were handed out again (13 are held)
+    # the dropped arrays were handed out again, until the caller held as many as the pool
+    # keeps (Recycler: four; this test holds one in ten)
+    assert recycled >= 10, recycled
     for arr, snapshot, mask, mask_snapshot in held:
         assert np.array_equal(arr, snapshot) and np.array_equal(mask, mask_snapshot)
 
@@ -129,7 +134,7 @@ def test_copy_true_arrays_never_change_and_scribbles_do_not_leak(package, bots):
     want, _ = views.reset()
     assert np.array_equal(obs, want)
     held = [(obs, obs.copy())]
-    ids = set()
+    recycled, seen = 0, []  # seen: weak references to the arrays handed out
     for t in range(60):
         if bots:
             out, ref = mine.step_bots("random"), views.step_bots("random")
@@ -141,13 +146,16 @@ def test_copy_true_arrays_never_change_and_scribbles_do_not_leak(package, bots):
             assert np.array_equal(got, exp), t
         term = ref[2]
         assert np.array_equal(out[4]["final_obs"][term], ref[4]["final_obs"][term]), t
-        ids.add(id(out[0]))
+        recycled += any(w() is out[0] for w in seen)  # an earlier step's array, handed out again
+        seen.append(weakref.ref(out[0]))
         if t % 7 == 0:
             held.append((out[0], out[0].copy()))
         else:  # the caller scribbles on its arrays, then drops them
             out[0][::2] = 0.5
             out[4]["final_obs"][:] = 0.25
         del out  # the pool recycles by reference count: no garbage collection needed
-    assert len(ids) < 20  # scribbled arrays were handed out again (9 are held)
+    # the scribbled arrays were handed out again, until the caller held as many as the pool
+    # keeps (Recycler: four; this test holds one in seven)
+    assert recycled >= 10, recycled
     for arr, snapshot in held:
         assert np.array_equal(arr, snapshot)
