@@ -73,10 +73,10 @@ def missing_of(cards) -> list[int]:
 
 
 @lru_cache(maxsize=1 << 16)
-def standing(cards: frozenset) -> tuple[list[int], list[int], int]:
+def standing(cards: frozenset) -> tuple[tuple[int, ...], tuple[int, ...], int]:
     """What a set of captured cards makes: (missing_of, longest_runs, yaku_of). Cached: the
-    observation asks for the same sets at step after step."""
-    return missing_of(cards), longest_runs(cards), yaku_of(cards)
+    observation asks for the same sets at step after step (tuples: a cached value is shared)."""
+    return tuple(missing_of(cards)), tuple(longest_runs(cards)), yaku_of(cards)
 
 
 def multiplier(koikoi: int) -> int:
@@ -245,8 +245,9 @@ class KoikoiReference:
         rival_run = [[0.0] * 2 for _ in range(NUM_CARDS)]
 
         def stake(p, cards):  # yaku rise, fall of each kind's missing cards, run rise, run after
-            missing0, runs0, yaku0 = standing(frozenset(self.captured[p]))
-            missing1, runs1, yaku1 = standing(frozenset(self.captured[p]) | set(cards))
+            before = frozenset(self.captured[p])
+            missing0, runs0, yaku0 = standing(before)
+            missing1, runs1, yaku1 = standing(before | set(cards))
             fall = [b - a for b, a in zip(missing0, missing1)]
             longest = max([runs1[suit(c)] for c in cards if rank(c) < NUMBERS], default=0)
             return [yaku1 - yaku0, *fall, sum(runs1) - sum(runs0), longest]
