@@ -238,6 +238,21 @@ def test_train_help_shows_the_defaults(capsys):
         assert "default" in line, line
 
 
+def test_minibatch_default_follows_the_device():
+    """Without ``--minibatch`` a run takes 1024 samples on the CPU and 4096 on a GPU (launch
+    bound at 1024); a given one is kept. No torch needed: the config fills it in."""
+    from tabletop_core.train.config import TrainConfig, default_minibatch, validate
+
+    assert default_minibatch("cpu") == 1024
+    assert default_minibatch("cuda") == default_minibatch("cuda:1") == 4096
+    cfg = TrainConfig(minutes=1)
+    validate(cfg)
+    assert cfg.minibatch == 1024
+    cfg = TrainConfig(minutes=1, minibatch=512)
+    validate(cfg)
+    assert cfg.minibatch == 512
+
+
 def test_train_says_what_it_trains_before_it_starts():
     """The first line of ``tabletop train`` names the game, options, budget, opponents,
     seed and output folder (no torch needed to build it)."""

@@ -167,7 +167,12 @@ def _add_ppo_arguments(g, D: dict) -> None:
     from tabletop_core.train.config import OPTIMIZERS
 
     g.add_argument("--epochs", type=int, default=D["epochs"], help="passes over each rollout")
-    g.add_argument("--minibatch", type=int, default=D["minibatch"])
+    g.add_argument(
+        "--minibatch",
+        type=int,
+        default=D["minibatch"],
+        help="PPO minibatch (default: 1024 on the CPU, 4096 on cuda)",
+    )
     g.add_argument("--hidden", type=_widths, default=D["hidden"], help="MLP widths, e.g. 256,256")
     g.add_argument(
         "--activation",
