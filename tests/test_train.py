@@ -514,26 +514,6 @@ def test_curve_of_a_cloning_run_has_the_cloning_panel(tmp_path):
 
 
 # --- the compiled PPO loss ----------------------------------------------------------------------
-def test_exp_nonpositive_is_float32_exp():
-    from tabletop_core.kernel.jit import kernel
-    from tabletop_core.train.loss import exp_nonpositive
-
-    @kernel
-    def exps(x, out):
-        for i in range(x.shape[0]):
-            out[i] = exp_nonpositive(x[i])
-
-    x = np.concatenate(
-        [-np.geomspace(1e-9, 86.9, 20_000), np.linspace(-86.9, 0, 20_000), [0.0, -87.0, -90.0, -1e9]]
-    ).astype(np.float32)
-    got = np.empty_like(x)
-    exps(x, got)
-    ref = np.exp(x.astype(np.float64))
-    live = x > -87.0
-    assert np.all(np.abs(got[live] - ref[live]) <= 2e-7 * ref[live])
-    assert np.all(got[~live] == 0.0)  # a padded logit (NEG) weighs exactly nothing
-
-
 def _torch_ppo_loss(z, lpos, old_logp, adv, value, ret, clip, vf_coef, ent_coef):
     """The readable reference: the loss as torch operations (CleanRL's PPO)."""
     logp_all = torch.log_softmax(z, dim=1)

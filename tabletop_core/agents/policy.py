@@ -24,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from tabletop_core.kernel.mathf import tanh
+
 __all__ = ["ACTIVATIONS", "MLPPolicy"]
 
 ACTIVATIONS = ("tanh", "relu")
@@ -227,7 +229,7 @@ class MLPPolicy:
         for k, (w, b) in enumerate(self.layers):
             x = x @ w + b
             if k < len(self.layers) - 1:
-                x = np.tanh(x) if self.activation == "tanh" else np.maximum(x, np.float32(0.0))
+                x = tanh(x) if self.activation == "tanh" else np.maximum(x, np.float32(0.0))
         return np.where(mask != 0, x, -np.inf).argmax(axis=1).astype(np.int64)
 
 

@@ -9,8 +9,9 @@ the loss with respect to the logits and the value, and returns the minibatch's
 statistics; the trainer hands those gradients to autograd for the network's
 backward pass (``torch.autograd.backward``).
 
-The exponentials are :func:`exp_nonpositive`, a polynomial that LLVM vectorises (numba's
-``np.exp`` is a scalar call per element, which keeps a loop from vectorising).
+The exponentials are :func:`~tabletop_core.kernel.mathf.exp_nonpositive`, a polynomial that
+LLVM vectorises (numba's ``np.exp`` is a scalar call per element, which keeps a loop from
+vectorising).
 
 Definitions (CleanRL's PPO, as the trainer's ``_ppo_step_torch`` writes them in torch
 for GPUs): advantages normalised per minibatch (mean 0, unbiased std 1, ``+ 1e-8``);
@@ -24,38 +25,13 @@ import math
 
 import numpy as np
 
-from tabletop_core.kernel.bits import f32_from_bits
 from tabletop_core.kernel.jit import kernel
+from tabletop_core.kernel.mathf import exp_nonpositive
 
-__all__ = ["exp_nonpositive", "ppo_loss_grad", "PG_LOSS", "V_LOSS", "ENTROPY", "APPROX_KL", "CLIPFRAC"]
+__all__ = ["ppo_loss_grad", "PG_LOSS", "V_LOSS", "ENTROPY", "APPROX_KL", "CLIPFRAC"]
 
 PG_LOSS, V_LOSS, ENTROPY, APPROX_KL, CLIPFRAC = range(5)
 """Positions of the statistics in :func:`ppo_loss_grad`'s ``out``."""
-
-_LN2_HI = np.float32(0.693359375)
-_LN2_LO = np.float32(-2.12194440e-4)
-_ROUND = np.float32(12582912.0)  # 1.5 * 2**23: x + _ROUND - _ROUND rounds x to an integer
-_LOWEST = np.float32(-87.0)
-
-
-@kernel(inline="always")
-def exp_nonpositive(x):
-    """``exp(x)`` in float32 for ``x <= 0``, within 1e-7 relative error (Cephes' ``expf``
-    polynomial on ``x - n ln 2``, times ``2**n`` built from its exponent bits); 0 below -87,
-    where ``exp`` is under 1.7e-38 (a padded logit, ``NEG``, gives exactly 0). Branch- and
-    call-free, so a loop of it vectorises."""
-    xc = x if x > _LOWEST else _LOWEST
-    nf = (xc * np.float32(1.44269504088896341) + _ROUND) - _ROUND
-    f = xc - nf * _LN2_HI - nf * _LN2_LO
-    p = np.float32(1.9875691500e-4)
-    p = p * f + np.float32(1.3981999507e-3)
-    p = p * f + np.float32(8.3334519073e-3)
-    p = p * f + np.float32(4.1665795894e-2)
-    p = p * f + np.float32(1.6666665459e-1)
-    p = p * f + np.float32(5.0000001201e-1)
-    p = p * f * f + f + np.float32(1.0)
-    scale = f32_from_bits(np.uint32((np.int32(nf) + 127) << 23))
-    return p * scale if x > _LOWEST else np.float32(0.0)
 
 
 @kernel

@@ -27,6 +27,7 @@ import torch
 from torch import nn
 
 from tabletop_core.agents.policy import ACTIVATIONS
+from tabletop_core.kernel.mathf import tanh_into
 from tabletop_core.train.sample import scatter_head_grad
 
 __all__ = [
@@ -87,6 +88,34 @@ class _LinearAct(torch.autograd.Function):
             g = torch.ops.aten.threshold_backward(grad_y.to(_BF16), y, 0)
         grad_x = g @ wb if ctx.needs_input_grad[0] else None
         return grad_x, (g.t() @ xb).float(), g.sum(0).float(), None
+
+
+class _TanhF32(torch.autograd.Function):
+    """``tanh`` of a contiguous float32 CPU tensor by :func:`~tabletop_core.kernel.mathf.tanh_into`
+    (within 3e-7; torch's own float32 ``tanh`` is a slow path on CPUs without AVX-512),
+    its gradient by ``tanh_backward`` from the output, as torch's."""
+
+    @staticmethod
+    def forward(ctx, x):
+        y = torch.empty_like(x)
+        tanh_into(x.detach().view(-1).numpy(), y.view(-1).numpy())
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad_y):
+        (y,) = ctx.saved_tensors
+        return torch.ops.aten.tanh_backward(grad_y, y)
+
+
+class Tanh(nn.Tanh):
+    """``nn.Tanh`` whose float32 CPU forward is :class:`_TanhF32` (the plain path's hidden
+    activation); other dtypes and devices (bfloat16 under autocast, CUDA) run ``torch.tanh``."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if x.dtype == torch.float32 and x.device.type == "cpu" and x.is_contiguous():
+            return _TanhF32.apply(x)
+        return torch.tanh(x)
 
 
 class _LegalHead(torch.autograd.Function):
@@ -154,7 +183,7 @@ class Agent(nn.Module):
             lin = nn.Linear(width, h)
             nn.init.orthogonal_(lin.weight, np.sqrt(2))
             nn.init.zeros_(lin.bias)
-            layers += [lin, nn.Tanh() if activation == "tanh" else nn.ReLU()]
+            layers += [lin, Tanh() if activation == "tanh" else nn.ReLU()]
             width = h
         self.trunk = nn.Sequential(*layers)
         self.actor = nn.Linear(width, self.num_actions)
