@@ -10,8 +10,9 @@ VARIANT:
     xTg    each weight gradient as ``(x.T @ g).T`` instead of ``g.T @ x``
     gTc    each weight gradient as ``g.T.contiguous() @ x``
 SECONDS: the timed window (25); MINIBATCH: the PPO minibatch (the trainer's default).
-Always 2 torch threads, no MaskablePPO. The weight-gradient variants only change the
-fused bfloat16 path (a CPU with AVX512-BF16 or AMX); elsewhere they run the base code.
+Always 2 torch threads, no MaskablePPO. The weight-gradient variants replace
+``tabletop_core.train.model._weight_grad``, which only the fused bfloat16 path calls (a CPU
+with AVX512-BF16 or AMX); elsewhere they run the base code.
 """
 
 from __future__ import annotations
@@ -20,53 +21,14 @@ import dataclasses
 import json
 import sys
 
-import torch
-
 import tabletop_core.train.bench as bench
 import tabletop_core.train.model as model
 
-VARIANTS = ("base", "relu", "xTg", "gTc")
-_BF16 = torch.bfloat16
-
-
-def weight_grad(variant: str, g: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
-    if variant == "xTg":
-        return (x.t() @ g).t()
-    if variant == "gTc":
-        return g.t().contiguous() @ x
-    return g.t() @ x
-
-
-def patch_weight_grads(variant: str) -> None:
-    """Replace the fused path's two backward passes with ones that differ only in the
-    weight-gradient product's layout."""
-
-    def linear_act_backward(ctx, grad_y):
-        xb, wb, y = ctx.saved_tensors
-        if ctx.act == "tanh":
-            g = torch.ops.aten.tanh_backward(grad_y.to(_BF16), y)
-        else:
-            g = torch.ops.aten.threshold_backward(grad_y.to(_BF16), y, 0)
-        grad_x = g @ wb if ctx.needs_input_grad[0] else None
-        return grad_x, weight_grad(variant, g, xb).float(), g.sum(0).float(), None
-
-    def legal_head_backward(ctx, grad_logits, grad_value):
-        zb, wb, index = ctx.saved_tensors
-        gb, zeros = ctx.scratch
-        grad_bias = torch.empty(gb.shape[1])
-        model.scatter_head_grad(
-            grad_logits.contiguous().numpy(),
-            index.numpy(),
-            grad_value.contiguous().numpy(),
-            gb.view(torch.int16).numpy(),
-            grad_bias.numpy(),
-            zeros,
-        )
-        grad_z = gb @ wb if ctx.needs_input_grad[0] else None
-        return grad_z, weight_grad(variant, gb, zb).float(), grad_bias, None, None
-
-    model._LinearAct.backward = staticmethod(linear_act_backward)
-    model._LegalHead.backward = staticmethod(legal_head_backward)
+WEIGHT_GRADS = {
+    "xTg": lambda g, x: (x.t() @ g).t(),
+    "gTc": lambda g, x: g.t().contiguous() @ x,
+}
+VARIANTS = ("base", "relu", *WEIGHT_GRADS)
 
 
 def main() -> None:
@@ -78,8 +40,8 @@ def main() -> None:
     if variant == "relu":
         config = bench.TrainConfig
         bench.TrainConfig = lambda **kw: dataclasses.replace(config(**kw), activation="relu")
-    elif variant in ("xTg", "gTc"):
-        patch_weight_grads(variant)
+    elif variant in WEIGHT_GRADS:
+        model._weight_grad = WEIGHT_GRADS[variant]
     for rec in bench.run_train_bench("thegame", seconds=seconds, sb3=False, threads=2, minibatch=minibatch):
         print(json.dumps({"variant": variant, **rec}), flush=True)
 

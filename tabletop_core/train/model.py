@@ -67,6 +67,13 @@ def _linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor) -> torch.
     return torch.ops.mkldnn._linear_pointwise(x, weight, bias, "none", [], "")
 
 
+def _weight_grad(g: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+    """A fused layer's weight gradient ``g.T @ x`` ((out, in), bfloat16): the layout
+    measured fastest on AMX among those tried (``benchmarks/amx/train_variant.py`` swaps
+    this function to compare others)."""
+    return g.t() @ x
+
+
 class _LinearAct(torch.autograd.Function):
     """``f(x @ W.T + b)`` in bfloat16, ``f`` tanh or relu (oneDNN's post-op name), one
     oneDNN call forward; float32 weight grads."""
@@ -87,7 +94,7 @@ class _LinearAct(torch.autograd.Function):
         else:  # relu: the gradient passes where the output is positive
             g = torch.ops.aten.threshold_backward(grad_y.to(_BF16), y, 0)
         grad_x = g @ wb if ctx.needs_input_grad[0] else None
-        return grad_x, (g.t() @ xb).float(), g.sum(0).float(), None
+        return grad_x, _weight_grad(g, xb).float(), g.sum(0).float(), None
 
 
 class _TanhF32(torch.autograd.Function):
@@ -149,7 +156,7 @@ class _LegalHead(torch.autograd.Function):
             zeros,
         )
         grad_z = gb @ wb if ctx.needs_input_grad[0] else None
-        return grad_z, (gb.t() @ zb).float(), grad_bias, None, None
+        return grad_z, _weight_grad(gb, zb).float(), grad_bias, None, None
 
 
 class Agent(nn.Module):
