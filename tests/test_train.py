@@ -239,6 +239,29 @@ def _first_update(cfg: TrainConfig):
     return {k: v.clone() for k, v in tr.agent.state_dict().items()}, tr.act_buf.clone(), stats
 
 
+@pytest.mark.parametrize(
+    "cores, load, threads",
+    [(2, 0.0, 2), (2, 0.99, 2), (2, 1.0, 1), (2, 7.5, 1), (16, 1.4, 15), (16, 0.2, 16)],
+)
+def test_default_threads_take_the_idle_cores(monkeypatch, cores, load, threads):
+    from tabletop_core.train import trainer
+
+    monkeypatch.setattr(trainer, "available_cores", lambda: cores)
+    monkeypatch.setattr(trainer.os, "getloadavg", lambda: (load, load, load))
+    assert trainer.default_threads() == threads
+
+
+def test_default_threads_without_a_load_average_take_every_core(monkeypatch):
+    from tabletop_core.train import trainer
+
+    def no_load():
+        raise OSError("no load average here")
+
+    monkeypatch.setattr(trainer, "available_cores", lambda: 4)
+    monkeypatch.setattr(trainer.os, "getloadavg", no_load)
+    assert trainer.default_threads() == 4
+
+
 def test_first_update_is_bit_identical_on_a_rerun():
     a, acts_a, sa = _first_update(_small(seed=3))
     b, acts_b, sb = _first_update(_small(seed=3))

@@ -201,7 +201,12 @@ def _add_ppo_arguments(g, D: dict) -> None:
         default=D["bf16"],
         help="bfloat16 autocast (auto: where the CPU has AVX512-BF16/AMX)",
     )
-    g.add_argument("--threads", type=int, default=None, help="torch threads (default: every core)")
+    g.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="torch threads (default: the cores the load average leaves idle, at least one)",
+    )
     g.add_argument(
         "--env-threads", type=int, default=D["env_threads"], help="numba threads stepping the envs"
     )

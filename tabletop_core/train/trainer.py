@@ -71,16 +71,19 @@ __all__ = ["TrainConfig", "Trainer"]
 
 
 def default_threads() -> int:
-    """torch threads when ``--threads`` is not given: every core on an otherwise idle
-    machine, else one. Measured here: with other busy processes on the 2 cores, a second
-    torch thread ran the update at 0.6-1.2x of one thread (and a spin-waiting one at 0.1x);
-    results do not depend on it."""
+    """torch threads when ``--threads`` is not given: the cores that the 1-minute load
+    average leaves idle, at least one (``cores - floor(load)``): every core on an idle
+    machine, one on a 2-core machine with one busy process, 15 of 16 beside one. Measured
+    on 2 cores: with other busy processes on them, a second torch thread ran the update at
+    0.6-1.2x of one thread (and a spin-waiting one at 0.1x); results do not depend on it.
+    The load is the whole machine's, the cores this process's (its affinity): pinned to
+    a few cores of a busy machine, pass ``--threads``."""
     cores = available_cores()
     try:
-        busy = os.getloadavg()[0] >= 1.0
+        load = os.getloadavg()[0]
     except OSError:
-        busy = False
-    return 1 if busy else cores
+        load = 0.0
+    return max(1, cores - math.floor(load))
 
 
 # --- env groups ------------------------------------------------------------------------------
