@@ -32,9 +32,10 @@ from tabletop_core.train.bench import run_train_bench  # noqa: E402
 
 def wait_for_idle(limit_s: float = 180.0) -> float:
     """Wait (at most ``limit_s`` seconds) until the 1-minute load average is below 1, and
-    return it. ``tabletop train`` takes one torch thread when the load is 1 or more
-    (``default_threads``), and a run started right after another would see the previous
-    run's own load and take one thread on an otherwise idle machine."""
+    return it. ``tabletop train`` takes the cores the load average leaves idle
+    (``default_threads``: one on 2 cores from a load of 1), and a run started right after
+    another would see the previous run's own load and take fewer threads on an otherwise
+    idle machine."""
     deadline = time.monotonic() + limit_s
     load = os.getloadavg()[0]
     if load >= 1.0:

@@ -151,8 +151,8 @@ def run_train_bench(
 ) -> list[dict]:
     """The benchmark's records (see the module docstring). ``seconds``: the trainer's
     timed window (after one warm-up update); the game's default options when none are given;
-    ``threads``: torch threads (the trainer's own choice when None, which takes one thread
-    on a machine whose load average is 1 or more); ``minibatch``: the PPO minibatch (the
+    ``threads``: torch threads (the trainer's own choice when None: the cores the load
+    average leaves idle, one on a 2-core machine with one busy process); ``minibatch``: the PPO minibatch (the
     trainer's default when None)."""
     import torch
 
