@@ -262,6 +262,40 @@ def test_default_threads_without_a_load_average_take_every_core(monkeypatch):
     assert trainer.default_threads() == 4
 
 
+def test_float32_legal_head_matches_the_modules():
+    """On a CPU the plain float32 network's update takes the logits at the legal actions
+    through one (A + 1)-row head and builds the head's gradient in a kept buffer; values
+    and every parameter's gradient match the actor and critic modules with torch's gather,
+    repeated index columns (legal_index's padding) included."""
+    from tabletop_core.train.model import Agent
+
+    torch.manual_seed(0)
+    agent = Agent(30, 12)
+    obs = torch.randn(64, 30)
+    index = torch.randint(0, 12, (64, 5))
+    index[:, -1] = index[:, 0]  # padding repeats a column
+    g_logits, g_value = torch.randn(64, 5), torch.randn(64)
+    grads = []
+    for legal in (
+        agent.legal_forward,
+        lambda o, i: (
+            agent.actor(agent._features(o)).gather(1, i),
+            agent.critic(agent._features(o)).squeeze(-1),
+        ),
+    ):
+        agent.zero_grad()
+        logits, value = legal(obs, index)
+        ((logits * g_logits).sum() + (value * g_value).sum()).backward()
+        grads.append(
+            ((logits.detach(), value.detach()), {k: p.grad.clone() for k, p in agent.named_parameters()})
+        )
+    (out_a, grad_a), (out_b, grad_b) = grads
+    for x, y in zip(out_a, out_b):
+        torch.testing.assert_close(x, y, rtol=1e-5, atol=1e-5)
+    for k in grad_a:
+        torch.testing.assert_close(grad_a[k], grad_b[k], rtol=1e-5, atol=1e-5)
+
+
 def test_first_update_is_bit_identical_on_a_rerun():
     a, acts_a, sa = _first_update(_small(seed=3))
     b, acts_b, sb = _first_update(_small(seed=3))

@@ -126,37 +126,41 @@ class Tanh(nn.Tanh):
 
 
 class _LegalHead(torch.autograd.Function):
-    """The actor and critic heads as one ``(A + 1)``-row bfloat16 matmul, returning only the
-    logits at ``index`` (N, K) and the value, both float32. ``scratch``: a bfloat16
-    (N, A + 1) buffer kept for the head's output gradient (a fresh tensor per minibatch
-    would pay page faults) and (A + 1,) float32 zeros, both for
-    :func:`~tabletop_core.train.sample.scatter_head_grad`, which builds that gradient and
-    its column sums in one pass (torch takes a fill, a scatter-add, a bf16 copy and a
-    sum). CPU only, as the fused path is."""
+    """The actor and critic heads as one ``(A + 1)``-row matmul, returning only the logits
+    at ``index`` (N, K) and the value, both float32. ``scratch``: an (N, A + 1) buffer kept
+    for the head's output gradient, bfloat16 (the fused path: the matmul runs in bfloat16
+    through oneDNN) or float32 (the plain path on a CPU: ``addmm``), and (A + 1,) float32
+    zeros, both for :func:`~tabletop_core.train.sample.scatter_head_grad`, which builds that
+    gradient and its column sums in one pass (torch takes a fresh (N, A) fill, a
+    scatter-add, for bfloat16 a copy, and a sum; and a second matmul for the critic). CPU
+    only."""
 
     @staticmethod
     def forward(ctx, z, weight, bias, index, scratch):
-        zb, wb = z.to(_BF16), weight.to(_BF16)
-        out = _linear(zb, wb, bias.to(_BF16))
-        ctx.save_for_backward(zb, wb, index)
+        if scratch[0].dtype == _BF16:
+            z, weight = z.to(_BF16), weight.to(_BF16)
+            out = _linear(z, weight, bias.to(_BF16))
+        else:
+            out = torch.addmm(bias, z, weight.t())
+        ctx.save_for_backward(z, weight, index)
         ctx.scratch = scratch
-        return out[:, :-1].gather(1, index).float(), out[:, -1].float()
+        return out[:, :-1].gather(1, index).float(), out[:, -1].float().contiguous()
 
     @staticmethod
     def backward(ctx, grad_logits, grad_value):
-        zb, wb, index = ctx.saved_tensors
-        gb, zeros = ctx.scratch
-        grad_bias = torch.empty(gb.shape[1])
-        scatter_head_grad(  # the bf16 gradient of the head's output and its column sums
+        z, weight, index = ctx.saved_tensors
+        grad_out, zeros = ctx.scratch
+        grad_bias = torch.empty(grad_out.shape[1])
+        scatter_head_grad(  # the gradient of the head's output and its column sums
             grad_logits.contiguous().numpy(),
             index.numpy(),
             grad_value.contiguous().numpy(),
-            gb.view(torch.int16).numpy(),
+            (grad_out.view(torch.int16) if grad_out.dtype == _BF16 else grad_out).numpy(),
             grad_bias.numpy(),
             zeros,
         )
-        grad_z = gb @ wb if ctx.needs_input_grad[0] else None
-        return grad_z, _weight_grad(gb, zb).float(), grad_bias, None, None
+        grad_z = grad_out @ weight if ctx.needs_input_grad[0] else None
+        return grad_z, _weight_grad(grad_out, z).float(), grad_bias, None, None
 
 
 class Agent(nn.Module):
@@ -236,17 +240,16 @@ class Agent(nn.Module):
     def legal_forward(self, obs: torch.Tensor, index: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """``(logits at index (N, K) float32, value (N,) float32)``: the logits of each
         sample's legal actions only (``index`` from
-        :func:`~tabletop_core.train.sample.legal_index`), what the PPO loss needs. Under the
-        plain path call it inside the trainer's autocast."""
+        :func:`~tabletop_core.train.sample.legal_index`), what the PPO loss needs. On a CPU
+        (fused bfloat16, or plain float32) through :class:`_LegalHead`; elsewhere (CUDA,
+        bfloat16 autocast) the modules. Under the plain path call it inside the trainer's
+        autocast."""
         z = self._features(obs)
-        if self.fused:
+        if self.fused or (z.dtype == torch.float32 and z.device.type == "cpu"):
             w, b = self._head()
-            n = z.shape[0]
-            if self._scratch is None or self._scratch[0].shape[0] != n:
-                self._scratch = (
-                    torch.empty((n, w.shape[0]), dtype=_BF16),
-                    np.zeros(w.shape[0], np.float32),
-                )
+            n, dtype = z.shape[0], _BF16 if self.fused else torch.float32
+            if self._scratch is None or self._scratch[0].shape[0] != n or self._scratch[0].dtype != dtype:
+                self._scratch = (torch.empty((n, w.shape[0]), dtype=dtype), np.zeros(w.shape[0], np.float32))
             return _LegalHead.apply(z, w, b, index, self._scratch)
         return self.actor(z).gather(1, index).float(), self.critic(z).squeeze(-1).float()
 
