@@ -10,8 +10,10 @@
   excluded) for ``seconds``: env steps/s; the wall time split into env stepping,
   inference, update and plumbing (everything else: copies into the rollout storage,
   advantages, bookkeeping); ``env_plumbing_share``; ``mfu``, the model FLOPs (counted from
-  the layer shapes: one forward per inference sample, three per update sample) per second
-  of inference and update, over the ``matmul`` figure.
+  the layer shapes: one forward per inference sample, three per update sample; where the
+  update's head computes only the legal logits and the value, the float32 CPU path, its
+  FLOPs are those of the K + 1 outputs it computes) per second of inference and update,
+  over the ``matmul`` figure.
 * ``sb3``: sb3-contrib ``MaskablePPO`` on the same env (the single-agent view, the learner
   playing every seat of The Game / seat 0 against random bots elsewhere), at its
   documented defaults (minibatch 64, 10 epochs, lr 3e-4, gamma 0.99) except the network

@@ -16,6 +16,11 @@ the backward pass builds the logits' gradient once instead of going through a bf
 gather, a scatter and three dtype copies; both make an update minibatch faster than
 under autocast. The weights stay float32 (Adam's master copy) and are cast per call,
 as autocast does.
+
+On a CPU without bfloat16 the network runs in float32, and the update's head computes
+only what the loss reads: each legal logit and the value as one dot product
+(:class:`_LegalDots`, :mod:`tabletop_core.train.head`), about a thirteenth of the dense
+head's work in The Game.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from torch import nn
 
 from tabletop_core.agents.policy import ACTIVATIONS
 from tabletop_core.kernel.mathf import tanh_into
+from tabletop_core.train.head import legal_grad_input, legal_grad_weight, legal_logits
 from tabletop_core.train.sample import scatter_head_grad
 
 __all__ = [
@@ -126,22 +132,18 @@ class Tanh(nn.Tanh):
 
 
 class _LegalHead(torch.autograd.Function):
-    """The actor and critic heads as one ``(A + 1)``-row matmul, returning only the logits
-    at ``index`` (N, K) and the value, both float32. ``scratch``: an (N, A + 1) buffer kept
-    for the head's output gradient, bfloat16 (the fused path: the matmul runs in bfloat16
-    through oneDNN) or float32 (the plain path on a CPU: ``addmm``), and (A + 1,) float32
-    zeros, both for :func:`~tabletop_core.train.sample.scatter_head_grad`, which builds that
-    gradient and its column sums in one pass (torch takes a fresh (N, A) fill, a
-    scatter-add, for bfloat16 a copy, and a sum; and a second matmul for the critic). CPU
-    only."""
+    """The fused bfloat16 actor and critic heads as one ``(A + 1)``-row oneDNN matmul,
+    returning only the logits at ``index`` (N, K) and the value, both float32.
+    ``scratch``: an (N, A + 1) bfloat16 buffer kept for the head's output gradient and
+    (A + 1,) float32 zeros, both for :func:`~tabletop_core.train.sample.scatter_head_grad`,
+    which builds that gradient and its column sums in one pass (torch takes a fresh (N, A)
+    fill, a scatter-add, a copy to bfloat16 and a sum; and a second matmul for the critic).
+    CPU only."""
 
     @staticmethod
     def forward(ctx, z, weight, bias, index, scratch):
-        if scratch[0].dtype == _BF16:
-            z, weight = z.to(_BF16), weight.to(_BF16)
-            out = _linear(z, weight, bias.to(_BF16))
-        else:
-            out = torch.addmm(bias, z, weight.t())
+        z, weight = z.to(_BF16), weight.to(_BF16)
+        out = _linear(z, weight, bias.to(_BF16))
         ctx.save_for_backward(z, weight, index)
         ctx.scratch = scratch
         return out[:, :-1].gather(1, index).float(), out[:, -1].float().contiguous()
@@ -155,12 +157,41 @@ class _LegalHead(torch.autograd.Function):
             grad_logits.contiguous().numpy(),
             index.numpy(),
             grad_value.contiguous().numpy(),
-            (grad_out.view(torch.int16) if grad_out.dtype == _BF16 else grad_out).numpy(),
+            grad_out.view(torch.int16).numpy(),
             grad_bias.numpy(),
             zeros,
         )
         grad_z = grad_out @ weight if ctx.needs_input_grad[0] else None
         return grad_z, _weight_grad(grad_out, z).float(), grad_bias, None, None
+
+
+class _LegalDots(torch.autograd.Function):
+    """The float32 CPU head at the legal actions only: each kept logit, and the value, one
+    dot product (:mod:`tabletop_core.train.head`), forward and backward; a dense head's
+    matmuls computed all ``A + 1`` outputs a sample to keep ``K + 1`` of them. Returns
+    ``(logits at index (N, K), value (N,))``, float32."""
+
+    @staticmethod
+    def forward(ctx, z, weight, bias, index):
+        z, weight = z.detach().contiguous(), weight.detach().contiguous()
+        logits, value = torch.empty(index.shape), torch.empty(z.shape[0])
+        legal_logits(
+            z.numpy(), weight.numpy(), bias.detach().numpy(), index.numpy(), logits.numpy(), value.numpy()
+        )
+        ctx.save_for_backward(z, weight, index)
+        return logits, value
+
+    @staticmethod
+    def backward(ctx, grad_logits, grad_value):
+        z, weight, index = ctx.saved_tensors
+        gl, gv = grad_logits.contiguous().numpy(), grad_value.contiguous().numpy()
+        grad_z = None
+        if ctx.needs_input_grad[0]:
+            grad_z = torch.empty_like(z)
+            legal_grad_input(gl, gv, index.numpy(), weight.numpy(), grad_z.numpy())
+        grad_w, grad_b = torch.empty_like(weight), torch.empty(weight.shape[0])
+        legal_grad_weight(gl, gv, index.numpy(), z.numpy(), grad_w.numpy(), grad_b.numpy())
+        return grad_z, grad_w, grad_b, None
 
 
 class Agent(nn.Module):
@@ -245,12 +276,16 @@ class Agent(nn.Module):
         bfloat16 autocast) the modules. Under the plain path call it inside the trainer's
         autocast."""
         z = self._features(obs)
-        if self.fused or (z.dtype == torch.float32 and z.device.type == "cpu"):
+        if self.fused:
             w, b = self._head()
-            n, dtype = z.shape[0], _BF16 if self.fused else torch.float32
-            if self._scratch is None or self._scratch[0].shape[0] != n or self._scratch[0].dtype != dtype:
-                self._scratch = (torch.empty((n, w.shape[0]), dtype=dtype), np.zeros(w.shape[0], np.float32))
+            if self._scratch is None or self._scratch[0].shape[0] != z.shape[0]:
+                self._scratch = (
+                    torch.empty((z.shape[0], w.shape[0]), dtype=_BF16),
+                    np.zeros(w.shape[0], np.float32),
+                )
             return _LegalHead.apply(z, w, b, index, self._scratch)
+        if z.dtype == torch.float32 and z.device.type == "cpu":
+            return _LegalDots.apply(z, *self._head(), index)
         return self.actor(z).gather(1, index).float(), self.critic(z).squeeze(-1).float()
 
     def value_only(self, obs: torch.Tensor) -> torch.Tensor:
@@ -274,12 +309,16 @@ class Agent(nn.Module):
         return out
 
 
-def model_flops_per_sample(obs_dim: int, num_actions: int, hidden: tuple[int, ...]) -> int:
+def model_flops_per_sample(
+    obs_dim: int, num_actions: int, hidden: tuple[int, ...], head_outputs: int | None = None
+) -> int:
     """Multiply-add FLOPs (2 per weight) of one forward pass for one observation, counted
-    from the layer shapes (trunk, policy head and value head)."""
+    from the layer shapes (trunk, policy head and value head). ``head_outputs``: the head
+    outputs computed, ``num_actions + 1`` (the default) for the whole head, ``K + 1`` where
+    only the legal logits and the value are (:class:`_LegalDots`)."""
     widths = [obs_dim, *hidden]
-    w = sum(a * b for a, b in zip(widths[:-1], widths[1:])) + widths[-1] * (num_actions + 1)
-    return 2 * w
+    outputs = num_actions + 1 if head_outputs is None else head_outputs
+    return 2 * (sum(a * b for a, b in zip(widths[:-1], widths[1:])) + widths[-1] * outputs)
 
 
 def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

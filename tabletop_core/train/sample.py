@@ -123,8 +123,8 @@ def scatter_head_grad(grad_logits, index, grad_value, grad_out, grad_bias, scrat
         index: (N, K) int64 their action columns (:func:`legal_index`; padding repeats a
             column, so values add up).
         grad_value: (N,) float32 gradient of the value (the last column).
-        grad_out: (N, A + 1) out: the whole gradient (zero where no legal action sits),
-            float32, or int16 for its bfloat16 bits, rounded to nearest even.
+        grad_out: (N, A + 1) int16 out: the bfloat16 bits of the whole gradient (zero where
+            no legal action sits), rounded to nearest even.
         grad_bias: (A + 1,) float32 out: its column sums (the bias gradient).
         scratch: (A + 1,) float32 zeros, returned zeroed.
 
@@ -144,21 +144,12 @@ def scatter_head_grad(grad_logits, index, grad_value, grad_out, grad_bias, scrat
             c = index[i, j]
             v = scratch[c]
             if v != 0.0:  # (a repeated column: its first place takes the sum)
-                _put(grad_out, i, c, v)
+                grad_out[i, c] = _bf16_bits(v)
                 grad_bias[c] += v
                 scratch[c] = 0.0
         v = grad_value[i]
-        _put(grad_out, i, a1 - 1, v)
+        grad_out[i, a1 - 1] = _bf16_bits(v)
         grad_bias[a1 - 1] += v
-
-
-@kernel(inline="always")
-def _put(grad_out, i, c, v):
-    """``grad_out[i, c] = v``: the float itself, or its bfloat16 bits into an int16 array."""
-    if grad_out.dtype.kind == "f":
-        grad_out[i, c] = v
-    else:
-        grad_out[i, c] = _bf16_bits(v)
 
 
 def _logit(logits, i, k):

@@ -685,8 +685,17 @@ class Trainer:
                 for key, v in zip(stats, losses):
                     stats[key] += v
                 count += 1
-                self.flops["update"] += 3 * self.flops_per_sample * mb
+                self.flops["update"] += 3 * self._update_flops_per_sample(batch) * mb
         return stats, count
+
+    def _update_flops_per_sample(self, batch: _Batch) -> int:
+        """The forward FLOPs of one update sample: the whole head, or on the float32 CPU
+        path only the K legal logits and the value (:meth:`Agent.legal_forward`)."""
+        if self.agent.fused or self.bf16 or self.device.type != "cpu":
+            return self.flops_per_sample
+        return model_flops_per_sample(
+            self.obs_dim, self.num_actions, self.cfg.hidden, batch.lidx.shape[1] + 1
+        )
 
     def snapshot_if_due(self) -> None:
         """Every ``league_every`` updates, add the learner to the league's pool (league envs
