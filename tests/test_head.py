@@ -1,6 +1,7 @@
 """The legal-action head's kernels (``tabletop_core.train.head``, the float32 CPU update)
 against a dense float64 reference: every output of the head, then the logits gathered at
-the legal actions, and the gradients a gather scatters back (repeated columns add up)."""
+the legal actions, and the gradients a gather scatters back (repeated columns add up); and
+the sampler that computes only the legal logits against the masked sampler."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tabletop_core.train.head import legal_grad_input, legal_grad_weight, legal_logits
+from tabletop_core.train.head import legal_grad_input, legal_grad_weight, legal_logits, logits_at
+from tabletop_core.train.sample import masked_sample, sample_legal_dots
 
 
 def _case(n: int, h: int, a: int, k: int, seed: int):
@@ -80,3 +82,31 @@ def test_the_same_floats_on_every_call():
         outs.append((logits, value, grad_z, grad_w, grad_b))
     for x, y in zip(*outs):
         assert np.array_equal(x, y)
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(1, 30), h=st.integers(1, 40), a=st.integers(1, 140), seed=st.integers(0, 2**32 - 1))
+def test_sampler_from_features_draws_what_the_masked_sampler_draws(n, h, a, seed):
+    """``sample_legal_dots`` computes the legal logits and the value itself; given the same
+    logits (here every column by ``logits_at``, so the floats agree), its draws, their
+    log-probabilities and the generator words are ``masked_sample``'s."""
+    rng = np.random.default_rng(seed)
+    z = rng.standard_normal((n, h)).astype(np.float32)
+    weight = rng.standard_normal((a + 1, h)).astype(np.float32)
+    bias = rng.standard_normal(a + 1).astype(np.float32)
+    masks = rng.random((n, a)) < 0.2
+    masks[np.arange(n), rng.integers(0, a, n)] = True  # every row has a legal action
+    dense = np.empty((n, a + 1), np.float32)
+    for i in range(n):
+        logits_at(z, i, weight, bias, np.arange(a + 1), a + 1, dense[i])
+    words = rng.integers(1, 2**63, n, dtype=np.uint64)
+    got_rng, want_rng = words.copy(), words.copy()
+    got_a, want_a = np.empty(n, np.int64), np.empty(n, np.int64)
+    got_lp, want_lp = np.empty(n, np.float32), np.empty(n, np.float32)
+    value = np.empty(n, np.float32)
+    count = sample_legal_dots(z, weight, bias, masks, got_rng, got_a, got_lp, value)
+    masked_sample(np.ascontiguousarray(dense[:, :a]), masks, want_rng, want_a, want_lp)
+    assert count == masks.sum()
+    assert np.array_equal(got_a, want_a) and np.array_equal(got_lp, want_lp)
+    assert np.array_equal(got_rng, want_rng) and np.array_equal(value, dense[:, a])
+    assert masks[np.arange(n), got_a].all()

@@ -13,7 +13,9 @@
   the layer shapes: one forward per inference sample, three per update sample; where the
   update's head computes only the legal logits and the value, the float32 CPU path, its
   FLOPs are those of the K + 1 outputs it computes) per second of inference and update,
-  over the ``matmul`` figure.
+  over the ``matmul`` figure; ``mfu_dense_head``, the same with every sample's whole head
+  counted (the figure before the float32 path computed only the legal outputs, to compare
+  with older lines).
 * ``sb3``: sb3-contrib ``MaskablePPO`` on the same env (the single-agent view, the learner
   playing every seat of The Game / seat 0 against random bots elsewhere), at its
   documented defaults (minibatch 64, 10 epochs, lr 3e-4, gamma 0.99) except the network
@@ -187,6 +189,7 @@ def run_train_bench(
     trainer.update(cfg.lr)
     trainer.seconds = dict.fromkeys(trainer.seconds, 0.0)
     trainer.flops = dict.fromkeys(trainer.flops, 0.0)
+    trainer.samples = dict.fromkeys(trainer.samples, 0)
     s0 = trainer.global_step
     t0 = time.perf_counter()
     while time.perf_counter() - t0 < seconds:
@@ -200,6 +203,7 @@ def run_train_bench(
     steps = trainer.global_step - s0
     compute = sec["inference"] + sec["update"]
     achieved = (trainer.flops["inference"] + trainer.flops["update"]) / compute / 1e9
+    dense = trainer.flops_per_sample * (trainer.samples["inference"] + 3 * trainer.samples["update"])
     rec = {
         "bench": "train",
         "game": game,
@@ -222,6 +226,7 @@ def run_train_bench(
         "update_gflops": trainer.flops["update"] / max(sec["update"], 1e-9) / 1e9,
         "mfu": achieved / peak,
         "mfu_vs_float32_matmul": achieved / out[0]["gflops_float32"],
+        "mfu_dense_head": dense / compute / 1e9 / peak,
     }
     out.append(rec)
     if sb3:

@@ -19,7 +19,7 @@ import numpy as np
 
 from tabletop_core.kernel.jit import kernel
 
-__all__ = ["legal_logits", "legal_grad_input", "legal_grad_weight"]
+__all__ = ["legal_logits", "legal_grad_input", "legal_grad_weight", "logits_at"]
 
 
 @kernel(fastmath={"reassoc", "contract", "nsz", "arcp"})
@@ -102,3 +102,17 @@ def legal_grad_weight(grad_logits, grad_value, index, z, grad_weight, grad_bias)
         grad_bias[a] += g
         for t in range(h):
             grad_weight[a, t] += g * z[i, t]
+
+
+@kernel(fastmath={"reassoc", "contract", "nsz", "arcp"})
+def logits_at(z, i, weight, bias, columns, count, out):
+    """``out[j] = z[i] . weight[columns[j]] + bias[columns[j]]`` for ``j < count``: the
+    head's outputs at ``columns`` for row ``i`` of ``z`` (the sampler's legal logits and
+    the value, :func:`~tabletop_core.train.sample.sample_legal_dots`)."""
+    h = z.shape[1]
+    for j in range(count):
+        c = columns[j]
+        s = np.float32(0.0)
+        for t in range(h):
+            s += z[i, t] * weight[c, t]
+        out[j] = s + bias[c]

@@ -260,6 +260,14 @@ class Agent(nn.Module):
             torch.cat([self.actor.bias, self.critic.bias]),
         )
 
+    def features_and_head(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """``(features (N, H), head weight (A + 1, H), head bias (A + 1,))``, detached: what
+        the float32 CPU sampler takes to compute only the legal logits and the value
+        (:func:`~tabletop_core.train.sample.sample_legal_dots`)."""
+        with torch.no_grad():
+            w, b = self._head()
+            return self._features(obs).contiguous(), w, b
+
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         z = self._features(obs)
         if not self.fused:

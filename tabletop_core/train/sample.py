@@ -16,8 +16,9 @@ from numba.extending import overload
 from tabletop_core.kernel.bits import ctz, f32_bits, f32_from_bits, read_bits_row
 from tabletop_core.kernel.jit import kernel
 from tabletop_core.kernel.rng import next_u64
+from tabletop_core.train.head import logits_at
 
-__all__ = ["masked_sample", "legal_index", "max_legal", "scatter_head_grad"]
+__all__ = ["masked_sample", "sample_legal_dots", "legal_index", "max_legal", "scatter_head_grad"]
 
 _U0 = np.uint64(0)
 _U1 = np.uint64(1)
@@ -42,36 +43,84 @@ def masked_sample(logits, masks, rng, actions, logp):
     weight = np.empty(a, np.float32)
     words = np.empty((a + 63) // 64, np.uint64)
     for i in range(n):
-        # the mask as bit words (vector loads), then one step per legal action (a handful
-        # of ~400), not a pass over every entry
-        read_bits_row(masks, i, a, words)
-        c = 0
-        for k in range(words.shape[0]):
-            x = words[k]
-            while x != _U0:
-                legal[c] = k * 64 + np.int64(ctz(x))
-                c += 1
-                x &= x - _U1
-        hi = np.float32(-np.inf)
+        c = _legal_of_row(masks, i, a, words, legal)
         for j in range(c):
             z[j] = _logit(logits, i, legal[j])
-            hi = max(hi, z[j])
-        # float32 exp (expf, in a loop of its own), cheaper than float64 exp; the sum and
-        # the logarithms stay float64
-        for j in range(c):
-            weight[j] = np.exp(z[j] - hi)
-        s = 0.0
-        for j in range(c):
-            s += weight[j]
-        # u in (0, s): walk the cumulative weights to the first that reaches it
-        u = (np.float64(next_u64(rng, i) >> np.uint64(11)) + 0.5) * (1.0 / 9007199254740992.0) * s
-        j = 0
-        acc = np.float64(weight[0])
-        while acc < u and j < c - 1:
-            j += 1
-            acc += weight[j]
+        j = _draw(z, c, weight, rng, i, logp)
         actions[i] = legal[j]
-        logp[i] = np.float32(np.log(np.float64(weight[j])) - np.log(s))
+
+
+@kernel
+def sample_legal_dots(features, head_weight, head_bias, masks, rng, actions, logp, value):
+    """:func:`masked_sample` from the network's last hidden features, each legal logit one
+    dot product with its head row (:func:`~tabletop_core.train.head.logits_at`) instead of
+    all A from a dense head; the same draws from the same logits.
+
+    Args:
+        features: (N, H) float32 the trunk's output.
+        head_weight: (A + 1, H) float32 the actor's rows, then the critic's.
+        head_bias: (A + 1,) float32.
+        masks, rng, actions, logp: as :func:`masked_sample`.
+        value: (N,) float32 out: the critic's value of each row.
+
+    Returns the number of legal actions over all rows (the logits computed).
+    """
+    n, a = masks.shape
+    legal = np.empty(a + 1, np.int64)
+    z = np.empty(a + 1, np.float32)
+    weight = np.empty(a, np.float32)
+    words = np.empty((a + 63) // 64, np.uint64)
+    total = 0
+    for i in range(n):
+        c = _legal_of_row(masks, i, a, words, legal)
+        legal[c] = a  # the value's row, beside the logits
+        logits_at(features, i, head_weight, head_bias, legal, c + 1, z)
+        value[i] = z[c]
+        j = _draw(z, c, weight, rng, i, logp)
+        actions[i] = legal[j]
+        total += c
+    return total
+
+
+@kernel(inline="always")
+def _legal_of_row(masks, i, a, words, legal):
+    """The legal actions of row ``i`` into ``legal``, ascending; returns their count. The
+    mask is read as bit words (vector loads), then one step per legal action (a handful
+    of ~400), not a pass over every entry."""
+    read_bits_row(masks, i, a, words)
+    c = 0
+    for k in range(words.shape[0]):
+        x = words[k]
+        while x != _U0:
+            legal[c] = k * 64 + np.int64(ctz(x))
+            c += 1
+            x &= x - _U1
+    return c
+
+
+@kernel(inline="always")
+def _draw(z, c, weight, rng, i, logp):
+    """One draw of row ``i`` from the softmax of the ``c`` logits ``z[:c]``: returns its
+    place in ``z`` and writes its log-probability to ``logp[i]``."""
+    hi = np.float32(-np.inf)
+    for j in range(c):
+        hi = max(hi, z[j])
+    # float32 exp (expf, in a loop of its own), cheaper than float64 exp; the sum and the
+    # logarithms stay float64
+    for j in range(c):
+        weight[j] = np.exp(z[j] - hi)
+    s = 0.0
+    for j in range(c):
+        s += weight[j]
+    # u in (0, s): walk the cumulative weights to the first that reaches it
+    u = (np.float64(next_u64(rng, i) >> np.uint64(11)) + 0.5) * (1.0 / 9007199254740992.0) * s
+    j = 0
+    acc = np.float64(weight[0])
+    while acc < u and j < c - 1:
+        j += 1
+        acc += weight[j]
+    logp[i] = np.float32(np.log(np.float64(weight[j])) - np.log(s))
+    return j
 
 
 @kernel

@@ -65,7 +65,7 @@ from tabletop_core.train.opponents import (
     parse_seats,
     split_envs,
 )
-from tabletop_core.train.sample import legal_index, masked_sample, max_legal
+from tabletop_core.train.sample import legal_index, masked_sample, max_legal, sample_legal_dots
 
 __all__ = ["TrainConfig", "Trainer"]
 
@@ -235,12 +235,16 @@ class Trainer:
         self.mix = parse_opponents(cfg.opponents or default_opponents(game), game)
         counts = dict(split_envs(cfg.num_envs, self.mix, p))
         self.seat_groups = parse_seats(cfg.seats, list(game.agents(self.options)), game.cooperative)
+        # float32 on a CPU: the head computes only the legal logits and the value (sampler
+        # and update), not all A + 1 outputs
+        self.legal_dots = self.device.type == "cpu" and not self.bf16
         self._build_envs(counts)
         self._build_model()
         self._allocate_storage()
         self._warm_kernels()
         self.flops_per_sample = model_flops_per_sample(self.obs_dim, self.num_actions, cfg.hidden)
-        self.flops = {"inference": 0.0, "update": 0.0}
+        self.flops = {"inference": 0.0, "update": 0.0}  # FLOPs computed (bench: MFU)
+        self.samples = {"inference": 0, "update": 0}  # forward passes of one observation
 
     def _build_envs(self, counts: dict[str, int]) -> None:
         """The env groups: one self-play vector env (self + league rows), one learner core
@@ -357,6 +361,17 @@ class Trainer:
             np.zeros(1, np.int64),
             np.zeros(1, np.float32),
         )
+        if self.legal_dots:
+            sample_legal_dots(
+                np.zeros((1, 2), np.float32),
+                np.zeros((a + 1, 2), np.float32),
+                np.zeros(a + 1, np.float32),
+                np.ones((1, a), np.bool_),
+                np.ones(1, np.uint64),
+                np.zeros(1, np.int64),
+                np.zeros(1, np.float32),
+                np.zeros(1, np.float32),
+            )
 
     # --- helpers -------------------------------------------------------------------------------
     def _autocast(self):
@@ -410,6 +425,30 @@ class Trainer:
             self._snap_models[sid] = m
         return m
 
+    def _act(self, model: Agent, obs: torch.Tensor, t: int, rows) -> tuple[torch.Tensor, ...]:
+        """``(actions, log-probabilities, values)`` of ``model`` on ``obs``, rows ``rows``
+        of step ``t``: on the float32 CPU path from the legal logits alone
+        (:func:`~tabletop_core.train.sample.sample_legal_dots`), else the whole head and
+        :meth:`_sample`."""
+        if not self.legal_dots:
+            with self._autocast():
+                logits, value = model(obs)
+            return (*self._sample(logits, t, rows), value)
+        z, w, b = model.features_and_head(obs)
+        n = z.shape[0]
+        actions, logp, value = torch.empty(n, dtype=torch.long), torch.empty(n), torch.empty(n)
+        whole = isinstance(rows, slice)
+        mask = self.mask_buf[t].numpy() if whole else self.mask_buf[t].numpy()[rows]
+        rng = self.sample_rng if whole else self.sample_rng[rows]
+        legal = sample_legal_dots(
+            z.numpy(), w.numpy(), b.numpy(), mask, rng, actions.numpy(), logp.numpy(), value.numpy()
+        )
+        if not whole:
+            self.sample_rng[rows] = rng
+        trunk = model_flops_per_sample(self.obs_dim, self.num_actions, self.cfg.hidden, 0)
+        self.flops["inference"] += trunk * n + 2 * z.shape[1] * (legal + n)
+        return actions, logp, value
+
     def _sample(self, logits: torch.Tensor, t: int, rows) -> tuple[torch.Tensor, torch.Tensor]:
         """Masked sample of rows ``rows`` of step ``t``: compiled on the CPU (inverse CDF
         over the legal actions, a generator word per env), torch on a GPU."""
@@ -447,9 +486,7 @@ class Trainer:
             seat, learner = self._chain_seat()
             self.seat_buf[t] = seat
             t1 = tick()
-            with self._autocast():
-                logits, value = agent(self.obs_buf[t])
-            actions, logp = self._sample(logits, t, slice(None))
+            actions, logp, value = self._act(agent, self.obs_buf[t], t, slice(None))
             if not learner.all():  # league snapshots and the baseline act for their seats
                 sp = self.selfplay
                 rows = np.flatnonzero(~learner)
@@ -462,11 +499,10 @@ class Trainer:
                             self.obs_buf[t, rt], self.mask_buf[t, rt].cpu().numpy(), sp.cur[r - sp.lo]
                         )
                         continue
-                    with self._autocast():
-                        sl, _ = self._snapshot_model(int(sid))(
-                            self.obs_buf[t, torch.from_numpy(r).to(self.device)]
-                        )
-                    actions[torch.from_numpy(r).to(self.device)] = self._sample(sl, t, r)[0]
+                    snap_obs = self.obs_buf[t, torch.from_numpy(r).to(self.device)]
+                    actions[torch.from_numpy(r).to(self.device)] = self._act(
+                        self._snapshot_model(int(sid)), snap_obs, t, r
+                    )[0]
             self.act_buf[t] = actions
             self.logp_buf[t] = logp
             self.val_buf[t] = value.float().cpu().numpy()
@@ -495,7 +531,9 @@ class Trainer:
             sec["plumbing"] += (t1 - t0) + (t4 - t3)
             sec["inference"] += t2 - t1
             sec["env"] += t3 - t2
-        self.flops["inference"] += self.flops_per_sample * self.num_envs * self.cfg.rollout
+        self.samples["inference"] += self.num_envs * self.cfg.rollout
+        if not self.legal_dots:
+            self.flops["inference"] += self.flops_per_sample * self.num_envs * self.cfg.rollout
 
     # --- update --------------------------------------------------------------------------------
     def update(self, lr: float | None = None) -> dict[str, float]:
@@ -686,12 +724,13 @@ class Trainer:
                     stats[key] += v
                 count += 1
                 self.flops["update"] += 3 * self._update_flops_per_sample(batch) * mb
+                self.samples["update"] += mb
         return stats, count
 
     def _update_flops_per_sample(self, batch: _Batch) -> int:
         """The forward FLOPs of one update sample: the whole head, or on the float32 CPU
         path only the K legal logits and the value (:meth:`Agent.legal_forward`)."""
-        if self.agent.fused or self.bf16 or self.device.type != "cpu":
+        if not self.legal_dots:
             return self.flops_per_sample
         return model_flops_per_sample(
             self.obs_dim, self.num_actions, self.cfg.hidden, batch.lidx.shape[1] + 1
