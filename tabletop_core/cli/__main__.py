@@ -2,6 +2,6 @@
 
 import sys
 
-from tabletop_core.cli.app import main
+from tabletop_core.cli import main
 
 sys.exit(main())

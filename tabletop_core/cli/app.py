@@ -568,13 +568,16 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Run ``tabletop`` with ``argv`` (default: the process's arguments); returns the exit
     status: 0 done, 2 usage error or bad value (the message names it), 130 interrupted."""
-    parser = build_parser()
     try:
+        parser = build_parser()  # loads the catalog: every game's module and kernels
         args, extra = parser.parse_known_args(argv)
         if extra:
             (getattr(args, "parser_", None) or parser).error(f"unrecognized arguments: {' '.join(extra)}")
     except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
         return exc.code if isinstance(exc.code, int) else 2
+    except KeyboardInterrupt:
+        print("\ntabletop: interrupted", file=sys.stderr)
+        return 130
     if getattr(args, "game_def", None) is not None:
         args.options = options_from_args(args, args.game_def.make_options)
     try:
