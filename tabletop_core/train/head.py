@@ -31,32 +31,33 @@ def legal_logits(z, weight, bias, index, logits, value):
     so they differ from a matmul's in the last bits, the same on every call.
     """
     n, k = index.shape
-    h = z.shape[1]
     a = weight.shape[0] - 1
     for i in range(n):
         j = 0
         while j + 1 < k:
             c0 = index[i, j]
             c1 = index[i, j + 1]
-            s0 = np.float32(0.0)
-            s1 = np.float32(0.0)
-            for t in range(h):
-                x = z[i, t]
-                s0 += x * weight[c0, t]
-                s1 += x * weight[c1, t]
+            s0, s1 = _two_dots(z, i, weight, c0, c1)
             logits[i, j] = s0 + bias[c0]
             logits[i, j + 1] = s1 + bias[c1]
             j += 2
         c0 = index[i, k - 1] if j < k else a  # an odd K: its last logit beside the value
-        s0 = np.float32(0.0)
-        s1 = np.float32(0.0)
-        for t in range(h):
-            x = z[i, t]
-            s0 += x * weight[c0, t]
-            s1 += x * weight[a, t]
+        s0, s1 = _two_dots(z, i, weight, c0, a)
         if j < k:
             logits[i, j] = s0 + bias[c0]
         value[i] = s1 + bias[a]
+
+
+@kernel(inline="always")
+def _two_dots(z, i, weight, c0, c1):
+    """``(z[i] . weight[c0], z[i] . weight[c1])`` in one pass over ``z[i]``."""
+    s0 = np.float32(0.0)
+    s1 = np.float32(0.0)
+    for t in range(z.shape[1]):
+        x = z[i, t]
+        s0 += x * weight[c0, t]
+        s1 += x * weight[c1, t]
+    return s0, s1
 
 
 @kernel(fastmath={"contract"})
