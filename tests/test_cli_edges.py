@@ -130,6 +130,15 @@ def test_list_and_unknown_bot_messages_name_the_baseline(capsys):
     assert code == 2 and "available bots: random, greedy, strong, search, baseline" in err
 
 
+def _as_from_a_terminal() -> None:
+    """In the child, before exec: SIGINT back to its default, as for a command started
+    from a terminal (a background job, such as ``nohup pytest ... &``, inherits it ignored,
+    and Python then never raises KeyboardInterrupt)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.fixture(scope="module")
 def warm_match_cache():
     """One short match first, to its end: it compiles the match's kernels and writes them
@@ -169,6 +178,7 @@ def test_ctrl_c_in_a_match_prints_the_games_played_and_exits_130(warm_match_cach
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            preexec_fn=_as_from_a_terminal,
         )
         time.sleep(wait)  # start-up and the compiled (cached) kernels; then it plays chunks of 2000
         proc.send_signal(signal.SIGINT)
@@ -204,7 +214,9 @@ def test_ctrl_c_while_the_command_loads_exits_without_a_traceback(wait, warm_mat
         "--games",
         "50000000",
     ]
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_as_from_a_terminal
+    )
     time.sleep(wait)
     proc.send_signal(signal.SIGINT)
     try:
