@@ -192,43 +192,6 @@ def test_ctrl_c_in_a_match_prints_the_games_played_and_exits_130(warm_match_cach
     assert summary["stats"]["score"]["mean"] > 0  # The Game's own figure: cards left
 
 
-@pytest.mark.parametrize("wait", [0.3, 1.0, 2.0])
-def test_ctrl_c_while_the_command_loads_exits_without_a_traceback(wait, warm_match_cache):
-    """SIGINT in the first seconds, while Python imports numba and the games' kernels or
-    builds the parser: the command ends as Ctrl-C later does (``tabletop: interrupted``,
-    status 130), not with a traceback. (A signal before Python's own handler is installed
-    ends the process by the signal itself, also without one.)"""
-    import signal
-    import subprocess
-    import sys
-    import time
-
-    argv = [
-        sys.executable,
-        "-m",
-        "tabletop_core.cli",
-        "match",
-        "thegame",
-        "--bots",
-        "random",
-        "--games",
-        "50000000",
-    ]
-    proc = subprocess.Popen(
-        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_as_from_a_terminal
-    )
-    time.sleep(wait)
-    proc.send_signal(signal.SIGINT)
-    try:
-        _, err = proc.communicate(timeout=300)  # a compilation under way finishes first
-    finally:
-        proc.kill()
-    assert "Traceback" not in err, err
-    assert proc.returncode in (130, -signal.SIGINT), err
-    if proc.returncode == 130:
-        assert "tabletop: interrupted" in err
-
-
 def test_policy_seats_keep_the_games_own_figures():
     """A match with baseline/policy seats reports the game's figures (The Game's cards
     left, Exhaust's and Koikoi's tables) read from each game's final position."""
