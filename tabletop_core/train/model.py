@@ -280,8 +280,9 @@ class Agent(nn.Module):
         """``(logits at index (N, K) float32, value (N,) float32)``: the logits of each
         sample's legal actions only (``index`` from
         :func:`~tabletop_core.train.sample.legal_index`), what the PPO loss needs. On a CPU
-        (fused bfloat16, or plain float32) through :class:`_LegalHead`; elsewhere (CUDA,
-        bfloat16 autocast) the modules. Under the plain path call it inside the trainer's
+        through :class:`_LegalHead` (fused bfloat16) or :class:`_LegalDots` (float32: only
+        those logits and the value are computed); elsewhere (CUDA, bfloat16 autocast) the
+        modules. Under the plain path call it inside the trainer's
         autocast."""
         z = self._features(obs)
         if self.fused:
