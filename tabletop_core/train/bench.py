@@ -10,12 +10,12 @@
   excluded) for ``seconds``: env steps/s; the wall time split into env stepping,
   inference, update and plumbing (everything else: copies into the rollout storage,
   advantages, bookkeeping); ``env_plumbing_share``; ``mfu``, the model FLOPs (counted from
-  the layer shapes: one forward per inference sample, three per update sample; where the
-  update's head computes only the legal logits and the value, the float32 CPU path, its
-  FLOPs are those of the K + 1 outputs it computes) per second of inference and update,
-  over the ``matmul`` figure; ``mfu_dense_head``, the same with every sample's whole head
-  counted (the figure before the float32 path computed only the legal outputs, to compare
-  with older lines).
+  the layer shapes: one forward per inference sample, three per update sample; on the
+  float32 CPU path, whose head computes only the legal logits and the value and whose
+  first layer reads only the observation's nonzero entries, the FLOPs of the K + 1 outputs
+  and of the nonzero entries) per second of inference and update, over the ``matmul``
+  figure; ``mfu_dense``, the same time over the dense network's FLOPs (every observation
+  entry and every head output, the count of older lines, whose key was ``mfu_dense_head``).
 * ``sb3``: sb3-contrib ``MaskablePPO`` on the same env (the single-agent view, the learner
   playing every seat of The Game / seat 0 against random bots elsewhere), at its
   documented defaults (minibatch 64, 10 epochs, lr 3e-4, gamma 0.99) except the network
@@ -226,7 +226,7 @@ def run_train_bench(
         "update_gflops": trainer.flops["update"] / max(sec["update"], 1e-9) / 1e9,
         "mfu": achieved / peak,
         "mfu_vs_float32_matmul": achieved / out[0]["gflops_float32"],
-        "mfu_dense_head": dense / compute / 1e9 / peak,
+        "mfu_dense": dense / compute / 1e9 / peak,
     }
     out.append(rec)
     if sb3:

@@ -20,7 +20,9 @@ as autocast does.
 On a CPU without bfloat16 the network runs in float32, and the update's head computes
 only what the loss reads: each legal logit and the value as one dot product
 (:class:`_LegalDots`, :mod:`tabletop_core.train.head`), about a thirteenth of the dense
-head's work in The Game.
+head's work in The Game. Where the observations are mostly zeros the first layer reads only
+their nonzero entries (:class:`_SparseLinear`, :mod:`tabletop_core.train.sparse`; the
+trainer turns it on, :attr:`Agent.sparse_input`).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from tabletop_core.agents.policy import ACTIVATIONS
 from tabletop_core.kernel.mathf import tanh_into
 from tabletop_core.train.head import legal_grad_input, legal_grad_weight, legal_logits
 from tabletop_core.train.sample import scatter_head_grad
+from tabletop_core.train.sparse import shards, sparse_linear, sparse_weight_grad
 
 __all__ = [
     "Agent",
@@ -165,6 +168,42 @@ class _LegalHead(torch.autograd.Function):
         return grad_z, _weight_grad(grad_out, z).float(), grad_bias, None, None
 
 
+class _SparseLinear(torch.autograd.Function):
+    """``x @ W.T + b`` (float32 CPU) over each row's nonzero entries of ``x`` alone, forward
+    and for the weight gradient (:mod:`tabletop_core.train.sparse`), on
+    ``torch.get_num_threads()`` threads. ``x`` gets a gradient only where autograd asks
+    for one (a dense ``g @ W``); the trainer's observations never do. Returns ``(N, H)``
+    float32 and writes the number of nonzero entries read to ``nonzeros[0]`` ((1,) int64
+    array: the FLOPs the trainer counts)."""
+
+    @staticmethod
+    def forward(ctx, x, weight, bias, nonzeros):
+        x = x.detach().contiguous()
+        n, d = x.shape
+        wt = weight.detach().t().contiguous()
+        out = torch.empty((n, wt.shape[1]))
+        cols, count = np.empty((n, d), np.int32), np.empty(n, np.int32)
+        threads = torch.get_num_threads()
+        sparse_linear(
+            shards(n, threads), x.numpy(), wt.numpy(), bias.detach().numpy(), out.numpy(), cols, count
+        )
+        ctx.save_for_backward(x, weight)
+        ctx.cols, ctx.count, ctx.threads = cols, count, threads
+        nonzeros[0] = count.sum()
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        x, weight = ctx.saved_tensors
+        g = grad_out.contiguous()
+        grad_w = torch.empty_like(weight)
+        bounds = shards(g.shape[1], ctx.threads, align=16)
+        blocks = np.empty((ctx.threads, x.shape[1], int(np.diff(bounds).max())), np.float32)
+        sparse_weight_grad(bounds, x.numpy(), g.numpy(), ctx.cols, ctx.count, blocks, grad_w.numpy())
+        grad_x = g @ weight if ctx.needs_input_grad[0] else None
+        return grad_x, grad_w, g.sum(0), None
+
+
 class _LegalDots(torch.autograd.Function):
     """The float32 CPU head at the legal actions only: each kept logit, and the value, one
     dot product (:mod:`tabletop_core.train.head`), forward and backward; a dense head's
@@ -235,6 +274,12 @@ class Agent(nn.Module):
             nn.init.zeros_(head.bias)
 
         self.fused = False
+        self.sparse_input = False
+        """Whether the float32 CPU path's first layer reads only the observation's nonzero
+        entries (:class:`_SparseLinear`); the trainer sets it where they are few
+        (:data:`~tabletop_core.train.sparse.SPARSE_DENSITY`)."""
+        self.input_nonzeros = np.zeros(1, np.int64)
+        """The nonzero observation entries the last sparse first layer read, ``(1,)`` int64."""
         self._scratch: tuple[torch.Tensor, np.ndarray] | None = None
 
     def fuse(self, on: bool = True) -> Agent:
@@ -246,6 +291,10 @@ class Agent(nn.Module):
 
     def _features(self, obs: torch.Tensor) -> torch.Tensor:
         if not self.fused:
+            if self.sparse_input and obs.dtype == torch.float32 and obs.device.type == "cpu":
+                first = self.trunk[0]
+                z = _SparseLinear.apply(obs, first.weight, first.bias, self.input_nonzeros)
+                return self.trunk[1:](z)
             return self.trunk(obs)
         z = obs
         for lin in self.trunk:
@@ -319,15 +368,23 @@ class Agent(nn.Module):
 
 
 def model_flops_per_sample(
-    obs_dim: int, num_actions: int, hidden: tuple[int, ...], head_outputs: int | None = None
-) -> int:
+    obs_dim: int,
+    num_actions: int,
+    hidden: tuple[int, ...],
+    head_outputs: int | None = None,
+    input_nonzeros: float | None = None,
+) -> float:
     """Multiply-add FLOPs (2 per weight) of one forward pass for one observation, counted
     from the layer shapes (trunk, policy head and value head). ``head_outputs``: the head
     outputs computed, ``num_actions + 1`` (the default) for the whole head, ``K + 1`` where
-    only the legal logits and the value are (:class:`_LegalDots`)."""
+    only the legal logits and the value are (:class:`_LegalDots`). ``input_nonzeros``: the
+    mean nonzero observation entries a sample where the first layer reads only those
+    (:class:`_SparseLinear`), ``obs_dim`` (the default) for a dense first layer."""
     widths = [obs_dim, *hidden]
     outputs = num_actions + 1 if head_outputs is None else head_outputs
-    return 2 * (sum(a * b for a, b in zip(widths[:-1], widths[1:])) + widths[-1] * outputs)
+    first = obs_dim if input_nonzeros is None else input_nonzeros
+    trunk = first * widths[1] + sum(a * b for a, b in zip(widths[1:-1], widths[2:]))
+    return 2 * (trunk + widths[-1] * outputs)
 
 
 def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

@@ -66,6 +66,7 @@ from tabletop_core.train.opponents import (
     split_envs,
 )
 from tabletop_core.train.sample import legal_index, masked_sample, max_legal, sample_legal_dots
+from tabletop_core.train.sparse import SPARSE_DENSITY, density
 
 __all__ = ["TrainConfig", "Trainer"]
 
@@ -240,6 +241,8 @@ class Trainer:
         self.legal_dots = self.device.type == "cpu" and not self.bf16
         self._build_envs(counts)
         self._build_model()
+        # float32 on a CPU, observations mostly zeros: the first layer reads the nonzeros
+        self.agent.sparse_input = self.legal_dots and self._start_density() <= SPARSE_DENSITY
         self._allocate_storage()
         self._warm_kernels()
         self.flops_per_sample = model_flops_per_sample(self.obs_dim, self.num_actions, cfg.hidden)
@@ -283,6 +286,10 @@ class Trainer:
         self.league = League(cfg.league_size)
         if self.selfplay is not None:
             self.selfplay.resample(np.arange(self.selfplay.n), self.league)
+
+    def _start_density(self) -> float:
+        """The fraction of nonzero entries in the envs' first observations."""
+        return density(np.concatenate([g.obs_t.numpy().reshape(-1) for g in self.groups]))
 
     def _build_model(self) -> None:
         """The agent (from ``--init-policy`` where given) and its optimiser."""
@@ -422,6 +429,7 @@ class Trainer:
             m = Agent(self.obs_dim, self.num_actions, self.cfg.hidden, self.cfg.activation).to(self.device)
             m.load_state_dict(self.league.snapshots[sid][1])
             m.eval().fuse(self.agent.fused)
+            m.sparse_input = self.agent.sparse_input
             self._snap_models[sid] = m
         return m
 
@@ -445,7 +453,9 @@ class Trainer:
         )
         if not whole:
             self.sample_rng[rows] = rng
-        trunk = model_flops_per_sample(self.obs_dim, self.num_actions, self.cfg.hidden, 0)
+        trunk = model_flops_per_sample(
+            self.obs_dim, self.num_actions, self.cfg.hidden, 0, self._input_nonzeros(model, n)
+        )
         self.flops["inference"] += trunk * n + 2 * z.shape[1] * (legal + n)
         return actions, logp, value
 
@@ -723,18 +733,30 @@ class Trainer:
                 for key, v in zip(stats, losses):
                     stats[key] += v
                 count += 1
-                self.flops["update"] += 3 * self._update_flops_per_sample(batch) * mb
+                self.flops["update"] += 3 * self._update_flops_per_sample(batch, mb) * mb
                 self.samples["update"] += mb
         return stats, count
 
-    def _update_flops_per_sample(self, batch: _Batch) -> int:
-        """The forward FLOPs of one update sample: the whole head, or on the float32 CPU
-        path only the K legal logits and the value (:meth:`Agent.legal_forward`)."""
+    def _update_flops_per_sample(self, batch: _Batch, mb: int) -> float:
+        """The forward FLOPs of one sample of the last minibatch (``mb`` samples): the whole
+        head, or on the float32 CPU path only the K legal logits and the value
+        (:meth:`Agent.legal_forward`), and the first layer over the nonzero entries where
+        it is sparse."""
         if not self.legal_dots:
             return self.flops_per_sample
         return model_flops_per_sample(
-            self.obs_dim, self.num_actions, self.cfg.hidden, batch.lidx.shape[1] + 1
+            self.obs_dim,
+            self.num_actions,
+            self.cfg.hidden,
+            batch.lidx.shape[1] + 1,
+            self._input_nonzeros(self.agent, mb),
         )
+
+    @staticmethod
+    def _input_nonzeros(model: Agent, n: int) -> float | None:
+        """The mean nonzero observation entries per sample that ``model``'s last forward
+        pass over ``n`` samples read, where its first layer is sparse; else ``None``."""
+        return float(model.input_nonzeros[0]) / n if model.sparse_input else None
 
     def snapshot_if_due(self) -> None:
         """Every ``league_every`` updates, add the learner to the league's pool (league envs
