@@ -11,6 +11,21 @@ from hypothesis import strategies as st
 
 from tabletop_core.train.head import legal_grad_input, legal_grad_weight, legal_logits, logits_at
 from tabletop_core.train.sample import masked_sample, sample_legal_dots
+from tabletop_core.train.sparse import shards
+
+
+def _head(z, weight, bias, index, gl, gv, threads=1):
+    """The three update kernels on ``threads`` shards: logits, value, and the gradients."""
+    n, k = index.shape
+    logits, value = np.full((n, k), np.nan, np.float32), np.full(n, np.nan, np.float32)
+    grad_z = np.full_like(z, np.nan)
+    grad_w, grad_b = np.full_like(weight, np.nan), np.full_like(bias, np.nan)
+    rows, cols = shards(n, threads), shards(z.shape[1], threads, align=16)
+    blocks = np.full((threads, weight.shape[0], max(1, int(np.diff(cols).max()))), np.nan, np.float32)
+    legal_logits(rows, z, weight, bias, index, logits, value)
+    legal_grad_input(rows, gl, gv, index, weight, grad_z)
+    legal_grad_weight(cols, gl, gv, index, z, blocks, grad_w, grad_b)
+    return logits, value, grad_z, grad_w, grad_b
 
 
 def _case(n: int, h: int, a: int, k: int, seed: int):
@@ -43,50 +58,45 @@ def _dense_reference(z, weight, bias, index, grad_logits, grad_value):
     h=st.integers(1, 70),
     a=st.integers(1, 50),
     k=st.integers(1, 9),
+    threads=st.integers(1, 3),
     seed=st.integers(0, 2**32 - 1),
 )
-def test_kernels_match_the_dense_head(n, h, a, k, seed):
+def test_kernels_match_the_dense_head(n, h, a, k, threads, seed):
     z, weight, bias, index, gl, gv = _case(n, h, a, k, seed)
-    logits, value = np.empty((n, k), np.float32), np.empty(n, np.float32)
-    grad_z = np.empty_like(z)
-    grad_w, grad_b = np.full_like(weight, np.nan), np.full_like(bias, np.nan)
-    legal_logits(z, weight, bias, index, logits, value)
-    legal_grad_input(gl, gv, index, weight, grad_z)
-    legal_grad_weight(gl, gv, index, z, grad_w, grad_b)
+    outs = _head(z, weight, bias, index, gl, gv, threads)
     ref = _dense_reference(z, weight, bias, index, gl, gv)
     scale = np.sqrt(h) * 4.0  # float32 sums of h products of unit normals
-    for got, want in zip((logits, value, grad_z, grad_w, grad_b), ref):
+    for got, want in zip(outs, ref):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * scale * max(n, k))
 
 
 def test_rows_no_sample_reached_get_zero_gradient():
     z, weight, bias, index, gl, gv = _case(8, 16, 30, 4, 0)
     index[:] = 3  # every logit on one column
-    grad_w, grad_b = np.full_like(weight, np.nan), np.full_like(bias, np.nan)
-    legal_grad_weight(gl, gv, index, z, grad_w, grad_b)
+    *_, grad_w, grad_b = _head(z, weight, bias, index, gl, gv, threads=2)
     untouched = [c for c in range(30) if c != 3]
     assert np.all(grad_w[untouched] == 0.0) and np.all(grad_b[untouched] == 0.0)
     np.testing.assert_allclose(grad_b[3], gl.sum(), rtol=1e-5)
     np.testing.assert_allclose(grad_b[30], gv.sum(), rtol=1e-5)
 
 
-def test_the_same_floats_on_every_call():
+def test_the_same_floats_on_every_call_whatever_the_thread_count():
     z, weight, bias, index, gl, gv = _case(64, 48, 40, 7, 1)
-    outs = []
-    for _ in range(2):
-        logits, value = np.empty((64, 7), np.float32), np.empty(64, np.float32)
-        grad_z, grad_w, grad_b = np.empty_like(z), np.empty_like(weight), np.empty_like(bias)
-        legal_logits(z, weight, bias, index, logits, value)
-        legal_grad_input(gl, gv, index, weight, grad_z)
-        legal_grad_weight(gl, gv, index, z, grad_w, grad_b)
-        outs.append((logits, value, grad_z, grad_w, grad_b))
-    for x, y in zip(*outs):
-        assert np.array_equal(x, y)
+    first = _head(z, weight, bias, index, gl, gv, 1)
+    for threads in (1, 2, 3):
+        for x, y in zip(first, _head(z, weight, bias, index, gl, gv, threads)):
+            assert np.array_equal(x, y)
 
 
 @settings(max_examples=20, deadline=None)
-@given(n=st.integers(1, 30), h=st.integers(1, 40), a=st.integers(1, 140), seed=st.integers(0, 2**32 - 1))
-def test_sampler_from_features_draws_what_the_masked_sampler_draws(n, h, a, seed):
+@given(
+    n=st.integers(1, 30),
+    h=st.integers(1, 40),
+    a=st.integers(1, 140),
+    threads=st.integers(1, 3),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_sampler_from_features_draws_what_the_masked_sampler_draws(n, h, a, threads, seed):
     """``sample_legal_dots`` computes the legal logits and the value itself; given the same
     logits (here every column by ``logits_at``, so the floats agree), its draws, their
     log-probabilities and the generator words are ``masked_sample``'s."""
@@ -104,7 +114,7 @@ def test_sampler_from_features_draws_what_the_masked_sampler_draws(n, h, a, seed
     got_a, want_a = np.empty(n, np.int64), np.empty(n, np.int64)
     got_lp, want_lp = np.empty(n, np.float32), np.empty(n, np.float32)
     value = np.empty(n, np.float32)
-    count = sample_legal_dots(z, weight, bias, masks, got_rng, got_a, got_lp, value)
+    count = sample_legal_dots(shards(n, threads), z, weight, bias, masks, got_rng, got_a, got_lp, value)
     masked_sample(np.ascontiguousarray(dense[:, :a]), masks, want_rng, want_a, want_lp)
     assert count == masks.sum()
     assert np.array_equal(got_a, want_a) and np.array_equal(got_lp, want_lp)

@@ -9,13 +9,15 @@
 * ``train``: the trainer at its defaults, end to end (rollout + update, evaluation
   excluded) for ``seconds``: env steps/s; the wall time split into env stepping,
   inference, update and plumbing (everything else: copies into the rollout storage,
-  advantages, bookkeeping); ``env_plumbing_share``; ``mfu``, the model FLOPs (counted from
-  the layer shapes: one forward per inference sample, three per update sample; on the
-  float32 CPU path, whose head computes only the legal logits and the value and whose
-  first layer reads only the observation's nonzero entries, the FLOPs of the K + 1 outputs
-  and of the nonzero entries) per second of inference and update, over the ``matmul``
-  figure; ``mfu_dense``, the same time over the dense network's FLOPs (every observation
-  entry and every head output, the count of older lines, whose key was ``mfu_dense_head``).
+  advantages, bookkeeping); ``env_plumbing_share``; ``mfu``, the model FLOPs utilisation
+  as PaLM defines it: the dense network's FLOPs (counted from the layer shapes, every
+  observation entry and every head output; one forward per inference sample, three per
+  update sample) per second of inference and update, over the ``matmul`` figure; ``hfu``,
+  the hardware FLOPs utilisation, the same with the FLOPs executed: on the float32 CPU
+  path, whose head computes only the legal logits and the value and whose first layer
+  reads only the observation's nonzero entries, fewer than the model's (on the bf16 path
+  the two are equal). Until 2026-11-27 ``mfu`` was the executed count and
+  ``mfu_dense_head`` the model's.
 * ``sb3``: sb3-contrib ``MaskablePPO`` on the same env (the single-agent view, the learner
   playing every seat of The Game / seat 0 against random bots elsewhere), at its
   documented defaults (minibatch 64, 10 epochs, lr 3e-4, gamma 0.99) except the network
@@ -202,8 +204,13 @@ def run_train_bench(
     sec = trainer.seconds
     steps = trainer.global_step - s0
     compute = sec["inference"] + sec["update"]
-    achieved = (trainer.flops["inference"] + trainer.flops["update"]) / compute / 1e9
-    dense = trainer.flops_per_sample * (trainer.samples["inference"] + 3 * trainer.samples["update"])
+    executed = (trainer.flops["inference"] + trainer.flops["update"]) / compute / 1e9
+    model = (
+        trainer.flops_per_sample
+        * (trainer.samples["inference"] + 3 * trainer.samples["update"])
+        / compute
+        / 1e9
+    )
     rec = {
         "bench": "train",
         "game": game,
@@ -221,12 +228,13 @@ def run_train_bench(
         "steps_per_s": steps / wall,
         "time_split": {k: v / wall for k, v in sec.items()},
         "env_plumbing_share": (sec["env"] + sec["plumbing"]) / wall,
-        "model_gflops": achieved,
+        "model_gflops": model,
+        "executed_gflops": executed,
         "inference_gflops": trainer.flops["inference"] / max(sec["inference"], 1e-9) / 1e9,
         "update_gflops": trainer.flops["update"] / max(sec["update"], 1e-9) / 1e9,
-        "mfu": achieved / peak,
-        "mfu_vs_float32_matmul": achieved / out[0]["gflops_float32"],
-        "mfu_dense": dense / compute / 1e9 / peak,
+        "mfu": model / peak,
+        "hfu": executed / peak,
+        "mfu_vs_float32_matmul": model / out[0]["gflops_float32"],
     }
     out.append(rec)
     if sb3:

@@ -206,18 +206,27 @@ class _SparseLinear(torch.autograd.Function):
 
 class _LegalDots(torch.autograd.Function):
     """The float32 CPU head at the legal actions only: each kept logit, and the value, one
-    dot product (:mod:`tabletop_core.train.head`), forward and backward; a dense head's
-    matmuls computed all ``A + 1`` outputs a sample to keep ``K + 1`` of them. Returns
-    ``(logits at index (N, K), value (N,))``, float32."""
+    dot product (:mod:`tabletop_core.train.head`), forward and backward, on
+    ``torch.get_num_threads()`` threads; a dense head's matmuls computed all ``A + 1``
+    outputs a sample to keep ``K + 1`` of them. Returns ``(logits at index (N, K), value
+    (N,))``, float32."""
 
     @staticmethod
     def forward(ctx, z, weight, bias, index):
         z, weight = z.detach().contiguous(), weight.detach().contiguous()
         logits, value = torch.empty(index.shape), torch.empty(z.shape[0])
+        threads = torch.get_num_threads()
         legal_logits(
-            z.numpy(), weight.numpy(), bias.detach().numpy(), index.numpy(), logits.numpy(), value.numpy()
+            shards(z.shape[0], threads),
+            z.numpy(),
+            weight.numpy(),
+            bias.detach().numpy(),
+            index.numpy(),
+            logits.numpy(),
+            value.numpy(),
         )
         ctx.save_for_backward(z, weight, index)
+        ctx.threads = threads
         return logits, value
 
     @staticmethod
@@ -227,9 +236,13 @@ class _LegalDots(torch.autograd.Function):
         grad_z = None
         if ctx.needs_input_grad[0]:
             grad_z = torch.empty_like(z)
-            legal_grad_input(gl, gv, index.numpy(), weight.numpy(), grad_z.numpy())
+            legal_grad_input(
+                shards(z.shape[0], ctx.threads), gl, gv, index.numpy(), weight.numpy(), grad_z.numpy()
+            )
         grad_w, grad_b = torch.empty_like(weight), torch.empty(weight.shape[0])
-        legal_grad_weight(gl, gv, index.numpy(), z.numpy(), grad_w.numpy(), grad_b.numpy())
+        bounds = shards(z.shape[1], ctx.threads, align=16)
+        blocks = np.empty((ctx.threads, weight.shape[0], int(np.diff(bounds).max())), np.float32)
+        legal_grad_weight(bounds, gl, gv, index.numpy(), z.numpy(), blocks, grad_w.numpy(), grad_b.numpy())
         return grad_z, grad_w, grad_b, None
 
 

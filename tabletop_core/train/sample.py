@@ -10,6 +10,7 @@ trick this replaced drew a number and took two logarithms per legal action, and
 from __future__ import annotations
 
 import numpy as np
+from numba import prange
 from numba.core import types
 from numba.extending import overload
 
@@ -50,11 +51,14 @@ def masked_sample(logits, masks, rng, actions, logp):
         actions[i] = legal[j]
 
 
-@kernel
-def sample_legal_dots(features, head_weight, head_bias, masks, rng, actions, logp, value):
+@kernel(parallel=True)
+def sample_legal_dots(bounds, features, head_weight, head_bias, masks, rng, actions, logp, value):
     """:func:`masked_sample` from the network's last hidden features, each legal logit one
     dot product with its head row (:func:`~tabletop_core.train.head.logits_at`) instead of
-    all A from a dense head; the same draws from the same logits.
+    all A from a dense head; the same draws from the same logits. Rows ``bounds[k]:bounds[k
+    + 1]`` on thread ``k`` (``bounds`` (T + 1,) int64,
+    :func:`~tabletop_core.train.sparse.shards`); each row draws from its own generator
+    word, so the draws do not depend on the thread count.
 
     Args:
         features: (N, H) float32 the trunk's output.
@@ -65,13 +69,24 @@ def sample_legal_dots(features, head_weight, head_bias, masks, rng, actions, log
 
     Returns the number of legal actions over all rows (the logits computed).
     """
-    n, a = masks.shape
+    total = 0
+    for s in prange(bounds.shape[0] - 1):
+        total += _sample_dots_rows(
+            bounds[s], bounds[s + 1], features, head_weight, head_bias, masks, rng, actions, logp, value
+        )
+    return total
+
+
+@kernel
+def _sample_dots_rows(lo, hi, features, head_weight, head_bias, masks, rng, actions, logp, value):
+    """Rows ``lo:hi`` of :func:`sample_legal_dots`; returns their legal actions' count."""
+    a = masks.shape[1]
     legal = np.empty(a + 1, np.int64)
     z = np.empty(a + 1, np.float32)
     weight = np.empty(a, np.float32)
     words = np.empty((a + 63) // 64, np.uint64)
     total = 0
-    for i in range(n):
+    for i in range(lo, hi):
         c = _legal_of_row(masks, i, a, words, legal)
         legal[c] = a  # the value's row, beside the logits
         logits_at(features, i, head_weight, head_bias, legal, c + 1, z)

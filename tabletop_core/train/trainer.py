@@ -66,7 +66,7 @@ from tabletop_core.train.opponents import (
     split_envs,
 )
 from tabletop_core.train.sample import legal_index, masked_sample, max_legal, sample_legal_dots
-from tabletop_core.train.sparse import SPARSE_DENSITY, density
+from tabletop_core.train.sparse import SPARSE_DENSITY, density, shards
 
 __all__ = ["TrainConfig", "Trainer"]
 
@@ -349,7 +349,8 @@ class Trainer:
         self._snap_models: dict[int, Agent] = {}
 
     def _warm_kernels(self) -> None:
-        """Compile (or load from numba's cache) the two kernels before any timing."""
+        """Compile (or load from numba's cache) the rollout's and the update's kernels before
+        any timing."""
         p, a = self.num_players, self.num_actions
         seat_advantages(
             np.zeros((1, 1, p), np.float32),
@@ -370,6 +371,7 @@ class Trainer:
         )
         if self.legal_dots:
             sample_legal_dots(
+                shards(1, 1),
                 np.zeros((1, 2), np.float32),
                 np.zeros((a + 1, 2), np.float32),
                 np.zeros(a + 1, np.float32),
@@ -379,6 +381,12 @@ class Trainer:
                 np.zeros(1, np.float32),
                 np.zeros(1, np.float32),
             )
+            # the network's own kernels (head, sparse first layer), forward and backward
+            obs = torch.zeros((2, self.obs_dim))
+            obs[:, 0] = 1.0
+            logits, value = self.agent.legal_forward(obs, torch.zeros((2, 1), dtype=torch.long))
+            (logits.sum() + value.sum()).backward()
+            self.agent.zero_grad(set_to_none=True)
 
     # --- helpers -------------------------------------------------------------------------------
     def _autocast(self):
@@ -449,7 +457,15 @@ class Trainer:
         mask = self.mask_buf[t].numpy() if whole else self.mask_buf[t].numpy()[rows]
         rng = self.sample_rng if whole else self.sample_rng[rows]
         legal = sample_legal_dots(
-            z.numpy(), w.numpy(), b.numpy(), mask, rng, actions.numpy(), logp.numpy(), value.numpy()
+            shards(n, self.threads),
+            z.numpy(),
+            w.numpy(),
+            b.numpy(),
+            mask,
+            rng,
+            actions.numpy(),
+            logp.numpy(),
+            value.numpy(),
         )
         if not whole:
             self.sample_rng[rows] = rng
