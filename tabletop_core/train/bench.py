@@ -9,15 +9,15 @@
 * ``train``: the trainer at its defaults, end to end (rollout + update, evaluation
   excluded) for ``seconds``: env steps/s; the wall time split into env stepping,
   inference, update and plumbing (everything else: copies into the rollout storage,
-  advantages, bookkeeping); ``env_plumbing_share``; ``mfu``, the model FLOPs utilisation
-  as PaLM defines it: the dense network's FLOPs (counted from the layer shapes, every
-  observation entry and every head output; one forward per inference sample, three per
-  update sample) per second of inference and update, over the ``matmul`` figure; ``hfu``,
-  the hardware FLOPs utilisation, the same with the FLOPs executed: on the float32 CPU
-  path, whose head computes only the legal logits and the value and whose first layer
-  reads only the observation's nonzero entries, fewer than the model's (on the bf16 path
-  the two are equal). Until 2026-11-27 ``mfu`` was the executed count and
-  ``mfu_dense_head`` the model's.
+  advantages, bookkeeping); ``env_plumbing_share``; ``mfu``, the FLOPs executed (counted
+  from the layer shapes: one forward per inference sample, three per update sample; on the
+  float32 CPU path, whose head computes only the legal logits and the value and whose
+  first layer reads only the observation's nonzero entries, the FLOPs of those K + 1
+  outputs and of the nonzero entries) per second of inference and update, over the
+  ``matmul`` figure; ``mfu_dense``, the same time over the dense network's FLOPs (every
+  observation entry and every head output; ``mfu_dense_head`` in older lines): the speed
+  as the MFU a dense network would need for it, above 1 where the float32 path skips more
+  work than the matmul's rate loses. On the bf16 path the two are equal.
 * ``sb3``: sb3-contrib ``MaskablePPO`` on the same env (the single-agent view, the learner
   playing every seat of The Game / seat 0 against random bots elsewhere), at its
   documented defaults (minibatch 64, 10 epochs, lr 3e-4, gamma 0.99) except the network
@@ -205,12 +205,7 @@ def run_train_bench(
     steps = trainer.global_step - s0
     compute = sec["inference"] + sec["update"]
     executed = (trainer.flops["inference"] + trainer.flops["update"]) / compute / 1e9
-    model = (
-        trainer.flops_per_sample
-        * (trainer.samples["inference"] + 3 * trainer.samples["update"])
-        / compute
-        / 1e9
-    )
+    dense = trainer.flops_per_sample * (trainer.samples["inference"] + 3 * trainer.samples["update"])
     rec = {
         "bench": "train",
         "game": game,
@@ -228,13 +223,12 @@ def run_train_bench(
         "steps_per_s": steps / wall,
         "time_split": {k: v / wall for k, v in sec.items()},
         "env_plumbing_share": (sec["env"] + sec["plumbing"]) / wall,
-        "model_gflops": model,
-        "executed_gflops": executed,
+        "model_gflops": executed,
         "inference_gflops": trainer.flops["inference"] / max(sec["inference"], 1e-9) / 1e9,
         "update_gflops": trainer.flops["update"] / max(sec["update"], 1e-9) / 1e9,
-        "mfu": model / peak,
-        "hfu": executed / peak,
-        "mfu_vs_float32_matmul": model / out[0]["gflops_float32"],
+        "mfu": executed / peak,
+        "mfu_vs_float32_matmul": executed / out[0]["gflops_float32"],
+        "mfu_dense": dense / compute / 1e9 / peak,
     }
     out.append(rec)
     if sb3:
