@@ -9,9 +9,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tabletop_core.kernel.jit import column_blocks, shards
 from tabletop_core.train.head import legal_grad_input, legal_grad_weight, legal_logits, logits_at
 from tabletop_core.train.sample import masked_sample, sample_legal_dots
-from tabletop_core.train.sparse import shards
 
 
 def _head(z, weight, bias, index, gl, gv, threads=1):
@@ -20,8 +20,9 @@ def _head(z, weight, bias, index, gl, gv, threads=1):
     logits, value = np.full((n, k), np.nan, np.float32), np.full(n, np.nan, np.float32)
     grad_z = np.full_like(z, np.nan)
     grad_w, grad_b = np.full_like(weight, np.nan), np.full_like(bias, np.nan)
-    rows, cols = shards(n, threads), shards(z.shape[1], threads, align=16)
-    blocks = np.full((threads, weight.shape[0], max(1, int(np.diff(cols).max()))), np.nan, np.float32)
+    rows = shards(n, threads)
+    cols, blocks = column_blocks(z.shape[1], weight.shape[0], threads)
+    blocks.fill(np.nan)  # the kernel clears its own block
     legal_logits(rows, z, weight, bias, index, logits, value)
     legal_grad_input(rows, gl, gv, index, weight, grad_z)
     legal_grad_weight(cols, gl, gv, index, z, blocks, grad_w, grad_b)

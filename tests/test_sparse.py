@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tabletop_core.train.sparse import density, shards, sparse_linear, sparse_weight_grad
+from tabletop_core.kernel.jit import column_blocks, shards
+from tabletop_core.train.sparse import density, sparse_linear, sparse_weight_grad
 
 
 def _case(n: int, d: int, h: int, fill: float, seed: int):
@@ -29,8 +30,8 @@ def _run(x, w, bias, g, threads: int):
     out, gw = np.full((n, h), np.nan, np.float32), np.full((h, d), np.nan, np.float32)
     cols, count = np.full((n, d), -1, np.int32), np.full(n, -1, np.int32)
     sparse_linear(shards(n, threads), x, w, bias, out, cols, count)
-    bounds = shards(h, threads, align=16)
-    blocks = np.full((threads, d, max(1, int(np.diff(bounds).max()))), np.nan, np.float32)
+    bounds, blocks = column_blocks(h, d, threads)
+    blocks.fill(np.nan)  # the kernel clears its own block
     sparse_weight_grad(bounds, x, g, cols, count, blocks, gw)
     return out, gw, cols, count
 
@@ -107,3 +108,19 @@ def test_network_with_the_sparse_layer_matches_the_dense_one():
     torch.testing.assert_close(v1, v0, rtol=1e-4, atol=1e-5)
     for p0, p1 in zip(g0, g1):
         torch.testing.assert_close(p1, p0, rtol=1e-4, atol=1e-4)
+
+
+def test_observations_of_the_wrong_width_get_a_clear_error():
+    """The sparse layer indexes its weights by the observation's columns: a wider row must
+    be refused, not read past the weights."""
+    torch = pytest.importorskip("torch")
+    from tabletop_core.train.model import Agent
+
+    agent = Agent(8, 5)
+    agent.sparse_input = True
+    for bad in (torch.ones(3, 9), torch.ones(3, 7), torch.ones(9)):
+        with pytest.raises(ValueError, match="this network takes 8"):
+            agent.features_and_head(bad)
+    z, _, _ = agent.features_and_head(torch.ones(3, 8))
+    assert z.shape == (3, 256)
+    assert agent.features_and_head(torch.ones(8))[0].shape == (256,)  # one observation: dense

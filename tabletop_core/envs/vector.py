@@ -75,7 +75,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 
 from tabletop_core.contract import loops
 from tabletop_core.contract.game import GameDef, bot_count_message
-from tabletop_core.kernel.jit import kernel
+from tabletop_core.kernel.jit import kernel, shards
 from tabletop_core.kernel.rng import (
     bot_seed_word,
     check_seed,
@@ -372,11 +372,11 @@ class SelfPlayVectorEnv(VectorEnv):
         # copy=True: the large outputs come from recycled arrays (see Recycler)
         self._pools = {id(x): Recycler(x.shape, x.dtype) for x in (self._obs, self._mask, self._final)}
         # shard k is envs bounds[k]:bounds[k + 1]
-        shards = self.num_threads
-        if shards > 1:  # more shards than threads, handed out one at a time (see _threaded)
-            shards = max(shards, min(SHARDS_PER_THREAD * shards, b // MIN_ENVS_PER_SHARD))
-        self.num_shards = int(shards)
-        self._bounds = np.linspace(0, b, self.num_shards + 1).astype(np.int64)
+        parts = self.num_threads
+        if parts > 1:  # more shards than threads, handed out one at a time (see _threaded)
+            parts = max(parts, min(SHARDS_PER_THREAD * parts, b // MIN_ENVS_PER_SHARD))
+        self.num_shards = int(parts)
+        self._bounds = shards(b, self.num_shards)
         self._numba_threads = min(self.num_threads, numba.config.NUMBA_NUM_THREADS)
         # num_threads=None: time one thread against num_threads and keep the faster
         self._sampled = (0, 0.0)  # threads and seconds of the last sample_actions()

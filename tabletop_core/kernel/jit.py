@@ -39,12 +39,13 @@ from contextlib import contextmanager
 from functools import cache
 
 import numba
+import numpy as np
 from numba.core import errors, sigutils, types
 from numba.core import event as ev
 from numba.core.compiler_lock import global_compiler_lock
 from numba.core.registry import CPUDispatcher
 
-__all__ = ["GAMES_GROUP", "NUMBA_OPTIONS", "kernel", "package_of", "stamp_package"]
+__all__ = ["GAMES_GROUP", "NUMBA_OPTIONS", "column_blocks", "kernel", "package_of", "shards", "stamp_package"]
 
 NUMBA_OPTIONS: dict = {
     "cache": os.environ.get("TABLETOP_NO_CACHE", "0") != "1",
@@ -394,3 +395,25 @@ def kernel(fn=None, **overrides):
     if fn is None:
         return lambda f: _njit(f, dict(options))
     return _njit(fn, dict(options))
+
+
+def shards(n: int, parts: int, align: int = 1) -> np.ndarray:
+    """``bounds`` (parts + 1,) int64 splitting ``range(n)`` into ``parts`` near-equal,
+    rising shards whose inner bounds are multiples of ``align``: what a ``parallel=True``
+    kernel's ``prange`` over ``bounds[k]:bounds[k + 1]`` hands each thread (the vector
+    env's batch loops, the trainer's kernels). ``parts`` is at least 1; shards may be empty
+    when ``n`` is small."""
+    parts = max(1, int(parts))
+    bounds = (np.arange(parts + 1, dtype=np.int64) * (int(n) // align)) // parts * align
+    bounds[-1] = n
+    return bounds
+
+
+def column_blocks(width: int, rows: int, parts: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(bounds, blocks)`` for a kernel that splits ``width`` output columns over
+    ``parts`` threads, each summing into its own ``(rows, W)`` float32 block (``blocks``
+    (parts, rows, W), ``W`` the widest shard; bounds on multiples of 16 floats, a cache
+    line): threads adding into one shared array, each in its own columns, ran slower than
+    one thread."""
+    bounds = shards(width, parts, align=16)
+    return bounds, np.empty((len(bounds) - 1, rows, max(1, int(np.diff(bounds).max()))), np.float32)

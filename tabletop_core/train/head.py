@@ -11,7 +11,7 @@ multiply-adds, forward and backward, which were close to half the network's.
 Shapes: ``z`` (N, H) float32 features; ``weight`` (A + 1, H) float32, the actor's rows
 then the critic's; ``bias`` (A + 1,) float32; ``index`` (N, K) int64 action columns in
 ``[0, A)``. All C-contiguous. ``bounds`` (T + 1,) int64
-(:func:`~tabletop_core.train.sparse.shards`) splits the update's kernels over ``T``
+(:func:`~tabletop_core.kernel.jit.shards`) splits the update's kernels over ``T``
 threads: rows for the logits and the features' gradient, feature columns for the weight
 gradient, so no two threads write the same float.
 """

@@ -34,10 +34,11 @@ import torch
 from torch import nn
 
 from tabletop_core.agents.policy import ACTIVATIONS
+from tabletop_core.kernel.jit import column_blocks, shards
 from tabletop_core.kernel.mathf import tanh_into
 from tabletop_core.train.head import legal_grad_input, legal_grad_weight, legal_logits
 from tabletop_core.train.sample import scatter_head_grad
-from tabletop_core.train.sparse import shards, sparse_linear, sparse_weight_grad
+from tabletop_core.train.sparse import sparse_linear, sparse_weight_grad
 
 __all__ = [
     "Agent",
@@ -197,8 +198,7 @@ class _SparseLinear(torch.autograd.Function):
         x, weight = ctx.saved_tensors
         g = grad_out.contiguous()
         grad_w = torch.empty_like(weight)
-        bounds = shards(g.shape[1], ctx.threads, align=16)
-        blocks = np.empty((ctx.threads, x.shape[1], int(np.diff(bounds).max())), np.float32)
+        bounds, blocks = column_blocks(g.shape[1], x.shape[1], ctx.threads)
         sparse_weight_grad(bounds, x.numpy(), g.numpy(), ctx.cols, ctx.count, blocks, grad_w.numpy())
         grad_x = g @ weight if ctx.needs_input_grad[0] else None
         return grad_x, grad_w, g.sum(0), None
@@ -240,8 +240,7 @@ class _LegalDots(torch.autograd.Function):
                 shards(z.shape[0], ctx.threads), gl, gv, index.numpy(), weight.numpy(), grad_z.numpy()
             )
         grad_w, grad_b = torch.empty_like(weight), torch.empty(weight.shape[0])
-        bounds = shards(z.shape[1], ctx.threads, align=16)
-        blocks = np.empty((ctx.threads, weight.shape[0], int(np.diff(bounds).max())), np.float32)
+        bounds, blocks = column_blocks(z.shape[1], weight.shape[0], ctx.threads)
         legal_grad_weight(bounds, gl, gv, index.numpy(), z.numpy(), blocks, grad_w.numpy(), grad_b.numpy())
         return grad_z, grad_w, grad_b, None
 
@@ -257,7 +256,8 @@ class Agent(nn.Module):
             (:data:`~tabletop_core.agents.policy.ACTIVATIONS`).
 
     Raises:
-        ValueError: an activation not in that list.
+        ValueError: an activation not in that list; at a forward pass, observations whose
+            last dimension is not ``obs_dim``.
 
     Initialisation as CleanRL's PPO: orthogonal, gain sqrt(2) for the trunk, 0.01 for the
     policy head (near-uniform first policy), 1 for the value head; zero biases.
@@ -303,8 +303,14 @@ class Agent(nn.Module):
         return self
 
     def _features(self, obs: torch.Tensor) -> torch.Tensor:
+        if obs.shape[-1] != self.obs_dim:  # the sparse layer would read past its weights
+            raise ValueError(
+                f"observations of {obs.shape[-1]} floats (shape {tuple(obs.shape)}); this network "
+                f"takes {self.obs_dim}"
+            )
         if not self.fused:
-            if self.sparse_input and obs.dtype == torch.float32 and obs.device.type == "cpu":
+            sparse = self.sparse_input and obs.dim() == 2 and obs.dtype == torch.float32
+            if sparse and obs.device.type == "cpu":
                 first = self.trunk[0]
                 z = _SparseLinear.apply(obs, first.weight, first.bias, self.input_nonzeros)
                 return self.trunk[1:](z)

@@ -57,7 +57,7 @@ def sample_legal_dots(bounds, features, head_weight, head_bias, masks, rng, acti
     dot product with its head row (:func:`~tabletop_core.train.head.logits_at`) instead of
     all A from a dense head; the same draws from the same logits. Rows ``bounds[k]:bounds[k
     + 1]`` on thread ``k`` (``bounds`` (T + 1,) int64,
-    :func:`~tabletop_core.train.sparse.shards`); each row draws from its own generator
+    :func:`~tabletop_core.kernel.jit.shards`); each row draws from its own generator
     word, so the draws do not depend on the thread count.
 
     Args:

@@ -14,8 +14,8 @@ Shapes: ``x`` (N, D) float32 observations; ``wt`` (D, H) float32, the layer's we
 transposed (``W.T``, contiguous); ``bias`` (H,) float32; ``out`` (N, H) float32; ``cols``
 (N, D) int32 scratch (row ``i``'s nonzero columns, ``count[i]`` of them, in order);
 ``count`` (N,) int32; ``g`` (N, H) float32 the output's gradient; ``gw`` (H, D) float32
-the weight's gradient. All C-contiguous. ``bounds`` (T + 1,) int64 splits the
-work into ``T`` shards, one per thread of numba's threading layer: rows in the forward
+the weight's gradient. All C-contiguous. ``bounds`` (T + 1,) int64
+(:func:`~tabletop_core.kernel.jit.shards`) splits the work into ``T`` shards, one per thread of numba's threading layer: rows in the forward
 pass, output columns in the gradient, so no two threads write the same float and every
 call gives the same floats, whatever the thread count.
 
@@ -30,7 +30,7 @@ from numba import prange
 
 from tabletop_core.kernel.jit import kernel
 
-__all__ = ["SPARSE_DENSITY", "density", "shards", "sparse_linear", "sparse_weight_grad"]
+__all__ = ["SPARSE_DENSITY", "density", "sparse_linear", "sparse_weight_grad"]
 
 SPARSE_DENSITY = 0.25
 """The largest fraction of nonzero observation entries at which the trainer takes the
@@ -40,16 +40,6 @@ sparse first layer; a denser observation runs the dense matmul, which is faster 
 def density(x: np.ndarray) -> float:
     """The fraction of nonzero entries of ``x`` (any shape), 0 for an empty array."""
     return float(np.count_nonzero(x)) / x.size if x.size else 0.0
-
-
-def shards(n: int, parts: int, align: int = 1) -> np.ndarray:
-    """``bounds`` (parts + 1,) int64 splitting ``range(n)`` into ``parts`` near-equal,
-    rising shards whose inner bounds are multiples of ``align`` (``parts`` at least 1;
-    shards may be empty when ``n`` is small)."""
-    parts = max(1, int(parts))
-    bounds = (np.arange(parts + 1, dtype=np.int64) * (int(n) // align)) // parts * align
-    bounds[-1] = n
-    return bounds
 
 
 @kernel(fastmath={"contract"})

@@ -50,6 +50,7 @@ from torch import nn
 from tabletop_core.agents.policy import MLPPolicy
 from tabletop_core.envs.single_agent import LearnerCore
 from tabletop_core.envs.vector import SelfPlayVectorEnv, available_cores
+from tabletop_core.kernel.jit import shards
 from tabletop_core.kernel.rng import seed_word
 from tabletop_core.train.adam import compiled_step
 from tabletop_core.train.advantages import seat_advantages
@@ -66,7 +67,7 @@ from tabletop_core.train.opponents import (
     split_envs,
 )
 from tabletop_core.train.sample import legal_index, masked_sample, max_legal, sample_legal_dots
-from tabletop_core.train.sparse import SPARSE_DENSITY, density, shards
+from tabletop_core.train.sparse import SPARSE_DENSITY, density
 
 __all__ = ["TrainConfig", "Trainer"]
 
