@@ -30,6 +30,15 @@ def _lineup(game, num_players: int, player, opponents: str, seats=(0,)) -> list:
     return [player if k in seats else next(others) for k in range(num_players)]
 
 
+def _fits(game, lineup: list, options: dict) -> bool:
+    """Whether every bot of ``lineup`` plays its seat's role (:meth:`GameDef.check_roles`)."""
+    try:
+        game.check_roles(lineup, options)
+    except ValueError:
+        return False
+    return True
+
+
 def _seat_mean(returns: np.ndarray, game, seats) -> np.ndarray:
     """Per game, the mean return of the measured seats (seat 0 in a cooperative game,
     whose seats share one return)."""
@@ -56,11 +65,22 @@ def bot_levels(
     game, options: dict, games: int, seed: int, opponents: str, bots: list[str] | None = None, seats=(0,)
 ) -> dict[str, dict[str, Any]]:
     """Each scripted bot in the policy's place on the same deals: ``{bot: {"mean",
-    "low", "high", "returns"}}``."""
+    "low", "high", "returns"}}``. ``bots``: the game's scripted bots when None, less those
+    bound to another role than the measured seats (Exit Now's ``ghost`` bot where the
+    policy plays the humans, :meth:`~tabletop_core.contract.game.GameDef.check_roles`).
+
+    Raises:
+        ValueError: a named bot whose role does not fit the measured seats (the message
+            names the seats' roles and the bots that fit them).
+    """
     p = len(game.agents(game.make_options(**options)))
+    if bots is None:
+        bots = [b for b in game.bot_names if _fits(game, _lineup(game, p, b, opponents, seats), options)]
     out = {}
-    for bot in bots or list(game.bot_names):
-        r = run_match(game, _lineup(game, p, bot, opponents, seats), games, seed=seed, **options)
+    for bot in bots:
+        lineup = _lineup(game, p, bot, opponents, seats)
+        game.check_roles(lineup, options)
+        r = run_match(game, lineup, games, seed=seed, **options)
         x = _seat_mean(r.returns, game, seats)
         m, lo, hi = mean_interval(x)
         out[bot] = {"mean": m, "low": lo, "high": hi, "returns": x}

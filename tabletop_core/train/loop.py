@@ -114,7 +114,7 @@ def _imitate(cfg: TrainConfig, trainer: Trainer, log: _Log) -> None:
 def _bot_levels(cfg: TrainConfig, trainer: Trainer, seats, log: _Log) -> dict:
     """The scripted bots' levels on the evaluation deals (once; the curve's reference lines)."""
     game = trainer.game
-    eval_bots = cfg.eval_bots.split(",") if cfg.eval_bots else list(game.bot_names)
+    eval_bots = cfg.eval_bots.split(",") if cfg.eval_bots else None  # None: those that fit the seats
     levels = bot_levels(
         game, cfg.options, cfg.eval_games, cfg.eval_seed, cfg.eval_opponents, eval_bots, seats
     )
