@@ -225,7 +225,11 @@ def _add_evaluation_arguments(g, D: dict) -> None:
         default=D["eval_opponents"],
         help="bots in the other seats during evaluation (competitive games)",
     )
-    g.add_argument("--eval-bots", default=None, help="bots whose levels are measured (default: all)")
+    g.add_argument(
+        "--eval-bots",
+        default=None,
+        help="bots whose levels are measured (default: every bot that fits the measured seats)",
+    )
     g.add_argument(
         "--rate-snapshots",
         type=int,
