@@ -297,13 +297,15 @@ def test_float32_legal_head_matches_the_modules():
 
 
 def test_first_update_is_bit_identical_on_a_rerun():
-    a, acts_a, sa = _first_update(_small(seed=3))
-    b, acts_b, sb = _first_update(_small(seed=3))
+    # the thread count pinned: left to the load average it can differ between the two runs,
+    # and torch's float32 sums then differ in their last bits
+    a, acts_a, sa = _first_update(_small(seed=3, threads=2))
+    b, acts_b, sb = _first_update(_small(seed=3, threads=2))
     assert torch.equal(acts_a, acts_b)
     for k in a:
         assert torch.equal(a[k], b[k]), k
     assert sa == sb
-    c, acts_c, _ = _first_update(_small(seed=4))
+    c, acts_c, _ = _first_update(_small(seed=4, threads=2))
     assert not torch.equal(acts_a, acts_c)
 
 

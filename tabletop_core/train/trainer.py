@@ -77,7 +77,8 @@ def default_threads() -> int:
     average leaves idle, at least one (``cores - floor(load)``): every core on an idle
     machine, one on a 2-core machine with one busy process, 15 of 16 beside one. Measured
     on 2 cores: with other busy processes on them, a second torch thread ran the update at
-    0.6-1.2x of one thread (and a spin-waiting one at 0.1x); results do not depend on it.
+    0.6-1.2x of one thread (and a spin-waiting one at 0.1x). torch's float32 sums differ in
+    their last bits with the thread count: pass ``--threads`` for bit-identical reruns.
     The load is the whole machine's, the cores this process's (its affinity): pinned to
     a few cores of a busy machine, pass ``--threads``."""
     cores = available_cores()
