@@ -96,11 +96,13 @@ def test_the_same_floats_on_every_call_whatever_the_thread_count():
     a=st.integers(1, 140),
     threads=st.integers(1, 3),
     seed=st.integers(0, 2**32 - 1),
+    extra_width=st.integers(0, 140),
 )
-def test_sampler_from_features_draws_what_the_masked_sampler_draws(n, h, a, threads, seed):
+def test_sampler_from_features_draws_what_the_masked_sampler_draws(n, h, a, threads, seed, extra_width):
     """``sample_legal_dots`` computes the legal logits and the value itself; given the same
-    logits (here every column by ``logits_at``, so the floats agree), its draws, their
-    log-probabilities and the generator words are ``masked_sample``'s."""
+    logits (here every column by ``logits_at``, then the action pieces' term added to the
+    first ``E`` columns, so the floats agree), its draws, their log-probabilities and the
+    generator words are ``masked_sample``'s."""
     rng = np.random.default_rng(seed)
     z = rng.standard_normal((n, h)).astype(np.float32)
     weight = rng.standard_normal((a + 1, h)).astype(np.float32)
@@ -110,12 +112,17 @@ def test_sampler_from_features_draws_what_the_masked_sampler_draws(n, h, a, thre
     dense = np.empty((n, a + 1), np.float32)
     for i in range(n):
         logits_at(z, i, weight, bias, np.arange(a + 1), a + 1, dense[i])
+    e = min(extra_width, a)
+    extra = rng.standard_normal((n, e)).astype(np.float32)
+    dense[:, :e] += extra
     words = rng.integers(1, 2**63, n, dtype=np.uint64)
     got_rng, want_rng = words.copy(), words.copy()
     got_a, want_a = np.empty(n, np.int64), np.empty(n, np.int64)
     got_lp, want_lp = np.empty(n, np.float32), np.empty(n, np.float32)
     value = np.empty(n, np.float32)
-    count = sample_legal_dots(shards(n, threads), z, weight, bias, masks, got_rng, got_a, got_lp, value)
+    count = sample_legal_dots(
+        shards(n, threads), z, weight, bias, extra, masks, got_rng, got_a, got_lp, value
+    )
     masked_sample(np.ascontiguousarray(dense[:, :a]), masks, want_rng, want_a, want_lp)
     assert count == masks.sum()
     assert np.array_equal(got_a, want_a) and np.array_equal(got_lp, want_lp)

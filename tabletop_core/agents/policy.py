@@ -3,8 +3,11 @@
 The format (written by ``examples/rl_sb3_maskable_ppo.py --export-npz``, read by
 ``examples/ray_rollouts.py`` too): ``W0, b0, W1, b1, ...`` of an MLP whose last layer
 gives the action logits, an optional ``scale`` vector multiplied into the observation
-first, and an optional ``activation`` string, the hidden layers' nonlinearity: ``tanh``
-(the default, for a file without one) or ``relu`` (see :data:`ACTIVATIONS`). The policy
+first, an optional ``activation`` string, the hidden layers' nonlinearity: ``tanh``
+(the default, for a file without one) or ``relu`` (see :data:`ACTIVATIONS`), and optional
+action pieces: ``action_inputs`` ((k, 2) int: offset and size of each in the observation)
+and ``action_gain`` ((k,) float), adding ``action_gain[j] * obs[offset_j + a]`` to the
+logit of each action ``a < size_j`` (:class:`tabletop_core.train.model.Agent`). The policy
 acts greedily over the legal actions.
 
 A file written by ``tabletop train`` also records what it was made for, as a JSON string
@@ -35,15 +38,18 @@ it names none)."""
 
 class MLPPolicy:
     """An MLP policy: ``logits = W_L(... f(W_0 (obs * scale) + b_0) ...) + b_L``, ``f`` the
-    activation (``tanh`` or ``relu``).
+    activation (``tanh`` or ``relu``), plus the action pieces' term where the file has one
+    (module docstring).
 
     Args:
         weights: ``{"W0": (D, H0), "b0": (H0,), ..., "scale": (D,)}`` float arrays, and
-            optionally ``"activation"``: a string (or 0-d string array) in :data:`ACTIVATIONS`.
+            optionally ``"activation"``: a string (or 0-d string array) in :data:`ACTIVATIONS`;
+            ``"action_inputs"`` (k, 2) int and ``"action_gain"`` (k,) float, together.
 
     Raises:
-        ValueError: missing or inconsistent layers, or an activation not in
-            :data:`ACTIVATIONS`.
+        ValueError: missing or inconsistent layers, an activation not in
+            :data:`ACTIVATIONS`, or action pieces that do not fit the observation, the
+            actions or their gains.
     """
 
     def __init__(self, weights: dict[str, np.ndarray]):
@@ -64,6 +70,7 @@ class MLPPolicy:
         self.activation = str(act.item()) if act.size == 1 else repr(act.tolist())
         if self.activation not in ACTIVATIONS:
             raise ValueError(f"policy activation {self.activation!r} is not one of {', '.join(ACTIVATIONS)}")
+        self.action_inputs, self.action_gain = _action_pieces(weights, self.obs_dim, self.num_actions)
         self.meta: dict[str, Any] | None = None
         if "meta" in weights:
             meta = weights["meta"]
@@ -82,6 +89,9 @@ class MLPPolicy:
             out["scale"] = self.scale
         if self.activation != "tanh":  # a file without one is read as tanh
             out["activation"] = np.array(self.activation)
+        if self.action_inputs:
+            out["action_inputs"] = np.array(self.action_inputs, np.int64)
+            out["action_gain"] = self.action_gain
         if self.meta is not None:
             out["meta"] = np.array(json.dumps(self.meta, sort_keys=True))
         np.savez_compressed(path, **out)
@@ -176,6 +186,10 @@ class MLPPolicy:
             scale = np.ones(layout.dim, self.scale.dtype)
             scale[keep] = self.scale
             weights["scale"] = scale
+        if self.action_inputs:  # each piece's entries move with the others
+            place = np.flatnonzero(keep)
+            weights["action_inputs"] = np.array([(place[o], n) for o, n in self.action_inputs], np.int64)
+            weights["action_gain"] = self.action_gain
         if self.meta is not None:
             weights["meta"] = {**self.meta, "layout": layout.digest()}
         return MLPPolicy(weights)
@@ -230,7 +244,32 @@ class MLPPolicy:
             x = x @ w + b
             if k < len(self.layers) - 1:
                 x = tanh(x) if self.activation == "tanh" else np.maximum(x, np.float32(0.0))
+        for (o, n), gain in zip(self.action_inputs, self.action_gain):
+            x[:, :n] += gain * np.asarray(obs[:, o : o + n], np.float32)
         return np.where(mask != 0, x, -np.inf).argmax(axis=1).astype(np.int64)
+
+
+def _action_pieces(weights: dict[str, Any], obs_dim: int, num_actions: int):
+    """``(((offset, size), ...), gains (k,) float32)`` from a policy's weights (empty
+    without action pieces; :class:`MLPPolicy`'s Raises)."""
+    if "action_inputs" not in weights and "action_gain" not in weights:
+        return (), np.zeros(0, np.float32)
+    try:
+        inputs = np.asarray(weights["action_inputs"]).astype(np.int64).reshape(-1, 2)
+        gain = np.asarray(weights["action_gain"], np.float32).reshape(-1)
+    except (KeyError, ValueError, TypeError) as exc:
+        raise ValueError(
+            f"policy action pieces need action_inputs (k, 2) and action_gain (k,) ({exc})"
+        ) from None
+    if len(gain) != len(inputs):
+        raise ValueError(f"policy has {len(inputs)} action pieces and {len(gain)} gains")
+    for o, n in inputs:
+        if o < 0 or n < 1 or o + n > obs_dim or n > num_actions:
+            raise ValueError(
+                f"policy action piece at observation entries {o}..{o + n - 1} does not fit "
+                f"{obs_dim} observation entries and {num_actions} actions"
+            )
+    return tuple((int(o), int(n)) for o, n in inputs), gain
 
 
 def _shown(options: dict[str, Any]) -> str:

@@ -210,6 +210,10 @@ class GameDef:
         search_rollouts: the ``search`` bot's rollouts per decision by default (0:
             :data:`~tabletop_core.contract.search.DEFAULT_BUDGET`), chosen so a decision
             takes well under 50 ms on one core (``docs/search-bot.md``).
+        action_pieces: observation pieces whose entry ``a`` describes action ``a`` (the
+            piece's first entries line up with the first action ids). The trainer's network
+            adds a learned multiple of each to those actions' logits
+            (:class:`~tabletop_core.train.model.Agent`, :meth:`action_inputs`).
     """
 
     name: str
@@ -250,6 +254,7 @@ class GameDef:
     resample_hidden: Callable | None = None
     rollout_bot: str = ""
     search_rollouts: int = 0
+    action_pieces: tuple[str, ...] = ()
 
     # the batch loops of the module docstring: the same for every game
     # (tabletop_core.contract.loops, resolved per game by the hooks its package registered)
@@ -277,6 +282,26 @@ class GameDef:
             loops.register(self.state_dtype, self.num_actions, self.hooks.as_dict())
             if self.observe is None:
                 object.__setattr__(self, "observe", observe_env(self.hooks.observe))
+
+    def action_inputs(self, options: Any) -> tuple[tuple[int, int], ...]:
+        """``((offset, size), ...)``: where each of :attr:`action_pieces` lies in the flat
+        observation for ``options``; entry ``offset + a`` describes action ``a < size``.
+
+        Raises:
+            ValueError: a named piece the layout lacks, or one longer than the action space.
+        """
+        layout = self.observation_layout(options)
+        out = []
+        for name in self.action_pieces:
+            if name not in layout.offset:
+                raise ValueError(f"{self.name}: action piece {name!r} is no observation piece")
+            if layout.size[name] > self.num_actions:
+                raise ValueError(
+                    f"{self.name}: action piece {name!r} has {layout.size[name]} entries, "
+                    f"more than the {self.num_actions} actions"
+                )
+            out.append((int(layout.offset[name]), int(layout.size[name])))
+        return tuple(out)
 
     @property
     def baseline_dir(self) -> str:

@@ -303,4 +303,9 @@ def load_init_policy(path: str, game, options, hidden, activation: str = "tanh")
         raise ConfigError(
             f"--init-policy: the policy's activation is {policy.activation}; this run's --activation is {activation}"
         )
-    return {"layers": policy.layers, "scale": policy.scale}
+    return {
+        "layers": policy.layers,
+        "scale": policy.scale,
+        "action_inputs": policy.action_inputs,
+        "action_gain": policy.action_gain,
+    }

@@ -141,7 +141,7 @@ def collect_dagger(
         game.batch_bot_actions(venv.state, ids, bot_rng, venv._mask, labels)
         acts[rows] = torch.from_numpy(labels)
         with torch.no_grad(), torch.autocast(device.type, dtype=torch.bfloat16, enabled=bf16):
-            logits = masked_logits(agent.actor(agent.trunk(x.to(device))), m.to(device))
+            logits = masked_logits(agent.actor_logits(x.to(device)), m.to(device))
         mine = logits.argmax(dim=1).cpu().numpy()
         own = plays[rows_b, venv._cur]
         agree += int((mine[own] == labels[own]).sum())
@@ -166,7 +166,7 @@ def fit_actor(
     log=None,
     **tags,
 ) -> dict[str, float]:
-    """Train ``agent``'s actor (trunk and policy head) to choose ``acts`` (N,) at ``xs``
+    """Train ``agent``'s actor (trunk, policy head and action pieces' gains) to choose ``acts`` (N,) at ``xs``
     (N, D) under ``ms`` (N, A): masked cross-entropy, Adam, ``epochs`` passes.
 
     Returns:
@@ -175,6 +175,8 @@ def fit_actor(
     """
     device = next(agent.parameters()).device
     params = [*agent.trunk.parameters(), *agent.actor.parameters()]
+    if agent.action_gain is not None:
+        params.append(agent.action_gain)
     optim = torch.optim.Adam(params, lr=lr, eps=1e-5)
     gen = torch.Generator().manual_seed(seed)
     n = len(acts)
@@ -186,7 +188,7 @@ def fit_actor(
             idx = order[lo : lo + minibatch]
             x, m, y = xs[idx].to(device), ms[idx].to(device), acts[idx].to(device)
             with torch.autocast(device.type, dtype=torch.bfloat16, enabled=bf16):
-                logits = masked_logits(agent.actor(agent.trunk(x if bf16 else x.float())), m)
+                logits = masked_logits(agent.actor_logits(x if bf16 else x.float()), m)
             loss = F.cross_entropy(logits.float(), y)
             optim.zero_grad(set_to_none=True)
             loss.backward()

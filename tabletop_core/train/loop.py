@@ -254,7 +254,9 @@ def _rate(cfg: TrainConfig, trainer: Trainer, levels: dict, seats) -> dict:
     entrants: dict[str, np.ndarray] = {}
     snaps = sorted(trainer.league.snapshots.items())[-int(cfg.rate_snapshots) :] if cfg.rate_snapshots else []
     for _sid, (upd, sd) in snaps:
-        m = Agent(trainer.obs_dim, trainer.num_actions, cfg.hidden, cfg.activation)
+        m = Agent(
+            trainer.obs_dim, trainer.num_actions, cfg.hidden, cfg.activation, trainer.agent.action_inputs
+        )
         m.load_state_dict(sd)
         _, entrants[f"snapshot@{upd}"] = evaluate_policy(
             game,

@@ -23,6 +23,14 @@ only what the loss reads: each legal logit and the value as one dot product
 head's work in The Game. Where the observations are mostly zeros the first layer reads only
 their nonzero entries (:class:`_SparseLinear`, :mod:`tabletop_core.train.sparse`; the
 trainer turns it on, :attr:`Agent.sparse_input`).
+
+A game may declare action pieces (:attr:`~tabletop_core.contract.game.GameDef.action_pieces`):
+observation pieces whose entry ``a`` describes action ``a``, such as The Game's
+``play_fit``. The network adds ``ACTION_GAIN_SCALE * gain[j] * obs[offset_j + a]`` to the
+logit of each such action ``a`` (:meth:`Agent.action_term`), one learned ``gain`` per
+piece, shared by every action: what the piece says about one play carries over to every
+other from the first update, where the trunk had to learn it action by action
+(``docs/training.md``, "Action pieces").
 """
 
 from __future__ import annotations
@@ -54,6 +62,12 @@ NEG = -1e9
 
 
 _BF16 = torch.bfloat16
+
+ACTION_GAIN_SCALE = 16.0
+"""The factor the action pieces' gains are read at (:meth:`Agent.action_term`). Adam moves
+a parameter by about the learning rate a step whatever its gradient; read at this
+factor, a gain reaches a spread of a few logits over a piece's range within a few
+rollouts, as the trunk's outputs do."""
 
 
 @functools.cache
@@ -254,21 +268,38 @@ class Agent(nn.Module):
         hidden: hidden widths, e.g. ``(256, 256)``.
         activation: the hidden layers' nonlinearity, ``"tanh"`` or ``"relu"``
             (:data:`~tabletop_core.agents.policy.ACTIVATIONS`).
+        action_inputs: ``((offset, size), ...)``, the action pieces' places in the
+            observation (:meth:`~tabletop_core.contract.game.GameDef.action_inputs`); each
+            gets a gain (:attr:`action_gain`, starting at 0) and adds to the logits of
+            actions ``0..size - 1`` (:meth:`action_term`).
 
     Raises:
-        ValueError: an activation not in that list; at a forward pass, observations whose
-            last dimension is not ``obs_dim``.
+        ValueError: an activation not in that list, an action piece outside the
+            observation or longer than the action space; at a forward pass, observations
+            whose last dimension is not ``obs_dim``.
 
     Initialisation as CleanRL's PPO: orthogonal, gain sqrt(2) for the trunk, 0.01 for the
     policy head (near-uniform first policy), 1 for the value head; zero biases.
     """
 
     def __init__(
-        self, obs_dim: int, num_actions: int, hidden: tuple[int, ...] = (256, 256), activation: str = "tanh"
+        self,
+        obs_dim: int,
+        num_actions: int,
+        hidden: tuple[int, ...] = (256, 256),
+        activation: str = "tanh",
+        action_inputs: tuple[tuple[int, int], ...] = (),
     ):
         super().__init__()
         if activation not in ACTIVATIONS:
             raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}, got {activation!r}")
+        self.action_inputs = tuple((int(o), int(n)) for o, n in action_inputs)
+        for o, n in self.action_inputs:
+            if o < 0 or n < 1 or o + n > obs_dim or n > num_actions:
+                raise ValueError(
+                    f"action piece at observation entries {o}..{o + n - 1}: it must lie in the "
+                    f"{obs_dim} entries and have 1 to {num_actions} (the actions)"
+                )
         self.obs_dim, self.num_actions, self.hidden = int(obs_dim), int(num_actions), tuple(hidden)
         self.activation = activation
         layers: list[nn.Module] = []
@@ -285,6 +316,9 @@ class Agent(nn.Module):
         for head, gain in ((self.actor, 0.01), (self.critic, 1.0)):
             nn.init.orthogonal_(head.weight, gain)
             nn.init.zeros_(head.bias)
+        self.action_gain = nn.Parameter(torch.zeros(len(self.action_inputs))) if self.action_inputs else None
+        """``(pieces,)`` float32: each action piece's gain, read at :data:`ACTION_GAIN_SCALE`
+        (None without action pieces)."""
 
         self.fused = False
         self.sparse_input = False
@@ -336,13 +370,41 @@ class Agent(nn.Module):
             w, b = self._head()
             return self._features(obs).contiguous(), w, b
 
+    def action_term(self, obs: torch.Tensor) -> torch.Tensor | None:
+        """``(N, E)`` float32: what the action pieces add to the logits of actions
+        ``0..E - 1`` (``E`` the longest piece), ``sum_j ACTION_GAIN_SCALE * gain[j] *
+        obs[:, offset_j + a]``; None without action pieces."""
+        if self.action_gain is None:
+            return None
+        gains = self.action_gain * ACTION_GAIN_SCALE
+        width = max(n for _, n in self.action_inputs)
+        term = None
+        for j, (o, n) in enumerate(self.action_inputs):
+            part = obs[:, o : o + n].float() * gains[j]
+            if n < width:
+                part = nn.functional.pad(part, (0, width - n))
+            term = part if term is None else term + part
+        return term
+
+    def _with_action_term(self, logits: torch.Tensor, obs: torch.Tensor) -> torch.Tensor:
+        term = self.action_term(obs)
+        if term is None:
+            return logits
+        e = term.shape[1]
+        return torch.cat([logits[:, :e].float() + term, logits[:, e:].float()], 1)
+
+    def actor_logits(self, obs: torch.Tensor) -> torch.Tensor:
+        """``(N, A)``: the actor's logits through the plain modules (trunk, actor head and
+        the action pieces' term), autocast-friendly: what behaviour cloning trains."""
+        return self._with_action_term(self.actor(self.trunk(obs)), obs)
+
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         z = self._features(obs)
         if not self.fused:
-            return self.actor(z), self.critic(z).squeeze(-1)
+            return self._with_action_term(self.actor(z), obs), self.critic(z).squeeze(-1)
         w, b = self._head()
         out = _linear(z.to(_BF16), w.to(_BF16), b.to(_BF16))
-        return out[:, :-1], out[:, -1]
+        return self._with_action_term(out[:, :-1], obs), out[:, -1]
 
     def legal_forward(self, obs: torch.Tensor, index: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """``(logits at index (N, K) float32, value (N,) float32)``: the logits of each
@@ -360,10 +422,28 @@ class Agent(nn.Module):
                     torch.empty((z.shape[0], w.shape[0]), dtype=_BF16),
                     np.zeros(w.shape[0], np.float32),
                 )
-            return _LegalHead.apply(z, w, b, index, self._scratch)
-        if z.dtype == torch.float32 and z.device.type == "cpu":
-            return _LegalDots.apply(z, *self._head(), index)
-        return self.actor(z).gather(1, index).float(), self.critic(z).squeeze(-1).float()
+            logits, value = _LegalHead.apply(z, w, b, index, self._scratch)
+        elif z.dtype == torch.float32 and z.device.type == "cpu":
+            logits, value = _LegalDots.apply(z, *self._head(), index)
+        else:
+            logits, value = self.actor(z).gather(1, index).float(), self.critic(z).squeeze(-1).float()
+        if self.action_gain is None:
+            return logits, value
+        return logits + self._action_term_at(obs, index), value
+
+    def _action_term_at(self, obs: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
+        """:meth:`action_term` at ``index`` alone ((N, K) float32), gathered from the
+        observation (which takes no gradient), so only the gains' (N, K) products enter
+        autograd, not (N, E) ones; actions past a piece get nothing from it."""
+        gains = self.action_gain * ACTION_GAIN_SCALE
+        total = None
+        for j, (o, n) in enumerate(self.action_inputs):
+            with torch.no_grad():
+                at = obs.gather(1, (index + o).clamp(max=o + n - 1)).float()
+                at = torch.where(index < n, at, 0.0)
+            part = at * gains[j]
+            total = part if total is None else total + part
+        return total
 
     def value_only(self, obs: torch.Tensor) -> torch.Tensor:
         """The value from the trunk's features with no gradient into the trunk: what the
@@ -376,13 +456,18 @@ class Agent(nn.Module):
 
     def policy_weights(self) -> dict[str, np.ndarray]:
         """The actor as :class:`~tabletop_core.agents.policy.MLPPolicy` weights (``W0, b0, ...``,
-        ``W_k`` of shape (in, out), float32, and ``activation``); the value head is left out."""
+        ``W_k`` of shape (in, out), float32, and ``activation``; with action pieces
+        ``action_inputs`` (k, 2) int64 and ``action_gain`` (k,) float32, the gains times
+        :data:`ACTION_GAIN_SCALE`); the value head is left out."""
         linears = [m for m in self.trunk if isinstance(m, nn.Linear)] + [self.actor]
         out: dict[str, np.ndarray] = {}
         for k, lin in enumerate(linears):
             out[f"W{k}"] = lin.weight.detach().to(torch.float32).cpu().numpy().T.copy()
             out[f"b{k}"] = lin.bias.detach().to(torch.float32).cpu().numpy().copy()
         out["activation"] = np.array(self.activation)
+        if self.action_gain is not None:
+            out["action_inputs"] = np.array(self.action_inputs, np.int64).reshape(-1, 2)
+            out["action_gain"] = (self.action_gain.detach().float().cpu() * ACTION_GAIN_SCALE).numpy()
         return out
 
 

@@ -52,7 +52,7 @@ def masked_sample(logits, masks, rng, actions, logp):
 
 
 @kernel(parallel=True)
-def sample_legal_dots(bounds, features, head_weight, head_bias, masks, rng, actions, logp, value):
+def sample_legal_dots(bounds, features, head_weight, head_bias, extra, masks, rng, actions, logp, value):
     """:func:`masked_sample` from the network's last hidden features, each legal logit one
     dot product with its head row (:func:`~tabletop_core.train.head.logits_at`) instead of
     all A from a dense head; the same draws from the same logits. Rows ``bounds[k]:bounds[k
@@ -64,6 +64,9 @@ def sample_legal_dots(bounds, features, head_weight, head_bias, masks, rng, acti
         features: (N, H) float32 the trunk's output.
         head_weight: (A + 1, H) float32 the actor's rows, then the critic's.
         head_bias: (A + 1,) float32.
+        extra: (N, E) float32, added to the logits of actions ``0..E - 1`` (the action
+            pieces' term, :meth:`~tabletop_core.train.model.Agent.action_term`; ``E = 0``
+            for none).
         masks, rng, actions, logp: as :func:`masked_sample`.
         value: (N,) float32 out: the critic's value of each row.
 
@@ -72,13 +75,23 @@ def sample_legal_dots(bounds, features, head_weight, head_bias, masks, rng, acti
     total = 0
     for s in prange(bounds.shape[0] - 1):
         total += _sample_dots_rows(
-            bounds[s], bounds[s + 1], features, head_weight, head_bias, masks, rng, actions, logp, value
+            bounds[s],
+            bounds[s + 1],
+            features,
+            head_weight,
+            head_bias,
+            extra,
+            masks,
+            rng,
+            actions,
+            logp,
+            value,
         )
     return total
 
 
 @kernel
-def _sample_dots_rows(lo, hi, features, head_weight, head_bias, masks, rng, actions, logp, value):
+def _sample_dots_rows(lo, hi, features, head_weight, head_bias, extra, masks, rng, actions, logp, value):
     """Rows ``lo:hi`` of :func:`sample_legal_dots`; returns their legal actions' count."""
     a = masks.shape[1]
     legal = np.empty(a + 1, np.int64)
@@ -91,6 +104,9 @@ def _sample_dots_rows(lo, hi, features, head_weight, head_bias, masks, rng, acti
         legal[c] = a  # the value's row, beside the logits
         logits_at(features, i, head_weight, head_bias, legal, c + 1, z)
         value[i] = z[c]
+        for j in range(c):
+            if legal[j] < extra.shape[1]:
+                z[j] += extra[i, legal[j]]
         j = _draw(z, c, weight, rng, i, logp)
         actions[i] = legal[j]
         total += c

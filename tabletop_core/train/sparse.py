@@ -1,8 +1,8 @@
 """The network's first layer over the observation's nonzero entries (the float32 CPU path).
 
 The games' observations are mostly zeros: flags, one-hot cards, planes. The Game's
-2-player row has 214 floats of which about 22 are nonzero; Exit Now's planes are sparser
-still. A dense first layer multiplies every zero by its weight column, forward (``x @
+2-player row has 606 floats of which about 30-40 are nonzero; Exit Now's planes are
+sparser still. A dense first layer multiplies every zero by its weight column, forward (``x @
 W.T``) and for the weight gradient (``g.T @ x``): in The Game that layer was about two
 fifths of the network's multiply-adds. Here each row's nonzero entries are listed once
 (:func:`sparse_linear`), the forward pass sums their weight rows and the weight gradient

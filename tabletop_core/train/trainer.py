@@ -56,7 +56,13 @@ from tabletop_core.train.adam import compiled_step
 from tabletop_core.train.advantages import seat_advantages
 from tabletop_core.train.config import ConfigError, TrainConfig, bf16_supported, load_init_policy, validate
 from tabletop_core.train.loss import ppo_loss_grad
-from tabletop_core.train.model import NEG, Agent, masked_gumbel_sample, model_flops_per_sample
+from tabletop_core.train.model import (
+    ACTION_GAIN_SCALE,
+    NEG,
+    Agent,
+    masked_gumbel_sample,
+    model_flops_per_sample,
+)
 from tabletop_core.train.muon import Muon
 from tabletop_core.train.opponents import (
     POLICY_ENTRIES,
@@ -300,7 +306,7 @@ class Trainer:
         a = game.num_actions
         self.obs_dim, self.num_actions = d, a
         self.agent = (
-            Agent(d, a, cfg.hidden, cfg.activation)
+            Agent(d, a, cfg.hidden, cfg.activation, game.action_inputs(self.options))
             .to(self.device)
             .fuse(self.bf16 and self.device.type == "cpu")
         )
@@ -313,6 +319,8 @@ class Trainer:
                         w = w * init["scale"][:, None]
                     lin.weight.copy_(torch.from_numpy(np.ascontiguousarray(w.T)))
                     lin.bias.copy_(torch.from_numpy(b))
+                if init["action_inputs"] == self.agent.action_inputs and init["action_inputs"]:
+                    self.agent.action_gain.copy_(torch.from_numpy(init["action_gain"] / ACTION_GAIN_SCALE))
         # fused Adam: one kernel over all parameters, not one per parameter tensor; with
         # --optimizer muon the hidden layers' weights go to Muon and Adam keeps the rest
         params = list(self.agent.parameters())
@@ -377,6 +385,7 @@ class Trainer:
                 np.zeros((1, 2), np.float32),
                 np.zeros((a + 1, 2), np.float32),
                 np.zeros(a + 1, np.float32),
+                np.zeros((1, 1), np.float32),
                 np.ones((1, a), np.bool_),
                 np.ones(1, np.uint64),
                 np.zeros(1, np.int64),
@@ -436,7 +445,9 @@ class Trainer:
     def _snapshot_model(self, sid: int) -> Agent:
         m = self._snap_models.get(sid)
         if m is None:
-            m = Agent(self.obs_dim, self.num_actions, self.cfg.hidden, self.cfg.activation).to(self.device)
+            m = Agent(
+                self.obs_dim, self.num_actions, self.cfg.hidden, self.cfg.activation, self.agent.action_inputs
+            ).to(self.device)
             m.load_state_dict(self.league.snapshots[sid][1])
             m.eval().fuse(self.agent.fused)
             m.sparse_input = self.agent.sparse_input
@@ -454,6 +465,9 @@ class Trainer:
             return (*self._sample(logits, t, rows), value)
         z, w, b = model.features_and_head(obs)
         n = z.shape[0]
+        with torch.no_grad():
+            term = model.action_term(obs)
+        extra = np.zeros((n, 0), np.float32) if term is None else term.contiguous().numpy()
         actions, logp, value = torch.empty(n, dtype=torch.long), torch.empty(n), torch.empty(n)
         whole = isinstance(rows, slice)
         mask = self.mask_buf[t].numpy() if whole else self.mask_buf[t].numpy()[rows]
@@ -463,6 +477,7 @@ class Trainer:
             z.numpy(),
             w.numpy(),
             b.numpy(),
+            extra,
             mask,
             rng,
             actions.numpy(),
