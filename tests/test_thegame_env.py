@@ -49,7 +49,7 @@ def test_spaces_and_observation_layout():
     assert env.observation_space(a) is env.observation_space(a)
     assert env.action_space(a) is env.action_space(a)
     obs = env.observe(a)
-    assert obs["observation"].dtype == np.float32 and obs["observation"].shape == (215,)
+    assert obs["observation"].dtype == np.float32 and obs["observation"].shape == (607,)
     assert obs["action_mask"].dtype == np.int8 and obs["action_mask"].shape == (NUM_ACTIONS,)
     pieces = decode_observation(obs["observation"])
     hand = env.unwrapped._state["hand"][0, 0, :6]
@@ -193,7 +193,7 @@ def test_vector_env_api_and_errors():
     with pytest.raises(RuntimeError, match="reset"):
         venv.step(np.zeros(8, np.int64))
     obs, info = venv.reset()
-    assert obs.shape == (8, 216) and obs.dtype == np.float32
+    assert obs.shape == (8, 608) and obs.dtype == np.float32
     assert info["action_mask"].shape == (8, NUM_ACTIONS) and info["action_mask"].dtype == np.int8
     state_before = venv.get_state()
     acts = venv.sample_actions()
@@ -277,3 +277,76 @@ def test_raw_env_after_the_end():
         env2.step(int(env2.legal_actions()[0]))
     with pytest.raises(ValueError, match="None"):
         env2.step(0)
+
+
+def _play_fit_reference(hand, piles):
+    """``play_fit`` as the rules page words it (4, 98), one play at a time."""
+    fit = np.zeros((4, 98))
+    for c in hand:
+        for p, top in enumerate(piles):
+            forward = c > top if p < 2 else c < top
+            backwards = c == (top - 10 if p < 2 else top + 10)
+            if backwards:
+                fit[p, c - 2] = 100
+            elif forward:
+                fit[p, c - 2] = 100 - abs(c - top)
+    return fit
+
+
+def test_play_fit_scores_each_play_of_the_hand():
+    """A scripted table: piles 33 and 1 ascending, 100 and 60 descending; the seat holds
+    34 (one above 33), 23 (the backwards trick on 33), 70 (the trick on 60), 99, 50, 2 and
+    90. Each entry is 100 - the distance, 100 for the trick, 0 where the card may not go.
+    (The seat waiting for its turn: the acting seat's observation is kept from the step.)"""
+    env = thegame_env.env(num_players=2)
+    env.reset(seed=0)
+    st = env.unwrapped._state
+    seat = 1 - env.possible_agents.index(env.agent_selection)
+    st["piles"][0] = [33, 1, 100, 60]
+    st["hand"][0, seat, :7] = [34, 23, 70, 99, 50, 2, 90]
+    obs = env.observe(env.possible_agents[seat])
+    fit = decode_observation(obs["observation"])["play_fit"]
+    assert fit.shape == (4, 98)
+    want = {
+        34: [99, 67, 34, 74],
+        23: [100, 78, 23, 63],
+        70: [63, 31, 70, 100],
+        99: [34, 2, 99, 0],
+        50: [83, 51, 50, 90],
+        2: [0, 99, 2, 42],
+        90: [43, 11, 90, 0],
+    }
+    for card, row in want.items():
+        np.testing.assert_allclose(fit[:, card - 2], row, atol=1e-4)
+    assert np.count_nonzero(fit) == sum(np.count_nonzero(r) for r in want.values())
+
+
+@pytest.mark.parametrize("players", [1, 3])
+def test_play_fit_matches_the_rules_page_in_random_play(players):
+    """Every seat's ``play_fit`` against the slow reference above at every step of random
+    games, and its nonzero entries are exactly the acting seat's legal plays."""
+    env = thegame_env.env(num_players=players)
+    for seed in range(3):
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        for _ in range(300):
+            st = env.unwrapped._state
+            for k, agent in enumerate(env.possible_agents):
+                obs = env.observe(agent)
+                fit = decode_observation(obs["observation"])["play_fit"]
+                hand = st["hand"][0, k, : st["hand_size"][0, k]].tolist()
+                want = _play_fit_reference(hand, st["piles"][0].tolist()) if st["status"][0] == 0 else 0
+                np.testing.assert_allclose(fit, want, atol=1e-4)
+                if agent == env.agent_selection and st["status"][0] == 0:
+                    np.testing.assert_array_equal(obs["action_mask"][:END_TURN].reshape(4, 98) != 0, fit > 0)
+            if all(env.terminations.values()) or not env.agents:
+                break
+            mask = env.observe(env.agent_selection)["action_mask"]
+            env.step(int(rng.choice(np.flatnonzero(mask))))
+
+
+def test_the_game_declares_play_fit_as_its_action_piece():
+    game = thegame_env.GAME
+    for players in (1, 2, 5):
+        opts = game.make_options(num_players=players)
+        assert game.action_inputs(opts) == ((game.observation_layout(opts).offset["play_fit"], 392),)

@@ -36,7 +36,7 @@ from tabletop_core.kernel.records import at
 from . import narrate
 from .bots import BOT_NAMES
 from .hooks import HOOKS
-from .observe import observation_layout
+from .observe import ACTION_PIECES, observation_layout
 from .render import SVG_HEIGHT, SVG_WIDTH, render_ansi, render_svg
 from .resample import resample_hidden
 from .rules import is_win_r, score_r
@@ -100,6 +100,7 @@ GAME = GameDef(
     make_options=Options,
     agents=_agents,
     observation_layout=lambda o: observation_layout(o.num_players),
+    action_pieces=ACTION_PIECES,
     new_state=new_state,
     render_ansi=lambda s, o: render_ansi(s, o),
     action_name=lambda a, s: action_name(a),

@@ -15,7 +15,18 @@ in game units (``high``; the vector holds ``value / high``, :mod:`tabletop_core.
     plays_this_turn ()     8     cards placed this turn (at most a full hand)
     min_plays_left  ()     3     plays still owed this turn
     is_my_turn      ()     flag  1 if the observing seat is the active player
+    play_fit        (4, 98) 100  how close card c lands to pile p's top, for each card the
+                                 seat holds and each pile it may go on (rules.can_place):
+                                 100 - |c - top| for a play in the pile's direction, 100 for
+                                 the backwards trick, 0 where it may not go (all 0 once
+                                 the game is over); entry
+                                 ``pile * 98 + (c - 2)`` is the action that plays it
     hand_sizes      (P,)   8     cards held, seat order starting at the observer (index 0 = self)
+
+``play_fit`` is the game's action piece (:data:`ACTION_PIECES`): its entry ``a`` describes
+action ``a``, and the trainer's network adds a learned multiple of it to that action's
+logit (``docs/rules/thegame.md``, "Observation"). It restates nothing: the kernel asks
+``rules.can_place`` which plays exist.
 
 The declaration is :data:`FIXED_PIECES` (+ ``hand_sizes``); the kernel multiplies by the
 reciprocals (``S_*`` constants) read from it. Never another seat's cards, nor the draw
@@ -31,7 +42,7 @@ import numpy as np
 from tabletop_core.contract.encoders import ObservationLayout
 from tabletop_core.kernel.jit import kernel
 
-from .rules import min_plays_now_r
+from .rules import can_place, min_plays_now_r
 from .spec import DESCENDING_START, MAX_HAND, MIN_CARD, MIN_PLAYS_LEVEL1, NUM_CARDS, NUM_PILES
 
 FIRE_DEADLINE_MAX = 2  # a fire card is covered by the end of the next turn at the latest
@@ -46,7 +57,12 @@ FIXED_PIECES = [
     ("plays_this_turn", (), MAX_HAND, "count"),
     ("min_plays_left", (), MIN_PLAYS_LEVEL1, "count"),
     ("is_my_turn", (), 1, "flag"),
+    ("play_fit", (NUM_PILES, NUM_CARDS), DESCENDING_START, "count"),
 ]
+
+
+ACTION_PIECES = ("play_fit",)
+"""The pieces whose entry ``a`` describes action ``a`` (:attr:`GameDef.action_pieces`)."""
 
 
 @cache
@@ -66,6 +82,8 @@ O_PLAYS = _L.offset["plays_this_turn"]
 O_OWED = _L.offset["min_plays_left"]
 O_MY_TURN = _L.offset["is_my_turn"]
 O_HAND_SIZES = _L.offset["hand_sizes"]
+O_FIT = _L.offset["play_fit"]
+S_FIT = _L.scale["play_fit"]
 # reciprocal scales of the counts (float32 constants compiled into the kernel)
 S_PILES = _L.scale["pile_tops"]
 S_DEADLINE = _L.scale["fire_deadline"]
@@ -117,6 +135,17 @@ def observe_r(e, seat, out, row):
     owed = min_plays_now_r(e) - plays
     out[row, O_OWED] = np.float32(owed) * S_OWED if owed > 0 and playing else _ZERO
     out[row, O_MY_TURN] = _ONE if e.current == seat and playing else _ZERO
+    for c in range(NUM_PILES * NUM_CARDS):
+        out[row, O_FIT + c] = _ZERO
+    for k in range(e.hand_size[seat] if playing else 0):  # no play once the game is over
+        card = np.int64(e.hand[seat, k])
+        col = np.uint32(np.int32(card) + np.int32(O_FIT - MIN_CARD))
+        for p in range(NUM_PILES):  # no branch on the pile: 0 where the card may not go
+            top = np.int64(e.piles[p])
+            gap = card - top if p < 2 else top - card
+            fit = DESCENDING_START if gap < 0 else DESCENDING_START - gap
+            fit *= np.int64(can_place(top, p, card))
+            out[row, col + np.uint32(p * NUM_CARDS)] = np.float32(fit) * S_FIT
     n = np.int64(e.cfg_players)
     p = seat  # seat of index k: (seat + k) % n
     for k in range(n):
