@@ -29,7 +29,7 @@ import numpy as np
 
 from tabletop_core.kernel.mathf import tanh
 
-__all__ = ["ACTIVATIONS", "MLPPolicy"]
+__all__ = ["ACTIVATIONS", "MLPPolicy", "check_action_inputs"]
 
 ACTIVATIONS = ("tanh", "relu")
 """The hidden layers' nonlinearities a policy file may name (``activation``; ``tanh`` when
@@ -249,6 +249,23 @@ class MLPPolicy:
         return np.where(mask != 0, x, -np.inf).argmax(axis=1).astype(np.int64)
 
 
+def check_action_inputs(inputs: Any, obs_dim: int, num_actions: int) -> tuple[tuple[int, int], ...]:
+    """Action pieces' places ``((offset, size), ...)`` as int tuples, each checked to lie in
+    ``obs_dim`` observation entries and to cover 1 to ``num_actions`` actions.
+
+    Raises:
+        ValueError: a piece that does not fit, naming its entries and what is allowed.
+    """
+    out = tuple((int(o), int(n)) for o, n in np.asarray(inputs, np.int64).reshape(-1, 2))
+    for o, n in out:
+        if o < 0 or n < 1 or o + n > obs_dim or n > num_actions:
+            raise ValueError(
+                f"action piece at observation entries {o}..{o + n - 1}: it must lie in the "
+                f"{obs_dim} entries and cover 1 to {num_actions} actions"
+            )
+    return out
+
+
 def _action_pieces(weights: dict[str, Any], obs_dim: int, num_actions: int):
     """``(((offset, size), ...), gains (k,) float32)`` from a policy's weights (empty
     without action pieces; :class:`MLPPolicy`'s Raises)."""
@@ -263,13 +280,7 @@ def _action_pieces(weights: dict[str, Any], obs_dim: int, num_actions: int):
         ) from None
     if len(gain) != len(inputs):
         raise ValueError(f"policy has {len(inputs)} action pieces and {len(gain)} gains")
-    for o, n in inputs:
-        if o < 0 or n < 1 or o + n > obs_dim or n > num_actions:
-            raise ValueError(
-                f"policy action piece at observation entries {o}..{o + n - 1} does not fit "
-                f"{obs_dim} observation entries and {num_actions} actions"
-            )
-    return tuple((int(o), int(n)) for o, n in inputs), gain
+    return check_action_inputs(inputs, obs_dim, num_actions), gain
 
 
 def _shown(options: dict[str, Any]) -> str:

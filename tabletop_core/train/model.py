@@ -41,7 +41,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from tabletop_core.agents.policy import ACTIVATIONS
+from tabletop_core.agents.policy import ACTIVATIONS, check_action_inputs
 from tabletop_core.kernel.jit import column_blocks, shards
 from tabletop_core.kernel.mathf import tanh_into
 from tabletop_core.train.head import legal_grad_input, legal_grad_weight, legal_logits
@@ -293,13 +293,7 @@ class Agent(nn.Module):
         super().__init__()
         if activation not in ACTIVATIONS:
             raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}, got {activation!r}")
-        self.action_inputs = tuple((int(o), int(n)) for o, n in action_inputs)
-        for o, n in self.action_inputs:
-            if o < 0 or n < 1 or o + n > obs_dim or n > num_actions:
-                raise ValueError(
-                    f"action piece at observation entries {o}..{o + n - 1}: it must lie in the "
-                    f"{obs_dim} entries and have 1 to {num_actions} (the actions)"
-                )
+        self.action_inputs = check_action_inputs(action_inputs, obs_dim, num_actions)
         self.obs_dim, self.num_actions, self.hidden = int(obs_dim), int(num_actions), tuple(hidden)
         self.activation = activation
         layers: list[nn.Module] = []
@@ -376,15 +370,7 @@ class Agent(nn.Module):
         obs[:, offset_j + a]``; None without action pieces."""
         if self.action_gain is None:
             return None
-        gains = self.action_gain * ACTION_GAIN_SCALE
-        width = max(n for _, n in self.action_inputs)
-        term = None
-        for j, (o, n) in enumerate(self.action_inputs):
-            part = obs[:, o : o + n].float() * gains[j]
-            if n < width:
-                part = nn.functional.pad(part, (0, width - n))
-            term = part if term is None else term + part
-        return term
+        return piece_term(obs, self.action_gain * ACTION_GAIN_SCALE, self.action_inputs)
 
     def _with_action_term(self, logits: torch.Tensor, obs: torch.Tensor) -> torch.Tensor:
         term = self.action_term(obs)
@@ -429,21 +415,9 @@ class Agent(nn.Module):
             logits, value = self.actor(z).gather(1, index).float(), self.critic(z).squeeze(-1).float()
         if self.action_gain is None:
             return logits, value
-        return logits + self._action_term_at(obs, index), value
-
-    def _action_term_at(self, obs: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
-        """:meth:`action_term` at ``index`` alone ((N, K) float32), gathered from the
-        observation (which takes no gradient), so only the gains' (N, K) products enter
-        autograd, not (N, E) ones; actions past a piece get nothing from it."""
-        gains = self.action_gain * ACTION_GAIN_SCALE
-        total = None
-        for j, (o, n) in enumerate(self.action_inputs):
-            with torch.no_grad():
-                at = obs.gather(1, (index + o).clamp(max=o + n - 1)).float()
-                at = torch.where(index < n, at, 0.0)
-            part = at * gains[j]
-            total = part if total is None else total + part
-        return total
+        return logits + piece_term_at(
+            obs, index, self.action_gain * ACTION_GAIN_SCALE, self.action_inputs
+        ), value
 
     def value_only(self, obs: torch.Tensor) -> torch.Tensor:
         """The value from the trunk's features with no gradient into the trunk: what the
@@ -469,6 +443,36 @@ class Agent(nn.Module):
             out["action_inputs"] = np.array(self.action_inputs, np.int64).reshape(-1, 2)
             out["action_gain"] = (self.action_gain.detach().float().cpu() * ACTION_GAIN_SCALE).numpy()
         return out
+
+
+def piece_term(obs: torch.Tensor, gains: torch.Tensor, inputs: tuple[tuple[int, int], ...]) -> torch.Tensor:
+    """``(N, E)`` float32, ``sum_j gains[j] * obs[:, o_j + a]`` for ``a < n_j`` (0 past a
+    piece), ``inputs`` the pieces' ``(o_j, n_j)`` and ``E`` the longest: the action
+    pieces' term over every action they cover (:meth:`Agent.action_term`)."""
+    width = max(n for _, n in inputs)
+    term = None
+    for j, (o, n) in enumerate(inputs):
+        part = obs[:, o : o + n].float() * gains[j]
+        if n < width:
+            part = nn.functional.pad(part, (0, width - n))
+        term = part if term is None else term + part
+    return term
+
+
+def piece_term_at(
+    obs: torch.Tensor, index: torch.Tensor, gains: torch.Tensor, inputs: tuple[tuple[int, int], ...]
+) -> torch.Tensor:
+    """:func:`piece_term` at ``index`` ((N, K) int64) alone: (N, K) float32, gathered from
+    the observation (which takes no gradient), so only the gains' (N, K) products enter
+    autograd, not (N, E) ones; the update's legal logits (:meth:`Agent.legal_forward`)."""
+    total = None
+    for j, (o, n) in enumerate(inputs):
+        with torch.no_grad():
+            at = obs.gather(1, (index + o).clamp(max=o + n - 1)).float()
+            at = torch.where(index < n, at, 0.0)
+        part = at * gains[j]
+        total = part if total is None else total + part
+    return total
 
 
 def model_flops_per_sample(
