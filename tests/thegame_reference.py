@@ -218,6 +218,12 @@ class TheGameReference:
                 # turn ends left: the deadline is the end of turn placed_at + 1
                 deadline[pile] = placed_at + 1 - self.turn + 1
         playing = self.status == PLAYING
+        play_fit = [[0] * N_CARDS for _ in range(N_PILES)]
+        for card in self.hands[seat] if playing else []:
+            for pile, top in enumerate(self.piles):
+                if fits(pile, top, card):  # the backwards trick gains ground: the best fit
+                    forward = card - top if pile < 2 else top - card
+                    play_fit[pile][card - LOWEST] = 100 if forward < 0 else 100 - forward
         return {
             "hand": hand,
             "played_cards": played,
@@ -228,5 +234,6 @@ class TheGameReference:
             "plays_this_turn": self.plays_this_turn,
             "min_plays_left": max(0, self.owed_this_turn() - self.plays_this_turn) if playing else 0,
             "is_my_turn": int(playing and seat == self.current),
+            "play_fit": play_fit,
             "hand_sizes": [len(self.hands[(seat + k) % self.num_players]) for k in range(self.num_players)],
         }
