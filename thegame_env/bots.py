@@ -28,7 +28,7 @@ from tabletop_core.kernel.jit import kernel
 from tabletop_core.kernel.layout import regions
 from tabletop_core.kernel.rng import randint_word
 
-from .rules import can_place, hand_bits_r, min_plays_now_r, pile_accepts
+from .rules import can_place, hand_bits_r, min_plays_now_r, pile_accepts, play_jump
 from .spec import BACKWARDS_STEP, DESCENDING_START, END_TURN, MAX_HAND, MIN_CARD, NUM_CARDS, NUM_PILES
 
 BOT_NAMES = ("random", "strong", "greedy")
@@ -131,7 +131,7 @@ def greedy_bot_r(e, masks, row):
             top = np.int64(e.piles[pile])
             if not can_place(top, pile, card):
                 continue
-            cost = card - top if pile < 2 else top - card
+            cost = play_jump(top, pile, card)
             if cost < best_cost:
                 best_cost = cost
                 best = pile * NUM_CARDS + card - MIN_CARD

@@ -42,7 +42,7 @@ import numpy as np
 from tabletop_core.contract.encoders import ObservationLayout
 from tabletop_core.kernel.jit import kernel
 
-from .rules import can_place, min_plays_now_r
+from .rules import can_place, min_plays_now_r, play_jump
 from .spec import DESCENDING_START, MAX_HAND, MIN_CARD, MIN_PLAYS_LEVEL1, NUM_CARDS, NUM_PILES
 
 FIRE_DEADLINE_MAX = 2  # a fire card is covered by the end of the next turn at the latest
@@ -142,8 +142,8 @@ def observe_r(e, seat, out, row):
         col = np.uint32(np.int32(card) + np.int32(O_FIT - MIN_CARD))
         for p in range(NUM_PILES):  # no branch on the pile: 0 where the card may not go
             top = np.int64(e.piles[p])
-            gap = card - top if p < 2 else top - card
-            fit = DESCENDING_START if gap < 0 else DESCENDING_START - gap
+            jump = play_jump(top, p, card)
+            fit = DESCENDING_START if jump < 0 else DESCENDING_START - jump
             fit *= np.int64(can_place(top, p, card))
             out[row, col + np.uint32(p * NUM_CARDS)] = np.float32(fit) * S_FIT
     n = np.int64(e.cfg_players)

@@ -72,6 +72,14 @@ def can_place(top, pile, card):
     return card < top or card == top + BACKWARDS_STEP
 
 
+@kernel(inline="always")
+def play_jump(top, pile, card):
+    """How far ``card`` moves ``pile`` (top ``top``) in the pile's direction: ``card - top``
+    on an ascending pile, ``top - card`` on a descending one; negative for the backwards
+    trick (it gains ground). Meaningful where :func:`can_place` allows the play."""
+    return card - top if pile < 2 else top - card
+
+
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 _ONE = np.uint64(1)
 _ZERO = np.uint64(0)
