@@ -99,6 +99,11 @@ def test_added_pieces_move_the_action_pieces_with_the_others():
         ({"action_inputs": np.array([[5, 8]]), "action_gain": np.ones(2)}, "1 action pieces and 2 gains"),
         ({"action_inputs": np.array([[25, 8]]), "action_gain": np.ones(1)}, "must lie in the 30 entries"),
         ({"action_inputs": np.array([[0, 13]]), "action_gain": np.ones(1)}, "cover 1 to 12 actions"),
+        ({"action_inputs": np.array([[5.5, 8]]), "action_gain": np.ones(1)}, "not integers"),
+        (
+            {"action_inputs": np.array([[5, 8, 1]]), "action_gain": np.ones(1)},
+            "action_inputs .* and action_gain",
+        ),
     ],
 )
 def test_bad_action_pieces_in_a_policy_file_are_refused(weights, message):

@@ -27,9 +27,10 @@ from typing import Any
 
 import numpy as np
 
+from tabletop_core.contract.encoders import check_action_inputs
 from tabletop_core.kernel.mathf import tanh
 
-__all__ = ["ACTIVATIONS", "MLPPolicy", "check_action_inputs"]
+__all__ = ["ACTIVATIONS", "MLPPolicy"]
 
 ACTIVATIONS = ("tanh", "relu")
 """The hidden layers' nonlinearities a policy file may name (``activation``; ``tanh`` when
@@ -249,30 +250,16 @@ class MLPPolicy:
         return np.where(mask != 0, x, -np.inf).argmax(axis=1).astype(np.int64)
 
 
-def check_action_inputs(inputs: Any, obs_dim: int, num_actions: int) -> tuple[tuple[int, int], ...]:
-    """Action pieces' places ``((offset, size), ...)`` as int tuples, each checked to lie in
-    ``obs_dim`` observation entries and to cover 1 to ``num_actions`` actions.
-
-    Raises:
-        ValueError: a piece that does not fit, naming its entries and what is allowed.
-    """
-    out = tuple((int(o), int(n)) for o, n in np.asarray(inputs, np.int64).reshape(-1, 2))
-    for o, n in out:
-        if o < 0 or n < 1 or o + n > obs_dim or n > num_actions:
-            raise ValueError(
-                f"action piece at observation entries {o}..{o + n - 1}: it must lie in the "
-                f"{obs_dim} entries and cover 1 to {num_actions} actions"
-            )
-    return out
-
-
 def _action_pieces(weights: dict[str, Any], obs_dim: int, num_actions: int):
     """``(((offset, size), ...), gains (k,) float32)`` from a policy's weights (empty
     without action pieces; :class:`MLPPolicy`'s Raises)."""
     if "action_inputs" not in weights and "action_gain" not in weights:
         return (), np.zeros(0, np.float32)
     try:
-        inputs = np.asarray(weights["action_inputs"]).astype(np.int64).reshape(-1, 2)
+        raw = np.asarray(weights["action_inputs"])
+        if raw.dtype.kind not in "iu":
+            raise ValueError(f"action_inputs holds {raw.dtype} values, not integers")
+        inputs = raw.astype(np.int64).reshape(-1, 2)
         gain = np.asarray(weights["action_gain"], np.float32).reshape(-1)
     except (KeyError, ValueError, TypeError) as exc:
         raise ValueError(

@@ -23,12 +23,13 @@ Pattern after OpenSpiel's ``kuhn_poker.py`` (``pieces = [("player", 2, (2,)), ..
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
 __all__ = [
     "KINDS",
+    "check_action_inputs",
     "Piece",
     "ObservationLayout",
 ]
@@ -168,3 +169,20 @@ class ObservationLayout:
     def __repr__(self) -> str:
         inner = ", ".join(f"{p.name}{list(p.shape)}@{self.offset[p.name]}" for p in self.pieces)
         return f"ObservationLayout(dim={self.dim}: {inner})"
+
+
+def check_action_inputs(inputs: Any, obs_dim: int, num_actions: int) -> tuple[tuple[int, int], ...]:
+    """Action pieces' places ``((offset, size), ...)`` as int tuples, each checked to lie in
+    ``obs_dim`` observation entries and to cover 1 to ``num_actions`` actions.
+
+    Raises:
+        ValueError: a piece that does not fit, naming its entries and what is allowed.
+    """
+    out = tuple((int(o), int(n)) for o, n in np.asarray(inputs, np.int64).reshape(-1, 2))
+    for o, n in out:
+        if o < 0 or n < 1 or o + n > obs_dim or n > num_actions:
+            raise ValueError(
+                f"action piece at observation entries {o}..{o + n - 1}: it must lie in the "
+                f"{obs_dim} entries and cover 1 to {num_actions} actions"
+            )
+    return out

@@ -68,7 +68,7 @@ from typing import Any
 import numpy as np
 
 from tabletop_core.contract import loops, search
-from tabletop_core.contract.encoders import ObservationLayout
+from tabletop_core.contract.encoders import ObservationLayout, check_action_inputs
 from tabletop_core.kernel.records import at
 
 __all__ = ["GameDef", "Hooks", "observe_env", "bot_count_message"]
@@ -288,20 +288,15 @@ class GameDef:
         observation for ``options``; entry ``offset + a`` describes action ``a < size``.
 
         Raises:
-            ValueError: a named piece the layout lacks, or one longer than the action space.
+            ValueError: a named piece the layout lacks, or one longer than the action space
+                (:func:`~tabletop_core.contract.encoders.check_action_inputs`).
         """
         layout = self.observation_layout(options)
-        out = []
-        for name in self.action_pieces:
-            if name not in layout.offset:
-                raise ValueError(f"{self.name}: action piece {name!r} is no observation piece")
-            if layout.size[name] > self.num_actions:
-                raise ValueError(
-                    f"{self.name}: action piece {name!r} has {layout.size[name]} entries, "
-                    f"more than the {self.num_actions} actions"
-                )
-            out.append((int(layout.offset[name]), int(layout.size[name])))
-        return tuple(out)
+        missing = [name for name in self.action_pieces if name not in layout.offset]
+        if missing:
+            raise ValueError(f"{self.name}: action pieces {missing} are no observation pieces")
+        places = [(layout.offset[name], layout.size[name]) for name in self.action_pieces]
+        return check_action_inputs(places, layout.dim, self.num_actions)
 
     @property
     def baseline_dir(self) -> str:

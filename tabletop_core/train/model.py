@@ -41,7 +41,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from tabletop_core.agents.policy import ACTIVATIONS, check_action_inputs
+from tabletop_core.agents.policy import ACTIVATIONS
+from tabletop_core.contract.encoders import check_action_inputs
 from tabletop_core.kernel.jit import column_blocks, shards
 from tabletop_core.kernel.mathf import tanh_into
 from tabletop_core.train.head import legal_grad_input, legal_grad_weight, legal_logits
