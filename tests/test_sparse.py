@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tabletop_core.kernel.jit import column_blocks, shards
-from tabletop_core.train.sparse import density, sparse_linear, sparse_weight_grad
+from tabletop_core.train.sparse import SparseRows, density, sparse_linear, sparse_weight_grad
 
 
 def _case(n: int, d: int, h: int, fill: float, seed: int):
@@ -24,16 +24,18 @@ def _case(n: int, d: int, h: int, fill: float, seed: int):
     return x, w, bias, g
 
 
-def _run(x, w, bias, g, threads: int):
+def _run(x, w, bias, g, threads: int, rows=None):
     n, d = x.shape
+    rows = np.arange(n, dtype=np.int64) if rows is None else rows
     h = w.shape[1]
-    out, gw = np.full((n, h), np.nan, np.float32), np.full((h, d), np.nan, np.float32)
-    cols, count = np.full((n, d), -1, np.int32), np.full(n, -1, np.int32)
-    sparse_linear(shards(n, threads), x, w, bias, out, cols, count)
+    out, gw = np.full((len(rows), h), np.nan, np.float32), np.full((h, d), np.nan, np.float32)
+    listed = SparseRows(x, threads)
+    lists = (listed.start, listed.count, listed.cols, listed.vals)
+    sparse_linear(shards(len(rows), threads), rows, *lists, w, bias, out)
     bounds, blocks = column_blocks(h, d, threads)
     blocks.fill(np.nan)  # the kernel clears its own block
-    sparse_weight_grad(bounds, x, g, cols, count, blocks, gw)
-    return out, gw, cols, count
+    sparse_weight_grad(bounds, rows, *lists, g[: len(rows)], blocks, gw)
+    return out, gw, listed
 
 
 @settings(max_examples=30, deadline=None)
@@ -47,21 +49,51 @@ def _run(x, w, bias, g, threads: int):
 )
 def test_kernels_match_the_dense_layer(n, d, h, fill, threads, seed):
     x, w, bias, g = _case(n, d, h, fill, seed)
-    out, gw, cols, count = _run(x, w, bias, g, threads)
+    out, gw, listed = _run(x, w, bias, g, threads)
     x64 = x.astype(np.float64)
     np.testing.assert_allclose(out, x64 @ w + bias, rtol=1e-5, atol=1e-4 * np.sqrt(d))
     np.testing.assert_allclose(gw, g.T.astype(np.float64) @ x64, rtol=1e-5, atol=1e-4 * np.sqrt(n))
-    assert np.array_equal(count, np.count_nonzero(x, axis=1))
+    assert np.array_equal(listed.count, np.count_nonzero(x, axis=1))
     for i in range(n):
-        assert np.array_equal(cols[i, : count[i]], np.flatnonzero(x[i]))
+        entries = slice(listed.start[i], listed.start[i] + listed.count[i])
+        assert np.array_equal(listed.cols[entries], np.flatnonzero(x[i]))
+        assert np.array_equal(listed.vals[entries], x[i][x[i] != 0])
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    n=st.integers(1, 30),
+    picks=st.integers(0, 40),
+    fill=st.sampled_from([0.0, 0.1, 1.0]),
+    threads=st.integers(1, 3),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_rows_read_in_place_match_the_copied_rows(n, picks, fill, threads, seed):
+    """A minibatch read from the batch's listing (any rows, repeats, any order) gives the
+    floats of the same rows copied out and listed on their own: the trainer's update reads
+    its minibatches that way."""
+    x, w, bias, g = _case(n, 23, 37, fill, seed)
+    g = np.random.default_rng(seed).standard_normal((picks, 37)).astype(np.float32)
+    rows = np.random.default_rng(seed + 1).integers(0, n, picks).astype(np.int64)
+    out, gw, _ = _run(x, w, bias, g, threads, rows)
+    out_copy, gw_copy, _ = _run(np.ascontiguousarray(x[rows]).reshape(picks, 23), w, bias, g, threads)
+    assert np.array_equal(out, out_copy) and np.array_equal(gw, gw_copy)
+
+
+def test_listing_refuses_what_is_not_a_float32_matrix():
+    with pytest.raises(ValueError, match="float32"):
+        SparseRows(np.zeros((2, 3)), 1)
+    with pytest.raises(ValueError, match=r"\(M, D\)"):
+        SparseRows(np.zeros(3, np.float32), 1)
 
 
 def test_the_same_floats_whatever_the_thread_count():
     x, w, bias, g = _case(97, 214, 256, 0.1, 3)
-    first = _run(x, w, bias, g, 1)
+    out, gw, listed = _run(x, w, bias, g, 1)
     for threads in (2, 4):
-        for a, b in zip(first, _run(x, w, bias, g, threads)):
-            assert np.array_equal(a, b)
+        out_t, gw_t, listed_t = _run(x, w, bias, g, threads)
+        assert np.array_equal(out, out_t) and np.array_equal(gw, gw_t)
+        assert np.array_equal(listed.start, listed_t.start) and np.array_equal(listed.count, listed_t.count)
 
 
 @pytest.mark.parametrize(
@@ -124,3 +156,43 @@ def test_observations_of_the_wrong_width_get_a_clear_error():
     z, _, _ = agent.features_and_head(torch.ones(3, 8))
     assert z.shape == (3, 256)
     assert agent.features_and_head(torch.ones(8))[0].shape == (256,)  # one observation: dense
+
+
+def test_minibatch_rows_read_in_place_match_the_copied_minibatch():
+    """The update's minibatches read the rollout's listing and its action pieces in place
+    (:class:`ObservationRows`): the same logits, values and gradients, to the bit, as the
+    minibatch copied out, and every other path (dense first layer) reads the copy."""
+    torch = pytest.importorskip("torch")
+    from tabletop_core.train.model import Agent, ObservationRows, piece_values_at
+    from tabletop_core.train.sample import legal_index
+
+    rng = np.random.default_rng(5)
+    m, d, a = 200, 120, 40
+    obs = (rng.random((m, d)) < 0.15).astype(np.float32) * rng.random((m, d)).astype(np.float32)
+    masks = rng.random((m, a)) < 0.2
+    masks[:, 1] = True
+    k = int(masks.sum(1).max())
+    index, valid, position = np.empty((m, k), np.int64), np.empty((m, k), np.bool_), np.empty(m, np.int64)
+    legal_index(masks, np.ones(m, np.int64), k, index, valid, position)
+    obs_t, index_t = torch.from_numpy(obs), torch.from_numpy(index)
+    rows = torch.from_numpy(rng.integers(0, m, 64))
+    inputs = ((10, 30), (50, 12))
+    for sparse in (True, False):
+        results = []
+        for in_place in (False, True):
+            torch.manual_seed(2)
+            agent = Agent(d, a, action_inputs=inputs)
+            with torch.no_grad():
+                agent.action_gain.copy_(torch.tensor([0.3, -0.2]))
+            agent.sparse_input = sparse
+            if in_place:
+                batch = ObservationRows(
+                    obs_t, rows, SparseRows(obs, 2), piece_values_at(obs_t, index_t, inputs)
+                )
+            else:
+                batch = obs_t.index_select(0, rows)
+            logits, value = agent.legal_forward(batch, index_t.index_select(0, rows))
+            (logits.square().sum() + value.sum()).backward()
+            results.append([logits.detach(), value.detach()] + [p.grad.clone() for p in agent.parameters()])
+        for x, y in zip(*results):
+            assert torch.equal(x, y)

@@ -36,6 +36,7 @@ other from the first update, where the trunk had to learn it action by action
 from __future__ import annotations
 
 import functools
+from typing import NamedTuple
 
 import numpy as np
 import torch
@@ -47,14 +48,16 @@ from tabletop_core.kernel.jit import column_blocks, shards
 from tabletop_core.kernel.mathf import tanh_into
 from tabletop_core.train.head import legal_grad_input, legal_grad_weight, legal_logits
 from tabletop_core.train.sample import scatter_head_grad
-from tabletop_core.train.sparse import sparse_linear, sparse_weight_grad
+from tabletop_core.train.sparse import SparseRows, sparse_linear, sparse_weight_grad
 
 __all__ = [
     "Agent",
+    "ObservationRows",
     "fused_available",
     "masked_gumbel_sample",
     "masked_logits",
     "model_flops_per_sample",
+    "piece_values_at",
 ]
 
 NEG = -1e9
@@ -184,37 +187,63 @@ class _LegalHead(torch.autograd.Function):
         return grad_z, _weight_grad(grad_out, z).float(), grad_bias, None, None
 
 
+class ObservationRows(NamedTuple):
+    """Rows ``rows`` of a batch of observations, for a network call that reads them in
+    place: the update's minibatches, drawn from a rollout whose nonzero entries were listed
+    once (:class:`~tabletop_core.train.sparse.SparseRows`). The sparse first layer reads
+    the listed rows, with no copy of the dense ones; every other path takes
+    :meth:`dense`."""
+
+    obs: torch.Tensor
+    """(M, D) the batch."""
+    rows: torch.Tensor
+    """(N,) int64, the rows read, in order."""
+    listed: SparseRows | None = None
+    """``obs``'s nonzero entries (float32 CPU observations), or None."""
+    piece_values: torch.Tensor | None = None
+    """(M, J, K) float32: the action pieces' entries at the batch's legal actions
+    (:func:`piece_values_at` of ``obs`` and its (M, K) legal index), for a call whose
+    index is that legal index's ``rows``; or None."""
+
+    def dense(self) -> torch.Tensor:
+        """``obs[rows]`` (N, D), a copy."""
+        return self.obs.index_select(0, self.rows)  # faster than obs[rows]
+
+
 class _SparseLinear(torch.autograd.Function):
     """``x @ W.T + b`` (float32 CPU) over each row's nonzero entries of ``x`` alone, forward
     and for the weight gradient (:mod:`tabletop_core.train.sparse`), on
-    ``torch.get_num_threads()`` threads. ``x`` gets a gradient only where autograd asks
-    for one (a dense ``g @ W``); the trainer's observations never do. Returns ``(N, H)``
-    float32 and writes the number of nonzero entries read to ``nonzeros[0]`` ((1,) int64
-    array: the FLOPs the trainer counts)."""
+    ``torch.get_num_threads()`` threads. ``x`` is a dense (N, D) tensor, listed here, or
+    :class:`ObservationRows` with their listing. A dense ``x`` gets a gradient only where
+    autograd asks for one (a dense ``g @ W``); the trainer's observations never do. Returns ``(N, H)`` float32 and writes the number of nonzero entries read to
+    ``nonzeros[0]`` ((1,) int64 array: the FLOPs the trainer counts)."""
 
     @staticmethod
     def forward(ctx, x, weight, bias, nonzeros):
-        x = x.detach().contiguous()
-        n, d = x.shape
-        wt = weight.detach().t().contiguous()
-        out = torch.empty((n, wt.shape[1]))
-        cols, count = np.empty((n, d), np.int32), np.empty(n, np.int32)
         threads = torch.get_num_threads()
+        if isinstance(x, ObservationRows):
+            listed, rows = x.listed, x.rows.numpy()
+        else:
+            listed = SparseRows(x.detach().contiguous().numpy(), threads)
+            rows = np.arange(x.shape[0], dtype=np.int64)
+        wt = weight.detach().t().contiguous()
+        out = torch.empty((rows.shape[0], wt.shape[1]))
+        lists = (listed.start, listed.count, listed.cols, listed.vals)
         sparse_linear(
-            shards(n, threads), x.numpy(), wt.numpy(), bias.detach().numpy(), out.numpy(), cols, count
+            shards(rows.shape[0], threads), rows, *lists, wt.numpy(), bias.detach().numpy(), out.numpy()
         )
-        ctx.save_for_backward(x, weight)
-        ctx.cols, ctx.count, ctx.threads = cols, count, threads
-        nonzeros[0] = count.sum()
+        ctx.save_for_backward(weight)
+        ctx.rows, ctx.lists, ctx.dim, ctx.threads = rows, lists, listed.shape[1], threads
+        nonzeros[0] = listed.nonzeros(rows)
         return out
 
     @staticmethod
     def backward(ctx, grad_out):
-        x, weight = ctx.saved_tensors
+        (weight,) = ctx.saved_tensors
         g = grad_out.contiguous()
         grad_w = torch.empty_like(weight)
-        bounds, blocks = column_blocks(g.shape[1], x.shape[1], ctx.threads)
-        sparse_weight_grad(bounds, x.numpy(), g.numpy(), ctx.cols, ctx.count, blocks, grad_w.numpy())
+        bounds, blocks = column_blocks(g.shape[1], ctx.dim, ctx.threads)
+        sparse_weight_grad(bounds, ctx.rows, *ctx.lists, g.numpy(), blocks, grad_w.numpy())
         grad_x = g @ weight if ctx.needs_input_grad[0] else None
         return grad_x, grad_w, g.sum(0), None
 
@@ -331,12 +360,18 @@ class Agent(nn.Module):
         self.fused = bool(on) and fused_available()
         return self
 
-    def _features(self, obs: torch.Tensor) -> torch.Tensor:
-        if obs.shape[-1] != self.obs_dim:  # the sparse layer would read past its weights
+    def _features(self, obs: torch.Tensor | ObservationRows) -> torch.Tensor:
+        batch = obs.obs if isinstance(obs, ObservationRows) else obs
+        if batch.shape[-1] != self.obs_dim:  # the sparse layer would read past its weights
             raise ValueError(
-                f"observations of {obs.shape[-1]} floats (shape {tuple(obs.shape)}); this network "
+                f"observations of {batch.shape[-1]} floats (shape {tuple(batch.shape)}); this network "
                 f"takes {self.obs_dim}"
             )
+        if isinstance(obs, ObservationRows):
+            if obs.listed is not None and self.sparse_input and not self.fused:
+                first = self.trunk[0]
+                return self.trunk[1:](_SparseLinear.apply(obs, first.weight, first.bias, self.input_nonzeros))
+            obs = obs.dense()
         if not self.fused:
             sparse = self.sparse_input and obs.dim() == 2 and obs.dtype == torch.float32
             if sparse and obs.device.type == "cpu":
@@ -393,8 +428,11 @@ class Agent(nn.Module):
         out = _linear(z.to(_BF16), w.to(_BF16), b.to(_BF16))
         return self._with_action_term(out[:, :-1], obs), out[:, -1]
 
-    def legal_forward(self, obs: torch.Tensor, index: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """``(logits at index (N, K) float32, value (N,) float32)``: the logits of each
+    def legal_forward(
+        self, obs: torch.Tensor | ObservationRows, index: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(logits at index (N, K) float32, value (N,) float32)`` for observations ``obs``
+        ((N, D), or :class:`ObservationRows` read in place): the logits of each
         sample's legal actions only (``index`` from
         :func:`~tabletop_core.train.sample.legal_index`), what the PPO loss needs. On a CPU
         through :class:`_LegalHead` (fused bfloat16) or :class:`_LegalDots` (float32: only
@@ -420,9 +458,10 @@ class Agent(nn.Module):
             obs, index, self.action_gain * ACTION_GAIN_SCALE, self.action_inputs
         ), value
 
-    def value_only(self, obs: torch.Tensor) -> torch.Tensor:
-        """The value from the trunk's features with no gradient into the trunk: what the
-        critic warm-up trains, leaving the actor (a cloned policy) untouched."""
+    def value_only(self, obs: torch.Tensor | ObservationRows) -> torch.Tensor:
+        """The value (N,) of observations ``obs`` ((N, D), or :class:`ObservationRows`)
+        from the trunk's features with no gradient into the trunk: what the critic warm-up
+        trains, leaving the actor (a cloned policy) untouched."""
         with torch.no_grad():
             z = self._features(obs)
         if self.fused:
@@ -460,18 +499,38 @@ def piece_term(obs: torch.Tensor, gains: torch.Tensor, inputs: tuple[tuple[int, 
     return term
 
 
-def piece_term_at(
-    obs: torch.Tensor, index: torch.Tensor, gains: torch.Tensor, inputs: tuple[tuple[int, int], ...]
+def piece_values_at(
+    obs: torch.Tensor, index: torch.Tensor, inputs: tuple[tuple[int, int], ...]
 ) -> torch.Tensor:
-    """:func:`piece_term` at ``index`` ((N, K) int64) alone: (N, K) float32, gathered from
-    the observation (which takes no gradient), so only the gains' (N, K) products enter
-    autograd, not (N, E) ones; the update's legal logits (:meth:`Agent.legal_forward`)."""
-    total = None
-    for j, (o, n) in enumerate(inputs):
-        with torch.no_grad():
+    """``(N, J, K)`` float32, no gradient: each action piece's entry at each action of
+    ``index`` ((N, K) int64), ``obs[i, o_j + index[i, k]]`` (0 past piece ``j``), for
+    observations ``obs`` (N, D) and the pieces' ``(o_j, n_j)`` ``inputs``."""
+    with torch.no_grad():
+        out = torch.empty((index.shape[0], len(inputs), index.shape[1]), device=obs.device)
+        for j, (o, n) in enumerate(inputs):
             at = obs.gather(1, (index + o).clamp(max=o + n - 1)).float()
-            at = torch.where(index < n, at, 0.0)
-        part = at * gains[j]
+            out[:, j] = torch.where(index < n, at, 0.0)
+    return out
+
+
+def piece_term_at(
+    obs: torch.Tensor | ObservationRows,
+    index: torch.Tensor,
+    gains: torch.Tensor,
+    inputs: tuple[tuple[int, int], ...],
+) -> torch.Tensor:
+    """:func:`piece_term` at ``index`` ((N, K) int64) alone: (N, K) float32, from the
+    pieces' entries there (:func:`piece_values_at`; :class:`ObservationRows` carry them
+    for the batch's legal actions), which take no gradient, so only the gains' (N, K)
+    products enter autograd, not (N, E) ones; the update's legal logits
+    (:meth:`Agent.legal_forward`)."""
+    if isinstance(obs, ObservationRows) and obs.piece_values is not None:
+        values = obs.piece_values.index_select(0, obs.rows)
+    else:
+        values = piece_values_at(obs.dense() if isinstance(obs, ObservationRows) else obs, index, inputs)
+    total = None
+    for j in range(len(inputs)):
+        part = values[:, j] * gains[j]
         total = part if total is None else total + part
     return total
 

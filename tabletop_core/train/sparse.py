@@ -4,20 +4,26 @@ The games' observations are mostly zeros: flags, one-hot cards, planes. The Game
 2-player row has 606 floats of which about 30-40 are nonzero; Exit Now's planes are
 sparser still. A dense first layer multiplies every zero by its weight column, forward (``x @
 W.T``) and for the weight gradient (``g.T @ x``): in The Game that layer was about two
-fifths of the network's multiply-adds. Here each row's nonzero entries are listed once
-(:func:`sparse_linear`), the forward pass sums their weight rows and the weight gradient
-adds ``x[i, j] * g[i]`` to column ``j`` of the gradient for those entries alone
-(:func:`sparse_weight_grad`). The observation needs no gradient, so nothing else is
-computed.
+fifths of the network's multiply-adds. Here a batch's nonzero entries are listed once, as
+compressed sparse rows (:class:`SparseRows`); the forward pass sums their weight rows
+(:func:`sparse_linear`) and the weight gradient adds ``x[i, j] * g[i]`` to column ``j`` of
+the gradient for those entries alone (:func:`sparse_weight_grad`). The observation needs no
+gradient, so nothing else is computed. Both read any list of the batch's rows, in the
+order given: the trainer lists a rollout's observations once per update and each
+minibatch reads its rows from that list, with no copy of the dense rows and no listing per
+minibatch.
 
-Shapes: ``x`` (N, D) float32 observations; ``wt`` (D, H) float32, the layer's weight
-transposed (``W.T``, contiguous); ``bias`` (H,) float32; ``out`` (N, H) float32; ``cols``
-(N, D) int32 scratch (row ``i``'s nonzero columns, ``count[i]`` of them, in order);
-``count`` (N,) int32; ``g`` (N, H) float32 the output's gradient; ``gw`` (H, D) float32
-the weight's gradient. All C-contiguous. ``bounds`` (T + 1,) int64
-(:func:`~tabletop_core.kernel.jit.shards`) splits the work into ``T`` shards, one per thread of numba's threading layer: rows in the forward
-pass, output columns in the gradient, so no two threads write the same float and every
-call gives the same floats, whatever the thread count.
+Shapes: ``x`` (M, D) float32 observations; ``rows`` (N,) int64, the rows of ``x`` a call
+reads; ``start`` (M,) int64, ``count`` (M,) int64, ``cols`` (nnz + M,) int32 and ``vals``
+(nnz + M,) float32: row ``r``'s nonzero columns and values at ``start[r]:start[r] +
+count[r]``, in column order (each row has one spare slot after its entries);
+``wt`` (D, H) float32, the layer's weight transposed (``W.T``, contiguous); ``bias`` (H,)
+float32; ``out`` (N, H) float32; ``g`` (N, H) float32 the output's gradient; ``gw`` (H, D)
+float32 the weight's gradient. All C-contiguous. ``bounds`` (T + 1,) int64
+(:func:`~tabletop_core.kernel.jit.shards`) splits the work into ``T`` shards, one per thread
+of numba's threading layer: rows in the listing and the forward pass, output columns in the
+gradient, so no two threads write the same float and every call gives the same floats,
+whatever the thread count.
 
 The sums run in the order of the nonzero columns, not a matmul's blocked order, so they
 differ from a dense layer's in the last bits.
@@ -28,9 +34,9 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from tabletop_core.kernel.jit import kernel
+from tabletop_core.kernel.jit import kernel, shards
 
-__all__ = ["SPARSE_DENSITY", "density", "sparse_linear", "sparse_weight_grad"]
+__all__ = ["SPARSE_DENSITY", "SparseRows", "density", "sparse_linear", "sparse_weight_grad"]
 
 SPARSE_DENSITY = 0.25
 """The largest fraction of nonzero observation entries at which the trainer takes the
@@ -42,46 +48,101 @@ def density(x: np.ndarray) -> float:
     return float(np.count_nonzero(x)) / x.size if x.size else 0.0
 
 
+@kernel(parallel=True)
+def _count_rows(bounds, x, count):
+    """``count[r]`` = the nonzero entries of row ``r`` of ``x``; rows ``bounds[k]:bounds[k +
+    1]`` on thread ``k``."""
+    for k in prange(bounds.shape[0] - 1):
+        for r in range(bounds[k], bounds[k + 1]):
+            c = 0
+            for j in range(x.shape[1]):
+                c += x[r, j] != 0.0
+            count[r] = c
+
+
+@kernel(parallel=True)
+def _list_rows(bounds, x, start, cols, vals):
+    """Each row's nonzero columns and values at ``start[r]:``, in column order, listed
+    without a branch: each column is written and the position moved on by the test, so a
+    row's zeros after its last entry land in its spare slot."""
+    for k in prange(bounds.shape[0] - 1):
+        for r in range(bounds[k], bounds[k + 1]):
+            p = start[r]
+            for j in range(x.shape[1]):
+                v = x[r, j]
+                cols[p] = j
+                vals[p] = v
+                p += v != 0.0
+
+
+class SparseRows:
+    """A batch of observations' nonzero entries as compressed sparse rows, listed once.
+
+    Args:
+        x: (M, D) float32, C-contiguous, the observations.
+        threads: the threads the listing runs on (the rows split between them).
+
+    Attributes: ``start`` (M,) int64, ``count`` (M,) int64, ``cols`` (nnz + M,) int32,
+    ``vals`` (nnz + M,) float32 (row ``r``'s entries at ``start[r]:start[r] + count[r]``,
+    in column order, then one spare slot), ``shape`` ``(M, D)``.
+
+    Raises:
+        ValueError: ``x`` is not a 2-D float32 array.
+    """
+
+    def __init__(self, x: np.ndarray, threads: int):
+        if x.ndim != 2 or x.dtype != np.float32:
+            raise ValueError(f"observations must be (M, D) float32, not {x.shape} {x.dtype}")
+        x = np.ascontiguousarray(x)
+        self.shape = x.shape
+        bounds = shards(x.shape[0], threads)
+        self.count = np.empty(x.shape[0], np.int64)
+        _count_rows(bounds, x, self.count)
+        ends = np.cumsum(self.count + 1)
+        self.start = ends - self.count - 1
+        slots = int(ends[-1]) if len(ends) else 0
+        self.cols, self.vals = np.empty(slots, np.int32), np.empty(slots, np.float32)
+        _list_rows(bounds, x, self.start, self.cols, self.vals)
+
+    def nonzeros(self, rows: np.ndarray) -> int:
+        """The nonzero entries of ``rows`` ((N,) int64) together."""
+        return int(self.count[rows].sum())
+
+
 @kernel(fastmath={"contract"})
-def _linear_rows(lo, hi, x, wt, bias, out, cols, count):
-    """Rows ``lo:hi`` of :func:`sparse_linear`. The nonzero columns are listed without a
-    branch (each column written, the count moved on by the test), and their weight rows
-    summed four at a time, so each output float is loaded and stored once per four."""
-    d = x.shape[1]
+def _linear_rows(lo, hi, rows, start, count, cols, vals, wt, bias, out):
+    """Output rows ``lo:hi`` of :func:`sparse_linear`: the listed weight rows summed four
+    at a time, so each output float is loaded and stored once per four."""
     h = wt.shape[1]
     for i in range(lo, hi):
-        c = 0
-        for j in range(d):
-            cols[i, c] = j
-            c += x[i, j] != 0.0
-        count[i] = c
+        r = rows[i]
+        q = start[r]
+        end = q + count[r]
         for t in range(h):
             out[i, t] = bias[t]
-        q = 0
-        while q + 4 <= c:
-            j0, j1, j2, j3 = cols[i, q], cols[i, q + 1], cols[i, q + 2], cols[i, q + 3]
-            v0, v1, v2, v3 = x[i, j0], x[i, j1], x[i, j2], x[i, j3]
+        while q + 4 <= end:
+            j0, j1, j2, j3 = cols[q], cols[q + 1], cols[q + 2], cols[q + 3]
+            v0, v1, v2, v3 = vals[q], vals[q + 1], vals[q + 2], vals[q + 3]
             for t in range(h):
                 out[i, t] += (v0 * wt[j0, t] + v1 * wt[j1, t]) + (v2 * wt[j2, t] + v3 * wt[j3, t])
             q += 4
-        for r in range(q, c):
-            j = cols[i, r]
-            v = x[i, j]
+        for p in range(q, end):
+            j = cols[p]
+            v = vals[p]
             for t in range(h):
                 out[i, t] += v * wt[j, t]
 
 
 @kernel(parallel=True)
-def sparse_linear(bounds, x, wt, bias, out, cols, count):
-    """``out = x @ wt + bias`` over each row's nonzero entries of ``x``, which it lists in
-    ``cols``/``count`` for :func:`sparse_weight_grad`; rows ``bounds[k]:bounds[k + 1]``
-    on thread ``k``."""
+def sparse_linear(bounds, rows, start, count, cols, vals, wt, bias, out):
+    """``out[i] = x[rows[i]] @ wt + bias`` over the row's listed nonzero entries (a
+    :class:`SparseRows`' arrays); output rows ``bounds[k]:bounds[k + 1]`` on thread ``k``."""
     for k in prange(bounds.shape[0] - 1):
-        _linear_rows(bounds[k], bounds[k + 1], x, wt, bias, out, cols, count)
+        _linear_rows(bounds[k], bounds[k + 1], rows, start, count, cols, vals, wt, bias, out)
 
 
 @kernel(fastmath={"contract"})
-def _weight_grad_cols(t0, t1, x, g, cols, count, block, gw):
+def _weight_grad_cols(t0, t1, rows, start, count, cols, vals, g, block, gw):
     """Output columns ``t0:t1`` of :func:`sparse_weight_grad`, summed in ``block`` (D, at
     least ``t1 - t0``) float32, this thread's own scratch, then written transposed to rows
     ``t0:t1`` of ``gw``. Threads that added into one shared array, each to its own columns,
@@ -94,9 +155,10 @@ def _weight_grad_cols(t0, t1, x, g, cols, count, block, gw):
         for t in range(w):
             block[j, t] = 0.0
     for i in range(g.shape[0]):
-        for q in range(count[i]):
-            j = cols[i, q]
-            v = x[i, j]
+        r = rows[i]
+        for p in range(start[r], start[r] + count[r]):
+            j = cols[p]
+            v = vals[p]
             for t in range(w):
                 block[j, t] += v * g[i, base + np.uint64(t)]
     for t in range(w):
@@ -105,11 +167,10 @@ def _weight_grad_cols(t0, t1, x, g, cols, count, block, gw):
 
 
 @kernel(parallel=True)
-def sparse_weight_grad(bounds, x, g, cols, count, blocks, gw):
-    """``gw = g.T @ x``, the weight's gradient ((H, D) float32, a ``torch.nn.Linear``
-    weight's layout), over the nonzero entries :func:`sparse_linear` listed, the samples in
-    order; output columns ``bounds[k]:bounds[k + 1]`` on thread ``k``, summed in
-    ``blocks[k]`` (``blocks`` (T, D, W) float32 scratch, ``W`` at least the widest
-    shard)."""
+def sparse_weight_grad(bounds, rows, start, count, cols, vals, g, blocks, gw):
+    """``gw = g.T @ x[rows]``, the weight's gradient ((H, D) float32, a ``torch.nn.Linear``
+    weight's layout), over the listed nonzero entries, the samples in order; output columns
+    ``bounds[k]:bounds[k + 1]`` on thread ``k``, summed in ``blocks[k]`` (``blocks`` (T, D,
+    W) float32 scratch, ``W`` at least the widest shard)."""
     for k in prange(bounds.shape[0] - 1):
-        _weight_grad_cols(bounds[k], bounds[k + 1], x, g, cols, count, blocks[k], gw)
+        _weight_grad_cols(bounds[k], bounds[k + 1], rows, start, count, cols, vals, g, blocks[k], gw)

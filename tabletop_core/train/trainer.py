@@ -60,8 +60,10 @@ from tabletop_core.train.model import (
     ACTION_GAIN_SCALE,
     NEG,
     Agent,
+    ObservationRows,
     masked_gumbel_sample,
     model_flops_per_sample,
+    piece_values_at,
 )
 from tabletop_core.train.muon import Muon
 from tabletop_core.train.opponents import (
@@ -73,7 +75,7 @@ from tabletop_core.train.opponents import (
     split_envs,
 )
 from tabletop_core.train.sample import legal_index, masked_sample, max_legal, sample_legal_dots
-from tabletop_core.train.sparse import SPARSE_DENSITY, density
+from tabletop_core.train.sparse import SPARSE_DENSITY, SparseRows, density
 
 __all__ = ["TrainConfig", "Trainer"]
 
@@ -217,6 +219,12 @@ class _Batch(NamedTuple):
     old_logp: torch.Tensor
     advs: torch.Tensor
     rets: torch.Tensor
+    listed: SparseRows | None  # obs's nonzero entries, listed once for the sparse first layer
+    piece_values: torch.Tensor | None  # the action pieces' entries at lidx (M, J, K)
+
+    def rows(self, idx: torch.Tensor) -> ObservationRows:
+        """Minibatch ``idx``'s observations, read in place."""
+        return ObservationRows(self.obs, idx, self.listed, self.piece_values)
 
 
 class Trainer:
@@ -656,13 +664,22 @@ class Trainer:
         old_logp = kept(self.logp_buf)
         advs = kept(torch.from_numpy(adv).to(self.device))
         rets = kept(torch.from_numpy(ret).to(self.device))
-        return _Batch(obs, lidx, lbias, lpos, old_logp, advs, rets)
+        listed = None
+        if (
+            self.agent.sparse_input
+            and not self.agent.fused
+            and obs.dtype == torch.float32
+            and obs.device.type == "cpu"
+        ):
+            listed = SparseRows(obs.numpy(), torch.get_num_threads())
+        inputs = self.agent.action_inputs
+        pieces = piece_values_at(obs, lidx, inputs) if inputs else None
+        return _Batch(obs, lidx, lbias, lpos, old_logp, advs, rets, listed, pieces)
 
     def _legal_forward(self, batch: _Batch, idx: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """The logits of minibatch ``idx``'s legal actions (N, K) and its values (N,)."""
         with self._autocast():
-            # index_select, not x[idx]: much faster on the bf16 observations
-            return self.agent.legal_forward(batch.obs.index_select(0, idx), batch.lidx.index_select(0, idx))
+            return self.agent.legal_forward(batch.rows(idx), batch.lidx.index_select(0, idx))
 
     def _ppo_step_torch(self, batch: _Batch, idx: torch.Tensor) -> tuple[float, ...]:
         """One optimiser step on minibatch ``idx`` with the PPO loss in torch operations
@@ -747,11 +764,10 @@ class Trainer:
         for _ in range(cfg.epochs):
             perm = torch.randperm(m, generator=self.gen, device=self.device)
             for start in range(0, m - mb + 1, mb):  # full minibatches only (equal weight)
-                # index_select, not x[idx]: much faster on the bf16 observations
                 idx = perm[start : start + mb]
                 if self.update_idx < cfg.critic_warmup:  # only the value head learns
                     with self._autocast():
-                        value = self.agent.value_only(obs.index_select(0, idx))
+                        value = self.agent.value_only(batch.rows(idx))
                     v_loss = 0.5 * (value.float() - rets.index_select(0, idx)).pow(2).mean()
                     self._zero_grad()
                     (cfg.vf_coef * v_loss).backward()
