@@ -61,18 +61,25 @@ def _count_rows(bounds, x, count):
 
 
 @kernel(parallel=True)
-def _list_rows(bounds, x, start, cols, vals):
-    """Each row's nonzero columns and values at ``start[r]:``, in column order, listed
-    without a branch: each column is written and the position moved on by the test, so a
-    row's zeros after its last entry land in its spare slot."""
+def _list_rows(bounds, x, words, start, cols, vals):
+    """Each row's nonzero columns and values at ``start[r]:``, in column order. ``words``
+    is ``x`` viewed as unsigned words of ``w`` floats each (``w`` = ``x.shape[1] //
+    words.shape[1]``, 2 or 1): a word whose bits are all zero holds only zeros and is
+    skipped, most of a row. The floats of the other words are listed without a branch:
+    each is written and the position moved on by the test, so a zero after a row's last
+    entry lands in its spare slot."""
+    d = x.shape[1]
+    w = d // words.shape[1]
     for k in prange(bounds.shape[0] - 1):
         for r in range(bounds[k], bounds[k + 1]):
             p = start[r]
-            for j in range(x.shape[1]):
-                v = x[r, j]
-                cols[p] = j
-                vals[p] = v
-                p += v != 0.0
+            for q in range(words.shape[1]):
+                if words[r, q] != 0:
+                    for j in range(w * q, w * q + w):
+                        v = x[r, j]
+                        cols[p] = j
+                        vals[p] = v
+                        p += v != 0.0
 
 
 class SparseRows:
@@ -102,7 +109,8 @@ class SparseRows:
         self.start = ends - self.count - 1
         slots = int(ends[-1]) if len(ends) else 0
         self.cols, self.vals = np.empty(slots, np.int32), np.empty(slots, np.float32)
-        _list_rows(bounds, x, self.start, self.cols, self.vals)
+        words = x.view(np.uint64) if x.shape[1] % 2 == 0 else x.view(np.uint32)
+        _list_rows(bounds, x, words, self.start, self.cols, self.vals)
 
     def nonzeros(self, rows: np.ndarray) -> int:
         """The nonzero entries of ``rows`` ((N,) int64) together."""
