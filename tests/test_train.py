@@ -694,7 +694,7 @@ def test_compiled_update_step_matches_the_torch_step(optimizer):
     a, b = (Trainer(_small(seed=6, bf16="off", optimizer=optimizer)) for _ in range(2))
     for tr in (a, b):
         tr.collect()
-    batch_a, batch_b = a._rollout_batch(), b._rollout_batch()
+    batch_a, batch_b = a._read_once(a._rollout_batch()), b._rollout_batch()  # in place, copied
     idx = torch.randperm(batch_a.obs.shape[0], generator=torch.Generator().manual_seed(0))[:128]
     sa = a._ppo_step_compiled(batch_a, idx)
     sb = b._ppo_step_torch(batch_b, idx)

@@ -596,7 +596,7 @@ class Trainer:
         if lr is not None:
             for opt in self._optimizers():
                 opt.param_groups[0]["lr"] = lr
-        stats, count = self._optimise(batch)
+        stats, count = self._optimise(self._read_once(batch))
         t2 = tick()
         self.seconds["plumbing"] += t1 - t0
         self.seconds["update"] += t2 - t1
@@ -664,17 +664,19 @@ class Trainer:
         old_logp = kept(self.logp_buf)
         advs = kept(torch.from_numpy(adv).to(self.device))
         rets = kept(torch.from_numpy(ret).to(self.device))
+        return _Batch(obs, lidx, lbias, lpos, old_logp, advs, rets, None, None)
+
+    def _read_once(self, batch: _Batch) -> _Batch:
+        """``batch`` with what every minibatch reads computed once: the nonzero entries of
+        the observations where the first layer is sparse, and the action pieces' entries
+        at the legal actions (the network's own work, timed with the update)."""
+        obs, agent = batch.obs, self.agent
         listed = None
-        if (
-            self.agent.sparse_input
-            and not self.agent.fused
-            and obs.dtype == torch.float32
-            and obs.device.type == "cpu"
-        ):
+        if agent.sparse_input and not agent.fused and obs.dtype == torch.float32 and obs.device.type == "cpu":
             listed = SparseRows(obs.numpy(), torch.get_num_threads())
-        inputs = self.agent.action_inputs
-        pieces = piece_values_at(obs, lidx, inputs) if inputs else None
-        return _Batch(obs, lidx, lbias, lpos, old_logp, advs, rets, listed, pieces)
+        inputs = agent.action_inputs
+        pieces = piece_values_at(obs, batch.lidx, inputs) if inputs else None
+        return batch._replace(listed=listed, piece_values=pieces)
 
     def _legal_forward(self, batch: _Batch, idx: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """The logits of minibatch ``idx``'s legal actions (N, K) and its values (N,)."""
