@@ -158,10 +158,13 @@ def test_observations_of_the_wrong_width_get_a_clear_error():
     assert agent.features_and_head(torch.ones(8))[0].shape == (256,)  # one observation: dense
 
 
-def test_minibatch_rows_read_in_place_match_the_copied_minibatch():
+@pytest.mark.parametrize("skipped_rows", [False, True])
+def test_minibatch_rows_read_in_place_match_the_copied_minibatch(skipped_rows):
     """The update's minibatches read the rollout's listing and its action pieces in place
     (:class:`ObservationRows`): the same logits, values and gradients, to the bit, as the
-    minibatch copied out, and every other path (dense first layer) reads the copy."""
+    minibatch copied out, and every other path (dense first layer) reads the copy. With
+    ``skipped_rows`` the samples are some rows of a larger buffer (a rollout whose other
+    transitions are not learned from), read through their row ids."""
     torch = pytest.importorskip("torch")
     from tabletop_core.train.model import Agent, ObservationRows, piece_values_at
     from tabletop_core.train.sample import legal_index
@@ -185,7 +188,13 @@ def test_minibatch_rows_read_in_place_match_the_copied_minibatch():
             with torch.no_grad():
                 agent.action_gain.copy_(torch.tensor([0.3, -0.2]))
             agent.sparse_input = sparse
-            if in_place:
+            if in_place and skipped_rows:  # the samples are every other row of `full`
+                full = np.repeat(obs, 2, axis=0)
+                full[1::2] = rng.random((m, d)).astype(np.float32)
+                full_t, sample_rows = torch.from_numpy(full), torch.arange(0, 2 * m, 2)
+                pieces = piece_values_at(full_t, index_t, inputs, sample_rows)
+                batch = ObservationRows(full_t, sample_rows[rows], SparseRows(full, 2), pieces, rows)
+            elif in_place:
                 batch = ObservationRows(
                     obs_t, rows, SparseRows(obs, 2), piece_values_at(obs_t, index_t, inputs)
                 )

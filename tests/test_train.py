@@ -695,7 +695,7 @@ def test_compiled_update_step_matches_the_torch_step(optimizer):
     for tr in (a, b):
         tr.collect()
     batch_a, batch_b = a._read_once(a._rollout_batch()), b._rollout_batch()  # in place, copied
-    idx = torch.randperm(batch_a.obs.shape[0], generator=torch.Generator().manual_seed(0))[:128]
+    idx = torch.randperm(batch_a.size, generator=torch.Generator().manual_seed(0))[:128]
     sa = a._ppo_step_compiled(batch_a, idx)
     sb = b._ppo_step_torch(batch_b, idx)
     # the first step's pg loss is the mean of normalised advantages (ratio 1): 0 up to rounding

@@ -201,9 +201,11 @@ class ObservationRows(NamedTuple):
     listed: SparseRows | None = None
     """``obs``'s nonzero entries (float32 CPU observations), or None."""
     piece_values: torch.Tensor | None = None
-    """(M, J, K) float32: the action pieces' entries at the batch's legal actions
-    (:func:`piece_values_at` of ``obs`` and its (M, K) legal index), for a call whose
-    index is that legal index's ``rows``; or None."""
+    """(S, J, K) float32: the action pieces' entries at the legal actions of the batch's
+    ``S`` samples (:func:`piece_values_at`), for a call whose index is those samples'
+    legal index at ``samples``; or None."""
+    samples: torch.Tensor | None = None
+    """(N,) int64, the samples read from ``piece_values`` (``rows`` when None)."""
 
     def dense(self) -> torch.Tensor:
         """``obs[rows]`` (N, D), a copy."""
@@ -500,15 +502,21 @@ def piece_term(obs: torch.Tensor, gains: torch.Tensor, inputs: tuple[tuple[int, 
 
 
 def piece_values_at(
-    obs: torch.Tensor, index: torch.Tensor, inputs: tuple[tuple[int, int], ...]
+    obs: torch.Tensor,
+    index: torch.Tensor,
+    inputs: tuple[tuple[int, int], ...],
+    rows: torch.Tensor | None = None,
 ) -> torch.Tensor:
     """``(N, J, K)`` float32, no gradient: each action piece's entry at each action of
-    ``index`` ((N, K) int64), ``obs[i, o_j + index[i, k]]`` (0 past piece ``j``), for
-    observations ``obs`` (N, D) and the pieces' ``(o_j, n_j)`` ``inputs``."""
+    ``index`` ((N, K) int64), ``obs[r_i, o_j + index[i, k]]`` (0 past piece ``j``), for
+    observations ``obs`` and the pieces' ``(o_j, n_j)`` ``inputs``; ``r_i`` is
+    ``rows[i]`` ((N,) int64 rows of ``obs``), or ``i`` when ``rows`` is None (``obs``
+    (N, D))."""
     with torch.no_grad():
         out = torch.empty((index.shape[0], len(inputs), index.shape[1]), device=obs.device)
         for j, (o, n) in enumerate(inputs):
-            at = obs.gather(1, (index + o).clamp(max=o + n - 1)).float()
+            cols = (index + o).clamp(max=o + n - 1)
+            at = (obs.gather(1, cols) if rows is None else obs[rows[:, None], cols]).float()
             out[:, j] = torch.where(index < n, at, 0.0)
     return out
 
@@ -525,7 +533,7 @@ def piece_term_at(
     products enter autograd, not (N, E) ones; the update's legal logits
     (:meth:`Agent.legal_forward`)."""
     if isinstance(obs, ObservationRows) and obs.piece_values is not None:
-        values = obs.piece_values.index_select(0, obs.rows)
+        values = obs.piece_values.index_select(0, obs.rows if obs.samples is None else obs.samples)
     else:
         values = piece_values_at(obs.dense() if isinstance(obs, ObservationRows) else obs, index, inputs)
     total = None

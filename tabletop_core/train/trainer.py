@@ -210,9 +210,10 @@ class _RunningStd:
 
 # --- the trainer -----------------------------------------------------------------------------
 class _Batch(NamedTuple):
-    """A rollout's valid transitions, flat, for :meth:`Trainer._optimise`."""
+    """A rollout's valid transitions, flat, for :meth:`Trainer._optimise`: ``M`` samples."""
 
-    obs: torch.Tensor
+    obs: torch.Tensor  # the rollout's observations, every transition, flat (T * N, D): no copy
+    sample_rows: torch.Tensor | None  # each sample's row of obs (M,), None where M = T * N
     lidx: torch.Tensor  # the legal actions' indices, padded (M, K)
     lbias: torch.Tensor  # 0 on a legal action, NEG on the padding (M, K)
     lpos: torch.Tensor  # the taken action's position among the legal ones (M,)
@@ -222,9 +223,15 @@ class _Batch(NamedTuple):
     listed: SparseRows | None  # obs's nonzero entries, listed once for the sparse first layer
     piece_values: torch.Tensor | None  # the action pieces' entries at lidx (M, J, K)
 
+    @property
+    def size(self) -> int:
+        """The number of samples ``M``."""
+        return int(self.lidx.shape[0])
+
     def rows(self, idx: torch.Tensor) -> ObservationRows:
-        """Minibatch ``idx``'s observations, read in place."""
-        return ObservationRows(self.obs, idx, self.listed, self.piece_values)
+        """The observations of samples ``idx`` ((N,) int64), read in place."""
+        rows = idx if self.sample_rows is None else self.sample_rows.index_select(0, idx)
+        return ObservationRows(self.obs, rows, self.listed, self.piece_values, idx)
 
 
 class Trainer:
@@ -602,7 +609,7 @@ class Trainer:
         self.seconds["update"] += t2 - t1
         self.update_idx += 1
         out = {k: v / max(count, 1) for k, v in stats.items()}
-        out["samples"] = int(batch.obs.shape[0])
+        out["samples"] = batch.size
         return out
 
     def _advantages(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -659,12 +666,16 @@ class Trainer:
             return x if all_valid else x[keep]
 
         all_valid = bool(valid.all())
-        obs, mask, act = kept(self.obs_buf), kept(self.mask_buf), kept(self.act_buf)
+        obs = self.obs_buf.view(t_len * n, -1)  # read in place through sample_rows: often GBs
+        sample_rows = (
+            None if all_valid else torch.from_numpy(np.flatnonzero(valid.reshape(-1))).to(self.device)
+        )
+        mask, act = kept(self.mask_buf), kept(self.act_buf)
         lidx, lbias, lpos = self._legal_actions(mask, act)
         old_logp = kept(self.logp_buf)
         advs = kept(torch.from_numpy(adv).to(self.device))
         rets = kept(torch.from_numpy(ret).to(self.device))
-        return _Batch(obs, lidx, lbias, lpos, old_logp, advs, rets, None, None)
+        return _Batch(obs, sample_rows, lidx, lbias, lpos, old_logp, advs, rets, None, None)
 
     def _read_once(self, batch: _Batch) -> _Batch:
         """``batch`` with what every minibatch reads computed once: the nonzero entries of
@@ -675,7 +686,7 @@ class Trainer:
         if agent.sparse_input and not agent.fused and obs.dtype == torch.float32 and obs.device.type == "cpu":
             listed = SparseRows(obs.numpy(), torch.get_num_threads())
         inputs = agent.action_inputs
-        pieces = piece_values_at(obs, batch.lidx, inputs) if inputs else None
+        pieces = piece_values_at(obs, batch.lidx, inputs, batch.sample_rows) if inputs else None
         return batch._replace(listed=listed, piece_values=pieces)
 
     def _legal_forward(self, batch: _Batch, idx: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -758,8 +769,8 @@ class Trainer:
         """``epochs`` passes of full minibatches over ``batch`` (the value head alone during
         the critic warm-up); returns the summed losses and the number of minibatches."""
         cfg = self.cfg
-        obs, rets = batch.obs, batch.rets
-        m = obs.shape[0]
+        rets = batch.rets
+        m = batch.size
         stats = {"pg_loss": 0.0, "v_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clipfrac": 0.0}
         count = 0
         mb = min(cfg.minibatch, m)
