@@ -83,15 +83,14 @@ def _list_rows(bounds, x, words, start, cols, vals):
 
 
 class SparseRows:
-    """A batch of observations' nonzero entries as compressed sparse rows, listed once.
+    """A batch of observations' nonzero entries as compressed sparse rows, listed once:
+    ``start`` (M,) int64, ``count`` (M,) int64, ``cols`` (nnz + M,) int32 and ``vals``
+    (nnz + M,) float32 (row ``r``'s entries at ``start[r]:start[r] + count[r]``, in column
+    order, then one spare slot), and ``shape``, ``(M, D)``.
 
     Args:
         x: (M, D) float32, C-contiguous, the observations.
         threads: the threads the listing runs on (the rows split between them).
-
-    Attributes: ``start`` (M,) int64, ``count`` (M,) int64, ``cols`` (nnz + M,) int32,
-    ``vals`` (nnz + M,) float32 (row ``r``'s entries at ``start[r]:start[r] + count[r]``,
-    in column order, then one spare slot), ``shape`` ``(M, D)``.
 
     Raises:
         ValueError: ``x`` is not a 2-D float32 array.
