@@ -110,20 +110,28 @@ def test_density_counts_nonzero_entries():
     assert density(np.zeros((0, 3), np.float32)) == 0.0
 
 
-def test_network_with_the_sparse_layer_matches_the_dense_one():
-    torch = pytest.importorskip("torch")
-    from tabletop_core.train.model import Agent
+def _observations_and_legal_index(rng, n: int, d: int, a: int, fill: float, legal: float):
+    """``n`` sparse observations ((n, d) float32, about ``fill`` of them nonzero) and the
+    padded legal index ((n, K) int64) of random masks over ``a`` actions, each with
+    action 0 legal and taken."""
     from tabletop_core.train.sample import legal_index
 
-    torch.manual_seed(0)
-    rng = np.random.default_rng(0)
-    n, d, a = 64, 214, 393
-    obs = (rng.random((n, d)) < 0.1).astype(np.float32) * rng.random((n, d)).astype(np.float32)
-    masks = rng.random((n, a)) < 0.08
+    obs = (rng.random((n, d)) < fill).astype(np.float32) * rng.random((n, d)).astype(np.float32)
+    masks = rng.random((n, a)) < legal
     masks[:, 0] = True
     k = int(masks.sum(1).max())
     index, valid, position = np.empty((n, k), np.int64), np.empty((n, k), np.bool_), np.empty(n, np.int64)
     legal_index(masks, np.zeros(n, np.int64), k, index, valid, position)
+    return obs, index
+
+
+def test_network_with_the_sparse_layer_matches_the_dense_one():
+    torch = pytest.importorskip("torch")
+    from tabletop_core.train.model import Agent
+
+    torch.manual_seed(0)
+    n, d, a = 64, 214, 393
+    obs, index = _observations_and_legal_index(np.random.default_rng(0), n, d, a, 0.1, 0.08)
     index = torch.from_numpy(index)
     results = []
     for sparse in (False, True):
@@ -167,16 +175,10 @@ def test_minibatch_rows_read_in_place_match_the_copied_minibatch(skipped_rows):
     transitions are not learned from), read through their row ids."""
     torch = pytest.importorskip("torch")
     from tabletop_core.train.model import Agent, ObservationRows, piece_values_at
-    from tabletop_core.train.sample import legal_index
 
     rng = np.random.default_rng(5)
     m, d, a = 200, 120, 40
-    obs = (rng.random((m, d)) < 0.15).astype(np.float32) * rng.random((m, d)).astype(np.float32)
-    masks = rng.random((m, a)) < 0.2
-    masks[:, 1] = True
-    k = int(masks.sum(1).max())
-    index, valid, position = np.empty((m, k), np.int64), np.empty((m, k), np.bool_), np.empty(m, np.int64)
-    legal_index(masks, np.ones(m, np.int64), k, index, valid, position)
+    obs, index = _observations_and_legal_index(rng, m, d, a, 0.15, 0.2)
     obs_t, index_t = torch.from_numpy(obs), torch.from_numpy(index)
     rows = torch.from_numpy(rng.integers(0, m, 64))
     inputs = ((10, 30), (50, 12))
