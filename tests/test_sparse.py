@@ -207,3 +207,31 @@ def test_minibatch_rows_read_in_place_match_the_copied_minibatch(skipped_rows):
             results.append([logits.detach(), value.detach()] + [p.grad.clone() for p in agent.parameters()])
         for x, y in zip(*results):
             assert torch.equal(x, y)
+
+
+def test_rows_outside_their_batch_get_a_clear_error():
+    """The compiled layer reads ObservationRows unchecked: rows past the batch, negative
+    rows, rows of the wrong dtype and a listing of another batch are refused before it."""
+    torch = pytest.importorskip("torch")
+    from tabletop_core.train.model import Agent, ObservationRows
+
+    agent = Agent(8, 5)
+    agent.sparse_input = True
+    obs = np.eye(4, 8, dtype=np.float32)
+    obs_t, listed = torch.from_numpy(obs), SparseRows(obs, 1)
+    for rows, match in (
+        (torch.tensor([0, 4]), r"0\.\.3"),
+        (torch.tensor([-1, 2]), r"0\.\.3"),
+        (torch.tensor([0, 1], dtype=torch.int32), "int64"),
+        (torch.zeros((2, 1), dtype=torch.int64), "int64"),
+    ):
+        with pytest.raises(ValueError, match=match):
+            agent.legal_forward(
+                ObservationRows(obs_t, rows, listed), torch.zeros((len(rows), 1), dtype=torch.int64)
+            )
+    with pytest.raises(ValueError, match="listing"):
+        agent.value_only(ObservationRows(obs_t, torch.tensor([0]), SparseRows(obs[:3], 1)))
+    logits, value = agent.legal_forward(
+        ObservationRows(obs_t, torch.tensor([3, 0]), listed), torch.zeros((2, 1), dtype=torch.int64)
+    )
+    assert logits.shape == (2, 1) and value.shape == (2,)

@@ -211,13 +211,31 @@ class ObservationRows(NamedTuple):
         """``obs[rows]`` (N, D), a copy."""
         return self.obs.index_select(0, self.rows)  # faster than obs[rows]
 
+    def check(self) -> None:
+        """Raise ValueError unless ``rows`` are int64 rows of ``obs`` and ``listed``
+        lists ``obs``: the compiled layer reads them unchecked."""
+        m = self.obs.shape[0]
+        if self.obs.dim() != 2 or self.rows.dim() != 1 or self.rows.dtype != torch.int64:
+            raise ValueError(
+                f"rows must be (N,) int64 rows of an (M, D) batch, not {tuple(self.rows.shape)} {self.rows.dtype} of {tuple(self.obs.shape)}"
+            )
+        if len(self.rows) and (int(self.rows.min()) < 0 or int(self.rows.max()) >= m):
+            raise ValueError(
+                f"rows must lie in 0..{m - 1}, got {int(self.rows.min())}..{int(self.rows.max())}"
+            )
+        if self.listed is not None and tuple(self.listed.shape) != tuple(self.obs.shape):
+            raise ValueError(
+                f"the listing is of a {self.listed.shape} batch, the observations {tuple(self.obs.shape)}"
+            )
+
 
 class _SparseLinear(torch.autograd.Function):
     """``x @ W.T + b`` (float32 CPU) over each row's nonzero entries of ``x`` alone, forward
     and for the weight gradient (:mod:`tabletop_core.train.sparse`), on
     ``torch.get_num_threads()`` threads. ``x`` is a dense (N, D) tensor, listed here, or
     :class:`ObservationRows` with their listing. A dense ``x`` gets a gradient only where
-    autograd asks for one (a dense ``g @ W``); the trainer's observations never do. Returns ``(N, H)`` float32 and writes the number of nonzero entries read to
+    autograd asks for one (a dense ``g @ W``); the trainer's observations never do.
+    Returns ``(N, H)`` float32 and writes the number of nonzero entries read to
     ``nonzeros[0]`` ((1,) int64 array: the FLOPs the trainer counts)."""
 
     @staticmethod
@@ -308,7 +326,8 @@ class Agent(nn.Module):
     Raises:
         ValueError: an activation not in that list, an action piece outside the
             observation or longer than the action space; at a forward pass, observations
-            whose last dimension is not ``obs_dim``.
+            whose last dimension is not ``obs_dim``, or :class:`ObservationRows` whose
+            rows are not int64 rows of their batch or whose listing is of another batch.
 
     Initialisation as CleanRL's PPO: orthogonal, gain sqrt(2) for the trunk, 0.01 for the
     policy head (near-uniform first policy), 1 for the value head; zero biases.
@@ -370,6 +389,7 @@ class Agent(nn.Module):
                 f"takes {self.obs_dim}"
             )
         if isinstance(obs, ObservationRows):
+            obs.check()
             if obs.listed is not None and self.sparse_input and not self.fused:
                 first = self.trunk[0]
                 return self.trunk[1:](_SparseLinear.apply(obs, first.weight, first.bias, self.input_nonzeros))
@@ -534,8 +554,10 @@ def piece_term_at(
     (:meth:`Agent.legal_forward`)."""
     if isinstance(obs, ObservationRows) and obs.piece_values is not None:
         values = obs.piece_values.index_select(0, obs.rows if obs.samples is None else obs.samples)
+    elif isinstance(obs, ObservationRows):
+        values = piece_values_at(obs.obs, index, inputs, obs.rows)
     else:
-        values = piece_values_at(obs.dense() if isinstance(obs, ObservationRows) else obs, index, inputs)
+        values = piece_values_at(obs, index, inputs)
     total = None
     for j in range(len(inputs)):
         part = values[:, j] * gains[j]
