@@ -24,11 +24,13 @@ def _case(n: int, d: int, h: int, fill: float, seed: int):
     return x, w, bias, g
 
 
-def _run(x, w, bias, g, threads: int, rows=None):
+def _run(x, w, bias, g, threads: int, rows=None, gw_order="C"):
+    """The sparse kernels on ``x``; the weight gradient into an (H, D) array stored in
+    ``gw_order`` ("F": transposed, as the trainer stores its first layer)."""
     n, d = x.shape
     rows = np.arange(n, dtype=np.int64) if rows is None else rows
     h = w.shape[1]
-    out, gw = np.full((len(rows), h), np.nan, np.float32), np.full((h, d), np.nan, np.float32)
+    out, gw = np.full((len(rows), h), np.nan, np.float32), np.full((h, d), np.nan, np.float32, order=gw_order)
     listed = SparseRows(x, threads)
     lists = (listed.start, listed.count, listed.cols, listed.vals)
     sparse_linear(shards(len(rows), threads), rows, *lists, w, bias, out)
@@ -46,10 +48,11 @@ def _run(x, w, bias, g, threads: int, rows=None):
     fill=st.sampled_from([0.0, 0.05, 0.3, 1.0]),
     threads=st.integers(1, 3),
     seed=st.integers(0, 2**32 - 1),
+    gw_order=st.sampled_from(["C", "F"]),
 )
-def test_kernels_match_the_dense_layer(n, d, h, fill, threads, seed):
+def test_kernels_match_the_dense_layer(n, d, h, fill, threads, seed, gw_order):
     x, w, bias, g = _case(n, d, h, fill, seed)
-    out, gw, listed = _run(x, w, bias, g, threads)
+    out, gw, listed = _run(x, w, bias, g, threads, gw_order=gw_order)
     x64 = x.astype(np.float64)
     np.testing.assert_allclose(out, x64 @ w + bias, rtol=1e-5, atol=1e-4 * np.sqrt(d))
     np.testing.assert_allclose(gw, g.T.astype(np.float64) @ x64, rtol=1e-5, atol=1e-4 * np.sqrt(n))
@@ -143,6 +146,10 @@ def test_network_with_the_sparse_layer_matches_the_dense_one():
         results.append((logits.detach(), value.detach(), [p.grad.clone() for p in agent.parameters()]))
         if sparse:
             assert agent.input_nonzeros[0] == np.count_nonzero(obs)
+            # stored transposed (the rows the layer reads), its gradient laid out alike
+            first = agent.trunk[0].weight
+            assert first.shape == (256, d) and first.t().is_contiguous()
+            assert first.grad.stride() == first.stride()
     (l0, v0, g0), (l1, v1, g1) = results
     torch.testing.assert_close(l1, l0, rtol=1e-4, atol=1e-5)
     torch.testing.assert_close(v1, v0, rtol=1e-4, atol=1e-5)

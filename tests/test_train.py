@@ -734,6 +734,21 @@ def test_compiled_clip_and_adam_match_torch():
     for sa, sb in zip(oa.state_dict()["state"].values(), ob.state_dict()["state"].values()):
         assert float(sb["step"]) == float(sa["step"]) == 6
         np.testing.assert_allclose(sb["exp_avg_sq"].numpy(), sa["exp_avg_sq"].numpy(), rtol=1e-4, atol=1e-12)
+    # b's first weight stored transposed from here on (Agent.sparse_input), its moments
+    # still laid out as before (a checkpoint written before): the same steps as torch's
+    b[0].weight.data = b[0].weight.data.t().contiguous().t()
+    for _ in range(3):
+        for net in (a, b):
+            for p in net.parameters():
+                p.grad = None
+            (net(x) ** 2).mean().backward()
+        nn.utils.clip_grad_norm_(a.parameters(), 0.5)
+        oa.step()
+        compiled_step(ob, 0.5)
+        for pa, pb in zip(a.parameters(), b.parameters()):
+            np.testing.assert_allclose(pb.detach().numpy(), pa.detach().numpy(), rtol=0, atol=1e-6)
+    assert b[0].weight.t().is_contiguous()
+    assert ob.state[b[0].weight]["exp_avg"].stride() == b[0].weight.stride()
     with pytest.raises(ValueError, match="weight decay"):
         compiled_step(torch.optim.Adam(a.parameters(), weight_decay=0.1), 0.5)
     b[0].weight.grad = None

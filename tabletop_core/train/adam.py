@@ -105,11 +105,13 @@ def compiled_step(optim: torch.optim.Adam, max_norm: float) -> float:
         states.append(st)
     beta1, beta2 = group["betas"]
     with torch.no_grad():
+        for p, st in zip(params, states):
+            _match_layout(p, st)
         return clip_and_adam(
-            tuple(p.detach().view(-1).numpy() for p in params),
-            tuple(p.grad.view(-1).numpy() for p in params),
-            tuple(st["exp_avg"].view(-1).numpy() for st in states),
-            tuple(st["exp_avg_sq"].view(-1).numpy() for st in states),
+            tuple(_flat(p.detach()) for p in params),
+            tuple(_flat(p.grad) for p in params),
+            tuple(_flat(st["exp_avg"]) for st in states),
+            tuple(_flat(st["exp_avg_sq"]) for st in states),
             float(max_norm),
             float(group["lr"]),
             float(beta1),
@@ -117,3 +119,21 @@ def compiled_step(optim: torch.optim.Adam, max_norm: float) -> float:
             float(group["eps"]),
             float(states[0]["step"]),
         )
+
+
+def _match_layout(p: torch.Tensor, st: dict) -> None:
+    """Give ``p``'s gradient and Adam moments ``p``'s memory layout, so that :func:`_flat`
+    lists the four in one order (a weight stored transposed,
+    :attr:`~tabletop_core.train.model.Agent.sparse_input`, with moments restored from a
+    checkpoint written before it was)."""
+    if p.grad.stride() != p.stride():
+        p.grad = torch.empty_like(p).copy_(p.grad)
+    for key in ("exp_avg", "exp_avg_sq"):
+        if st[key].stride() != p.stride():
+            st[key] = torch.empty_like(p).copy_(st[key])
+
+
+def _flat(t: torch.Tensor) -> np.ndarray:
+    """A 1-D NumPy view of ``t``'s elements in memory order (``t`` dense: contiguous, or
+    a transposed contiguous matrix)."""
+    return (t if t.is_contiguous() else t.t()).view(-1).numpy()

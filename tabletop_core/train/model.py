@@ -246,7 +246,9 @@ class _SparseLinear(torch.autograd.Function):
         else:
             listed = SparseRows(x.detach().contiguous().numpy(), threads)
             rows = np.arange(x.shape[0], dtype=np.int64)
-        wt = weight.detach().t().contiguous()
+        wt = weight.detach().t()  # (D, H): free where the weight is stored transposed
+        if not wt.is_contiguous():
+            wt = wt.contiguous()
         out = torch.empty((rows.shape[0], wt.shape[1]))
         lists = (listed.start, listed.count, listed.cols, listed.vals)
         sparse_linear(
@@ -366,13 +368,28 @@ class Agent(nn.Module):
         (None without action pieces)."""
 
         self.fused = False
-        self.sparse_input = False
-        """Whether the float32 CPU path's first layer reads only the observation's nonzero
-        entries (:class:`_SparseLinear`); the trainer sets it where they are few
-        (:data:`~tabletop_core.train.sparse.SPARSE_DENSITY`)."""
+        self._sparse_input = False
         self.input_nonzeros = np.zeros(1, np.int64)
         """The nonzero observation entries the last sparse first layer read, ``(1,)`` int64."""
         self._scratch: tuple[torch.Tensor, np.ndarray] | None = None
+
+    @property
+    def sparse_input(self) -> bool:
+        """Whether the float32 CPU path's first layer reads only the observation's nonzero
+        entries (:class:`_SparseLinear`); the trainer sets it where they are few
+        (:data:`~tabletop_core.train.sparse.SPARSE_DENSITY`). Turning it on stores the first
+        layer's weight transposed in memory (its ``(D, H)`` rows, what the sparse layer
+        reads; the tensor keeps its ``(H, D)`` shape and values), so no forward pass copies
+        it out transposed."""
+        return self._sparse_input
+
+    @sparse_input.setter
+    def sparse_input(self, on: bool) -> None:
+        self._sparse_input = bool(on)
+        weight = self.trunk[0].weight
+        if self._sparse_input and not weight.t().is_contiguous():
+            with torch.no_grad():
+                weight.data = weight.data.t().contiguous().t()
 
     def fuse(self, on: bool = True) -> Agent:
         """Run the fused bfloat16 CPU path (see the module docstring) when ``on`` and this

@@ -152,7 +152,8 @@ def sparse_linear(bounds, rows, start, count, cols, vals, wt, bias, out):
 def _weight_grad_cols(t0, t1, rows, start, count, cols, vals, g, block, gw):
     """Output columns ``t0:t1`` of :func:`sparse_weight_grad`, summed in ``block`` (D, at
     least ``t1 - t0``) float32, this thread's own scratch, then written transposed to rows
-    ``t0:t1`` of ``gw``. Threads that added into one shared array, each to its own columns,
+    ``t0:t1`` of ``gw``, in the order of ``gw``'s memory (row by row of a weight stored
+    transposed, :attr:`~tabletop_core.train.model.Agent.sparse_input`). Threads that added into one shared array, each to its own columns,
     ran slower than one thread alone. ``g``'s columns are indexed unsigned, so the compiler
     knows no index wraps and vectorises the inner loop."""
     base = np.uint64(t0)
@@ -168,15 +169,21 @@ def _weight_grad_cols(t0, t1, rows, start, count, cols, vals, g, block, gw):
             v = vals[p]
             for t in range(w):
                 block[j, t] += v * g[i, base + np.uint64(t)]
-    for t in range(w):
+    if gw.strides[0] <= gw.strides[1]:  # gw stored transposed (the trainer's first layer)
         for j in range(d):
-            gw[t0 + t, j] = block[j, t]
+            for t in range(w):
+                gw[t0 + t, j] = block[j, t]
+    else:
+        for t in range(w):
+            for j in range(d):
+                gw[t0 + t, j] = block[j, t]
 
 
 @kernel(parallel=True)
 def sparse_weight_grad(bounds, rows, start, count, cols, vals, g, blocks, gw):
     """``gw = g.T @ x[rows]``, the weight's gradient ((H, D) float32, a ``torch.nn.Linear``
-    weight's layout), over the listed nonzero entries, the samples in order; output columns
+    weight's shape, stored in either order: C, or F as the trainer's first layer), over
+    the listed nonzero entries, the samples in order; output columns
     ``bounds[k]:bounds[k + 1]`` on thread ``k``, summed in ``blocks[k]`` (``blocks`` (T, D,
     W) float32 scratch, ``W`` at least the widest shard)."""
     for k in prange(bounds.shape[0] - 1):
