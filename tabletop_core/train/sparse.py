@@ -19,7 +19,8 @@ reads; ``start`` (M,) int64, ``count`` (M,) int64, ``cols`` (nnz + M,) int32 and
 count[r]``, in column order (each row has one spare slot after its entries);
 ``wt`` (D, H) float32, the layer's weight transposed (``W.T``, contiguous); ``bias`` (H,)
 float32; ``out`` (N, H) float32; ``g`` (N, H) float32 the output's gradient; ``gw`` (H, D)
-float32 the weight's gradient. All C-contiguous. ``bounds`` (T + 1,) int64
+float32 the weight's gradient, C- or F-contiguous (F: the trainer's first layer, stored
+transposed). The others C-contiguous. ``bounds`` (T + 1,) int64
 (:func:`~tabletop_core.kernel.jit.shards`) splits the work into ``T`` shards, one per thread
 of numba's threading layer: rows in the listing and the forward pass, output columns in the
 gradient, so no two threads write the same float and every call gives the same floats,
@@ -153,9 +154,10 @@ def _weight_grad_cols(t0, t1, rows, start, count, cols, vals, g, block, gw):
     """Output columns ``t0:t1`` of :func:`sparse_weight_grad`, summed in ``block`` (D, at
     least ``t1 - t0``) float32, this thread's own scratch, then written transposed to rows
     ``t0:t1`` of ``gw``, in the order of ``gw``'s memory (row by row of a weight stored
-    transposed, :attr:`~tabletop_core.train.model.Agent.sparse_input`). Threads that added into one shared array, each to its own columns,
-    ran slower than one thread alone. ``g``'s columns are indexed unsigned, so the compiler
-    knows no index wraps and vectorises the inner loop."""
+    transposed, :attr:`~tabletop_core.train.model.Agent.sparse_input`). Threads that added
+    into one shared array, each to its own columns, ran slower than one thread alone.
+    ``g``'s columns are indexed unsigned, so the compiler knows no index wraps and
+    vectorises the inner loop."""
     base = np.uint64(t0)
     w = t1 - t0
     d = block.shape[0]
