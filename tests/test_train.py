@@ -426,6 +426,18 @@ def test_smoke_run_writes_a_policy_that_match_plays(tmp_path, capsys):
     common3 = [c if c != "2" else "3" for c in common]
     assert cli.main(["train", "thegame", "--steps", "20000", "--resume", *common3]) == 2
     assert "another game or other options" in capsys.readouterr().err
+    # a truncated checkpoint, or a torch file that is not one, gets a clear error
+    ck = out / "checkpoint.pt"
+    whole = ck.read_bytes()
+    ck.write_bytes(whole[:5000])
+    assert cli.main(["train", "thegame", "--steps", "20000", "--resume", *common]) == 2
+    assert "is not a readable checkpoint" in capsys.readouterr().err
+    torch.save({"model": {}}, ck)
+    assert cli.main(["train", "thegame", "--steps", "20000", "--resume", *common]) == 2
+    assert (
+        "is not a tabletop train checkpoint (missing game, options, config, optim)" in capsys.readouterr().err
+    )
+    ck.write_bytes(whole)
 
 
 def test_behaviour_cloning_learns_the_bots_moves():

@@ -61,6 +61,32 @@ def _checkpoint_path(cfg: TrainConfig) -> str:
     return os.path.join(cfg.out, "checkpoint.pt")
 
 
+_CHECKPOINT_KEYS = ("game", "options", "config", "model", "optim")
+
+
+def _read_checkpoint(path: str) -> dict:
+    """The checkpoint at ``path`` (:meth:`Trainer.checkpoint`'s dict), read before the
+    trainer is built.
+
+    Raises:
+        ConfigError: the file is not a checkpoint ``tabletop train`` wrote (truncated,
+            another kind of file, or a dict without its entries).
+    """
+    try:
+        ck = torch.load(path, weights_only=False)
+    except Exception as exc:  # torch raises OSError, RuntimeError, pickle's errors, ...
+        raise ConfigError(
+            f"--resume: {path} is not a readable checkpoint ({type(exc).__name__}: {exc}); "
+            "start a new run in another --out folder"
+        ) from None
+    missing = [k for k in _CHECKPOINT_KEYS if not isinstance(ck, dict) or k not in ck]
+    if missing:
+        raise ConfigError(
+            f"--resume: {path} is not a tabletop train checkpoint (missing {', '.join(missing)})"
+        )
+    return ck
+
+
 def _start(cfg: TrainConfig) -> tuple[Trainer, _Log]:
     """Make the run folder and the trainer (from the checkpoint on ``--resume``); open the
     log and write the run's configuration to it."""
@@ -68,9 +94,10 @@ def _start(cfg: TrainConfig) -> tuple[Trainer, _Log]:
     ck_path = _checkpoint_path(cfg)
     if cfg.resume and not os.path.exists(ck_path):
         raise ConfigError(f"--resume: no checkpoint at {ck_path}")
+    ck = _read_checkpoint(ck_path) if cfg.resume else None
     trainer = Trainer(cfg)
-    if cfg.resume:
-        trainer.load_checkpoint(torch.load(ck_path, weights_only=False))
+    if ck is not None:
+        trainer.load_checkpoint(ck)
     log = _Log(os.path.join(cfg.out, "log.jsonl"), append=cfg.resume)
     log.write(
         "config",
