@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tabletop_core.kernel.jit import column_blocks, shards
-from tabletop_core.train.sparse import SparseRows, density, sparse_linear, sparse_weight_grad
+from tabletop_core.train.sparse import FOLD_MIN_SHARE, SparseRows, density, sparse_linear, sparse_weight_grad
 
 
 def _case(n: int, d: int, h: int, fill: float, seed: int):
@@ -128,24 +128,84 @@ def _observations_and_legal_index(rng, n: int, d: int, a: int, fill: float, lega
     return obs, index
 
 
-def test_network_with_the_sparse_layer_matches_the_dense_one():
+def _with_constant_columns(obs: np.ndarray, k: int, seed: int) -> np.ndarray:
+    """``obs`` with ``k`` random columns set to one nonzero value each in every row."""
+    rng = np.random.default_rng(seed)
+    cols = rng.choice(obs.shape[1], k, replace=False)
+    obs[:, cols] = rng.uniform(0.1, 1.0, k).astype(np.float32)
+    return obs
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    n=st.integers(1, 40),
+    d=st.integers(1, 60),
+    fill=st.sampled_from([0.0, 0.1, 0.5, 1.0]),
+    constant=st.integers(0, 8),
+    threads=st.integers(1, 3),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_constant_columns_are_listed_apart(n, d, fill, constant, threads, seed):
+    """``fold_constants``: exactly the columns holding row 0's nonzero value in every row
+    are listed apart (a column that differs in one row, or is 0 in one, is not; none
+    where they hold under ``FOLD_MIN_SHARE`` of the entries), the rows' lists keep every
+    other nonzero entry in order, and the kernels plus the folded part
+    give the dense layer's output and weight gradient."""
+    x, w, bias, g = _case(n, d, 9, fill, seed)
+    x = _with_constant_columns(x, min(constant, d), seed)
+    if n > 1 and d > 1:  # a column constant but in its last row: not folded
+        x[:, 0], x[-1, 0] = 0.5, 0.25
+    listed = SparseRows(x, threads, fold_constants=True)
+    want = np.flatnonzero((x == x[:1]).all(0) & (x[0] != 0))
+    if len(want) * n < FOLD_MIN_SHARE * np.count_nonzero(x):  # too few to be worth folding
+        want = want[:0]
+    assert np.array_equal(listed.constant_cols, want)
+    assert np.array_equal(listed.constant_vals, x[0, want])
+    kept = x.copy()
+    kept[:, want] = 0.0
+    for i in range(n):
+        entries = slice(listed.start[i], listed.start[i] + listed.count[i])
+        assert np.array_equal(listed.cols[entries], np.flatnonzero(kept[i]))
+        assert np.array_equal(listed.vals[entries], kept[i][kept[i] != 0])
+    rows = np.arange(n, dtype=np.int64)
+    lists = (listed.start, listed.count, listed.cols, listed.vals)
+    folded_bias = (bias + listed.constant_vals @ w[listed.constant_cols]).astype(np.float32)
+    out, gw = np.empty((n, 9), np.float32), np.empty((9, d), np.float32)
+    sparse_linear(shards(n, threads), rows, *lists, w, folded_bias, out)
+    bounds, blocks = column_blocks(9, d, threads)
+    sparse_weight_grad(bounds, rows, *lists, g, blocks, gw)
+    gw[:, listed.constant_cols] = listed.constant_vals[None, :] * g.sum(0)[:, None]
+    x64 = x.astype(np.float64)
+    np.testing.assert_allclose(out, x64 @ w + bias, rtol=1e-5, atol=1e-4 * np.sqrt(d))
+    np.testing.assert_allclose(gw, g.T.astype(np.float64) @ x64, rtol=1e-5, atol=1e-4 * np.sqrt(n))
+
+
+@pytest.mark.parametrize("constant", [0, 12])
+def test_network_with_the_sparse_layer_matches_the_dense_one(constant):
+    """With ``constant`` columns that every row holds alike, folded into the bias (the
+    observations read through a listing that folds them, as the trainer's update does)."""
     torch = pytest.importorskip("torch")
-    from tabletop_core.train.model import Agent
+    from tabletop_core.train.model import Agent, ObservationRows
 
     torch.manual_seed(0)
     n, d, a = 64, 214, 393
     obs, index = _observations_and_legal_index(np.random.default_rng(0), n, d, a, 0.1, 0.08)
+    obs = _with_constant_columns(obs, constant, 1)
     index = torch.from_numpy(index)
     results = []
     for sparse in (False, True):
         torch.manual_seed(1)  # the same weights both times
         agent = Agent(d, a)
         agent.sparse_input = sparse
-        logits, value = agent.legal_forward(torch.from_numpy(obs), index)
+        x = torch.from_numpy(obs)
+        if sparse:
+            x = ObservationRows(x, torch.arange(n), SparseRows(obs, 2, fold_constants=True))
+        logits, value = agent.legal_forward(x, index)
         (logits.sum() + value.square().sum()).backward()
         results.append((logits.detach(), value.detach(), [p.grad.clone() for p in agent.parameters()]))
         if sparse:
-            assert agent.input_nonzeros[0] == np.count_nonzero(obs)
+            # the entries read: each folded column once, not once a row
+            assert agent.input_nonzeros[0] == np.count_nonzero(obs) - (n - 1) * constant
             # stored transposed (the rows the layer reads), its gradient laid out alike
             first = agent.trunk[0].weight
             assert first.shape == (256, d) and first.t().is_contiguous()
@@ -173,19 +233,23 @@ def test_observations_of_the_wrong_width_get_a_clear_error():
     assert agent.features_and_head(torch.ones(8))[0].shape == (256,)  # one observation: dense
 
 
+@pytest.mark.parametrize("fold", [False, True])
 @pytest.mark.parametrize("skipped_rows", [False, True])
-def test_minibatch_rows_read_in_place_match_the_copied_minibatch(skipped_rows):
+def test_minibatch_rows_read_in_place_match_the_copied_minibatch(skipped_rows, fold):
     """The update's minibatches read the rollout's listing and its action pieces in place
     (:class:`ObservationRows`): the same logits, values and gradients, to the bit, as the
     minibatch copied out, and every other path (dense first layer) reads the copy. With
     ``skipped_rows`` the samples are some rows of a larger buffer (a rollout whose other
-    transitions are not learned from), read through their row ids."""
+    transitions are not learned from), read through their row ids. With ``fold`` the
+    rollout's listing folds the columns every row holds alike (the trainer's), and the
+    sums then differ from the copy's only in their last bits."""
     torch = pytest.importorskip("torch")
     from tabletop_core.train.model import Agent, ObservationRows, piece_values_at
 
     rng = np.random.default_rng(5)
     m, d, a = 200, 120, 40
     obs, index = _observations_and_legal_index(rng, m, d, a, 0.15, 0.2)
+    obs = _with_constant_columns(obs, 6, 3)
     obs_t, index_t = torch.from_numpy(obs), torch.from_numpy(index)
     rows = torch.from_numpy(rng.integers(0, m, 64))
     inputs = ((10, 30), (50, 12))
@@ -200,20 +264,24 @@ def test_minibatch_rows_read_in_place_match_the_copied_minibatch(skipped_rows):
             if in_place and skipped_rows:  # the samples are every other row of `full`
                 full = np.repeat(obs, 2, axis=0)
                 full[1::2] = rng.random((m, d)).astype(np.float32)
+                full = _with_constant_columns(full, 6, 3)
                 full_t, sample_rows = torch.from_numpy(full), torch.arange(0, 2 * m, 2)
                 pieces = piece_values_at(full_t, index_t, inputs, sample_rows)
-                batch = ObservationRows(full_t, sample_rows[rows], SparseRows(full, 2), pieces, rows)
+                listed = SparseRows(full, 2, fold_constants=fold)
+                batch = ObservationRows(full_t, sample_rows[rows], listed, pieces, rows)
             elif in_place:
-                batch = ObservationRows(
-                    obs_t, rows, SparseRows(obs, 2), piece_values_at(obs_t, index_t, inputs)
-                )
+                listed = SparseRows(obs, 2, fold_constants=fold)
+                batch = ObservationRows(obs_t, rows, listed, piece_values_at(obs_t, index_t, inputs))
             else:
                 batch = obs_t.index_select(0, rows)
             logits, value = agent.legal_forward(batch, index_t.index_select(0, rows))
             (logits.square().sum() + value.sum()).backward()
             results.append([logits.detach(), value.detach()] + [p.grad.clone() for p in agent.parameters()])
         for x, y in zip(*results):
-            assert torch.equal(x, y)
+            if fold and sparse:
+                torch.testing.assert_close(y, x, rtol=1e-4, atol=1e-4)
+            else:
+                assert torch.equal(x, y)
 
 
 def test_rows_outside_their_batch_get_a_clear_error():

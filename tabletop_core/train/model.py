@@ -234,9 +234,14 @@ class _SparseLinear(torch.autograd.Function):
     and for the weight gradient (:mod:`tabletop_core.train.sparse`), on
     ``torch.get_num_threads()`` threads. ``x`` is a dense (N, D) tensor, listed here, or
     :class:`ObservationRows` with their listing. A dense ``x`` gets a gradient only where
-    autograd asks for one (a dense ``g @ W``); the trainer's observations never do.
-    Returns ``(N, H)`` float32 and writes the number of nonzero entries read to
-    ``nonzeros[0]`` ((1,) int64 array: the FLOPs the trainer counts)."""
+    autograd asks for one (a dense ``g @ W``); the trainer's observations never do. Where
+    the listing folds the columns that all its rows hold alike (``SparseRows(...,
+    fold_constants=True)``: the trainer's rollouts, listed once an update; a dense ``x``
+    is listed without, as finding them would cost a single call more than it saves),
+    they are added into the bias once a call, and their weight gradient is their value
+    times the output gradient's column sums. Returns ``(N, H)`` float32 and writes the
+    number of entries read to ``nonzeros[0]`` ((1,) int64 array: the FLOPs the trainer
+    counts; a folded column counts once)."""
 
     @staticmethod
     def forward(ctx, x, weight, bias, nonzeros):
@@ -251,12 +256,18 @@ class _SparseLinear(torch.autograd.Function):
             wt = wt.contiguous()
         out = torch.empty((rows.shape[0], wt.shape[1]))
         lists = (listed.start, listed.count, listed.cols, listed.vals)
+        constants = None
+        b = bias.detach()
+        if len(listed.constant_cols):  # the columns every row holds alike: into the bias once
+            constants = (torch.from_numpy(listed.constant_cols), torch.from_numpy(listed.constant_vals))
+            b = b + constants[1] @ wt.index_select(0, constants[0])
         sparse_linear(
-            shards(rows.shape[0], threads), rows, *lists, wt.numpy(), bias.detach().numpy(), out.numpy()
+            shards(rows.shape[0], threads), rows, *lists, wt.numpy(), b.contiguous().numpy(), out.numpy()
         )
         ctx.save_for_backward(weight)
         ctx.rows, ctx.lists, ctx.dim, ctx.threads = rows, lists, listed.shape[1], threads
-        nonzeros[0] = listed.nonzeros(rows)
+        ctx.constants = constants
+        nonzeros[0] = listed.nonzeros(rows) + len(listed.constant_cols)
         return out
 
     @staticmethod
@@ -266,8 +277,12 @@ class _SparseLinear(torch.autograd.Function):
         grad_w = torch.empty_like(weight)
         bounds, blocks = column_blocks(g.shape[1], ctx.dim, ctx.threads)
         sparse_weight_grad(bounds, ctx.rows, *ctx.lists, g.numpy(), blocks, grad_w.numpy())
+        grad_b = g.sum(0)
+        if ctx.constants is not None:  # a constant column's gradient: its value times g's column sums
+            cols, vals = ctx.constants
+            grad_w.t().index_copy_(0, cols, vals[:, None] * grad_b[None, :])
         grad_x = g @ weight if ctx.needs_input_grad[0] else None
-        return grad_x, grad_w, g.sum(0), None
+        return grad_x, grad_w, grad_b, None
 
 
 class _LegalDots(torch.autograd.Function):

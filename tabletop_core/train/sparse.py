@@ -37,11 +37,17 @@ from numba import prange
 
 from tabletop_core.kernel.jit import kernel, shards
 
-__all__ = ["SPARSE_DENSITY", "SparseRows", "density", "sparse_linear", "sparse_weight_grad"]
+__all__ = ["FOLD_MIN_SHARE", "SPARSE_DENSITY", "SparseRows", "density", "sparse_linear", "sparse_weight_grad"]
 
 SPARSE_DENSITY = 0.25
 """The largest fraction of nonzero observation entries at which the trainer takes the
 sparse first layer; a denser observation runs the dense matmul, which is faster there."""
+
+
+FOLD_MIN_SHARE = 0.1
+"""The smallest share of a listing's entries that its constant columns must hold for
+``SparseRows(..., fold_constants=True)`` to fold them; below it the rows keep them (the
+bias and gradient steps a fold adds per call cost about what so few entries save)."""
 
 
 def density(x: np.ndarray) -> float:
@@ -83,21 +89,63 @@ def _list_rows(bounds, x, words, start, cols, vals):
                         p += v != 0.0
 
 
+@kernel(parallel=True)
+def _column_counts(bounds, start, count, cols, vals, first, counts, differs):
+    """Over rows ``bounds[k]:bounds[k + 1]`` (thread ``k``): ``counts[k, j]`` += the listed
+    entries of column ``j``, and ``differs[k, j]`` set where one of them is not
+    ``first[j]`` (row 0's value)."""
+    for k in prange(bounds.shape[0] - 1):
+        for r in range(bounds[k], bounds[k + 1]):
+            for p in range(start[r], start[r] + count[r]):
+                j = cols[p]
+                counts[k, j] += 1
+                differs[k, j] |= vals[p] != first[j]
+
+
+@kernel(parallel=True)
+def _drop_columns(bounds, start, count, cols, vals, drop):
+    """Remove the entries of the columns ``j`` with ``drop[j]`` (uint8, 1: drop) from the
+    rows' lists in place, keeping their order; rows ``bounds[k]:bounds[k + 1]`` on thread
+    ``k``. Branch-free: each entry is copied down and the position moved on unless it is
+    dropped (a row never writes past the entry it reads)."""
+    for k in prange(bounds.shape[0] - 1):
+        for r in range(bounds[k], bounds[k + 1]):
+            q = start[r]
+            w = q
+            for p in range(q, q + count[r]):
+                j = cols[p]
+                cols[w] = j
+                vals[w] = vals[p]
+                w += 1 - np.int64(drop[j])
+            count[r] = w - q
+
+
 class SparseRows:
     """A batch of observations' nonzero entries as compressed sparse rows, listed once:
     ``start`` (M,) int64, ``count`` (M,) int64, ``cols`` (nnz + M,) int32 and ``vals``
     (nnz + M,) float32 (row ``r``'s entries at ``start[r]:start[r] + count[r]``, in column
     order, then one spare slot), and ``shape``, ``(M, D)``.
 
+    With ``fold_constants``, the columns that hold one nonzero value in every row (Exit
+    Now's map walls, an option's one-hot: a large part of some games' entries) are listed
+    apart, once, where they hold at least :data:`FOLD_MIN_SHARE` of the entries:
+    ``constant_cols`` (K,) int64 and ``constant_vals`` (K,) float32, in column order, and
+    the rows' lists leave them out.
+    Their part of the layer is the same for every row, so the caller adds it to the bias
+    (``constant_vals @ W.T[constant_cols]``) and to the weight gradient (column ``j``:
+    ``constant_vals[j]`` times the output gradient's column sums) once a call instead of
+    once a row. Without it (the default) K is 0.
+
     Args:
         x: (M, D) float32, C-contiguous, the observations.
         threads: the threads the listing runs on (the rows split between them).
+        fold_constants: list the constant columns apart (above).
 
     Raises:
         ValueError: ``x`` is not a 2-D float32 array.
     """
 
-    def __init__(self, x: np.ndarray, threads: int):
+    def __init__(self, x: np.ndarray, threads: int, fold_constants: bool = False):
         if x.ndim != 2 or x.dtype != np.float32:
             raise ValueError(f"observations must be (M, D) float32, not {x.shape} {x.dtype}")
         x = np.ascontiguousarray(x)
@@ -111,9 +159,27 @@ class SparseRows:
         self.cols, self.vals = np.empty(slots, np.int32), np.empty(slots, np.float32)
         words = x.view(np.uint64) if x.shape[1] % 2 == 0 else x.view(np.uint32)
         _list_rows(bounds, x, words, self.start, self.cols, self.vals)
+        self.constant_cols = np.zeros(0, np.int64)
+        self.constant_vals = np.zeros(0, np.float32)
+        if fold_constants and x.shape[0] > 0:
+            self._fold_constants(x, bounds)
+
+    def _fold_constants(self, x: np.ndarray, bounds: np.ndarray) -> None:
+        """Find the columns that hold row 0's nonzero value in every row, and drop them
+        from the rows' lists (:class:`SparseRows`, ``fold_constants``)."""
+        counts = np.zeros((len(bounds) - 1, x.shape[1]), np.int64)
+        differs = np.zeros((len(bounds) - 1, x.shape[1]), np.uint8)
+        _column_counts(bounds, self.start, self.count, self.cols, self.vals, x[0], counts, differs)
+        constant = (counts.sum(0) == x.shape[0]) & (differs.max(0) == 0)
+        if not constant.any() or int(constant.sum()) * x.shape[0] < FOLD_MIN_SHARE * int(self.count.sum()):
+            return
+        self.constant_cols = np.flatnonzero(constant).astype(np.int64)
+        self.constant_vals = np.ascontiguousarray(x[0, self.constant_cols])
+        _drop_columns(bounds, self.start, self.count, self.cols, self.vals, constant.astype(np.uint8))
 
     def nonzeros(self, rows: np.ndarray) -> int:
-        """The nonzero entries of ``rows`` ((N,) int64) together."""
+        """The listed entries of ``rows`` ((N,) int64) together (the nonzero entries, less
+        the constant columns' where they are folded)."""
         return int(self.count[rows].sum())
 
 
