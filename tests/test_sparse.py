@@ -11,7 +11,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tabletop_core.kernel.jit import column_blocks, shards
-from tabletop_core.train.sparse import FOLD_MIN_SHARE, SparseRows, density, sparse_linear, sparse_weight_grad
+from tabletop_core.train.sparse import (
+    COMMON_MIN_SHARE,
+    SparseRows,
+    density,
+    sparse_linear,
+    sparse_weight_grad,
+)
 
 
 def _case(n: int, d: int, h: int, fill: float, seed: int):
@@ -128,69 +134,77 @@ def _observations_and_legal_index(rng, n: int, d: int, a: int, fill: float, lega
     return obs, index
 
 
-def _with_constant_columns(obs: np.ndarray, k: int, seed: int) -> np.ndarray:
-    """``obs`` with ``k`` random columns set to one nonzero value each in every row."""
+def _with_common_columns(obs: np.ndarray, k: int, seed: int, held: float = 1.0) -> np.ndarray:
+    """``obs`` with ``k`` random columns holding one nonzero value each, in every row, or
+    with ``held`` < 1 in about that share of the rows (0 in the others)."""
     rng = np.random.default_rng(seed)
     cols = rng.choice(obs.shape[1], k, replace=False)
-    obs[:, cols] = rng.uniform(0.1, 1.0, k).astype(np.float32)
+    values = rng.uniform(0.1, 1.0, k).astype(np.float32)
+    obs[:, cols] = values * (rng.random((obs.shape[0], k)) < held) if held < 1.0 else values
     return obs
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(
     n=st.integers(1, 40),
     d=st.integers(1, 60),
     fill=st.sampled_from([0.0, 0.1, 0.5, 1.0]),
-    constant=st.integers(0, 8),
+    common=st.integers(0, 8),
+    held=st.sampled_from([1.0, 0.8, 0.5]),
     threads=st.integers(1, 3),
     seed=st.integers(0, 2**32 - 1),
 )
-def test_constant_columns_are_listed_apart(n, d, fill, constant, threads, seed):
-    """``fold_constants``: exactly the columns holding row 0's nonzero value in every row
-    are listed apart (a column that differs in one row, or is 0 in one, is not; none
-    where they hold under ``FOLD_MIN_SHARE`` of the entries), the rows' lists keep every
-    other nonzero entry in order, and the kernels plus the folded part
-    give the dense layer's output and weight gradient."""
+def test_rows_list_their_differences_from_the_common_row(n, d, fill, common, held, threads, seed):
+    """``common_row``: the common row holds exactly the columns whose nonzero entries
+    share one value and fill more than half the rows (a column that differs in one row
+    does not count; none where they would save under ``COMMON_MIN_SHARE`` of the
+    entries), each row lists the nonzero entries of its difference from it in column
+    order, and the kernels plus the common row's part give the dense layer's output and
+    weight gradient."""
     x, w, bias, g = _case(n, d, 9, fill, seed)
-    x = _with_constant_columns(x, min(constant, d), seed)
-    if n > 1 and d > 1:  # a column constant but in its last row: not folded
+    x = _with_common_columns(x, min(common, d), seed, held)
+    if n > 1 and d > 1:  # one value but in its last row: not common
         x[:, 0], x[-1, 0] = 0.5, 0.25
-    listed = SparseRows(x, threads, fold_constants=True)
-    want = np.flatnonzero((x == x[:1]).all(0) & (x[0] != 0))
-    if len(want) * n < FOLD_MIN_SHARE * np.count_nonzero(x):  # too few to be worth folding
+    listed = SparseRows(x, threads, common_row=True)
+    nonzero = np.count_nonzero(x, axis=0)
+    one_value = np.array([len(np.unique(x[:, j][x[:, j] != 0])) == 1 for j in range(d)], bool)
+    want = np.flatnonzero(one_value & (2 * nonzero > n))
+    if (2 * nonzero[want] - n).sum() < COMMON_MIN_SHARE * nonzero.sum():  # too few to pay
         want = want[:0]
-    assert np.array_equal(listed.constant_cols, want)
-    assert np.array_equal(listed.constant_vals, x[0, want])
-    kept = x.copy()
-    kept[:, want] = 0.0
+    assert np.array_equal(listed.common_cols, want)
+    b = np.zeros(d, np.float32)
+    b[want] = x[:, want].max(0)
+    assert np.array_equal(listed.common_vals, b[want])
+    diff = x - b
     for i in range(n):
         entries = slice(listed.start[i], listed.start[i] + listed.count[i])
-        assert np.array_equal(listed.cols[entries], np.flatnonzero(kept[i]))
-        assert np.array_equal(listed.vals[entries], kept[i][kept[i] != 0])
+        assert np.array_equal(listed.cols[entries], np.flatnonzero(diff[i]))
+        assert np.array_equal(listed.vals[entries], diff[i][diff[i] != 0])
     rows = np.arange(n, dtype=np.int64)
     lists = (listed.start, listed.count, listed.cols, listed.vals)
-    folded_bias = (bias + listed.constant_vals @ w[listed.constant_cols]).astype(np.float32)
+    common_bias = (bias + listed.common_vals @ w[listed.common_cols]).astype(np.float32)
     out, gw = np.empty((n, 9), np.float32), np.empty((9, d), np.float32)
-    sparse_linear(shards(n, threads), rows, *lists, w, folded_bias, out)
+    sparse_linear(shards(n, threads), rows, *lists, w, common_bias, out)
     bounds, blocks = column_blocks(9, d, threads)
     sparse_weight_grad(bounds, rows, *lists, g, blocks, gw)
-    gw[:, listed.constant_cols] = listed.constant_vals[None, :] * g.sum(0)[:, None]
+    gw[:, listed.common_cols] += listed.common_vals[None, :] * g.sum(0)[:, None]
     x64 = x.astype(np.float64)
     np.testing.assert_allclose(out, x64 @ w + bias, rtol=1e-5, atol=1e-4 * np.sqrt(d))
     np.testing.assert_allclose(gw, g.T.astype(np.float64) @ x64, rtol=1e-5, atol=1e-4 * np.sqrt(n))
 
 
-@pytest.mark.parametrize("constant", [0, 12])
-def test_network_with_the_sparse_layer_matches_the_dense_one(constant):
-    """With ``constant`` columns that every row holds alike, folded into the bias (the
-    observations read through a listing that folds them, as the trainer's update does)."""
+@pytest.mark.parametrize(("common", "held"), [(0, 1.0), (12, 1.0), (12, 0.8)])
+def test_network_with_the_sparse_layer_matches_the_dense_one(common, held):
+    """With ``common`` columns of one value each that every row, or about ``held`` of the
+    rows, holds: read through a listing of the differences from the common row (as the
+    trainer's update reads its rollouts)."""
     torch = pytest.importorskip("torch")
     from tabletop_core.train.model import Agent, ObservationRows
 
     torch.manual_seed(0)
     n, d, a = 64, 214, 393
     obs, index = _observations_and_legal_index(np.random.default_rng(0), n, d, a, 0.1, 0.08)
-    obs = _with_constant_columns(obs, constant, 1)
+    obs = _with_common_columns(obs, common, 1, held)
     index = torch.from_numpy(index)
     results = []
     for sparse in (False, True):
@@ -199,13 +213,16 @@ def test_network_with_the_sparse_layer_matches_the_dense_one(constant):
         agent.sparse_input = sparse
         x = torch.from_numpy(obs)
         if sparse:
-            x = ObservationRows(x, torch.arange(n), SparseRows(obs, 2, fold_constants=True))
+            listed = SparseRows(obs, 2, common_row=True)
+            x = ObservationRows(x, torch.arange(n), listed)
         logits, value = agent.legal_forward(x, index)
         (logits.sum() + value.square().sum()).backward()
         results.append((logits.detach(), value.detach(), [p.grad.clone() for p in agent.parameters()]))
         if sparse:
-            # the entries read: each folded column once, not once a row
-            assert agent.input_nonzeros[0] == np.count_nonzero(obs) - (n - 1) * constant
+            # the entries read: the differences, and each common column once
+            assert len(listed.common_cols) == common
+            want = np.count_nonzero(obs - obs.max(0) * np.isin(np.arange(d), listed.common_cols)) + common
+            assert agent.input_nonzeros[0] == want
             # stored transposed (the rows the layer reads), its gradient laid out alike
             first = agent.trunk[0].weight
             assert first.shape == (256, d) and first.t().is_contiguous()
@@ -241,7 +258,7 @@ def test_minibatch_rows_read_in_place_match_the_copied_minibatch(skipped_rows, f
     minibatch copied out, and every other path (dense first layer) reads the copy. With
     ``skipped_rows`` the samples are some rows of a larger buffer (a rollout whose other
     transitions are not learned from), read through their row ids. With ``fold`` the
-    rollout's listing folds the columns every row holds alike (the trainer's), and the
+    rollout's listing holds the differences from its common row (the trainer's), and the
     sums then differ from the copy's only in their last bits."""
     torch = pytest.importorskip("torch")
     from tabletop_core.train.model import Agent, ObservationRows, piece_values_at
@@ -249,7 +266,7 @@ def test_minibatch_rows_read_in_place_match_the_copied_minibatch(skipped_rows, f
     rng = np.random.default_rng(5)
     m, d, a = 200, 120, 40
     obs, index = _observations_and_legal_index(rng, m, d, a, 0.15, 0.2)
-    obs = _with_constant_columns(obs, 6, 3)
+    obs = _with_common_columns(obs, 6, 3, 0.8)
     obs_t, index_t = torch.from_numpy(obs), torch.from_numpy(index)
     rows = torch.from_numpy(rng.integers(0, m, 64))
     inputs = ((10, 30), (50, 12))
@@ -263,14 +280,13 @@ def test_minibatch_rows_read_in_place_match_the_copied_minibatch(skipped_rows, f
             agent.sparse_input = sparse
             if in_place and skipped_rows:  # the samples are every other row of `full`
                 full = np.repeat(obs, 2, axis=0)
-                full[1::2] = rng.random((m, d)).astype(np.float32)
-                full = _with_constant_columns(full, 6, 3)
+                full[1::2] = _with_common_columns(rng.random((m, d)).astype(np.float32), 6, 3, 0.8)
                 full_t, sample_rows = torch.from_numpy(full), torch.arange(0, 2 * m, 2)
                 pieces = piece_values_at(full_t, index_t, inputs, sample_rows)
-                listed = SparseRows(full, 2, fold_constants=fold)
+                listed = SparseRows(full, 2, common_row=fold)
                 batch = ObservationRows(full_t, sample_rows[rows], listed, pieces, rows)
             elif in_place:
-                listed = SparseRows(obs, 2, fold_constants=fold)
+                listed = SparseRows(obs, 2, common_row=fold)
                 batch = ObservationRows(obs_t, rows, listed, piece_values_at(obs_t, index_t, inputs))
             else:
                 batch = obs_t.index_select(0, rows)

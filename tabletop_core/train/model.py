@@ -235,13 +235,13 @@ class _SparseLinear(torch.autograd.Function):
     ``torch.get_num_threads()`` threads. ``x`` is a dense (N, D) tensor, listed here, or
     :class:`ObservationRows` with their listing. A dense ``x`` gets a gradient only where
     autograd asks for one (a dense ``g @ W``); the trainer's observations never do. Where
-    the listing folds the columns that all its rows hold alike (``SparseRows(...,
-    fold_constants=True)``: the trainer's rollouts, listed once an update; a dense ``x``
-    is listed without, as finding them would cost a single call more than it saves),
-    they are added into the bias once a call, and their weight gradient is their value
-    times the output gradient's column sums. Returns ``(N, H)`` float32 and writes the
-    number of entries read to ``nonzeros[0]`` ((1,) int64 array: the FLOPs the trainer
-    counts; a folded column counts once)."""
+    the listing holds differences from a common row ``b`` (``SparseRows(...,
+    common_row=True)``: the trainer's rollouts, listed once an update; a dense ``x`` is
+    listed without, as choosing ``b`` would cost a single call about what it saves),
+    ``b @ W.T`` is added into the bias once a call, and ``b``'s part of the weight
+    gradient (column ``j``: ``b[j]`` times the output gradient's column sums) once.
+    Returns ``(N, H)`` float32 and writes the number of entries read to ``nonzeros[0]``
+    ((1,) int64 array: the FLOPs the trainer counts; ``b``'s columns count once)."""
 
     @staticmethod
     def forward(ctx, x, weight, bias, nonzeros):
@@ -256,18 +256,18 @@ class _SparseLinear(torch.autograd.Function):
             wt = wt.contiguous()
         out = torch.empty((rows.shape[0], wt.shape[1]))
         lists = (listed.start, listed.count, listed.cols, listed.vals)
-        constants = None
+        common = None
         b = bias.detach()
-        if len(listed.constant_cols):  # the columns every row holds alike: into the bias once
-            constants = (torch.from_numpy(listed.constant_cols), torch.from_numpy(listed.constant_vals))
-            b = b + constants[1] @ wt.index_select(0, constants[0])
+        if len(listed.common_cols):  # the common row's part, the same for every row: into the bias
+            common = (torch.from_numpy(listed.common_cols), torch.from_numpy(listed.common_vals))
+            b = b + common[1] @ wt.index_select(0, common[0])
         sparse_linear(
             shards(rows.shape[0], threads), rows, *lists, wt.numpy(), b.contiguous().numpy(), out.numpy()
         )
         ctx.save_for_backward(weight)
         ctx.rows, ctx.lists, ctx.dim, ctx.threads = rows, lists, listed.shape[1], threads
-        ctx.constants = constants
-        nonzeros[0] = listed.nonzeros(rows) + len(listed.constant_cols)
+        ctx.common = common
+        nonzeros[0] = listed.nonzeros(rows) + len(listed.common_cols)
         return out
 
     @staticmethod
@@ -278,9 +278,9 @@ class _SparseLinear(torch.autograd.Function):
         bounds, blocks = column_blocks(g.shape[1], ctx.dim, ctx.threads)
         sparse_weight_grad(bounds, ctx.rows, *ctx.lists, g.numpy(), blocks, grad_w.numpy())
         grad_b = g.sum(0)
-        if ctx.constants is not None:  # a constant column's gradient: its value times g's column sums
-            cols, vals = ctx.constants
-            grad_w.t().index_copy_(0, cols, vals[:, None] * grad_b[None, :])
+        if ctx.common is not None:  # the common row's part: its value times g's column sums
+            cols, vals = ctx.common
+            grad_w.t().index_add_(0, cols, vals[:, None] * grad_b[None, :])
         grad_x = g @ weight if ctx.needs_input_grad[0] else None
         return grad_x, grad_w, grad_b, None
 

@@ -37,17 +37,25 @@ from numba import prange
 
 from tabletop_core.kernel.jit import kernel, shards
 
-__all__ = ["FOLD_MIN_SHARE", "SPARSE_DENSITY", "SparseRows", "density", "sparse_linear", "sparse_weight_grad"]
+__all__ = [
+    "COMMON_MIN_SHARE",
+    "SPARSE_DENSITY",
+    "SparseRows",
+    "density",
+    "sparse_linear",
+    "sparse_weight_grad",
+]
 
 SPARSE_DENSITY = 0.25
 """The largest fraction of nonzero observation entries at which the trainer takes the
 sparse first layer; a denser observation runs the dense matmul, which is faster there."""
 
 
-FOLD_MIN_SHARE = 0.1
-"""The smallest share of a listing's entries that its constant columns must hold for
-``SparseRows(..., fold_constants=True)`` to fold them; below it the rows keep them (the
-bias and gradient steps a fold adds per call cost about what so few entries save)."""
+COMMON_MIN_SHARE = 0.1
+"""The smallest share of a listing's entries that a common row must save for
+``SparseRows(..., common_row=True)`` to take it; below it the rows list their nonzero
+entries (the bias and gradient steps a common row adds per call cost about what so few
+entries save)."""
 
 
 def density(x: np.ndarray) -> float:
@@ -90,34 +98,71 @@ def _list_rows(bounds, x, words, start, cols, vals):
 
 
 @kernel(parallel=True)
-def _column_counts(bounds, start, count, cols, vals, first, counts, differs):
+def _column_counts(bounds, start, count, cols, vals, counts, firsts, differs):
     """Over rows ``bounds[k]:bounds[k + 1]`` (thread ``k``): ``counts[k, j]`` += the listed
-    entries of column ``j``, and ``differs[k, j]`` set where one of them is not
-    ``first[j]`` (row 0's value)."""
+    entries of column ``j``, ``firsts[k, j]`` the first of their values, ``differs[k,
+    j]`` set where another is not that one."""
     for k in prange(bounds.shape[0] - 1):
         for r in range(bounds[k], bounds[k + 1]):
             for p in range(start[r], start[r] + count[r]):
                 j = cols[p]
+                v = vals[p]
+                if counts[k, j] == 0:
+                    firsts[k, j] = v
                 counts[k, j] += 1
-                differs[k, j] |= vals[p] != first[j]
+                differs[k, j] |= v != firsts[k, j]
 
 
 @kernel(parallel=True)
-def _drop_columns(bounds, start, count, cols, vals, drop):
-    """Remove the entries of the columns ``j`` with ``drop[j]`` (uint8, 1: drop) from the
-    rows' lists in place, keeping their order; rows ``bounds[k]:bounds[k + 1]`` on thread
-    ``k``. Branch-free: each entry is copied down and the position moved on unless it is
-    dropped (a row never writes past the entry it reads)."""
+def _common_counts(bounds, start, count, cols, is_common, held):
+    """``held[r]`` = the common columns among row ``r``'s entries (``is_common`` (D,)
+    uint8, 1 for a common column); rows ``bounds[k]:bounds[k + 1]`` on thread ``k``."""
     for k in prange(bounds.shape[0] - 1):
         for r in range(bounds[k], bounds[k + 1]):
-            q = start[r]
-            w = q
-            for p in range(q, q + count[r]):
-                j = cols[p]
-                cols[w] = j
-                vals[w] = vals[p]
-                w += 1 - np.int64(drop[j])
-            count[r] = w - q
+            h = 0
+            for p in range(start[r], start[r] + count[r]):
+                h += is_common[cols[p]]
+            held[r] = h
+
+
+_PAST = np.int64(1) << 40  # past every column: the end of a list in :func:`_difference_rows`
+
+
+@kernel(parallel=True)
+def _difference_rows(
+    bounds, start, count, cols, vals, bcols, bvals, new_start, new_count, new_cols, new_vals
+):
+    """Each row's entries of ``x - b`` (``b`` the common row: ``bvals`` at the sorted
+    columns ``bcols``, 0 elsewhere) from its entries of ``x``, in column order, at
+    ``new_start[r]:``, then a zero spare slot: the two sorted lists merged, a common
+    column the row holds (at its one value) dropped, one it lacks listed at minus its
+    value. Rows ``bounds[k]:bounds[k + 1]`` on thread ``k``."""
+    nb = bcols.shape[0]
+    for k in prange(bounds.shape[0] - 1):
+        for r in range(bounds[k], bounds[k + 1]):
+            p = start[r]
+            end = p + count[r]
+            q = 0
+            w = new_start[r]
+            while p < end or q < nb:
+                j = np.int64(cols[p]) if p < end else _PAST
+                jb = bcols[q] if q < nb else _PAST
+                if jb < j:
+                    new_cols[w] = jb
+                    new_vals[w] = -bvals[q]
+                    w += 1
+                    q += 1
+                elif jb == j:
+                    p += 1
+                    q += 1
+                else:
+                    new_cols[w] = j
+                    new_vals[w] = vals[p]
+                    w += 1
+                    p += 1
+            new_count[r] = w - new_start[r]
+            new_cols[w] = 0
+            new_vals[w] = 0.0
 
 
 class SparseRows:
@@ -126,26 +171,28 @@ class SparseRows:
     (nnz + M,) float32 (row ``r``'s entries at ``start[r]:start[r] + count[r]``, in column
     order, then one spare slot), and ``shape``, ``(M, D)``.
 
-    With ``fold_constants``, the columns that hold one nonzero value in every row (Exit
-    Now's map walls, an option's one-hot: a large part of some games' entries) are listed
-    apart, once, where they hold at least :data:`FOLD_MIN_SHARE` of the entries:
-    ``constant_cols`` (K,) int64 and ``constant_vals`` (K,) float32, in column order, and
-    the rows' lists leave them out.
-    Their part of the layer is the same for every row, so the caller adds it to the bias
-    (``constant_vals @ W.T[constant_cols]``) and to the weight gradient (column ``j``:
-    ``constant_vals[j]`` times the output gradient's column sums) once a call instead of
-    once a row. Without it (the default) K is 0.
+    With ``common_row``, the listing subtracts the rows' common row ``b`` from every row and lists
+    the nonzero entries of ``x - b``: ``b[j]`` is the one nonzero value of a column whose
+    nonzero entries all share it and which more than half the rows hold, and 0 elsewhere
+    (Exit Now's map planes, an option's one-hot: most rows of a rollout show the same
+    walls). A row then lists the common columns it lacks (at ``-b[j]``) instead of those
+    it holds. ``common_cols`` (K,) int64 and ``common_vals`` (K,) float32 give ``b``
+    (K is 0 without it, and where the common row would save under :data:`COMMON_MIN_SHARE`
+    of the entries). ``b``'s part of the layer is the same for every row, so the caller
+    adds it to the bias (``common_vals @ W.T[common_cols]``) and to the weight
+    gradient (column ``j``: ``common_vals[j]`` times the output gradient's column sums)
+    once a call instead of once a row.
 
     Args:
         x: (M, D) float32, C-contiguous, the observations.
         threads: the threads the listing runs on (the rows split between them).
-        fold_constants: list the constant columns apart (above).
+        common_row: list the differences from the common row (above).
 
     Raises:
         ValueError: ``x`` is not a 2-D float32 array.
     """
 
-    def __init__(self, x: np.ndarray, threads: int, fold_constants: bool = False):
+    def __init__(self, x: np.ndarray, threads: int, common_row: bool = False):
         if x.ndim != 2 or x.dtype != np.float32:
             raise ValueError(f"observations must be (M, D) float32, not {x.shape} {x.dtype}")
         x = np.ascontiguousarray(x)
@@ -159,27 +206,43 @@ class SparseRows:
         self.cols, self.vals = np.empty(slots, np.int32), np.empty(slots, np.float32)
         words = x.view(np.uint64) if x.shape[1] % 2 == 0 else x.view(np.uint32)
         _list_rows(bounds, x, words, self.start, self.cols, self.vals)
-        self.constant_cols = np.zeros(0, np.int64)
-        self.constant_vals = np.zeros(0, np.float32)
-        if fold_constants and x.shape[0] > 0:
-            self._fold_constants(x, bounds)
+        self.common_cols = np.zeros(0, np.int64)
+        self.common_vals = np.zeros(0, np.float32)
+        if common_row and x.shape[0] > 0:
+            self._list_differences(bounds)
 
-    def _fold_constants(self, x: np.ndarray, bounds: np.ndarray) -> None:
-        """Find the columns that hold row 0's nonzero value in every row, and drop them
-        from the rows' lists (:class:`SparseRows`, ``fold_constants``)."""
-        counts = np.zeros((len(bounds) - 1, x.shape[1]), np.int64)
-        differs = np.zeros((len(bounds) - 1, x.shape[1]), np.uint8)
-        _column_counts(bounds, self.start, self.count, self.cols, self.vals, x[0], counts, differs)
-        constant = (counts.sum(0) == x.shape[0]) & (differs.max(0) == 0)
-        if not constant.any() or int(constant.sum()) * x.shape[0] < FOLD_MIN_SHARE * int(self.count.sum()):
+    def _list_differences(self, bounds: np.ndarray) -> None:
+        """Choose the common row and list each row's differences from it
+        (:class:`SparseRows`, ``common_row``)."""
+        m, d = self.shape
+        counts = np.zeros((len(bounds) - 1, d), np.int64)
+        firsts = np.zeros((len(bounds) - 1, d), np.float32)
+        differs = np.zeros((len(bounds) - 1, d), np.uint8)
+        _column_counts(bounds, self.start, self.count, self.cols, self.vals, counts, firsts, differs)
+        held = counts > 0
+        value = np.where(held, firsts, -np.inf).max(0)  # a column's value (of the threads that saw it)
+        total = counts.sum(0)
+        one_value = (differs.max(0) == 0) & np.all(~held | (firsts == value), axis=0)
+        common = one_value & (2 * total > m)
+        saved = int((2 * total[common] - m).sum())
+        if not common.any() or saved < COMMON_MIN_SHARE * int(self.count.sum()):
             return
-        self.constant_cols = np.flatnonzero(constant).astype(np.int64)
-        self.constant_vals = np.ascontiguousarray(x[0, self.constant_cols])
-        _drop_columns(bounds, self.start, self.count, self.cols, self.vals, constant.astype(np.uint8))
+        bcols = np.flatnonzero(common).astype(np.int64)
+        bvals = value[bcols].astype(np.float32)
+        held_rows = np.empty(m, np.int64)
+        _common_counts(bounds, self.start, self.count, self.cols, common.astype(np.uint8), held_rows)
+        new_count = self.count + len(bcols) - 2 * held_rows
+        ends = np.cumsum(new_count + 1)
+        new_start = ends - new_count - 1
+        new_cols, new_vals = np.empty(int(ends[-1]), np.int32), np.empty(int(ends[-1]), np.float32)
+        lists = (self.start, self.count, self.cols, self.vals)
+        _difference_rows(bounds, *lists, bcols, bvals, new_start, new_count, new_cols, new_vals)
+        self.start, self.count, self.cols, self.vals = new_start, new_count, new_cols, new_vals
+        self.common_cols, self.common_vals = bcols, bvals
 
     def nonzeros(self, rows: np.ndarray) -> int:
-        """The listed entries of ``rows`` ((N,) int64) together (the nonzero entries, less
-        the constant columns' where they are folded)."""
+        """The listed entries of ``rows`` ((N,) int64) together (the nonzero entries, or
+        those of the differences from the common row)."""
         return int(self.count[rows].sum())
 
 

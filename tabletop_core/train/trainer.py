@@ -684,7 +684,7 @@ class Trainer:
         obs, agent = batch.obs, self.agent
         listed = None
         if agent.sparse_input and not agent.fused and obs.dtype == torch.float32 and obs.device.type == "cpu":
-            listed = SparseRows(obs.numpy(), torch.get_num_threads(), fold_constants=True)
+            listed = SparseRows(obs.numpy(), torch.get_num_threads(), common_row=True)
         inputs = agent.action_inputs
         pieces = piece_values_at(obs, batch.lidx, inputs, batch.sample_rows) if inputs else None
         return batch._replace(listed=listed, piece_values=pieces)
