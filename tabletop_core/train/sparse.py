@@ -11,7 +11,8 @@ the gradient for those entries alone (:func:`sparse_weight_grad`). The observati
 gradient, so nothing else is computed. Both read any list of the batch's rows, in the
 order given: the trainer lists a rollout's observations once per update and each
 minibatch reads its rows from that list, with no copy of the dense rows and no listing per
-minibatch.
+minibatch. That listing also takes out what most rows hold alike (the rows' common row,
+:class:`SparseRows`), which the layer then adds once a call instead of once a row.
 
 Shapes: ``x`` (M, D) float32 observations; ``rows`` (N,) int64, the rows of ``x`` a call
 reads; ``start`` (M,) int64, ``count`` (M,) int64, ``cols`` (nnz + M,) int32 and ``vals``
