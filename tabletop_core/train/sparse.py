@@ -172,17 +172,17 @@ class SparseRows:
     (nnz + M,) float32 (row ``r``'s entries at ``start[r]:start[r] + count[r]``, in column
     order, then one spare slot), and ``shape``, ``(M, D)``.
 
-    With ``common_row``, the listing subtracts the rows' common row ``b`` from every row and lists
-    the nonzero entries of ``x - b``: ``b[j]`` is the one nonzero value of a column whose
-    nonzero entries all share it and which more than half the rows hold, and 0 elsewhere
-    (Exit Now's map planes, an option's one-hot: most rows of a rollout show the same
-    walls). A row then lists the common columns it lacks (at ``-b[j]``) instead of those
-    it holds. ``common_cols`` (K,) int64 and ``common_vals`` (K,) float32 give ``b``
-    (K is 0 without it, and where the common row would save under :data:`COMMON_MIN_SHARE`
-    of the entries). ``b``'s part of the layer is the same for every row, so the caller
-    adds it to the bias (``common_vals @ W.T[common_cols]``) and to the weight
-    gradient (column ``j``: ``common_vals[j]`` times the output gradient's column sums)
-    once a call instead of once a row.
+    With ``common_row``, the listing subtracts the rows' common row ``b`` from every row
+    and lists the nonzero entries of ``x - b``: ``b[j]`` is the one nonzero value of a
+    column whose nonzero entries all share it and which more than half the rows hold, and
+    0 elsewhere (Exit Now's map planes, an option's one-hot: most rows of a rollout show
+    the same walls). A row then lists the common columns it lacks (at ``-b[j]``) instead
+    of those it holds. ``common_cols`` (K,) int64 and ``common_vals`` (K,) float32 give
+    ``b`` (K is 0 without it, and where the common row would save under
+    :data:`COMMON_MIN_SHARE` of the entries). ``b``'s part of the layer is the same for
+    every row, so the caller adds it to the bias (``common_vals @ W.T[common_cols]``)
+    and to the weight gradient (column ``j``: ``common_vals[j]`` times the output
+    gradient's column sums) once a call instead of once a row.
 
     Args:
         x: (M, D) float32, C-contiguous, the observations.
