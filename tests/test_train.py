@@ -438,6 +438,27 @@ def test_smoke_run_writes_a_policy_that_match_plays(tmp_path, capsys):
         "is not a tabletop train checkpoint (missing game, options, config, optim)" in capsys.readouterr().err
     )
     ck.write_bytes(whole)
+    assert not list(out.glob("*.partial"))  # every save renamed its file into place
+
+
+def test_a_save_stopped_midway_leaves_the_previous_files_whole(tmp_path):
+    """The run folder's checkpoint and policy are written beside and renamed into place:
+    a write that stops midway (a kill, a full disk, a second Ctrl-C) leaves the previous
+    file as it was."""
+    from tabletop_core.train.loop import _replace_whole
+
+    path = tmp_path / "checkpoint.pt"
+    _replace_whole(str(path), lambda f: torch.save({"step": 1}, f))
+
+    def stopped(f):
+        f.write(b"half a checkpoint")
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        _replace_whole(str(path), stopped)
+    assert torch.load(path) == {"step": 1}
+    _replace_whole(str(path), lambda f: torch.save({"step": 2}, f))
+    assert torch.load(path) == {"step": 2} and not (tmp_path / "checkpoint.pt.partial").exists()
 
 
 def test_behaviour_cloning_learns_the_bots_moves():

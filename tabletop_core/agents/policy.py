@@ -23,7 +23,7 @@ import json
 import os
 import zipfile
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 
@@ -81,8 +81,9 @@ class MLPPolicy:
                 raise ValueError(f"policy 'meta' is not a JSON object ({exc})") from None
             _check_meta(self.meta)
 
-    def save(self, path: str) -> None:
-        """Write the weights (and ``meta``, when set) as an ``.npz``."""
+    def save(self, path: str | BinaryIO) -> None:
+        """Write the weights (and ``meta``, when set) as an ``.npz``, to a path or an open
+        binary file."""
         out: dict[str, np.ndarray] = {}
         for k, (w, b) in enumerate(self.layers):
             out[f"W{k}"], out[f"b{k}"] = w, b

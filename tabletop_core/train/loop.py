@@ -267,10 +267,20 @@ def _update(cfg: TrainConfig, trainer: Trainer, log: _Log, lr: float) -> tuple[f
     return sps, recent
 
 
+def _replace_whole(path: str, write) -> None:
+    """Write ``path`` through ``write(file)`` into ``path + ".partial"``, then rename it
+    over ``path``: a run stopped mid-write (killed, out of disk, a second Ctrl-C) leaves the
+    previous file whole, never a truncated one."""
+    partial = path + ".partial"
+    with open(partial, "wb") as f:
+        write(f)
+    os.replace(partial, path)
+
+
 def _save(cfg: TrainConfig, trainer: Trainer) -> None:
-    """The checkpoint and the policy, in the run folder."""
-    torch.save(trainer.checkpoint(), _checkpoint_path(cfg))
-    trainer.save_policy(os.path.join(cfg.out, "policy.npz"))
+    """The checkpoint and the policy, in the run folder, each replaced whole."""
+    _replace_whole(_checkpoint_path(cfg), lambda f: torch.save(trainer.checkpoint(), f))
+    _replace_whole(os.path.join(cfg.out, "policy.npz"), trainer.save_policy)
 
 
 def _rate(cfg: TrainConfig, trainer: Trainer, levels: dict, seats) -> dict:

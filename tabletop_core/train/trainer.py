@@ -41,7 +41,7 @@ import math
 import os
 import time
 import warnings
-from typing import NamedTuple
+from typing import BinaryIO, NamedTuple
 
 import numpy as np
 import torch
@@ -844,8 +844,9 @@ class Trainer:
         }
         return pol
 
-    def save_policy(self, path: str) -> None:
-        """Write :meth:`policy` as an ``.npz`` (``tabletop match --bots policy:FILE``)."""
+    def save_policy(self, path: str | BinaryIO) -> None:
+        """Write :meth:`policy` as an ``.npz`` (``tabletop match --bots policy:FILE``) to a
+        path or an open binary file."""
         self.policy().save(path)
 
     def checkpoint(self) -> dict:
