@@ -441,6 +441,26 @@ def test_smoke_run_writes_a_policy_that_match_plays(tmp_path, capsys):
     assert not list(out.glob("*.partial"))  # every save renamed its file into place
 
 
+def test_an_update_stopped_midway_still_counts_its_time():
+    """Ctrl-C inside a rollout: the steps it collected are counted, so is the time they
+    took (the summary's steps/s was steps over the updates' time alone, and a run stopped
+    in its first rollout printed trillions of steps/s)."""
+    import time
+    import types
+
+    from tabletop_core.train.loop import _update
+
+    def collect():
+        trainer.global_step += 1000
+        time.sleep(0.05)
+        raise KeyboardInterrupt
+
+    trainer = types.SimpleNamespace(global_step=0, train_seconds=0.0, collect=collect)
+    with pytest.raises(KeyboardInterrupt):
+        _update(None, trainer, None, 1e-3)
+    assert trainer.global_step == 1000 and trainer.train_seconds >= 0.05
+
+
 def test_a_save_stopped_midway_leaves_the_previous_files_whole(tmp_path):
     """The run folder's checkpoint and policy are written beside and renamed into place:
     a write that stops midway (a kill, a full disk, a second Ctrl-C) leaves the previous

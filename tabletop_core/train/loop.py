@@ -244,10 +244,12 @@ def _update(cfg: TrainConfig, trainer: Trainer, log: _Log, lr: float) -> tuple[f
     """One rollout and PPO update, timed into the budget and logged; returns the steps/s
     and the mean return of the last 1000 episodes."""
     t0 = time.perf_counter()
-    trainer.collect()
-    stats = trainer.update(lr)
-    dt = time.perf_counter() - t0
-    trainer.train_seconds += dt
+    try:
+        trainer.collect()
+        stats = trainer.update(lr)
+    finally:  # a Ctrl-C midway still counts the time its steps took
+        dt = time.perf_counter() - t0
+        trainer.train_seconds += dt
     trainer.snapshot_if_due()
     recent = float(np.mean(trainer.finished[-1000:])) if trainer.finished else float("nan")
     sps = trainer.num_envs * cfg.rollout / dt
