@@ -92,6 +92,9 @@ def main() -> None:
     p.add_argument("--no-sb3", action="store_true", help="skip the MaskablePPO measurement")
     p.add_argument("--threads", type=int, default=None, help="torch threads (default: the trainer's choice)")
     p.add_argument("--minibatch", type=int, default=None, help="PPO minibatch (default: the trainer's)")
+    p.add_argument(
+        "--bf16", choices=("auto", "on", "off"), default="auto", help="the trainer's --bf16 (default: auto)"
+    )
     p.add_argument("--quality", action="store_true", help="time to quality instead of throughput")
     p.add_argument("--minutes", type=float, nargs="+", default=[5.0, 20.0], help="--quality: run budgets")
     p.add_argument("--seed", type=int, default=0, help="--quality: the runs' seed")
@@ -114,6 +117,7 @@ def main() -> None:
             sb3=not args.no_sb3,
             threads=args.threads,
             minibatch=args.minibatch,
+            bf16=args.bf16,
         )
     except ConfigError as exc:  # a bad --game, --threads or --minibatch: named, no traceback
         p.error(str(exc))

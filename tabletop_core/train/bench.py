@@ -154,18 +154,20 @@ def run_train_bench(
     sb3: bool = True,
     threads: int | None = None,
     minibatch: int | None = None,
+    bf16: str = "auto",
 ) -> list[dict]:
     """The benchmark's records (see the module docstring). ``seconds``: the trainer's
     timed window (after one warm-up update); the game's default options when none are given;
     ``threads``: torch threads (the trainer's own choice when None: the cores the load
     average leaves idle, one on a 2-core machine with one busy process); ``minibatch``: the PPO minibatch (the
-    trainer's default when None)."""
+    trainer's default when None); ``bf16``: the trainer's ``--bf16`` (``auto``, ``on`` or
+    ``off``), to compare the bf16 and float32 paths on one machine."""
     import torch
 
     from tabletop_core.train.trainer import Trainer
 
     options = dict(options or {})
-    cfg = TrainConfig(game=game, options=options, steps=10**12, progress=False, threads=threads)
+    cfg = TrainConfig(game=game, options=options, steps=10**12, progress=False, threads=threads, bf16=bf16)
     if minibatch is not None:
         cfg.minibatch = minibatch
     trainer = Trainer(cfg)
