@@ -262,6 +262,51 @@ def test_default_threads_without_a_load_average_take_every_core(monkeypatch):
     assert trainer.default_threads() == 4
 
 
+@pytest.mark.parametrize(
+    "unit, setting, game, bf16",
+    [
+        ("amx", "auto", "exitnow", True),
+        ("amx", "auto", "thegame", True),
+        ("avx512", "auto", "thegame", True),
+        ("avx512", "auto", "exitnow", False),  # the sparse first layer skips ~9x the FLOPs
+        ("avx512", "on", "exitnow", True),
+        ("amx", "off", "thegame", False),
+        (None, "auto", "thegame", False),
+    ],
+)
+def test_bf16_auto_follows_the_cpu_unit_and_the_observation(monkeypatch, unit, setting, game, bf16):
+    from tabletop_core.train import trainer
+
+    monkeypatch.setattr(trainer, "cpu_bf16_unit", lambda: unit)
+    tr = trainer.Trainer(_small(game=game, options={}, bf16=setting))
+    assert tr.bf16 is bf16
+    assert tr.agent.fused is bf16 and tr.legal_dots is not bf16
+    assert tr.agent.sparse_input is not bf16
+
+
+def test_cpu_bf16_unit_reads_the_flags(monkeypatch):
+    import builtins
+    import io
+
+    from tabletop_core.train import config
+
+    real_open = builtins.open
+    for flags, unit in [
+        ("avx2 avx512_bf16 amx_bf16 amx_tile", "amx"),
+        ("avx512f avx512_bf16", "avx512"),
+        ("avx2", None),
+    ]:
+        monkeypatch.setattr(
+            builtins,
+            "open",
+            lambda path, *a, _f=flags, **k: (
+                io.StringIO(f"flags\t: {_f}\n") if path == "/proc/cpuinfo" else real_open(path, *a, **k)
+            ),
+        )
+        assert config.cpu_bf16_unit() == unit
+        assert config.bf16_supported() is (unit is not None)
+
+
 def test_float32_legal_head_matches_the_modules():
     """On a CPU the plain float32 network's update takes the logits at the legal actions
     through one (A + 1)-row head and builds the head's gradient in a kept buffer; values

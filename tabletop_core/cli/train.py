@@ -199,7 +199,8 @@ def _add_ppo_arguments(g, D: dict) -> None:
         "--bf16",
         choices=("auto", "on", "off"),
         default=D["bf16"],
-        help="bfloat16 autocast (auto: where the CPU has AVX512-BF16/AMX)",
+        help="bfloat16 autocast (auto: where the CPU has AMX, or AVX512-BF16 unless the observations are "
+        "so sparse that the float32 path's sparse first layer is faster)",
     )
     g.add_argument(
         "--threads",

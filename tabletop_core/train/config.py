@@ -12,7 +12,7 @@ from tabletop_core.agents.policy import ACTIVATIONS
 from tabletop_core.contract.catalog import game_names, load_game
 from tabletop_core.train.opponents import default_opponents, parse_opponents, parse_seats, split_envs
 
-__all__ = ["TrainConfig", "ConfigError", "validate", "bf16_supported", "default_minibatch"]
+__all__ = ["TrainConfig", "ConfigError", "validate", "bf16_supported", "cpu_bf16_unit", "default_minibatch"]
 
 OPTIMIZERS = ("adam", "muon")
 """The choices of ``--optimizer``: Adam for every parameter, or Muon for the hidden
@@ -247,14 +247,24 @@ def _check_opponents(cfg: TrainConfig, game, options) -> None:
             raise ConfigError(f"--eval-bots: {exc}") from None
 
 
-def bf16_supported() -> bool:
-    """True where this CPU multiplies bfloat16 natively (AVX512-BF16 or AMX)."""
+def cpu_bf16_unit() -> str | None:
+    """This CPU's native bfloat16 unit, from ``/proc/cpuinfo``: ``"amx"`` (AMX tiles,
+    ``amx_bf16``), ``"avx512"`` (AVX512-BF16 dot products, no AMX) or ``None`` (neither, or
+    no ``/proc/cpuinfo``). ``--bf16 auto`` treats the two units differently
+    (``docs/training.md``, "The dtype ``--bf16 auto`` picks")."""
     try:
         with open("/proc/cpuinfo") as f:
             flags = f.read()
     except OSError:
-        return False
-    return "avx512_bf16" in flags or "amx_bf16" in flags
+        return None
+    if "amx_bf16" in flags:
+        return "amx"
+    return "avx512" if "avx512_bf16" in flags else None
+
+
+def bf16_supported() -> bool:
+    """True where this CPU multiplies bfloat16 natively (AVX512-BF16 or AMX)."""
+    return cpu_bf16_unit() is not None
 
 
 DEFAULT_NUM_ENVS = 4096

@@ -41,6 +41,7 @@ from tabletop_core.kernel.jit import kernel, shards
 __all__ = [
     "COMMON_MIN_SHARE",
     "SPARSE_DENSITY",
+    "SPARSE_OVER_BF16",
     "SparseRows",
     "density",
     "sparse_linear",
@@ -57,6 +58,14 @@ COMMON_MIN_SHARE = 0.1
 ``SparseRows(..., common_row=True)`` to take it; below it the rows list their nonzero
 entries (the bias and gradient steps a common row adds per call cost about what so few
 entries save)."""
+
+
+SPARSE_OVER_BF16 = 6.0
+"""On a CPU whose bfloat16 unit is AVX512-BF16 (no AMX), ``--bf16 auto`` keeps the float32
+path when the dense network's FLOPs are at least this many times those of the float32 path
+with its sparse first layer, counted on the envs' first observations: there the sparse layer
+skips more work than bf16's faster products make up for (``docs/training.md``, "The dtype
+``--bf16 auto`` picks")."""
 
 
 def density(x: np.ndarray) -> float:

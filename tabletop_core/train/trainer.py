@@ -54,7 +54,7 @@ from tabletop_core.kernel.jit import shards
 from tabletop_core.kernel.rng import seed_word
 from tabletop_core.train.adam import compiled_step
 from tabletop_core.train.advantages import seat_advantages
-from tabletop_core.train.config import ConfigError, TrainConfig, bf16_supported, load_init_policy, validate
+from tabletop_core.train.config import ConfigError, TrainConfig, cpu_bf16_unit, load_init_policy, validate
 from tabletop_core.train.loss import ppo_loss_grad
 from tabletop_core.train.model import (
     ACTION_GAIN_SCALE,
@@ -75,7 +75,7 @@ from tabletop_core.train.opponents import (
     split_envs,
 )
 from tabletop_core.train.sample import legal_index, masked_sample, max_legal, sample_legal_dots
-from tabletop_core.train.sparse import SPARSE_DENSITY, SparseRows, density
+from tabletop_core.train.sparse import SPARSE_DENSITY, SPARSE_OVER_BF16, SparseRows, density
 
 __all__ = ["TrainConfig", "Trainer"]
 
@@ -250,9 +250,6 @@ class Trainer:
         threads = cfg.threads or default_threads()
         torch.set_num_threads(threads)
         self.threads = threads
-        self.bf16 = cfg.bf16 == "on" or (
-            cfg.bf16 == "auto" and self.device.type == "cpu" and bf16_supported()
-        )
         torch.manual_seed(cfg.seed)
         self.gen = torch.Generator(device=self.device).manual_seed(cfg.seed)
         self.rng = np.random.default_rng(cfg.seed)
@@ -261,8 +258,9 @@ class Trainer:
         self.seat_groups = parse_seats(cfg.seats, list(game.agents(self.options)), game.cooperative)
         # float32 on a CPU: the head computes only the legal logits and the value (sampler
         # and update), not all A + 1 outputs
-        self.legal_dots = self.device.type == "cpu" and not self.bf16
         self._build_envs(counts)
+        self.bf16 = self._choose_bf16()
+        self.legal_dots = self.device.type == "cpu" and not self.bf16
         self._build_model()
         # float32 on a CPU, observations mostly zeros: the first layer reads the nonzeros
         self.agent.sparse_input = self.legal_dots and self._start_density() <= SPARSE_DENSITY
@@ -309,6 +307,25 @@ class Trainer:
         self.league = League(cfg.league_size)
         if self.selfplay is not None:
             self.selfplay.resample(np.arange(self.selfplay.n), self.league)
+
+    def _choose_bf16(self) -> bool:
+        """``--bf16``: ``on``, ``off``, or ``auto``: bf16 on a CPU with AMX; on one with
+        AVX512-BF16 only, bf16 unless the dense network's FLOPs are at least
+        :data:`~tabletop_core.train.sparse.SPARSE_OVER_BF16` times those of the float32 path
+        with its sparse first layer, on the first observations; float32 elsewhere (``docs/training.md``, "The dtype
+        ``--bf16 auto`` picks")."""
+        cfg = self.cfg
+        if cfg.bf16 != "auto":
+            return cfg.bf16 == "on"
+        unit = cpu_bf16_unit() if self.device.type == "cpu" else None
+        if unit != "avx512":
+            return unit == "amx"
+        rho = self._start_density()
+        if rho > SPARSE_DENSITY:
+            return True
+        d, a = self.game.observation_layout(self.options).dim, self.game.num_actions
+        dense = model_flops_per_sample(d, a, cfg.hidden)
+        return dense < SPARSE_OVER_BF16 * model_flops_per_sample(d, a, cfg.hidden, input_nonzeros=rho * d)
 
     def _start_density(self) -> float:
         """The fraction of nonzero entries in the envs' first observations."""
