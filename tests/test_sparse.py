@@ -193,6 +193,56 @@ def test_rows_list_their_differences_from_the_common_row(n, d, fill, common, hel
     np.testing.assert_allclose(gw, g.T.astype(np.float64) @ x64, rtol=1e-5, atol=1e-4 * np.sqrt(n))
 
 
+def _listed_rows(listed: SparseRows) -> list[tuple[list[int], list[float]]]:
+    """Each row's listed entries (columns, values), the spare slots left out."""
+    return [
+        (
+            listed.cols[listed.start[i] : listed.start[i] + listed.count[i]].tolist(),
+            listed.vals[listed.start[i] : listed.start[i] + listed.count[i]].tolist(),
+        )
+        for i in range(listed.shape[0])
+    ]
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    sizes=st.lists(st.integers(0, 12), min_size=1, max_size=5),
+    d=st.integers(1, 40),
+    fill=st.sampled_from([0.0, 0.1, 0.5]),
+    common=st.integers(0, 6),
+    common_row=st.booleans(),
+    threads=st.integers(1, 3),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_stacked_listings_equal_the_listing_of_the_stacked_rows(
+    sizes, d, fill, common, common_row, threads, seed
+):
+    """The trainer's rollout listing, stacked from its steps' listings, is the listing of
+    the whole rollout: the same counts, starts, entries and common row."""
+    x, *_ = _case(sum(sizes), d, 1, fill, seed)
+    x = _with_common_columns(x, min(common, d), seed, 0.8)
+    bounds = np.cumsum([0, *sizes])
+    parts = [SparseRows(x[lo:hi], threads) for lo, hi in zip(bounds[:-1], bounds[1:])]
+    stacked = SparseRows.stacked(parts, threads, common_row=common_row)
+    whole = SparseRows(x, threads, common_row=common_row)
+    assert stacked.shape == whole.shape
+    assert np.array_equal(stacked.start, whole.start) and np.array_equal(stacked.count, whole.count)
+    assert _listed_rows(stacked) == _listed_rows(whole)
+    assert np.array_equal(stacked.common_cols, whole.common_cols)
+    assert np.array_equal(stacked.common_vals, whole.common_vals)
+
+
+def test_stacking_refuses_listings_it_cannot_join():
+    x, *_ = _case(6, 5, 1, 0.5, 0)
+    with pytest.raises(ValueError, match="at least one"):
+        SparseRows.stacked([], 1)
+    with pytest.raises(ValueError, match="one width"):
+        SparseRows.stacked([SparseRows(x, 1), SparseRows(x[:, :4].copy(), 1)], 1)
+    x[:, 2] = 0.5  # one value in every row: a common row
+    with pytest.raises(ValueError, match="common row"):
+        SparseRows.stacked([SparseRows(x, 1, common_row=True)], 1)
+
+
 @pytest.mark.parametrize(("common", "held"), [(0, 1.0), (12, 1.0), (12, 0.8)])
 def test_network_with_the_sparse_layer_matches_the_dense_one(common, held):
     """With ``common`` columns of one value each that every row, or about ``held`` of the

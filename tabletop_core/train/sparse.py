@@ -221,6 +221,37 @@ class SparseRows:
         if common_row and x.shape[0] > 0:
             self._list_differences(bounds)
 
+    @classmethod
+    def stacked(cls, parts: list[SparseRows], threads: int, common_row: bool = False) -> SparseRows:
+        """The listing of the batches ``parts`` list, one under the other (the trainer's
+        rollout: one listing a step, made for the step's inference), with the same
+        ``start``, ``count`` and entries as listing the stacked observations anew, without
+        reading them again. ``common_row`` as for a new listing.
+
+        Raises:
+            ValueError: no parts, parts of different widths, or a part listed with a
+                common row.
+        """
+        if not parts:
+            raise ValueError("stacked() needs at least one listing")
+        widths = {p.shape[1] for p in parts}
+        if len(widths) != 1:
+            raise ValueError(f"listings of one width only, got widths {sorted(widths)}")
+        if any(len(p.common_cols) for p in parts):
+            raise ValueError("a listing with a common row cannot be stacked; list its rows without one")
+        out = cls.__new__(cls)
+        out.shape = (sum(p.shape[0] for p in parts), widths.pop())
+        out.count = np.concatenate([p.count for p in parts])
+        out.start = np.cumsum(out.count + 1) - out.count - 1
+        # each part's slots are its rows' count + 1 slots in row order: the stacked layout
+        out.cols = np.concatenate([p.cols for p in parts])
+        out.vals = np.concatenate([p.vals for p in parts])
+        out.common_cols = np.zeros(0, np.int64)
+        out.common_vals = np.zeros(0, np.float32)
+        if common_row and out.shape[0] > 0:
+            out._list_differences(shards(out.shape[0], threads))
+        return out
+
     def _list_differences(self, bounds: np.ndarray) -> None:
         """Choose the common row and list each row's differences from it
         (:class:`SparseRows`, ``common_row``)."""
