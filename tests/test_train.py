@@ -307,6 +307,30 @@ def test_cpu_bf16_unit_reads_the_flags(monkeypatch):
         assert config.bf16_supported() is (unit is not None)
 
 
+def test_the_updates_listing_is_the_rollouts_steps_listings_stacked():
+    """On the sparse float32 path each rollout step's inference listing is kept, and the
+    update's listing, stacked from them, lists the rollout storage exactly as a new
+    listing would (Exit Now: with its common row)."""
+    from tabletop_core.train import Trainer
+    from tabletop_core.train.sparse import SparseRows
+
+    tr = Trainer(_small(game="exitnow", options={}, bf16="off"))
+    assert tr.agent.sparse_input
+    tr.collect()
+    assert all(s is not None and s.shape == (tr.num_envs, tr.obs_dim) for s in tr.step_listings)
+    obs = tr.obs_buf.view(-1, tr.obs_dim)
+    stacked, fresh = tr._rollout_listing(obs), SparseRows(obs.numpy(), 1, common_row=True)
+    assert len(fresh.common_cols) > 0
+    assert np.array_equal(stacked.common_cols, fresh.common_cols)
+    assert np.array_equal(stacked.common_vals, fresh.common_vals)
+    assert np.array_equal(stacked.start, fresh.start) and np.array_equal(stacked.count, fresh.count)
+    for i in range(0, obs.shape[0], 7):
+        entries = slice(fresh.start[i], fresh.start[i] + fresh.count[i])
+        assert np.array_equal(stacked.cols[entries], fresh.cols[entries])
+        assert np.array_equal(stacked.vals[entries], fresh.vals[entries])
+    tr.update(tr.cfg.lr)
+
+
 def test_float32_legal_head_matches_the_modules():
     """On a CPU the plain float32 network's update takes the logits at the legal actions
     through one (A + 1)-row head and builds the head's gradient in a kept buffer; values

@@ -265,6 +265,9 @@ class Trainer:
         # float32 on a CPU, observations mostly zeros: the first layer reads the nonzeros
         self.agent.sparse_input = self.legal_dots and self._start_density() <= SPARSE_DENSITY
         self._allocate_storage()
+        # each rollout step's listing of the observations' nonzero entries, made for the
+        # step's inference and stacked for the update (sparse first layer only)
+        self.step_listings: list[SparseRows | None] = [None] * cfg.rollout
         self._warm_kernels()
         self.flops_per_sample = model_flops_per_sample(self.obs_dim, self.num_actions, cfg.hidden)
         self.flops = {"inference": 0.0, "update": 0.0}  # FLOPs computed (bench: MFU)
@@ -495,13 +498,18 @@ class Trainer:
             with self._autocast():
                 logits, value = model(obs)
             return (*self._sample(logits, t, rows), value)
-        z, w, b = model.features_and_head(obs)
+        whole = isinstance(rows, slice)
+        x: torch.Tensor | ObservationRows = obs
+        if whole and model is self.agent and model.sparse_input and obs.dtype == torch.float32:
+            listed = SparseRows(obs.numpy(), torch.get_num_threads())
+            self.step_listings[t] = listed
+            x = ObservationRows(obs, torch.arange(obs.shape[0]), listed)
+        z, w, b = model.features_and_head(x)
         n = z.shape[0]
         with torch.no_grad():
             term = model.action_term(obs)
         extra = np.zeros((n, 0), np.float32) if term is None else term.contiguous().numpy()
         actions, logp, value = torch.empty(n, dtype=torch.long), torch.empty(n), torch.empty(n)
-        whole = isinstance(rows, slice)
         mask = self.mask_buf[t].numpy() if whole else self.mask_buf[t].numpy()[rows]
         rng = self.sample_rng if whole else self.sample_rng[rows]
         legal = sample_legal_dots(
@@ -553,6 +561,7 @@ class Trainer:
         sec = self.seconds
         agent = self.agent
         col_cache = None
+        self.step_listings = [None] * self.cfg.rollout
         for t in range(self.cfg.rollout):
             t0 = tick()
             for g in self.groups:
@@ -701,10 +710,21 @@ class Trainer:
         obs, agent = batch.obs, self.agent
         listed = None
         if agent.sparse_input and not agent.fused and obs.dtype == torch.float32 and obs.device.type == "cpu":
-            listed = SparseRows(obs.numpy(), torch.get_num_threads(), common_row=True)
+            listed = self._rollout_listing(obs)
         inputs = agent.action_inputs
         pieces = piece_values_at(obs, batch.lidx, inputs, batch.sample_rows) if inputs else None
         return batch._replace(listed=listed, piece_values=pieces)
+
+    def _rollout_listing(self, obs: torch.Tensor) -> SparseRows:
+        """The update's listing of ``obs`` (the rollout storage, (T * N, D) float32), with
+        its common row: the steps' inference listings stacked where ``obs`` is the whole
+        storage and every step was listed (the same entries, without reading the storage
+        again), else a new listing."""
+        steps, threads = self.step_listings, torch.get_num_threads()
+        whole = obs.data_ptr() == self.obs_buf.data_ptr() and obs.numel() == self.obs_buf.numel()
+        if whole and all(s is not None for s in steps):
+            return SparseRows.stacked(steps, threads, common_row=True)  # type: ignore[arg-type]
+        return SparseRows(obs.numpy(), threads, common_row=True)
 
     def _legal_forward(self, batch: _Batch, idx: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """The logits of minibatch ``idx``'s legal actions (N, K) and its values (N,)."""
