@@ -89,6 +89,21 @@ def test_rows_read_in_place_match_the_copied_rows(n, picks, fill, threads, seed)
     assert np.array_equal(out, out_copy) and np.array_equal(gw, gw_copy)
 
 
+def test_listing_skips_negative_zeros_and_reads_every_run_and_the_tail():
+    """The listing tests runs of 16 floats, then pairs, on their bits: a -0.0 makes a run
+    look nonzero but is not listed, and entries at a run's edges and in the last ``D %
+    16`` floats are."""
+    x = np.zeros((3, 37), np.float32)
+    x[0, [0, 15, 16, 31, 32, 36]] = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+    x[1, [3, 17, 33]] = -0.0
+    x[2, [1, 20, 35]] = [-0.0, 7.0, -0.0]
+    listed = SparseRows(x, 2)
+    assert listed.count.tolist() == [6, 0, 1]
+    assert listed.cols[listed.start[0] : listed.start[0] + 6].tolist() == [0, 15, 16, 31, 32, 36]
+    assert listed.vals[listed.start[0] : listed.start[0] + 6].tolist() == [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+    assert (listed.cols[listed.start[2]], listed.vals[listed.start[2]]) == (20, 7.0)
+
+
 def test_listing_refuses_what_is_not_a_float32_matrix():
     with pytest.raises(ValueError, match="float32"):
         SparseRows(np.zeros((2, 3)), 1)

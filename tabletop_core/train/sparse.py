@@ -86,25 +86,35 @@ def _count_rows(bounds, x, count):
 
 
 @kernel(parallel=True)
-def _list_rows(bounds, x, words, start, cols, vals):
-    """Each row's nonzero columns and values at ``start[r]:``, in column order. ``words``
-    is ``x`` viewed as unsigned words of ``w`` floats each (``w`` = ``x.shape[1] //
-    words.shape[1]``, 2 or 1): a word whose bits are all zero holds only zeros and is
-    skipped, most of a row. The floats of the other words are listed without a branch:
-    each is written and the position moved on by the test, so a zero after a row's last
-    entry lands in its spare slot."""
+def _list_rows(bounds, x, bits, start, cols, vals):
+    """Each row's nonzero columns and values at ``start[r]:``, in column order. ``bits``
+    is ``x`` viewed as uint32: a run of 16 floats whose bits are all zero holds only zeros
+    and is skipped on one vectorised test, most of a row; within the others, so is each
+    pair of zero floats. The floats of the other pairs (and of a row's last ``D % 16``) are
+    listed without a branch: each is written and the position moved on by the test, so a
+    zero after a row's last entry lands in its spare slot."""
     d = x.shape[1]
-    w = d // words.shape[1]
+    runs = d // 16
     for k in prange(bounds.shape[0] - 1):
         for r in range(bounds[k], bounds[k + 1]):
             p = start[r]
-            for q in range(words.shape[1]):
-                if words[r, q] != 0:
-                    for j in range(w * q, w * q + w):
-                        v = x[r, j]
-                        cols[p] = j
-                        vals[p] = v
-                        p += v != 0.0
+            for q in range(runs):
+                acc = np.uint32(0)
+                for j in range(16 * q, 16 * q + 16):
+                    acc |= bits[r, j]
+                if acc != 0:
+                    for h in range(16 * q, 16 * q + 16, 2):
+                        if (bits[r, h] | bits[r, h + 1]) != 0:
+                            for j in range(h, h + 2):
+                                v = x[r, j]
+                                cols[p] = j
+                                vals[p] = v
+                                p += v != 0.0
+            for j in range(16 * runs, d):
+                v = x[r, j]
+                cols[p] = j
+                vals[p] = v
+                p += v != 0.0
 
 
 @kernel(parallel=True)
@@ -214,8 +224,7 @@ class SparseRows:
         self.start = ends - self.count - 1
         slots = int(ends[-1]) if len(ends) else 0
         self.cols, self.vals = np.empty(slots, np.int32), np.empty(slots, np.float32)
-        words = x.view(np.uint64) if x.shape[1] % 2 == 0 else x.view(np.uint32)
-        _list_rows(bounds, x, words, self.start, self.cols, self.vals)
+        _list_rows(bounds, x, x.view(np.uint32), self.start, self.cols, self.vals)
         self.common_cols = np.zeros(0, np.int64)
         self.common_vals = np.zeros(0, np.float32)
         if common_row and x.shape[0] > 0:
