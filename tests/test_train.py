@@ -331,6 +331,31 @@ def test_the_updates_listing_is_the_rollouts_steps_listings_stacked():
     tr.update(tr.cfg.lr)
 
 
+@pytest.mark.parametrize(
+    "obs_dim, actions, hidden", [(606, 393, (256, 256)), (37, 5, (16,)), (9, 4, (3, 7, 2))]
+)
+def test_flop_counts_match_torchs_count_of_the_products(obs_dim, actions, hidden):
+    """The MFU's FLOPs: a forward pass as torch's FLOP counter counts an MLP of the same
+    shapes, and an update sample's forward and backward pass with no gradient for the
+    observations (the first layer computes its weight gradient only)."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    from tabletop_core.train.model import model_flops_per_sample, update_flops_per_sample
+
+    widths = [obs_dim, *hidden]
+    layers: list[torch.nn.Module] = []
+    for a, b in zip(widths[:-1], widths[1:]):
+        layers += [torch.nn.Linear(a, b), torch.nn.Tanh()]
+    net = torch.nn.Sequential(*layers, torch.nn.Linear(widths[-1], actions + 1))
+    x = torch.randn(8, obs_dim)
+    with FlopCounterMode(display=False) as forward:
+        net(x)
+    with FlopCounterMode(display=False) as update:
+        net(x).square().sum().backward()
+    assert forward.get_total_flops() == 8 * model_flops_per_sample(obs_dim, actions, hidden)
+    assert update.get_total_flops() == 8 * update_flops_per_sample(obs_dim, actions, hidden)
+
+
 def test_float32_legal_head_matches_the_modules():
     """On a CPU the plain float32 network's update takes the logits at the legal actions
     through one (A + 1)-row head and builds the head's gradient in a kept buffer; values

@@ -10,7 +10,9 @@
   excluded) for ``seconds``: env steps/s; the wall time split into env stepping,
   inference, update and plumbing (everything else: copies into the rollout storage,
   advantages, bookkeeping); ``env_plumbing_share``; ``mfu``, the FLOPs executed (counted
-  from the layer shapes: one forward per inference sample, three per update sample; on the
+  from the layer shapes: one forward per inference sample, three per update sample less
+  the first layer's input gradient, which is never computed (``update_flops_per_sample``;
+  ``CHANGELOG.md`` says how older lines counted); on the
   float32 CPU path, whose head computes only the legal logits and the value and whose
   first layer reads only the observation's nonzero entries, the FLOPs of those K + 1
   outputs and of the nonzero entries) per second of inference and update, over the
@@ -207,7 +209,10 @@ def run_train_bench(
     steps = trainer.global_step - s0
     compute = sec["inference"] + sec["update"]
     executed = (trainer.flops["inference"] + trainer.flops["update"]) / compute / 1e9
-    dense = trainer.flops_per_sample * (trainer.samples["inference"] + 3 * trainer.samples["update"])
+    dense = (
+        trainer.flops_per_sample * trainer.samples["inference"]
+        + trainer.flops_per_update_sample * trainer.samples["update"]
+    )
     rec = {
         "bench": "train",
         "game": game,

@@ -57,6 +57,7 @@ __all__ = [
     "masked_gumbel_sample",
     "masked_logits",
     "model_flops_per_sample",
+    "update_flops_per_sample",
     "piece_values_at",
 ]
 
@@ -615,6 +616,22 @@ def model_flops_per_sample(
     first = obs_dim if input_nonzeros is None else input_nonzeros
     trunk = first * widths[1] + sum(a * b for a, b in zip(widths[1:-1], widths[2:]))
     return 2 * (trunk + widths[-1] * outputs)
+
+
+def update_flops_per_sample(
+    obs_dim: int,
+    num_actions: int,
+    hidden: tuple[int, ...],
+    head_outputs: int | None = None,
+    input_nonzeros: float | None = None,
+) -> float:
+    """Multiply-add FLOPs of one observation's forward and backward pass in the update:
+    the forward pass (:func:`model_flops_per_sample`, same arguments), every layer's
+    weight gradient, and the input gradient of every layer but the first, since the
+    observations take none: three forward passes less the first layer's product."""
+    first = obs_dim if input_nonzeros is None else input_nonzeros
+    forward = model_flops_per_sample(obs_dim, num_actions, hidden, head_outputs, input_nonzeros)
+    return 3 * forward - 2 * first * hidden[0]
 
 
 def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

@@ -64,6 +64,7 @@ from tabletop_core.train.model import (
     masked_gumbel_sample,
     model_flops_per_sample,
     piece_values_at,
+    update_flops_per_sample,
 )
 from tabletop_core.train.muon import Muon
 from tabletop_core.train.opponents import (
@@ -270,6 +271,7 @@ class Trainer:
         self.step_listings: list[SparseRows | None] = [None] * cfg.rollout
         self._warm_kernels()
         self.flops_per_sample = model_flops_per_sample(self.obs_dim, self.num_actions, cfg.hidden)
+        self.flops_per_update_sample = update_flops_per_sample(self.obs_dim, self.num_actions, cfg.hidden)
         self.flops = {"inference": 0.0, "update": 0.0}  # FLOPs computed (bench: MFU)
         self.samples = {"inference": 0, "update": 0}  # forward passes of one observation
 
@@ -832,18 +834,19 @@ class Trainer:
                 for key, v in zip(stats, losses):
                     stats[key] += v
                 count += 1
-                self.flops["update"] += 3 * self._update_flops_per_sample(batch, mb) * mb
+                self.flops["update"] += self._update_flops_per_sample(batch, mb) * mb
                 self.samples["update"] += mb
         return stats, count
 
     def _update_flops_per_sample(self, batch: _Batch, mb: int) -> float:
-        """The forward FLOPs of one sample of the last minibatch (``mb`` samples): the whole
+        """The FLOPs of one sample of the last minibatch (``mb`` samples), forward and
+        backward (:func:`~tabletop_core.train.model.update_flops_per_sample`): the whole
         head, or on the float32 CPU path only the K legal logits and the value
         (:meth:`Agent.legal_forward`), and the first layer over the nonzero entries where
         it is sparse."""
         if not self.legal_dots:
-            return self.flops_per_sample
-        return model_flops_per_sample(
+            return self.flops_per_update_sample
+        return update_flops_per_sample(
             self.obs_dim,
             self.num_actions,
             self.cfg.hidden,
