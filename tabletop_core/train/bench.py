@@ -11,7 +11,7 @@
   inference, update and plumbing (everything else: copies into the rollout storage,
   advantages, bookkeeping); ``env_plumbing_share``; ``mfu``, the FLOPs executed (counted
   from the layer shapes: one forward per inference sample, three per update sample less
-  the first layer's input gradient, which is never computed (``update_flops_per_sample``;
+  the first layer's input gradient, which is never computed (``model_flops_per_sample(..., update=True)``;
   ``CHANGELOG.md`` says how older lines counted); on the
   float32 CPU path, whose head computes only the legal logits and the value and whose
   first layer reads only the observation's nonzero entries, the FLOPs of those K + 1

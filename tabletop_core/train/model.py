@@ -57,7 +57,6 @@ __all__ = [
     "masked_gumbel_sample",
     "masked_logits",
     "model_flops_per_sample",
-    "update_flops_per_sample",
     "piece_values_at",
 ]
 
@@ -604,34 +603,23 @@ def model_flops_per_sample(
     hidden: tuple[int, ...],
     head_outputs: int | None = None,
     input_nonzeros: float | None = None,
+    update: bool = False,
 ) -> float:
     """Multiply-add FLOPs (2 per weight) of one forward pass for one observation, counted
     from the layer shapes (trunk, policy head and value head). ``head_outputs``: the head
     outputs computed, ``num_actions + 1`` (the default) for the whole head, ``K + 1`` where
     only the legal logits and the value are (:class:`_LegalDots`). ``input_nonzeros``: the
     mean nonzero observation entries a sample where the first layer reads only those
-    (:class:`_SparseLinear`), ``obs_dim`` (the default) for a dense first layer."""
+    (:class:`_SparseLinear`), ``obs_dim`` (the default) for a dense first layer.
+    ``update``: the update's forward and backward pass instead: the forward pass, every
+    layer's weight gradient, and the input gradient of every layer but the first, since
+    the observations take none (three forward passes less the first layer's product)."""
     widths = [obs_dim, *hidden]
     outputs = num_actions + 1 if head_outputs is None else head_outputs
     first = obs_dim if input_nonzeros is None else input_nonzeros
     trunk = first * widths[1] + sum(a * b for a, b in zip(widths[1:-1], widths[2:]))
-    return 2 * (trunk + widths[-1] * outputs)
-
-
-def update_flops_per_sample(
-    obs_dim: int,
-    num_actions: int,
-    hidden: tuple[int, ...],
-    head_outputs: int | None = None,
-    input_nonzeros: float | None = None,
-) -> float:
-    """Multiply-add FLOPs of one observation's forward and backward pass in the update:
-    the forward pass (:func:`model_flops_per_sample`, same arguments), every layer's
-    weight gradient, and the input gradient of every layer but the first, since the
-    observations take none: three forward passes less the first layer's product."""
-    first = obs_dim if input_nonzeros is None else input_nonzeros
-    forward = model_flops_per_sample(obs_dim, num_actions, hidden, head_outputs, input_nonzeros)
-    return 3 * forward - 2 * first * hidden[0]
+    forward = 2 * (trunk + widths[-1] * outputs)
+    return 3 * forward - 2 * first * widths[1] if update else forward
 
 
 def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

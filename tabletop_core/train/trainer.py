@@ -64,7 +64,6 @@ from tabletop_core.train.model import (
     masked_gumbel_sample,
     model_flops_per_sample,
     piece_values_at,
-    update_flops_per_sample,
 )
 from tabletop_core.train.muon import Muon
 from tabletop_core.train.opponents import (
@@ -271,7 +270,9 @@ class Trainer:
         self.step_listings: list[SparseRows | None] = [None] * cfg.rollout
         self._warm_kernels()
         self.flops_per_sample = model_flops_per_sample(self.obs_dim, self.num_actions, cfg.hidden)
-        self.flops_per_update_sample = update_flops_per_sample(self.obs_dim, self.num_actions, cfg.hidden)
+        self.flops_per_update_sample = model_flops_per_sample(
+            self.obs_dim, self.num_actions, cfg.hidden, update=True
+        )
         self.flops = {"inference": 0.0, "update": 0.0}  # FLOPs computed (bench: MFU)
         self.samples = {"inference": 0, "update": 0}  # forward passes of one observation
 
@@ -840,18 +841,19 @@ class Trainer:
 
     def _update_flops_per_sample(self, batch: _Batch, mb: int) -> float:
         """The FLOPs of one sample of the last minibatch (``mb`` samples), forward and
-        backward (:func:`~tabletop_core.train.model.update_flops_per_sample`): the whole
+        backward (:func:`~tabletop_core.train.model.model_flops_per_sample`, ``update``): the whole
         head, or on the float32 CPU path only the K legal logits and the value
         (:meth:`Agent.legal_forward`), and the first layer over the nonzero entries where
         it is sparse."""
         if not self.legal_dots:
             return self.flops_per_update_sample
-        return update_flops_per_sample(
+        return model_flops_per_sample(
             self.obs_dim,
             self.num_actions,
             self.cfg.hidden,
             batch.lidx.shape[1] + 1,
             self._input_nonzeros(self.agent, mb),
+            update=True,
         )
 
     @staticmethod
