@@ -259,11 +259,12 @@ class Trainer:
         # float32 on a CPU: the head computes only the legal logits and the value (sampler
         # and update), not all A + 1 outputs
         self._build_envs(counts)
-        self.bf16 = self._choose_bf16()
+        start_density = self._start_density()
+        self.bf16 = self._choose_bf16(start_density)
         self.legal_dots = self.device.type == "cpu" and not self.bf16
         self._build_model()
         # float32 on a CPU, observations mostly zeros: the first layer reads the nonzeros
-        self.agent.sparse_input = self.legal_dots and self._start_density() <= SPARSE_DENSITY
+        self.agent.sparse_input = self.legal_dots and start_density <= SPARSE_DENSITY
         self._allocate_storage()
         # each rollout step's listing of the observations' nonzero entries, made for the
         # step's inference and stacked for the update (sparse first layer only)
@@ -314,19 +315,19 @@ class Trainer:
         if self.selfplay is not None:
             self.selfplay.resample(np.arange(self.selfplay.n), self.league)
 
-    def _choose_bf16(self) -> bool:
+    def _choose_bf16(self, rho: float) -> bool:
         """``--bf16``: ``on``, ``off``, or ``auto``: bf16 on a CPU with AMX; on one with
         AVX512-BF16 only, bf16 unless the dense network's FLOPs are at least
-        :data:`~tabletop_core.train.sparse.SPARSE_OVER_BF16` times those of the float32 path
-        with its sparse first layer, on the first observations; float32 elsewhere (``docs/training.md``, "The dtype
-        ``--bf16 auto`` picks")."""
+        :data:`~tabletop_core.train.sparse.SPARSE_OVER_BF16` times those of the float32
+        path with its sparse first layer, on the first observations (``rho`` of their
+        entries nonzero); float32 elsewhere (``docs/training.md``, "The dtype ``--bf16
+        auto`` picks")."""
         cfg = self.cfg
         if cfg.bf16 != "auto":
             return cfg.bf16 == "on"
         unit = cpu_bf16_unit() if self.device.type == "cpu" else None
         if unit != "avx512":
             return unit == "amx"
-        rho = self._start_density()
         if rho > SPARSE_DENSITY:
             return True
         d, a = self.game.observation_layout(self.options).dim, self.game.num_actions
