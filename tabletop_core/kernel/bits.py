@@ -62,6 +62,8 @@ __all__ = [
     "imin",
     "f32_bits",
     "f32_from_bits",
+    "bf16_bits",
+    "bf16_value",
     "stack_u32",
     "stack_u64",
     "stack_f32",
@@ -582,3 +584,19 @@ def f32_from_bits(typingctx, x):
         return builder.bitcast(args[0], ir.FloatType())
 
     return types.float32(x), codegen
+
+
+@kernel(inline="always")
+def bf16_bits(x):
+    """The bfloat16 nearest to float32 ``x`` (ties to even), as int16 bits (finite ``x``;
+    what ``torch``'s float32 to bfloat16 cast gives)."""
+    b = np.int64(f32_bits(np.float32(x)))
+    r = ((b + 0x7FFF + ((b >> 16) & 1)) >> 16) & 0xFFFF
+    return np.int16(r - 0x10000 if r >= 0x8000 else r)
+
+
+@kernel(inline="always")
+def bf16_value(b):
+    """The float32 value of bfloat16 int16 bits ``b`` (exact: a bfloat16 is the top half of
+    a float32)."""
+    return f32_from_bits(np.uint32(np.uint32(np.uint16(b)) << np.uint32(16)))

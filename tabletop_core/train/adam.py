@@ -15,23 +15,74 @@ import math
 
 import numpy as np
 import torch
+from numba.core import types
+from numba.extending import overload
 
+from tabletop_core.kernel.bits import bf16_bits, bf16_value
 from tabletop_core.kernel.jit import kernel
 
-__all__ = ["clip_and_adam", "compiled_step"]
+__all__ = ["AdamArrays", "clip_and_adam", "clip_and_adam_bf16", "compiled_step"]
+
+
+def _grad_at(g, i):
+    """``g[i]`` as float32: float32 gradients as they are, int16 ones as bfloat16 bits."""
+    return np.float32(g[i]) if g.dtype.kind == "f" else bf16_value(g[i])
+
+
+@overload(_grad_at, jit_options={"nogil": True, "inline": "always"})
+def _grad_at_compiled(g, i):
+    if isinstance(g.dtype, types.Integer):
+        return lambda g, i: bf16_value(g[i])
+    return lambda g, i: g[i]
 
 
 @kernel(fastmath={"reassoc"})
-def _grad_norm(grads):
-    """The 2-norm of all of ``grads`` (a tuple of 1-D float32 arrays), summed in float64
-    (reassociated, so the sum runs in vector lanes)."""
+def _squares(grads):
+    """The sum of the squares of all of ``grads`` (a tuple of 1-D float32 arrays, or of
+    int16 bfloat16 bits), in float64 (reassociated, so the sum runs in vector lanes)."""
     total = 0.0
     for t in range(len(grads)):
         g = grads[t]
         for i in range(g.shape[0]):
-            x = np.float64(g[i])
+            x = np.float64(_grad_at(g, i))
             total += x * x
-    return math.sqrt(total)
+    return total
+
+
+@kernel(inline="always")
+def _adam_tensor(p, g, m, v, shadow, c):
+    """Adam's step on one parameter tensor (1-D views), its gradient ``g`` (float32, or
+    int16 bfloat16 bits); ``c`` the constants (:func:`_adam_constants`); the new
+    parameters' bfloat16 bits into ``shadow`` unless it is empty."""
+    scale, step_size, bc2_sqrt, b2, e, one_b1, one_b2 = c
+    keep = shadow.shape[0] > 0
+    for i in range(p.shape[0]):
+        gi = _grad_at(g, i) * scale
+        mi = m[i] + one_b1 * (gi - m[i])
+        vi = b2 * v[i] + one_b2 * gi * gi
+        m[i] = mi
+        v[i] = vi
+        p[i] -= step_size * mi / (np.sqrt(vi) / bc2_sqrt + e)
+        if keep:
+            shadow[i] = bf16_bits(p[i])
+
+
+@kernel(inline="always")
+def _adam_constants(norm, max_norm, lr, beta1, beta2, eps, step):
+    """The clipping scale and Adam's float32 constants for step number ``step``."""
+    coef = max_norm / (norm + 1e-6)
+    scale = np.float32(coef if coef < 1.0 else 1.0)
+    step_size = np.float32(lr / (1.0 - beta1**step))
+    bc2_sqrt = np.float32(math.sqrt(1.0 - beta2**step))
+    return (
+        scale,
+        step_size,
+        bc2_sqrt,
+        np.float32(beta2),
+        np.float32(eps),
+        np.float32(1.0 - beta1),
+        np.float32(1.0 - beta2),
+    )
 
 
 @kernel
@@ -57,76 +108,174 @@ def clip_and_adam(params, grads, exp_avgs, exp_avg_sqs, max_norm, lr, beta1, bet
     Returns:
         The gradients' total norm before clipping (float).
     """
-    norm = _grad_norm(grads)
-    coef = max_norm / (norm + 1e-6)
-    scale = np.float32(coef if coef < 1.0 else 1.0)
-    step_size = np.float32(lr / (1.0 - beta1**step))
-    bc2_sqrt = np.float32(math.sqrt(1.0 - beta2**step))
-    b2, e = np.float32(beta2), np.float32(eps)
-    one_b1, one_b2 = np.float32(1.0 - beta1), np.float32(1.0 - beta2)
+    norm = math.sqrt(_squares(grads))
+    c = _adam_constants(norm, max_norm, lr, beta1, beta2, eps, step)
+    none = np.empty(0, np.int16)
     for t in range(len(params)):
-        p, g, m, v = params[t], grads[t], exp_avgs[t], exp_avg_sqs[t]
-        for i in range(p.shape[0]):
-            gi = g[i] * scale
-            mi = m[i] + one_b1 * (gi - m[i])
-            vi = b2 * v[i] + one_b2 * gi * gi
-            m[i] = mi
-            v[i] = vi
-            p[i] -= step_size * mi / (np.sqrt(vi) / bc2_sqrt + e)
+        _adam_tensor(params[t], grads[t], exp_avgs[t], exp_avg_sqs[t], none, c)
     return norm
 
 
-def compiled_step(optim: torch.optim.Adam, max_norm: float) -> float:
-    """Clip the gradients of ``optim``'s parameters and take its Adam step with
-    :func:`clip_and_adam`, keeping the optimizer's state (``step``, ``exp_avg``,
-    ``exp_avg_sq``) as torch keeps it. CPU float32 parameters in one group, every one with a
-    gradient; returns the total norm before clipping.
+@kernel
+def clip_and_adam_bf16(
+    params, grads, grads_bf16, exp_avgs, exp_avg_sqs, shadows, max_norm, lr, beta1, beta2, eps, step
+):
+    """:func:`clip_and_adam` with some gradients in bfloat16 (the fused CPU step's weight
+    gradients, read in place) and the new parameters' bfloat16 copies written in the same
+    pass (the weights the fused step's next products read).
+
+    Args:
+        params, exp_avgs, exp_avg_sqs, max_norm, lr, beta1, beta2, eps, step: as
+            :func:`clip_and_adam`.
+        grads: tuple of 1-D float32 arrays: parameter ``t``'s gradient, or empty where
+            ``grads_bf16[t]`` holds it.
+        grads_bf16: tuple of 1-D int16 arrays (bfloat16 bits): parameter ``t``'s gradient,
+            or empty.
+        shadows: tuple of 1-D int16 arrays: out, the bfloat16 bits of parameter ``t`` after
+            the step (rounded to nearest even), or empty for none.
+
+    Returns:
+        The gradients' total norm before clipping (float).
+    """
+    norm = math.sqrt(_squares(grads) + _squares(grads_bf16))
+    c = _adam_constants(norm, max_norm, lr, beta1, beta2, eps, step)
+    for t in range(len(params)):
+        if grads_bf16[t].shape[0] > 0:
+            _adam_tensor(params[t], grads_bf16[t], exp_avgs[t], exp_avg_sqs[t], shadows[t], c)
+        else:
+            _adam_tensor(params[t], grads[t], exp_avgs[t], exp_avg_sqs[t], shadows[t], c)
+    return norm
+
+
+class AdamArrays:
+    """The flat arrays of compiled Adam steps on ``optim``'s parameters, listed once: what
+    :func:`compiled_step` takes on each call, kept by a caller whose gradients stay in the
+    same tensors from step to step (:class:`~tabletop_core.train.fused.FusedStep`). Valid while
+    the parameters, the gradient tensors, the shadows and the optimizer's state tensors
+    stay the same objects (a ``load_state_dict`` replaces the state's: list them again).
+
+    Args:
+        optim: a ``torch.optim.Adam`` over CPU float32 parameters in one group; its
+            state is created here as torch creates it on its first step.
+        grads: one gradient per parameter, in the parameter's shape and memory layout:
+            float32, or bfloat16 (read in place, exactly converted); None: each
+            parameter's ``grad`` as it is now.
+        shadows: one bfloat16 tensor or None per parameter, in the parameter's shape and
+            layout, given the new parameters rounded to bfloat16 at each step; or None.
 
     Raises:
         ValueError: if the optimizer uses weight decay, AMSGrad or several parameter
-            groups, or a parameter has no gradient.
+            groups, a parameter has no gradient, or ``grads`` / ``shadows`` do not match
+            the parameters (count, shape, layout, dtype).
     """
-    if len(optim.param_groups) != 1:
-        raise ValueError(f"compiled_step takes one parameter group, got {len(optim.param_groups)}")
-    group = optim.param_groups[0]
-    if group.get("weight_decay", 0) or group.get("amsgrad", False):
-        raise ValueError("compiled_step is plain Adam: no weight decay, no AMSGrad")
-    params = group["params"]
-    if any(p.grad is None for p in params):
-        raise ValueError("compiled_step needs a gradient for every parameter (after backward)")
+
+    def __init__(
+        self,
+        optim: torch.optim.Adam,
+        grads: list[torch.Tensor] | None = None,
+        shadows: list[torch.Tensor | None] | None = None,
+    ):
+        if len(optim.param_groups) != 1:
+            raise ValueError(f"compiled_step takes one parameter group, got {len(optim.param_groups)}")
+        group = optim.param_groups[0]
+        if group.get("weight_decay", 0) or group.get("amsgrad", False):
+            raise ValueError("compiled_step is plain Adam: no weight decay, no AMSGrad")
+        params = group["params"]
+        if grads is None and any(p.grad is None for p in params):
+            raise ValueError("compiled_step needs a gradient for every parameter (after backward)")
+        _check_like(params, grads, "grads", (torch.float32, torch.bfloat16))
+        _check_like(params, shadows, "shadows", (torch.bfloat16,))
+        states = _adam_states(optim, params, with_grads=grads is None)
+        self.group = group
+        self.steps = [st["step"].numpy() for st in states]
+        self.mixed = grads is not None or shadows is not None
+        with torch.no_grad():
+            self.params = tuple(_flat(p.detach()) for p in params)
+            self.moments = (
+                tuple(_flat(st["exp_avg"]) for st in states),
+                tuple(_flat(st["exp_avg_sq"]) for st in states),
+            )
+            gs = grads if grads is not None else [p.grad for p in params]
+            none32, none16 = np.empty(0, np.float32), np.empty(0, np.int16)
+            self.g32 = tuple(_flat(g) if g.dtype == torch.float32 else none32 for g in gs)
+            self.g16 = tuple(_flat(g.view(torch.int16)) if g.dtype == torch.bfloat16 else none16 for g in gs)
+            self.shadows = tuple(
+                none16 if s is None else _flat(s.view(torch.int16)) for s in shadows or [None] * len(params)
+            )
+
+    def step(self, max_norm: float) -> float:
+        """Advance the step counts, clip the gradients to a total norm of ``max_norm`` and
+        take Adam's step at the group's learning rate now; returns the norm before
+        clipping."""
+        for s in self.steps:
+            s += 1
+        group = self.group
+        beta1, beta2 = group["betas"]
+        consts = (float(max_norm), float(group["lr"]), float(beta1), float(beta2), float(group["eps"]))
+        step = float(self.steps[0])
+        if not self.mixed:
+            return clip_and_adam(self.params, self.g32, *self.moments, *consts, step)
+        return clip_and_adam_bf16(self.params, self.g32, self.g16, *self.moments, self.shadows, *consts, step)
+
+
+def compiled_step(
+    optim: torch.optim.Adam,
+    max_norm: float,
+    grads: list[torch.Tensor] | None = None,
+    shadows: list[torch.Tensor | None] | None = None,
+) -> float:
+    """Clip the gradients of ``optim``'s parameters and take its Adam step with
+    :func:`clip_and_adam` (:func:`clip_and_adam_bf16` where ``grads`` or ``shadows`` are
+    given), keeping the optimizer's state (``step``, ``exp_avg``, ``exp_avg_sq``) as torch
+    keeps it. ``grads`` and ``shadows`` as :class:`AdamArrays`; ``max_norm`` the gradients'
+    largest total 2-norm (``math.inf``: no clipping). Returns the total norm before
+    clipping.
+
+    Raises:
+        ValueError: as :class:`AdamArrays`.
+    """
+    return AdamArrays(optim, grads, shadows).step(max_norm)
+
+
+def _check_like(params: list, tensors: list | None, name: str, dtypes: tuple) -> None:
+    """Raise ValueError unless ``tensors`` (None, or one tensor or None per parameter) match
+    ``params`` in shape and memory layout, in one of ``dtypes``."""
+    if tensors is None:
+        return
+    if len(tensors) != len(params):
+        raise ValueError(f"{name}: {len(tensors)} tensors for {len(params)} parameters")
+    for k, (p, t) in enumerate(zip(params, tensors)):
+        if t is None and name == "shadows":
+            continue
+        if t is None or t.shape != p.shape or t.stride() != p.stride() or t.dtype not in dtypes:
+            got = "None" if t is None else f"{tuple(t.shape)} {t.dtype} strides {t.stride()}"
+            raise ValueError(
+                f"{name}[{k}] must be {tuple(p.shape)} with strides {p.stride()} in "
+                f"{' or '.join(str(d) for d in dtypes)}, got {got}"
+            )
+
+
+def _adam_states(optim: torch.optim.Adam, params: list, with_grads: bool) -> list[dict]:
+    """The parameters' Adam states, created as ``torch.optim.Adam`` creates them on its
+    first step, moments (and gradients, ``with_grads``) in their parameter's layout."""
     states = []
     for p in params:
         st = optim.state[p]
-        if not st:  # as torch.optim.Adam initialises it on its first step
+        if not st:
             st["step"] = torch.tensor(0.0)
             st["exp_avg"] = torch.zeros_like(p, memory_format=torch.preserve_format)
             st["exp_avg_sq"] = torch.zeros_like(p, memory_format=torch.preserve_format)
-        st["step"] += 1
+        _match_layout(p, st, with_grads)
         states.append(st)
-    beta1, beta2 = group["betas"]
-    with torch.no_grad():
-        for p, st in zip(params, states):
-            _match_layout(p, st)
-        return clip_and_adam(
-            tuple(_flat(p.detach()) for p in params),
-            tuple(_flat(p.grad) for p in params),
-            tuple(_flat(st["exp_avg"]) for st in states),
-            tuple(_flat(st["exp_avg_sq"]) for st in states),
-            float(max_norm),
-            float(group["lr"]),
-            float(beta1),
-            float(beta2),
-            float(group["eps"]),
-            float(states[0]["step"]),
-        )
+    return states
 
 
-def _match_layout(p: torch.Tensor, st: dict) -> None:
+def _match_layout(p: torch.Tensor, st: dict, with_grad: bool = True) -> None:
     """Give ``p``'s gradient and Adam moments ``p``'s memory layout, so that :func:`_flat`
     lists the four in one order (a weight stored transposed,
     :attr:`~tabletop_core.train.model.Agent.sparse_input`, with moments restored from a
     checkpoint written before it was)."""
-    if p.grad.stride() != p.stride():
+    if with_grad and p.grad.stride() != p.stride():
         p.grad = torch.empty_like(p).copy_(p.grad)
     for key in ("exp_avg", "exp_avg_sq"):
         if st[key].stride() != p.stride():

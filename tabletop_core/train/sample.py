@@ -14,7 +14,7 @@ from numba import prange
 from numba.core import types
 from numba.extending import overload
 
-from tabletop_core.kernel.bits import ctz, f32_bits, f32_from_bits, read_bits_row
+from tabletop_core.kernel.bits import bf16_bits, bf16_value, ctz, read_bits_row
 from tabletop_core.kernel.jit import kernel
 from tabletop_core.kernel.rng import next_u64
 from tabletop_core.train.head import logits_at
@@ -224,11 +224,11 @@ def scatter_head_grad(grad_logits, index, grad_value, grad_out, grad_bias, scrat
             c = index[i, j]
             v = scratch[c]
             if v != 0.0:  # (a repeated column: its first place takes the sum)
-                grad_out[i, c] = _bf16_bits(v)
+                grad_out[i, c] = bf16_bits(v)
                 grad_bias[c] += v
                 scratch[c] = 0.0
         v = grad_value[i]
-        grad_out[i, a1 - 1] = _bf16_bits(v)
+        grad_out[i, a1 - 1] = bf16_bits(v)
         grad_bias[a1 - 1] += v
 
 
@@ -246,15 +246,7 @@ def _logit_compiled(logits, i, k):
     if isinstance(logits.dtype, types.Integer):
 
         def bf16(logits, i, k):
-            return f32_from_bits(np.uint32(np.uint32(np.uint16(logits[i, k])) << np.uint32(16)))
+            return bf16_value(logits[i, k])
 
         return bf16
     return lambda logits, i, k: logits[i, k]
-
-
-@kernel(inline="always")
-def _bf16_bits(x):
-    """The bfloat16 nearest to float32 ``x`` (ties to even), as int16 bits (finite ``x``)."""
-    b = np.int64(f32_bits(np.float32(x)))
-    r = ((b + 0x7FFF + ((b >> 16) & 1)) >> 16) & 0xFFFF
-    return np.int16(r - 0x10000 if r >= 0x8000 else r)
