@@ -851,6 +851,109 @@ def test_compiled_update_step_matches_the_torch_step(optimizer):
         np.testing.assert_allclose(pa.numpy(), pb.numpy(), rtol=0, atol=1e-6, err_msg=name)
 
 
+def _fused_trainer(game: str, seed: int = 6):
+    from tabletop_core.train import Trainer
+
+    options = {"num_players": 2} if game == "thegame" else {}
+    tr = Trainer(_small(game=game, options=options, seed=seed, bf16="on"))
+    if tr.fused_step is None:
+        pytest.skip("this CPU / torch build has no oneDNN bfloat16 linear")
+    tr.collect()
+    return tr
+
+
+def _autograd_gradients(tr, batch, idx):
+    """The fused path's gradients through autograd (``Trainer._ppo_step_compiled`` without
+    the optimizer step)."""
+    from tabletop_core.train.loss import ppo_loss_grad
+
+    cfg = tr.cfg
+    logits, value = tr._legal_forward(batch, idx)
+    logits, value = logits.float(), value.float()
+    g_logits, g_value, stats = torch.empty_like(logits), torch.empty_like(value), np.empty(5)
+    arrays = (batch.lbias, batch.lpos, batch.old_logp, batch.advs, batch.rets)
+    ppo_loss_grad(
+        logits.detach().numpy(),
+        idx.numpy(),
+        *(a.numpy() for a in arrays),
+        value.detach().numpy(),
+        cfg.clip,
+        cfg.vf_coef,
+        cfg.ent_coef,
+        g_logits.numpy(),
+        g_value.numpy(),
+        stats,
+    )
+    tr._zero_grad()
+    torch.autograd.backward([logits, value], [g_logits, g_value])
+    return stats
+
+
+@pytest.mark.parametrize("game", ["thegame", "koikoi"])
+def test_fused_step_gradients_are_autograds(game):
+    """The fused CPU step written out (no autograd) computes the autograd path's products:
+    the same statistics, the weights' gradients to the bit, the biases' within bfloat16
+    rounding (summed in float32 where autograd rounded the sum to bfloat16), and Koikoi's
+    action-piece gains."""
+    tr = _fused_trainer(game)
+    batch = tr._read_once(tr._rollout_batch())
+    idx = torch.randperm(batch.size, generator=torch.Generator().manual_seed(0))[:128]
+    grads, stats = tr.fused_step.gradients(batch, idx, tr.cfg.clip, tr.cfg.vf_coef, tr.cfg.ent_coef)
+    want = _autograd_gradients(tr, batch, idx)
+    np.testing.assert_allclose(stats, want, rtol=1e-6, atol=1e-7)
+    named = dict(tr.agent.named_parameters())
+    assert set(grads) == {id(p) for p in named.values()}
+    for name, p in named.items():
+        got = grads[id(p)]
+        assert got.shape == p.shape, name
+        if name.endswith("weight"):
+            assert got.dtype == torch.bfloat16, name
+            assert torch.equal(got.float(), p.grad), name
+        else:
+            torch.testing.assert_close(got, p.grad, rtol=1e-2, atol=1e-3 * float(p.grad.abs().max()))
+
+
+def test_fused_step_takes_adams_step_and_writes_the_shadows():
+    """:meth:`FusedStep.step` is :func:`compiled_step` on its gradients (read in bfloat16 in
+    place), and leaves the weights' bfloat16 shadows equal to the new weights rounded."""
+    from tabletop_core.train.adam import compiled_step
+
+    a, b = _fused_trainer("thegame"), _fused_trainer("thegame")
+    batch_a, batch_b = (tr._read_once(tr._rollout_batch()) for tr in (a, b))
+    idx = torch.randperm(batch_a.size, generator=torch.Generator().manual_seed(1))[:128]
+    cfg = a.cfg
+    for _ in range(2):  # the second step starts from the shadows the first wrote
+        sa = a.fused_step.step(batch_a, idx, a.optim, cfg.clip, cfg.vf_coef, cfg.ent_coef, cfg.max_grad_norm)
+        grads, sb = b.fused_step.gradients(batch_b, idx, cfg.clip, cfg.vf_coef, cfg.ent_coef)
+        for p in b.agent.parameters():
+            p.grad = grads[id(p)].float()
+        compiled_step(b.optim, cfg.max_grad_norm)
+        b.fused_step.refresh()
+        np.testing.assert_allclose(sa, sb, rtol=1e-6, atol=1e-7)
+        for (name, pa), pb in zip(a.agent.named_parameters(), b.agent.parameters()):
+            torch.testing.assert_close(pa, pb, rtol=1e-6, atol=1e-7, msg=name)
+    shadow = a.fused_step._shadow
+    for name, p in a.agent.named_parameters():
+        if id(p) in shadow:
+            assert torch.equal(shadow[id(p)], p.detach().to(torch.bfloat16)), name
+
+
+def test_compiled_step_refuses_gradients_unlike_the_parameters():
+    from tabletop_core.train.adam import compiled_step
+
+    net = torch.nn.Linear(3, 2)
+    opt = torch.optim.Adam(net.parameters())
+    good = [torch.zeros(2, 3), torch.zeros(2)]
+    with pytest.raises(ValueError, match=r"grads\[0\] must be \(2, 3\)"):
+        compiled_step(opt, 1.0, [torch.zeros(3, 2), torch.zeros(2)])
+    with pytest.raises(ValueError, match="2 tensors for 2 parameters|1 tensors for 2 parameters"):
+        compiled_step(opt, 1.0, good[:1])
+    with pytest.raises(ValueError, match=r"shadows\[1\] .* torch.bfloat16"):
+        compiled_step(opt, 1.0, good, [None, torch.zeros(2)])
+    with pytest.raises(ValueError, match=r"grads\[1\]"):
+        compiled_step(opt, 1.0, [good[0], torch.zeros(2, dtype=torch.float64)])
+
+
 def test_compiled_clip_and_adam_match_torch():
     """:func:`compiled_step` against ``clip_grad_norm_`` then ``Adam(fused=True).step()``
     over steps whose gradients are clipped and steps whose are not, and it keeps Adam's

@@ -24,9 +24,14 @@ import sys
 import tabletop_core.train.bench as bench
 import tabletop_core.train.model as model
 
+
+def _into(out, value):
+    return value if out is None else out.copy_(value)
+
+
 WEIGHT_GRADS = {
-    "xTg": lambda g, x: (x.t() @ g).t(),
-    "gTc": lambda g, x: g.t().contiguous() @ x,
+    "xTg": lambda g, x, out=None: _into(out, (x.t() @ g).t()),
+    "gTc": lambda g, x, out=None: _into(out, g.t().contiguous() @ x),
 }
 VARIANTS = ("base", "relu", *WEIGHT_GRADS)
 

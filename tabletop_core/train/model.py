@@ -95,11 +95,11 @@ def _linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor) -> torch.
     return torch.ops.mkldnn._linear_pointwise(x, weight, bias, "none", [], "")
 
 
-def _weight_grad(g: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
-    """A fused layer's weight gradient ``g.T @ x`` ((out, in), bfloat16): the layout
-    measured fastest on AMX among those tried (``benchmarks/amx/train_variant.py`` swaps
-    this function to compare others)."""
-    return g.t() @ x
+def _weight_grad(g: torch.Tensor, x: torch.Tensor, out: torch.Tensor | None = None) -> torch.Tensor:
+    """A fused layer's weight gradient ``g.T @ x`` ((out, in), bfloat16; into ``out`` where
+    given): the layout measured fastest on AMX among those tried
+    (``benchmarks/amx/train_variant.py`` swaps this function to compare others)."""
+    return torch.mm(g.t(), x, out=out)
 
 
 class _LinearAct(torch.autograd.Function):
@@ -580,18 +580,30 @@ def piece_term_at(
     inputs: tuple[tuple[int, int], ...],
 ) -> torch.Tensor:
     """:func:`piece_term` at ``index`` ((N, K) int64) alone: (N, K) float32, from the
-    pieces' entries there (:func:`piece_values_at`; :class:`ObservationRows` carry them
-    for the batch's legal actions), which take no gradient, so only the gains' (N, K)
-    products enter autograd, not (N, E) ones; the update's legal logits
+    pieces' entries there (:func:`piece_values_of`), which take no gradient, so only the
+    gains' (N, K) products enter autograd, not (N, E) ones; the update's legal logits
     (:meth:`Agent.legal_forward`)."""
+    return piece_sum(piece_values_of(obs, index, inputs), gains)
+
+
+def piece_values_of(
+    obs: torch.Tensor | ObservationRows, index: torch.Tensor, inputs: tuple[tuple[int, int], ...]
+) -> torch.Tensor:
+    """``(N, J, K)`` float32: the action pieces' entries at ``index`` ((N, K) int64) of
+    observations ``obs`` ((N, D), or :class:`ObservationRows`, which carry them for the
+    batch's legal actions), :func:`piece_values_at`."""
     if isinstance(obs, ObservationRows) and obs.piece_values is not None:
-        values = obs.piece_values.index_select(0, obs.rows if obs.samples is None else obs.samples)
-    elif isinstance(obs, ObservationRows):
-        values = piece_values_at(obs.obs, index, inputs, obs.rows)
-    else:
-        values = piece_values_at(obs, index, inputs)
+        return obs.piece_values.index_select(0, obs.rows if obs.samples is None else obs.samples)
+    if isinstance(obs, ObservationRows):
+        return piece_values_at(obs.obs, index, inputs, obs.rows)
+    return piece_values_at(obs, index, inputs)
+
+
+def piece_sum(values: torch.Tensor, gains: torch.Tensor) -> torch.Tensor:
+    """``(N, K)``: ``sum_j values[:, j] * gains[j]`` for the pieces' entries ``values``
+    (N, J, K) and gains ``gains`` (J,), summed in piece order."""
     total = None
-    for j in range(len(inputs)):
+    for j in range(values.shape[1]):
         part = values[:, j] * gains[j]
         total = part if total is None else total + part
     return total

@@ -55,6 +55,7 @@ from tabletop_core.kernel.rng import seed_word
 from tabletop_core.train.adam import compiled_step
 from tabletop_core.train.advantages import seat_advantages
 from tabletop_core.train.config import ConfigError, TrainConfig, cpu_bf16_unit, load_init_policy, validate
+from tabletop_core.train.fused import FusedStep
 from tabletop_core.train.loss import ppo_loss_grad
 from tabletop_core.train.model import (
     ACTION_GAIN_SCALE,
@@ -369,6 +370,8 @@ class Trainer:
             self.muon = Muon(hidden, lr=cfg.lr)
             params = [p for p in params if all(p is not w for w in hidden)]
         self.optim = torch.optim.Adam(params, lr=cfg.lr, eps=1e-5, fused=self.device.type in ("cpu", "cuda"))
+        # the fused bfloat16 CPU path's step without autograd (Adam only: Muon steps from p.grad)
+        self.fused_step = FusedStep(self.agent) if self.agent.fused and self.muon is None else None
 
     def _allocate_storage(self) -> None:
         """The rollout buffers and the run's counters."""
@@ -815,6 +818,8 @@ class Trainer:
         stats = {"pg_loss": 0.0, "v_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clipfrac": 0.0}
         count = 0
         mb = min(cfg.minibatch, m)
+        if self.fused_step is not None:  # the parameters may have changed since its last step
+            self.fused_step.refresh()
         for _ in range(cfg.epochs):
             perm = torch.randperm(m, generator=self.gen, device=self.device)
             for start in range(0, m - mb + 1, mb):  # full minibatches only (equal weight)
@@ -829,7 +834,11 @@ class Trainer:
                     stats["v_loss"] += float(v_loss.detach())
                     count += 1
                     continue
-                if self.device.type == "cpu":
+                if self.fused_step is not None:
+                    losses = self.fused_step.step(
+                        batch, idx, self.optim, cfg.clip, cfg.vf_coef, cfg.ent_coef, cfg.max_grad_norm
+                    )
+                elif self.device.type == "cpu":
                     losses = self._ppo_step_compiled(batch, idx)
                 else:
                     losses = self._ppo_step_torch(batch, idx)

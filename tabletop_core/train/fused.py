@@ -1,0 +1,239 @@
+"""The fused bfloat16 CPU path's PPO step, forward and backward written out (no autograd).
+
+On the fused path (:meth:`~tabletop_core.train.model.Agent.fuse`) a minibatch's products are
+a few oneDNN bfloat16 matmuls; around them autograd recorded a graph, cast every weight
+to bfloat16 and concatenated the actor and critic heads again, kept float32 copies of the
+weight gradients, zeroed them, and the optimizer read them back. :class:`FusedStep` runs
+the same products in order with none of that:
+
+* the weights' bfloat16 copies (*shadows*) are kept between minibatches and written by the
+  Adam step itself (:func:`~tabletop_core.train.adam.clip_and_adam_bf16`), in one
+  ``(A + 1, H)`` block for the actor and critic heads;
+* forward: the minibatch's observation rows gathered into a kept buffer, each hidden layer
+  one ``linear + activation`` call, the head one call (:func:`~tabletop_core.train.model.Agent.legal_forward`'s
+  products);
+* the loss and its gradient with respect to the legal logits and the value
+  (:func:`~tabletop_core.train.loss.ppo_loss_grad`), scattered into the head's output
+  gradient (:func:`~tabletop_core.train.sample.scatter_head_grad`);
+* backward: each layer's input gradient, ``tanh`` / ``relu`` gradient, weight gradient
+  (bfloat16, read in place by the Adam step) and bias gradient (summed in float32);
+* the action pieces' gains take their gradient as one contraction of the legal logits'
+  gradient with the pieces' entries.
+
+The products, the activations and the weight gradients are those of the autograd path to
+the bit; the bias gradients are summed in float32 where that path rounded the sum to
+bfloat16, and the gains' in another order (``tests/test_train.py``). The gradients stay
+in tensors kept from step to step, which the Adam step reads in place.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from torch import nn
+
+from tabletop_core.kernel.bits import bf16_value
+from tabletop_core.kernel.jit import kernel
+from tabletop_core.train import model
+from tabletop_core.train.adam import AdamArrays
+from tabletop_core.train.loss import ppo_loss_grad
+from tabletop_core.train.model import ACTION_GAIN_SCALE, Agent, piece_sum, piece_values_of
+from tabletop_core.train.sample import scatter_head_grad
+
+__all__ = ["FusedStep", "column_sums"]
+
+_BF16 = torch.bfloat16
+
+
+@kernel
+def column_sums(x, out):
+    """``out[c] = sum_i x[i, c]`` in float32, ``x`` (N, C) int16 bfloat16 bits, ``out`` (C,)
+    float32: a layer's bias gradient (torch's float32 sum of a bfloat16 matrix first copies
+    it to float32)."""
+    for c in range(out.shape[0]):
+        out[c] = 0.0
+    for i in range(x.shape[0]):
+        for c in range(out.shape[0]):
+            out[c] += bf16_value(x[i, c])
+
+
+class FusedStep:
+    """The PPO step of a fused :class:`~tabletop_core.train.model.Agent` on the CPU (module
+    docstring): :meth:`gradients` for a minibatch, :meth:`step` for the optimizer step too.
+    Call :meth:`refresh` after anything other than :meth:`step` changed the agent's
+    parameters or the optimizer's state (a checkpoint, the critic warm-up's steps).
+
+    Args:
+        agent: a fused agent (``agent.fused``) on the CPU.
+
+    Raises:
+        ValueError: if ``agent`` is not fused or not on the CPU.
+    """
+
+    def __init__(self, agent: Agent):
+        if not agent.fused or agent.actor.weight.device.type != "cpu":
+            raise ValueError("FusedStep runs a fused agent on the CPU (Agent.fuse())")
+        self.agent = agent
+        self.linears = [m for m in agent.trunk if isinstance(m, nn.Linear)]
+        a, h = agent.actor.weight.shape
+        # the bfloat16 shadows and the gradients, each head's rows in one (A + 1)-row block
+        self.head_w, self.head_b = torch.empty((a + 1, h), dtype=_BF16), torch.empty(a + 1, dtype=_BF16)
+        self.w = [torch.empty_like(lin.weight, dtype=_BF16) for lin in self.linears]
+        self.b = [torch.empty_like(lin.bias, dtype=_BF16) for lin in self.linears]
+        self.g_head_w, self.g_head_b = torch.empty_like(self.head_w), torch.empty(a + 1)
+        self.g_w = [torch.empty_like(w) for w in self.w]
+        self.g_b = [torch.empty(lin.bias.shape) for lin in self.linears]
+        self._shadow: dict[int, torch.Tensor] = {}
+        self._grad: dict[int, torch.Tensor] = {}
+        for lin, w, b, gw, gb in zip(self.linears, self.w, self.b, self.g_w, self.g_b):
+            self._shadow[id(lin.weight)], self._shadow[id(lin.bias)] = w, b
+            self._grad[id(lin.weight)], self._grad[id(lin.bias)] = gw, gb
+        for head, rows in ((agent.actor, slice(0, a)), (agent.critic, slice(a, a + 1))):
+            self._shadow[id(head.weight)], self._shadow[id(head.bias)] = self.head_w[rows], self.head_b[rows]
+            self._grad[id(head.weight)], self._grad[id(head.bias)] = self.g_head_w[rows], self.g_head_b[rows]
+        if agent.action_gain is not None:
+            self._grad[id(agent.action_gain)] = torch.empty_like(agent.action_gain, requires_grad=False)
+        self._x: torch.Tensor | None = None  # the minibatch's observation rows
+        self._grad_out: torch.Tensor | None = None  # the head output's gradient (N, A + 1)
+        self._zeros = np.zeros(a + 1, np.float32)
+        self._adam: AdamArrays | None = None
+        self._adam_optim: torch.optim.Adam | None = None
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Copy the agent's parameters into their bfloat16 shadows, and list the
+        optimizer's arrays again at the next :meth:`step`."""
+        with torch.no_grad():
+            for p in self.agent.parameters():
+                s = self._shadow.get(id(p))
+                if s is not None:
+                    s.copy_(p)
+        self._adam = None
+
+    def gradients(
+        self, batch, idx: torch.Tensor, clip: float, vf_coef: float, ent_coef: float
+    ) -> tuple[dict[int, torch.Tensor], np.ndarray]:
+        """The PPO loss's gradients on minibatch ``idx`` ((N,) int64 samples of ``batch``,
+        the trainer's ``_Batch``), from the shadows.
+
+        Args:
+            batch: the rollout's samples (``obs`` (M', D) bfloat16 or float32, read in
+                place through ``sample_rows``; ``lidx``, ``lbias``, ``lpos``,
+                ``old_logp``, ``advs``, ``rets``; ``piece_values`` where the agent has
+                action pieces).
+            idx: the minibatch's samples.
+            clip, vf_coef, ent_coef: the loss's settings
+                (:func:`~tabletop_core.train.loss.ppo_loss_grad`).
+
+        Returns:
+            ``(grads, stats)``: ``grads`` maps ``id(parameter)`` to its gradient in the
+            parameter's shape (weights bfloat16, biases and gains float32; tensors kept
+            by this object and overwritten by the next call); ``stats`` (5,) float64,
+            the loss's statistics (pg loss, value loss, entropy, approx KL, clip
+            fraction).
+        """
+        agent = self.agent
+        acts = self._forward(batch, idx)
+        out = acts.pop()
+        lidx = batch.lidx.index_select(0, idx)
+        logits, value = out[:, :-1].gather(1, lidx).float(), out[:, -1].float().contiguous()
+        values = None
+        if agent.action_gain is not None:
+            values = piece_values_of(batch.rows(idx), lidx, agent.action_inputs)
+            with torch.no_grad():
+                logits += piece_sum(values, agent.action_gain * ACTION_GAIN_SCALE)
+        g_logits, g_value, stats = torch.empty_like(logits), torch.empty_like(value), np.empty(5)
+        ppo_loss_grad(
+            logits.numpy(),
+            idx.numpy(),
+            batch.lbias.numpy(),
+            batch.lpos.numpy(),
+            batch.old_logp.numpy(),
+            batch.advs.numpy(),
+            batch.rets.numpy(),
+            value.numpy(),
+            clip,
+            vf_coef,
+            ent_coef,
+            g_logits.numpy(),
+            g_value.numpy(),
+            stats,
+        )
+        self._backward(acts, out, lidx, g_logits, g_value)
+        if values is not None:  # d loss / d gain_j = SCALE * sum(g_logits * values[:, j])
+            gain_grad = self._grad[id(agent.action_gain)]
+            torch.mul(torch.einsum("nk,njk->j", g_logits, values), ACTION_GAIN_SCALE, out=gain_grad)
+        return self._grad, stats
+
+    def _forward(self, batch, idx: torch.Tensor) -> list[torch.Tensor]:
+        """The activations: the observation rows, each hidden layer's output, the head's
+        output (N, A + 1), all bfloat16."""
+        rows = idx if batch.sample_rows is None else batch.sample_rows.index_select(0, idx)
+        obs = batch.obs
+        if self._x is None or self._x.shape[0] != len(idx) or self._x.dtype != obs.dtype:
+            self._x = torch.empty((len(idx), obs.shape[1]), dtype=obs.dtype)
+        torch.index_select(obs, 0, rows, out=self._x)
+        acts = [self._x if obs.dtype == _BF16 else self._x.to(_BF16)]
+        act = self.agent.activation
+        for w, b in zip(self.w, self.b):
+            acts.append(torch.ops.mkldnn._linear_pointwise(acts[-1], w, b, act, [], ""))
+        acts.append(torch.ops.mkldnn._linear_pointwise(acts[-1], self.head_w, self.head_b, "none", [], ""))
+        return acts
+
+    def _backward(self, acts, out, lidx, g_logits, g_value) -> None:
+        """The layers' gradients, into the kept tensors, from the legal logits' and the
+        values' (``acts`` from :meth:`_forward`, without the head's ``out``)."""
+        if self._grad_out is None or self._grad_out.shape != out.shape:
+            self._grad_out = torch.empty_like(out)
+        g = self._grad_out
+        scatter_head_grad(
+            g_logits.numpy(),
+            lidx.numpy(),
+            g_value.numpy(),
+            g.view(torch.int16).numpy(),
+            self.g_head_b.numpy(),
+            self._zeros,
+        )
+        model._weight_grad(g, acts[-1], out=self.g_head_w)
+        g_z = g @ self.head_w if self.linears else None
+        for k in reversed(range(len(self.linears))):
+            y = acts[k + 1]
+            if self.agent.activation == "tanh":
+                g = torch.ops.aten.tanh_backward(g_z, y)
+            else:  # relu: the gradient passes where the output is positive
+                g = torch.ops.aten.threshold_backward(g_z, y, 0)
+            if k > 0:
+                g_z = g @ self.w[k]
+            model._weight_grad(g, acts[k], out=self.g_w[k])
+            column_sums(g.view(torch.int16).numpy(), self.g_b[k].numpy())
+
+    def step(
+        self,
+        batch,
+        idx: torch.Tensor,
+        optim: torch.optim.Adam,
+        clip: float,
+        vf_coef: float,
+        ent_coef: float,
+        max_grad_norm: float,
+    ) -> tuple[float, ...]:
+        """:meth:`gradients`, then the clipping and Adam's step on ``optim``, whose
+        parameters are the agent's (:class:`~tabletop_core.train.adam.AdamArrays`, listed
+        once until :meth:`refresh`), writing the shadows. Returns the loss's five
+        statistics.
+
+        Raises:
+            ValueError: if ``optim`` holds a parameter that is not the agent's, or is not
+                plain Adam in one group.
+        """
+        _, stats = self.gradients(batch, idx, clip, vf_coef, ent_coef)
+        if self._adam is None or self._adam_optim is not optim:
+            params = optim.param_groups[0]["params"]
+            missing = [k for k, p in enumerate(params) if id(p) not in self._grad]
+            if missing:
+                raise ValueError(f"the optimizer's parameters {missing} are not the fused agent's")
+            grads = [self._grad[id(p)] for p in params]
+            self._adam = AdamArrays(optim, grads, [self._shadow.get(id(p)) for p in params])
+            self._adam_optim = optim
+        self._adam.step(max_grad_norm)
+        return tuple(float(x) for x in stats)
