@@ -97,6 +97,29 @@ def test_masked_sample_reads_bfloat16_bits_in_place():
     np.testing.assert_array_equal(got[1], want[1])
 
 
+def test_sample_adds_the_term_at_the_legal_actions():
+    """The rollout's sampler: bfloat16 logits read in place plus the action pieces' term
+    (N, E) at the legal actions gives the draws of the float32 logits with the term added
+    to the first E columns (what ``Agent.forward`` returns), the generator words advanced
+    the same."""
+    n, a, e = 999, 57, 40
+    g = torch.Generator().manual_seed(1)
+    head = torch.randn((n, a + 1), generator=g).to(torch.bfloat16)
+    term = torch.randn((n, e), generator=g)
+    mask = (torch.rand((n, a), generator=g) < 0.3).numpy()
+    mask[:, 50] = True
+    rng = np.array([seed_word(i) for i in range(n)], np.uint64)
+    full = torch.cat([head[:, :e].float() + term, head[:, e:-1].float()], 1)
+    got = np.empty(n, np.int64), np.empty(n, np.float32)
+    want = np.empty(n, np.int64), np.empty(n, np.float32)
+    rng_got, rng_want = rng.copy(), rng.copy()
+    masked_sample(head[:, :-1].view(torch.int16).numpy(), mask, rng_got, *got, term.numpy())
+    masked_sample(np.ascontiguousarray(full.numpy()), mask, rng_want, *want)
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+    np.testing.assert_array_equal(rng_got, rng_want)
+
+
 @pytest.mark.parametrize("activation", ["tanh", "relu"])
 def test_fused_network_matches_the_plain_one(activation):
     """The fused bfloat16 CPU path (oneDNN linear + activation, legal-logits head) computes

@@ -475,12 +475,20 @@ class Agent(nn.Module):
         return self._with_action_term(self.actor(self.trunk(obs)), obs)
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        logits, value = self.head_forward(obs)
+        return self._with_action_term(logits, obs), value
+
+    def head_forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(head logits (N, A), value (N,))`` without the action pieces' term
+        (:meth:`action_term`, which :meth:`forward` adds): what a sampler that adds the
+        term at the legal actions alone takes. bfloat16 views of one ``(N, A + 1)``
+        output on the fused path."""
         z = self._features(obs)
         if not self.fused:
-            return self._with_action_term(self.actor(z), obs), self.critic(z).squeeze(-1)
+            return self.actor(z), self.critic(z).squeeze(-1)
         w, b = self._head()
         out = _linear(z.to(_BF16), w.to(_BF16), b.to(_BF16))
-        return self._with_action_term(out[:, :-1], obs), out[:, -1]
+        return out[:, :-1], out[:, -1]
 
     def legal_forward(
         self, obs: torch.Tensor | ObservationRows, index: torch.Tensor

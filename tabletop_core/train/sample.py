@@ -19,14 +19,20 @@ from tabletop_core.kernel.jit import kernel
 from tabletop_core.kernel.rng import next_u64
 from tabletop_core.train.head import logits_at
 
-__all__ = ["masked_sample", "sample_legal_dots", "legal_index", "max_legal", "scatter_head_grad"]
+__all__ = [
+    "masked_sample",
+    "sample_legal_dots",
+    "legal_index",
+    "max_legal",
+    "scatter_head_grad",
+]
 
 _U0 = np.uint64(0)
 _U1 = np.uint64(1)
 
 
 @kernel
-def masked_sample(logits, masks, rng, actions, logp):
+def masked_sample(logits, masks, rng, actions, logp, extra=None):
     """Sample one legal action per row and its log-probability.
 
     Args:
@@ -37,16 +43,30 @@ def masked_sample(logits, masks, rng, actions, logp):
         rng: (N,) uint64 generator words (SplitMix64, :mod:`tabletop_core.kernel.rng`), advanced.
         actions: (N,) int64 out: the sampled actions.
         logp: (N,) float32 out: their log-probability under the masked softmax.
+        extra: None, or (N, E) float32 added to the logits of actions ``0..E - 1`` (the
+            action pieces' term, :meth:`~tabletop_core.train.model.Agent.action_term`),
+            in float32 after the logit's conversion.
     """
-    n, a = logits.shape
+    if extra is None:
+        _masked_rows(0, logits.shape[0], logits, np.zeros((0, 0), np.float32), masks, rng, actions, logp)
+    else:
+        _masked_rows(0, logits.shape[0], logits, extra, masks, rng, actions, logp)
+
+
+@kernel
+def _masked_rows(lo, hi, logits, extra, masks, rng, actions, logp):
+    """Rows ``lo:hi`` of :func:`masked_sample`."""
+    a = logits.shape[1]
     legal = np.empty(a, np.int64)
     z = np.empty(a, np.float32)
     weight = np.empty(a, np.float32)
     words = np.empty((a + 63) // 64, np.uint64)
-    for i in range(n):
+    for i in range(lo, hi):
         c = _legal_of_row(masks, i, a, words, legal)
         for j in range(c):
             z[j] = _logit(logits, i, legal[j])
+            if legal[j] < extra.shape[1]:
+                z[j] += extra[i, legal[j]]
         j = _draw(z, c, weight, rng, i, logp)
         actions[i] = legal[j]
 

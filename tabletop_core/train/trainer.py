@@ -420,6 +420,7 @@ class Trainer:
             np.ones(1, np.uint64),
             np.zeros(1, np.int64),
             np.zeros(1, np.float32),
+            np.zeros((1, 0), np.float32),
         )
         if self.legal_dots:
             sample_legal_dots(
@@ -503,8 +504,12 @@ class Trainer:
         :meth:`_sample`."""
         if not self.legal_dots:
             with self._autocast():
-                logits, value = model(obs)
-            return (*self._sample(logits, t, rows), value)
+                if self.device.type != "cpu":
+                    logits, value = model(obs)
+                    return (*self._sample(logits, t, rows), value)
+                logits, value = model.head_forward(obs)  # the term added at the legal actions
+                term = model.action_term(obs)
+            return (*self._sample(logits, t, rows, term), value)
         whole = isinstance(rows, slice)
         x: torch.Tensor | ObservationRows = obs
         if whole and model is self.agent and model.sparse_input and obs.dtype == torch.float32:
@@ -539,24 +544,30 @@ class Trainer:
         self.flops["inference"] += trunk * n + 2 * z.shape[1] * (legal + n)
         return actions, logp, value
 
-    def _sample(self, logits: torch.Tensor, t: int, rows) -> tuple[torch.Tensor, torch.Tensor]:
+    def _sample(
+        self, logits: torch.Tensor, t: int, rows, term: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         """Masked sample of rows ``rows`` of step ``t``: compiled on the CPU (inverse CDF
-        over the legal actions, a generator word per env), torch on a GPU."""
+        over the legal actions, a generator word per env, the action pieces' ``term``
+        (N, E) added at the legal actions), torch on a GPU (``term`` already in the
+        logits)."""
         if self.device.type != "cpu":
             return masked_gumbel_sample(logits, self.mask_buf[t, rows], self.gen)
         if logits.dtype == torch.bfloat16:  # read in place as bits (masked_sample)
             lg = logits.view(torch.int16).numpy()
         else:
             lg = np.ascontiguousarray(logits.float().numpy())
-        mask = self.mask_buf[t].numpy()
         n = lg.shape[0]
+        extra = np.zeros((n, 0), np.float32) if term is None else np.ascontiguousarray(term.float().numpy())
+        whole = isinstance(rows, slice)
+        mask = self.mask_buf[t].numpy() if whole else self.mask_buf[t].numpy()[rows]
+        rng = self.sample_rng if whole else self.sample_rng[rows]
         actions = torch.empty(n, dtype=torch.long)
         logp = torch.empty(n, dtype=torch.float32)
-        if isinstance(rows, slice):
-            masked_sample(lg, mask, self.sample_rng, actions.numpy(), logp.numpy())
-        else:
-            rng = self.sample_rng[rows]
-            masked_sample(lg, mask[rows], rng, actions.numpy(), logp.numpy())
+        # one thread: numba's OpenMP team, spinning after a parallel sampler, slowed the
+        # torch operations that follow it
+        masked_sample(lg, mask, rng, actions.numpy(), logp.numpy(), extra)
+        if not whole:
             self.sample_rng[rows] = rng
         return actions, logp
 
