@@ -15,7 +15,8 @@ asks only for the logits of each sample's legal actions (:meth:`Agent.legal_forw
 the backward pass builds the logits' gradient once instead of going through a bfloat16
 gather, a scatter and three dtype copies; both make an update minibatch faster than
 under autocast. The weights stay float32 (Adam's master copy) and are cast per call,
-as autocast does.
+as autocast does; the trainer's update keeps bfloat16 copies that its Adam step writes
+(:class:`~tabletop_core.train.fused.FusedStep`).
 
 On a CPU without bfloat16 the network runs in float32, and the update's head computes
 only what the loss reads: each legal logit and the value as one dot product

@@ -16,9 +16,13 @@ a rollout, per-seat advantages, a clipped-objective update. What is built for th
   run inside compiled code).
 * **Update.** On the CPU the PPO loss and its gradient with respect to the legal logits
   and values come from one compiled pass (:func:`~tabletop_core.train.loss.ppo_loss_grad`),
-  handed to autograd for the network's backward, and the clipping with Adam's step from
-  another (:func:`~tabletop_core.train.adam.compiled_step`); on a GPU the same loss and
-  step are torch operations (``_ppo_step_torch``, which a test holds the compiled ones to).
+  and the clipping with Adam's step from another
+  (:func:`~tabletop_core.train.adam.compiled_step`). On the fused bfloat16 path the
+  network's forward and backward are written out without autograd
+  (:class:`~tabletop_core.train.fused.FusedStep`, with Adam; ``--optimizer muon`` keeps
+  autograd); on the float32 path autograd takes the backward from the loss's gradient. On
+  a GPU the same loss and step are torch operations (``_ppo_step_torch``, which a test
+  holds the compiled ones to).
 * **Credit** per seat (:func:`~tabletop_core.train.advantages.seat_advantages`); a
   cooperative game's team is credited as one chain, as the learner views do.
 * **Threads.** torch's intra-op threads take the cores (``--threads``, default every
