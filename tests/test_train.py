@@ -888,24 +888,13 @@ def _fused_trainer(game: str, seed: int = 6):
 def _autograd_gradients(tr, batch, idx):
     """The fused path's gradients through autograd (``Trainer._ppo_step_compiled`` without
     the optimizer step)."""
-    from tabletop_core.train.loss import ppo_loss_grad
+    from tabletop_core.train.loss import minibatch_loss_grad
 
     cfg = tr.cfg
     logits, value = tr._legal_forward(batch, idx)
     logits, value = logits.float(), value.float()
-    g_logits, g_value, stats = torch.empty_like(logits), torch.empty_like(value), np.empty(5)
-    arrays = (batch.lbias, batch.lpos, batch.old_logp, batch.advs, batch.rets)
-    ppo_loss_grad(
-        logits.detach().numpy(),
-        idx.numpy(),
-        *(a.numpy() for a in arrays),
-        value.detach().numpy(),
-        cfg.clip,
-        cfg.vf_coef,
-        cfg.ent_coef,
-        g_logits.numpy(),
-        g_value.numpy(),
-        stats,
+    g_logits, g_value, stats = minibatch_loss_grad(
+        batch, idx, logits, value, cfg.clip, cfg.vf_coef, cfg.ent_coef
     )
     tr._zero_grad()
     torch.autograd.backward([logits, value], [g_logits, g_value])

@@ -36,7 +36,7 @@ from tabletop_core.kernel.bits import bf16_value
 from tabletop_core.kernel.jit import kernel
 from tabletop_core.train import model
 from tabletop_core.train.adam import AdamArrays
-from tabletop_core.train.loss import ppo_loss_grad
+from tabletop_core.train.loss import minibatch_loss_grad
 from tabletop_core.train.model import ACTION_GAIN_SCALE, Agent, piece_sum, piece_values_of
 from tabletop_core.train.sample import scatter_head_grad
 
@@ -142,23 +142,7 @@ class FusedStep:
             values = piece_values_of(batch.rows(idx), lidx, agent.action_inputs)
             with torch.no_grad():
                 logits += piece_sum(values, agent.action_gain * ACTION_GAIN_SCALE)
-        g_logits, g_value, stats = torch.empty_like(logits), torch.empty_like(value), np.empty(5)
-        ppo_loss_grad(
-            logits.numpy(),
-            idx.numpy(),
-            batch.lbias.numpy(),
-            batch.lpos.numpy(),
-            batch.old_logp.numpy(),
-            batch.advs.numpy(),
-            batch.rets.numpy(),
-            value.numpy(),
-            clip,
-            vf_coef,
-            ent_coef,
-            g_logits.numpy(),
-            g_value.numpy(),
-            stats,
-        )
+        g_logits, g_value, stats = minibatch_loss_grad(batch, idx, logits, value, clip, vf_coef, ent_coef)
         self._backward(acts, out, lidx, g_logits, g_value)
         if values is not None:  # d loss / d gain_j = SCALE * sum(g_logits * values[:, j])
             gain_grad = self._grad[id(agent.action_gain)]

@@ -28,7 +28,7 @@ import numpy as np
 from tabletop_core.kernel.jit import kernel
 from tabletop_core.kernel.mathf import exp_nonpositive
 
-__all__ = ["ppo_loss_grad", "PG_LOSS", "V_LOSS", "ENTROPY", "APPROX_KL", "CLIPFRAC"]
+__all__ = ["ppo_loss_grad", "minibatch_loss_grad", "PG_LOSS", "V_LOSS", "ENTROPY", "APPROX_KL", "CLIPFRAC"]
 
 PG_LOSS, V_LOSS, ENTROPY, APPROX_KL, CLIPFRAC = range(5)
 """Positions of the statistics in :func:`ppo_loss_grad`'s ``out``."""
@@ -168,3 +168,36 @@ def ppo_loss_grad(
     out[ENTROPY] = ent / n
     out[APPROX_KL] = kl / n
     out[CLIPFRAC] = cf / n
+
+
+def minibatch_loss_grad(batch, idx, logits, value, clip: float, vf_coef: float, ent_coef: float):
+    """:func:`ppo_loss_grad` on minibatch ``idx`` ((N,) int64 torch tensor) of the trainer's
+    batch (``lbias``, ``lpos``, ``old_logp``, ``advs``, ``rets``: CPU tensors over its
+    samples), from the network's legal logits ``logits`` (N, K) and values ``value`` (N,),
+    float32 CPU tensors (read detached).
+
+    Returns:
+        ``(g_logits, g_value, stats)``: float32 tensors shaped as ``logits`` and
+        ``value``, and the (5,) float64 statistics (:data:`PG_LOSS` ...).
+    """
+    import torch
+
+    logits, value = logits.detach().contiguous(), value.detach().contiguous()
+    g_logits, g_value, stats = torch.empty_like(logits), torch.empty_like(value), np.empty(5)
+    ppo_loss_grad(
+        logits.numpy(),
+        idx.numpy(),
+        batch.lbias.numpy(),
+        batch.lpos.numpy(),
+        batch.old_logp.numpy(),
+        batch.advs.numpy(),
+        batch.rets.numpy(),
+        value.numpy(),
+        clip,
+        vf_coef,
+        ent_coef,
+        g_logits.numpy(),
+        g_value.numpy(),
+        stats,
+    )
+    return g_logits, g_value, stats

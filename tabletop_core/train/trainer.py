@@ -60,7 +60,7 @@ from tabletop_core.train.adam import compiled_step
 from tabletop_core.train.advantages import seat_advantages
 from tabletop_core.train.config import ConfigError, TrainConfig, cpu_bf16_unit, load_init_policy, validate
 from tabletop_core.train.fused import FusedStep
-from tabletop_core.train.loss import ppo_loss_grad
+from tabletop_core.train.loss import minibatch_loss_grad
 from tabletop_core.train.model import (
     ACTION_GAIN_SCALE,
     NEG,
@@ -788,23 +788,8 @@ class Trainer:
         cfg = self.cfg
         legal_logits, value = self._legal_forward(batch, idx)
         legal_logits, value = legal_logits.float(), value.float()
-        g_logits, g_value = torch.empty_like(legal_logits), torch.empty_like(value)
-        out = np.empty(5)
-        ppo_loss_grad(
-            legal_logits.detach().numpy(),
-            idx.numpy(),
-            batch.lbias.numpy(),
-            batch.lpos.numpy(),
-            batch.old_logp.numpy(),
-            batch.advs.numpy(),
-            batch.rets.numpy(),
-            value.detach().numpy(),
-            cfg.clip,
-            cfg.vf_coef,
-            cfg.ent_coef,
-            g_logits.numpy(),
-            g_value.numpy(),
-            out,
+        g_logits, g_value, out = minibatch_loss_grad(
+            batch, idx, legal_logits, value, cfg.clip, cfg.vf_coef, cfg.ent_coef
         )
         self._zero_grad()
         torch.autograd.backward([legal_logits, value], [g_logits, g_value])
