@@ -885,22 +885,6 @@ def _fused_trainer(game: str, seed: int = 6):
     return tr
 
 
-def _autograd_gradients(tr, batch, idx):
-    """The fused path's gradients through autograd (``Trainer._ppo_step_compiled`` without
-    the optimizer step)."""
-    from tabletop_core.train.loss import minibatch_loss_grad
-
-    cfg = tr.cfg
-    logits, value = tr._legal_forward(batch, idx)
-    logits, value = logits.float(), value.float()
-    g_logits, g_value, stats = minibatch_loss_grad(
-        batch, idx, logits, value, cfg.clip, cfg.vf_coef, cfg.ent_coef
-    )
-    tr._zero_grad()
-    torch.autograd.backward([logits, value], [g_logits, g_value])
-    return stats
-
-
 @pytest.mark.parametrize("game", ["thegame", "koikoi"])
 def test_fused_step_gradients_are_autograds(game):
     """The fused CPU step written out (no autograd) computes the autograd path's products:
@@ -911,7 +895,7 @@ def test_fused_step_gradients_are_autograds(game):
     batch = tr._read_once(tr._rollout_batch())
     idx = torch.randperm(batch.size, generator=torch.Generator().manual_seed(0))[:128]
     grads, stats = tr.fused_step.gradients(batch, idx, tr.cfg.clip, tr.cfg.vf_coef, tr.cfg.ent_coef)
-    want = _autograd_gradients(tr, batch, idx)
+    want = tr._autograd_gradients(batch, idx)
     np.testing.assert_allclose(stats, want, rtol=1e-6, atol=1e-7)
     named = dict(tr.agent.named_parameters())
     assert set(grads) == {id(p) for p in named.values()}

@@ -786,13 +786,7 @@ class Trainer:
         handed to autograd for the network's backward, then the clipping and Adam's step in
         another (:func:`~tabletop_core.train.adam.compiled_step`)."""
         cfg = self.cfg
-        legal_logits, value = self._legal_forward(batch, idx)
-        legal_logits, value = legal_logits.float(), value.float()
-        g_logits, g_value, out = minibatch_loss_grad(
-            batch, idx, legal_logits, value, cfg.clip, cfg.vf_coef, cfg.ent_coef
-        )
-        self._zero_grad()
-        torch.autograd.backward([legal_logits, value], [g_logits, g_value])
+        out = self._autograd_gradients(batch, idx)
         if self.muon is None:
             compiled_step(self.optim, cfg.max_grad_norm)  # clip_grad_norm_ and Adam's step
         else:  # the clipping is over every parameter, Muon's and Adam's
@@ -800,6 +794,20 @@ class Trainer:
             self.muon.step()
             compiled_step(self.optim, math.inf)
         return tuple(float(x) for x in out)
+
+    def _autograd_gradients(self, batch: _Batch, idx: torch.Tensor) -> np.ndarray:
+        """The parameters' ``grad`` on minibatch ``idx``: the loss's gradient with respect to
+        the legal logits and values (:func:`~tabletop_core.train.loss.minibatch_loss_grad`)
+        through autograd's backward. Returns the loss's (5,) statistics."""
+        cfg = self.cfg
+        legal_logits, value = self._legal_forward(batch, idx)
+        legal_logits, value = legal_logits.float(), value.float()
+        g_logits, g_value, out = minibatch_loss_grad(
+            batch, idx, legal_logits, value, cfg.clip, cfg.vf_coef, cfg.ent_coef
+        )
+        self._zero_grad()
+        torch.autograd.backward([legal_logits, value], [g_logits, g_value])
+        return out
 
     def _optimizers(self) -> list[torch.optim.Optimizer]:
         """Adam, and Muon with ``--optimizer muon``."""
