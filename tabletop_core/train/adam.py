@@ -6,7 +6,10 @@ their norm, a scale, then Adam's kernel), each with its own dispatch, which on a
 costs more than their arithmetic.
 :func:`clip_and_adam` does the same arithmetic in two passes over the parameters. The
 moments and step counts stay in ``torch.optim.Adam``'s own state, so checkpoints and
-``--resume`` work with either path.
+``--resume`` work with either path. :func:`clip_and_adam_bf16` is the same step reading
+bfloat16 gradients in place and writing the weights' bfloat16 copies as it goes (the
+fused update, :mod:`tabletop_core.train.fused`), its arrays listed once by
+:class:`AdamArrays`.
 """
 
 from __future__ import annotations
