@@ -37,7 +37,7 @@ from tabletop_core.kernel.jit import kernel
 from tabletop_core.train import model
 from tabletop_core.train.adam import AdamArrays
 from tabletop_core.train.loss import minibatch_loss_grad
-from tabletop_core.train.model import ACTION_GAIN_SCALE, Agent, piece_sum, piece_values_of
+from tabletop_core.train.model import ACTION_GAIN_SCALE, Agent, ObservationRows, piece_sum, piece_values_of
 from tabletop_core.train.sample import scatter_head_grad
 
 __all__ = ["FusedStep", "column_sums"]
@@ -133,13 +133,14 @@ class FusedStep:
             fraction).
         """
         agent = self.agent
-        acts = self._forward(batch, idx)
+        rows = batch.rows(idx)
+        acts = self._forward(rows)
         out = acts.pop()
         lidx = batch.lidx.index_select(0, idx)
         logits, value = out[:, :-1].gather(1, lidx).float(), out[:, -1].float().contiguous()
         values = None
         if agent.action_gain is not None:
-            values = piece_values_of(batch.rows(idx), lidx, agent.action_inputs)
+            values = piece_values_of(rows, lidx, agent.action_inputs)
             with torch.no_grad():
                 logits += piece_sum(values, agent.action_gain * ACTION_GAIN_SCALE)
         g_logits, g_value, stats = minibatch_loss_grad(batch, idx, logits, value, clip, vf_coef, ent_coef)
@@ -149,14 +150,13 @@ class FusedStep:
             torch.mul(torch.einsum("nk,njk->j", g_logits, values), ACTION_GAIN_SCALE, out=gain_grad)
         return self._grad, stats
 
-    def _forward(self, batch, idx: torch.Tensor) -> list[torch.Tensor]:
-        """The activations: the observation rows, each hidden layer's output, the head's
-        output (N, A + 1), all bfloat16."""
-        rows = idx if batch.sample_rows is None else batch.sample_rows.index_select(0, idx)
-        obs = batch.obs
-        if self._x is None or self._x.shape[0] != len(idx) or self._x.dtype != obs.dtype:
-            self._x = torch.empty((len(idx), obs.shape[1]), dtype=obs.dtype)
-        torch.index_select(obs, 0, rows, out=self._x)
+    def _forward(self, rows: ObservationRows) -> list[torch.Tensor]:
+        """The activations of observation rows ``rows``: the rows themselves, each hidden
+        layer's output, the head's output (N, A + 1), all bfloat16."""
+        obs, n = rows.obs, len(rows.rows)
+        if self._x is None or self._x.shape[0] != n or self._x.dtype != obs.dtype:
+            self._x = torch.empty((n, obs.shape[1]), dtype=obs.dtype)
+        torch.index_select(obs, 0, rows.rows, out=self._x)
         acts = [self._x if obs.dtype == _BF16 else self._x.to(_BF16)]
         act = self.agent.activation
         for w, b in zip(self.w, self.b):

@@ -48,20 +48,20 @@ def masked_sample(logits, masks, rng, actions, logp, extra=None):
             in float32 after the logit's conversion.
     """
     if extra is None:
-        _masked_rows(0, logits.shape[0], logits, np.zeros((0, 0), np.float32), masks, rng, actions, logp)
+        _masked_rows(logits, np.zeros((0, 0), np.float32), masks, rng, actions, logp)
     else:
-        _masked_rows(0, logits.shape[0], logits, extra, masks, rng, actions, logp)
+        _masked_rows(logits, extra, masks, rng, actions, logp)
 
 
 @kernel
-def _masked_rows(lo, hi, logits, extra, masks, rng, actions, logp):
-    """Rows ``lo:hi`` of :func:`masked_sample`."""
-    a = logits.shape[1]
+def _masked_rows(logits, extra, masks, rng, actions, logp):
+    """:func:`masked_sample` with ``extra`` an array ((N, 0) for none)."""
+    n, a = logits.shape
     legal = np.empty(a, np.int64)
     z = np.empty(a, np.float32)
     weight = np.empty(a, np.float32)
     words = np.empty((a + 63) // 64, np.uint64)
-    for i in range(lo, hi):
+    for i in range(n):
         c = _legal_of_row(masks, i, a, words, legal)
         for j in range(c):
             z[j] = _logit(logits, i, legal[j])
