@@ -317,3 +317,28 @@ def test_bench_plays_every_bot_in_the_seats_of_its_role():
         game = load_game(name)
         for bot in game.bot_names:
             assert bot_games_per_second(game, bot, 20, {}) > 0, (name, bot)
+
+
+def test_paired_ratios_are_the_medians_of_each_rounds_ratio(monkeypatch):
+    """The Pgx comparison's interleaved figure: every round times ours (Python actions,
+    in-kernel actions) then the peer, and the record keeps the median over the rounds of
+    ours / peer in the same round (not the best window of each side)."""
+    from tabletop_core.tools import bench
+    from thegame_env.game import GAME
+
+    rounds = [(4.0, 6.0, 2.0), (8.0, 6.0, 8.0), (3.0, 9.0, 1.0), (5.0, 5.0, 5.0), (1.0, 2.0, 4.0)]
+    monkeypatch.setattr(bench, "PAIRED_ROUNDS", len(rounds))
+    # the settling windows, then each round's (python, kernel, peer) rates
+    rates = iter([9.0, 9.0, 9.0, *(x for r in rounds for x in r)])
+    calls = []
+
+    def fake_timed(fn, seconds, windows=3):
+        calls.append(fn)
+        return next(rates)
+
+    monkeypatch.setattr(bench, "_timed", fake_timed)
+    peer = object()
+    out = bench._paired_ratios(GAME, 8, 1.0, {"num_players": 2}, peer)
+    assert calls[3 + 2 :: 3] == [peer] * len(rounds)  # the peer closes every round
+    assert out["median_window_ratio_python_actions"] == 1.0  # of 2, 1, 3, 1, 0.25
+    assert out["median_window_ratio_kernel_actions"] == 1.0  # of 3, 0.75, 9, 1, 0.5

@@ -361,7 +361,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
 BENCH_TERMS = (
     "threads: the vector env's stepping threads; 'in use': how many its default chose after "
     "timing both;\ncores: CPU time over wall time of the run (2.0 = two cores busy); "
-    "×: our steps/s over the peer's (above 1: faster)"
+    "×: our steps/s over the peer's (above 1: faster); 'interleaved windows, medians': the "
+    "median of that ratio over rounds that time ours and the peer's back to back"
 )
 """The terms of ``tabletop bench``'s lines, printed above them."""
 
@@ -400,7 +401,8 @@ def _bench_line(r: dict) -> str:
         return (
             f"peer {r['peer']} batch {r['batch']}: {r['steps_per_s']:,.0f} steps/s on {r['cores_used']:.1f} cores · "
             f"ours ({r['threads']} threads) ×{r['ratio_python_actions']:.2f} (Python actions), "
-            f"×{r['ratio_kernel_actions']:.2f} (in-kernel actions){one}"
+            f"×{r['ratio_kernel_actions']:.2f} (in-kernel actions){one}; interleaved windows, medians "
+            f"×{r['median_window_ratio_python_actions']:.2f}, ×{r['median_window_ratio_kernel_actions']:.2f}"
         )
     if kind == "vector":
         return (

@@ -14,7 +14,9 @@ Each measurement is one dict (printed as one JSON line by ``tabletop bench --jso
     and, with the ``bench`` extra installed, Pgx ``connect_four`` on CPU at batch 4096 (the
     jitted step with actions from a jitted masked sampler, as a Python loop; XLA uses
     several cores too: its ``cores_used`` is reported), with the ratios for the default
-    threads and for one thread;
+    threads and for one thread (best windows), and the medians of the ratios in
+    interleaved windows of ours and Pgx's (``median_window_ratio_*``, the steadier figure
+    on a shared machine);
 (e) ``state``: bytes of state per env;
 (f) ``start``: cold (empty numba cache) and warm (cached) start to the first AEC step,
     each in a fresh interpreter;
@@ -143,8 +145,10 @@ def _pettingzoo_peer(name: str) -> tuple[Callable, Callable] | None:
     return mod.env, mod.raw_env
 
 
-def _pgx_connect_four(batch: int, seconds: float) -> tuple[float, float] | None:
-    """Pgx ``connect_four`` steps/s at ``batch`` on CPU, and the cores XLA kept busy."""
+def _pgx_connect_four(batch: int, seconds: float) -> tuple[float, float, Callable[[], int]] | None:
+    """Pgx ``connect_four`` steps/s at ``batch`` on CPU, the cores XLA kept busy, and its
+    step (a callable returning the env steps it made, for :func:`_paired_ratios`); None
+    without Pgx."""
     try:
         os.environ.setdefault("JAX_PLATFORMS", "cpu")
         import jax
@@ -178,7 +182,46 @@ def _pgx_connect_four(batch: int, seconds: float) -> tuple[float, float] | None:
         box["state"], box["key"] = s, key
         return batch
 
-    return _cores_used(lambda: _timed(one, seconds))
+    rate, cores = _cores_used(lambda: _timed(one, seconds))
+    return rate, cores, one
+
+
+PAIRED_ROUNDS = 8
+"""Rounds of :func:`_paired_ratios` (each: one window of every loop)."""
+
+
+def _paired_ratios(
+    game: GameDef, batch: int, seconds: float, options: dict, peer: Callable[[], int]
+) -> dict[str, float]:
+    """Our vector env (default threads, Python and in-kernel actions) against ``peer`` (a
+    step returning the env steps it made) in interleaved windows: :data:`PAIRED_ROUNDS`
+    rounds of one window of each loop, ``seconds`` in all. Returns the medians over the
+    rounds of ours / peer in each round (``median_window_ratio_python_actions``,
+    ``median_window_ratio_kernel_actions``): load that comes and goes on a shared machine
+    falls on both sides of a round, where the best windows of separate runs may each
+    have met a different load."""
+    from tabletop_core.envs.vector import SelfPlayVectorEnv
+
+    venv = SelfPlayVectorEnv(game, batch, seed=0, copy=False, **options)
+    venv.reset(seed=0)
+
+    def python_side() -> int:
+        venv.step(venv.sample_actions())
+        return batch
+
+    def in_kernel() -> int:
+        venv.step_bots("random")
+        return batch
+
+    loops = {"python": python_side, "kernel": in_kernel, "peer": peer}
+    window = seconds / (len(loops) * PAIRED_ROUNDS)
+    for fn in loops.values():  # compile and settle the thread choice
+        _timed(fn, window, windows=1)
+    rounds = [{k: _timed(fn, window, windows=1) for k, fn in loops.items()} for _ in range(PAIRED_ROUNDS)]
+    return {
+        f"median_window_ratio_{side}_actions": float(np.median([r[side] / r["peer"] for r in rounds]))
+        for side in ("python", "kernel")
+    }
 
 
 def _start_times(game: GameDef, package: str) -> dict:
@@ -306,7 +349,7 @@ def _vector_records(
                 error='pgx/jax not installed (pip install -e ".[bench]" in the source tree)',
             )
         else:
-            pgx_rate, pgx_cores = pgx
+            pgx_rate, pgx_cores, pgx_step = pgx
             yield rec(
                 "peer",
                 peer="pgx connect_four",
@@ -316,6 +359,7 @@ def _vector_records(
                 threads=vec[big]["threads"],
                 ratio_python_actions=vec[big]["python_actions"] / pgx_rate,
                 ratio_kernel_actions=vec[big]["kernel_actions"] / pgx_rate,
+                **_paired_ratios(game, big, 2.0 * seconds, options, pgx_step),
                 **(
                     {
                         "ratio_python_actions_one_thread": one["python_actions"] / pgx_rate,
