@@ -95,6 +95,22 @@ def test_thread_chooser_keeps_the_faster_and_probes_little():
         ThreadChooser(1)
 
 
+def test_thread_chooser_undoes_a_switch_made_in_a_burst():
+    """A burst that slows every step (all envs' episodes ending at once) falls on the one
+    step that measured the threads before the first probe: the probe of one thread then
+    finds it faster and switches. The threads are measured again soon and taken back,
+    not after the thousands of steps that the burst's ratio would have the chooser wait."""
+    chooser = ThreadChooser(4)
+    clock = _Clock(one=1.0, n=0.4)
+    for cost in (5.0, 5.0, 30.0):  # two warm-up steps, then the burst's step
+        assert chooser.pick() == 4
+        chooser.record(4, cost)
+    used = _drive(chooser, clock, 200)
+    assert chooser.use == 4
+    # the probe of one thread, the steps until the threads' next probe, one confirming probe
+    assert used[1] <= 2 * ThreadChooser.MIN_INTERVAL + 3 * ThreadChooser.PROBE_STEPS
+
+
 def test_adaptive_threads_play_exactly_as_one_thread(monkeypatch):
     """Whatever the chooser picks step by step, the results are one thread's."""
     flip = iter(range(10**6))

@@ -116,7 +116,10 @@ class ThreadChooser:
     next probe comes after ``PROBE_STEPS * (ratio - 1) / OVERHEAD`` steps (``ratio``: the
     other choice's time over the one in use), at least :attr:`MIN_INTERVAL` and at most
     :attr:`MAX_INTERVAL`: probing a choice that is 10x slower costs about ``OVERHEAD``
-    (2 %) of the time, one that is as fast costs nothing. While ``n`` threads are in use,
+    (2 %) of the time, one that is as fast costs nothing. After a probe that switched,
+    the choice left is probed again :attr:`CONFIRM_AFTER` steps later: a switch on steps
+    that met a passing burst (all envs' episodes ending at once, a spike of other load)
+    is undone at once rather than after up to :attr:`MAX_INTERVAL` steps. While ``n`` threads are in use,
     ``ratio`` is taken at most ``n`` (one thread cannot be more than ``n`` times slower:
     a probe that says so met a burst of other load, and is checked again soon). The first
     :attr:`WARMUP` calls of each choice are not timed (compilation, thread start).
@@ -134,6 +137,7 @@ class ThreadChooser:
     # themselves HYSTERESIS x faster to be taken, and are left as soon as they are slower.
     HYSTERESIS = 1.25  # after a probe, take n threads when they are this much faster
     BAILOUT = 4.0  # between probes, leave one thread when it became this much slower
+    CONFIRM_AFTER = 16  # steps after a switch to the next probe of the choice left
     WARMUP = 2
 
     def __init__(self, n: int):
@@ -191,7 +195,11 @@ class ThreadChooser:
         gain = self.HYSTERESIS if self.use == 1 else 1.0
         if use > 0.0 and other > 0.0 and other * gain < use:
             self.use = self._other(self.use)
-            use, other = other, use
+            # the choice left is probed again soon: the steps that made the switch may
+            # have met a passing burst (many episodes resetting at once, another
+            # process's spike) that a later measure of the other choice would not see
+            self._until_probe = self.CONFIRM_AFTER
+            return
         ratio = other / use if use > 0.0 and other > 0.0 else 1.0
         if self.use == self.n:
             ratio = min(ratio, float(self.n))
