@@ -321,24 +321,37 @@ def test_bench_plays_every_bot_in_the_seats_of_its_role():
 
 def test_paired_ratios_are_the_medians_of_each_rounds_ratio(monkeypatch):
     """The Pgx comparison's interleaved figure: every round times ours (Python actions,
-    in-kernel actions) then the peer, and the record keeps the median over the rounds of
-    ours / peer in the same round (not the best window of each side)."""
+    in-kernel actions) and the peer, in an order turned by one each round, and the record
+    keeps the median over the rounds of ours / peer in the same round (not the best
+    window of each side)."""
     from tabletop_core.tools import bench
     from thegame_env.game import GAME
 
-    rounds = [(4.0, 6.0, 2.0), (8.0, 6.0, 8.0), (3.0, 9.0, 1.0), (5.0, 5.0, 5.0), (1.0, 2.0, 4.0)]
+    # each round's rates by loop
+    rounds = [
+        {"python": 4.0, "kernel": 6.0, "peer": 2.0},
+        {"python": 8.0, "kernel": 6.0, "peer": 8.0},
+        {"python": 3.0, "kernel": 9.0, "peer": 1.0},
+        {"python": 5.0, "kernel": 5.0, "peer": 5.0},
+        {"python": 1.0, "kernel": 2.0, "peer": 4.0},
+        {"python": 2.0, "kernel": 2.0, "peer": 2.0},
+    ]
     monkeypatch.setattr(bench, "PAIRED_ROUNDS", len(rounds))
-    # the settling windows, then each round's (python, kernel, peer) rates
-    rates = iter([9.0, 9.0, 9.0, *(x for r in rounds for x in r)])
     calls = []
+    names = {}
 
     def fake_timed(fn, seconds, windows=3):
         calls.append(fn)
-        return next(rates)
+        if len(calls) <= 3:  # the settling windows, one per loop in the order python, kernel, peer
+            names[fn] = ("python", "kernel", "peer")[len(calls) - 1]
+            return 9.0
+        return rounds[(len(calls) - 4) // 3][names[fn]]
 
     monkeypatch.setattr(bench, "_timed", fake_timed)
-    peer = object()
+    peer = lambda: 1  # noqa: E731
     out = bench._paired_ratios(GAME, 8, 1.0, {"num_players": 2}, peer)
-    assert calls[3 + 2 :: 3] == [peer] * len(rounds)  # the peer closes every round
-    assert out["median_window_ratio_python_actions"] == 1.0  # of 2, 1, 3, 1, 0.25
-    assert out["median_window_ratio_kernel_actions"] == 1.0  # of 3, 0.75, 9, 1, 0.5
+    assert names[peer] == "peer"
+    assert [names[f] for f in calls[3::3]] == ["python", "kernel", "peer"] * 2  # the order turns
+    assert all(len({names[f] for f in calls[k : k + 3]}) == 3 for k in range(3, len(calls), 3))
+    assert out["median_window_ratio_python_actions"] == 1.0  # of 2, 1, 3, 1, 0.25, 1
+    assert out["median_window_ratio_kernel_actions"] == 1.0  # of 3, 0.75, 9, 1, 0.5, 1

@@ -186,8 +186,9 @@ def _pgx_connect_four(batch: int, seconds: float) -> tuple[float, float, Callabl
     return rate, cores, one
 
 
-PAIRED_ROUNDS = 8
-"""Rounds of :func:`_paired_ratios` (each: one window of every loop)."""
+PAIRED_ROUNDS = 9
+"""Rounds of :func:`_paired_ratios` (each: one window of every loop; a multiple of 3, so
+that each loop comes after each other one as often)."""
 
 
 def _paired_ratios(
@@ -195,7 +196,9 @@ def _paired_ratios(
 ) -> dict[str, float]:
     """Our vector env (default threads, Python and in-kernel actions) against ``peer`` (a
     step returning the env steps it made) in interleaved windows: :data:`PAIRED_ROUNDS`
-    rounds of one window of each loop, ``seconds`` in all. Returns the medians over the
+    rounds of one window of each loop, ``seconds`` in all, the loops' order turned by one
+    each round (a loop can slow the one after it: XLA's threads spin for a while after
+    Pgx's step). Returns the medians over the
     rounds of ours / peer in each round (``median_window_ratio_python_actions``,
     ``median_window_ratio_kernel_actions``): load that comes and goes on a shared machine
     falls on both sides of a round, where the best windows of separate runs may each
@@ -217,7 +220,11 @@ def _paired_ratios(
     window = seconds / (len(loops) * PAIRED_ROUNDS)
     for fn in loops.values():  # compile and settle the thread choice
         _timed(fn, window, windows=1)
-    rounds = [{k: _timed(fn, window, windows=1) for k, fn in loops.items()} for _ in range(PAIRED_ROUNDS)]
+    names = list(loops)
+    rounds = []
+    for i in range(PAIRED_ROUNDS):
+        order = names[i % len(names) :] + names[: i % len(names)]
+        rounds.append({k: _timed(loops[k], window, windows=1) for k in order})
     return {
         f"median_window_ratio_{side}_actions": float(np.median([r[side] / r["peer"] for r in rounds]))
         for side in ("python", "kernel")
