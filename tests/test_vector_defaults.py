@@ -96,7 +96,7 @@ def test_thread_chooser_keeps_the_faster_and_probes_little():
 
 
 def test_thread_chooser_undoes_a_switch_made_in_a_burst():
-    """A burst that slows every step (all envs' episodes ending at once) falls on the one
+    """A burst that slows every step (the first episodes' endings) falls on the one
     step that measured the threads before the first probe: the probe of one thread then
     finds it faster and switches. The threads are measured again soon and taken back,
     not after the thousands of steps that the burst's ratio would have the chooser wait."""

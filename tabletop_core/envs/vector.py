@@ -118,8 +118,9 @@ class ThreadChooser:
     :attr:`MAX_INTERVAL`: probing a choice that is 10x slower costs about ``OVERHEAD``
     (2 %) of the time, one that is as fast costs nothing. After a probe that switched,
     the choice left is probed again :attr:`CONFIRM_AFTER` steps later: a switch on steps
-    that met a passing burst (all envs' episodes ending at once, a spike of other load)
-    is undone at once rather than after up to :attr:`MAX_INTERVAL` steps. While ``n`` threads are in use,
+    that met a passing burst (the first episodes' endings writing into fresh memory, a
+    spike of other load) is undone at once rather than after up to :attr:`MAX_INTERVAL`
+    steps. While ``n`` threads are in use,
     ``ratio`` is taken at most ``n`` (one thread cannot be more than ``n`` times slower:
     a probe that says so met a burst of other load, and is checked again soon). The first
     :attr:`WARMUP` calls of each choice are not timed (compilation, thread start).
@@ -196,8 +197,8 @@ class ThreadChooser:
         if use > 0.0 and other > 0.0 and other * gain < use:
             self.use = self._other(self.use)
             # the choice left is probed again soon: the steps that made the switch may
-            # have met a passing burst (many episodes resetting at once, another
-            # process's spike) that a later measure of the other choice would not see
+            # have met a passing burst (the first episodes' endings writing into fresh
+            # memory, another process's spike) that a later measure would not see
             self._until_probe = self.CONFIRM_AFTER
             return
         ratio = other / use if use > 0.0 and other > 0.0 else 1.0
