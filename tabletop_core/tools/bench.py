@@ -99,15 +99,16 @@ def _cores_used(fn: Callable[[], float]) -> tuple[float, float]:
     return rate, (time.process_time() - c0) / (time.perf_counter() - w0)
 
 
-def _vector_rates(
-    game: GameDef, batch: int, seconds: float, options: dict, num_threads: int | None = None
-) -> dict:
+def _vector_loops(
+    game: GameDef, batch: int, options: dict, num_threads: int | None = None
+) -> tuple[Any, Callable[[], int], Callable[[], int]]:
+    """A reset ``copy=False`` vector env and its two timed loops, each one step returning
+    the env steps made: actions from the compiled sampler through ``step``, and the
+    random bot inside the kernel (``step_bots``)."""
     from tabletop_core.envs.vector import SelfPlayVectorEnv
 
     venv = SelfPlayVectorEnv(game, batch, seed=0, copy=False, num_threads=num_threads, **options)
     venv.reset(seed=0)
-    venv.step(venv.sample_actions())  # compile
-    venv.step_bots("random")
 
     def python_side() -> int:
         venv.step(venv.sample_actions())
@@ -117,6 +118,15 @@ def _vector_rates(
         venv.step_bots("random")
         return batch
 
+    return venv, python_side, in_kernel
+
+
+def _vector_rates(
+    game: GameDef, batch: int, seconds: float, options: dict, num_threads: int | None = None
+) -> dict:
+    venv, python_side, in_kernel = _vector_loops(game, batch, options, num_threads)
+    python_side()  # compile
+    in_kernel()
     py, py_cores = _cores_used(lambda: _timed(python_side, seconds))
     kn, kn_cores = _cores_used(lambda: _timed(in_kernel, seconds))
     return {
@@ -198,24 +208,11 @@ def _paired_ratios(
     step returning the env steps it made) in interleaved windows: :data:`PAIRED_ROUNDS`
     rounds of one window of each loop, ``seconds`` in all, the loops' order turned by one
     each round (a loop can slow the one after it: XLA's threads spin for a while after
-    Pgx's step). Returns the medians over the
-    rounds of ours / peer in each round (``median_window_ratio_python_actions``,
-    ``median_window_ratio_kernel_actions``): load that comes and goes on a shared machine
-    falls on both sides of a round, where the best windows of separate runs may each
-    have met a different load."""
-    from tabletop_core.envs.vector import SelfPlayVectorEnv
-
-    venv = SelfPlayVectorEnv(game, batch, seed=0, copy=False, **options)
-    venv.reset(seed=0)
-
-    def python_side() -> int:
-        venv.step(venv.sample_actions())
-        return batch
-
-    def in_kernel() -> int:
-        venv.step_bots("random")
-        return batch
-
+    Pgx's step). Returns the medians over the rounds of ours / peer in each round
+    (``median_window_ratio_python_actions``, ``median_window_ratio_kernel_actions``):
+    load that comes and goes on a shared machine falls on both sides of a round, where
+    the best windows of separate runs may each have met a different load."""
+    _, python_side, in_kernel = _vector_loops(game, batch, options)
     loops = {"python": python_side, "kernel": in_kernel, "peer": peer}
     window = seconds / (len(loops) * PAIRED_ROUNDS)
     for fn in loops.values():  # compile and settle the thread choice
