@@ -355,3 +355,11 @@ def test_paired_ratios_are_the_medians_of_each_rounds_ratio(monkeypatch):
     assert all(len({names[f] for f in calls[k : k + 3]}) == 3 for k in range(3, len(calls), 3))
     assert out["median_window_ratio_python_actions"] == 1.0  # of 2, 1, 3, 1, 0.25, 1
     assert out["median_window_ratio_kernel_actions"] == 1.0  # of 3, 0.75, 9, 1, 0.5, 1
+
+
+@pytest.mark.parametrize("seconds", ["0", "-1", "nan", "inf", "1e9", "abc"])
+def test_bench_refuses_seconds_that_time_nothing_or_never_end(capsys, seconds):
+    """``--seconds`` 0 or below divided by zero deep in the bench, nan and inf never ended
+    a window: each is refused by the parser, naming what is allowed."""
+    code, _, err = run(capsys, "bench", "thegame", "--quick", "--no-peers", "--seconds", seconds)
+    assert code == 2 and "--seconds" in err

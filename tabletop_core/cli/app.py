@@ -64,6 +64,24 @@ SEARCH_HELP = (
 )
 
 
+MAX_BENCH_SECONDS = 3600.0
+
+
+def bench_seconds_arg(text: str) -> float:
+    """The argparse ``type`` of ``tabletop bench --seconds``: a finite number of seconds
+    above 0 and at most :data:`MAX_BENCH_SECONDS` (0 would time no step and divide by
+    zero; nan or inf would never end a window)."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--seconds is a number of seconds, got {text!r}") from None
+    if not 0.0 < seconds <= MAX_BENCH_SECONDS:  # also false for nan
+        raise argparse.ArgumentTypeError(
+            f"--seconds must be above 0 and at most {MAX_BENCH_SECONDS:g}, got {text}"
+        )
+    return seconds
+
+
 def seed_arg(text: str) -> int:
     """The argparse ``type`` of a ``--seed``: an integer with ``0 <= seed < 2**64`` (the
     generator's state is one uint64 word; a seed outside would deal as another one)."""
@@ -306,7 +324,9 @@ def _print_match(game: GameDef, s: dict) -> None:
 # --- bench ----------------------------------------------------------------------------------
 def _setup_bench(p: argparse.ArgumentParser, game: GameDef) -> None:
     p.add_argument("--json", action="store_true", help="one JSON line per measurement")
-    p.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
+    p.add_argument(
+        "--seconds", type=bench_seconds_arg, default=2.0, help="time per measurement (0 < seconds <= 3600)"
+    )
     p.add_argument("--quick", action="store_true", help="smaller batches and fewer games")
     p.add_argument("--no-peers", action="store_true", help="skip PettingZoo classic and Pgx peers")
     p.add_argument(
