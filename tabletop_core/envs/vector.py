@@ -120,9 +120,9 @@ class ThreadChooser:
     the choice left is probed again :attr:`CONFIRM_AFTER` steps later: a switch on steps
     that met a passing burst (the first episodes' endings writing into fresh memory, a
     spike of other load) is undone at once rather than after up to :attr:`MAX_INTERVAL`
-    steps. While ``n`` threads are in use,
-    ``ratio`` is taken at most ``n`` (one thread cannot be more than ``n`` times slower:
-    a probe that says so met a burst of other load, and is checked again soon). The first
+    steps. While ``n`` threads are in use, ``ratio`` is taken at most ``n`` (one thread
+    cannot be more than ``n`` times slower: a probe that says so met a burst of other
+    load, and is checked again soon). The first
     :attr:`WARMUP` calls of each choice are not timed (compilation, thread start).
 
     Args:
