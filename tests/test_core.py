@@ -261,7 +261,7 @@ def test_nth_set_bit_is_the_kth_lowest_set_bit_of_any_word():
 def test_narrow_words_stack_u64_and_prefetch():
     from numba import njit
 
-    from tabletop_core.kernel.bits import ctz, popcount, prefetch, stack_u64
+    from tabletop_core.kernel.bits import ctz, popcount, prefetch, prefetch_row, stack_u64
 
     @njit
     def run(x32, x64, arr):
@@ -273,6 +273,8 @@ def test_narrow_words_stack_u64_and_prefetch():
             t += popcount(a[j])
         prefetch(arr, 0)
         prefetch(arr, 4096)  # a hint: past the end is harmless
+        prefetch_row(arr, 1)
+        prefetch_row(arr, 1000)
         return popcount(x32), popcount(x64), ctz(x32), ctz(x64), t
 
     arr = np.arange(4, dtype=np.int64)

@@ -909,6 +909,37 @@ def test_fused_step_gradients_are_autograds(game):
             torch.testing.assert_close(got, p.grad, rtol=1e-2, atol=1e-3 * float(p.grad.abs().max()))
 
 
+@pytest.mark.parametrize("pieces", [0, 1, 3])
+def test_legal_head_is_the_torch_gather_and_piece_sum(pieces):
+    """:func:`legal_head` reads a minibatch's legal logits, values and action pieces' term
+    from the head's bfloat16 output as torch's gather, float32 copy and :func:`piece_sum`
+    do, to the bit; :func:`gain_grads` is the gains' contraction of the legal logits'
+    gradient with the pieces' entries."""
+    from tabletop_core.train.fused import gain_grads, legal_head
+    from tabletop_core.train.model import piece_sum
+
+    gen = torch.Generator().manual_seed(pieces)
+    m, n, k, a = 300, 64, 7, 40
+    out = torch.randn((n, a + 1), generator=gen).to(torch.bfloat16)
+    index = torch.randint(0, a, (m, k), generator=gen)
+    idx = torch.randperm(m, generator=gen)[:n]
+    values = torch.randn((m, pieces, k), generator=gen)
+    gains = torch.randn(pieces, generator=gen)
+    lidx, logits, value = torch.empty((n, k), dtype=torch.int64), torch.empty((n, k)), torch.empty(n)
+    args = (values.numpy(), idx.numpy(), gains.numpy(), lidx.numpy(), logits.numpy(), value.numpy())
+    legal_head(out.view(torch.int16).numpy(), index.numpy(), idx.numpy(), *args)
+    want = out[:, :-1].gather(1, index[idx]).float()
+    if pieces:
+        want += piece_sum(values[idx], gains)
+    assert torch.equal(lidx, index[idx])
+    assert torch.equal(logits, want)
+    assert torch.equal(value, out[:, -1].float())
+    g = torch.randn((n, k), generator=gen)
+    got = torch.empty(pieces)
+    gain_grads(g.numpy(), values.numpy(), idx.numpy(), 0.5, got.numpy())
+    torch.testing.assert_close(got, 0.5 * torch.einsum("nk,njk->j", g, values[idx]), rtol=1e-5, atol=1e-5)
+
+
 def test_fused_step_takes_adams_step_and_writes_the_shadows():
     """:meth:`FusedStep.step` is :func:`compiled_step` on its gradients (read in bfloat16 in
     place), and leaves the weights' bfloat16 shadows equal to the new weights rounded."""

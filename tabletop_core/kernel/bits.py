@@ -32,7 +32,9 @@ single instructions instead of loops:
   without reading them first and without evicting the cache: for rows of a buffer far
   larger than the cache, written now and read much later (a batch's observations);
 * ``prefetch(arr, offset)``: a cache hint for the line at byte ``offset`` of ``arr``'s data
-  (batch loops fetch the next env's rows while stepping this one);
+  (batch loops fetch the next env's rows while stepping this one); ``prefetch_row(arr,
+  row)`` hints every line of row ``row`` of a C-contiguous array (a minibatch's gathers
+  fetch the rows of samples a few ahead);
 * ``unowned(arr)``: a view of ``arr`` that numba does not reference-count (no atomic
   operations each time a hot loop passes it down), for arrays that outlive the call.
 
@@ -74,6 +76,7 @@ __all__ = [
     "stack_f64",
     "stream_row",
     "prefetch",
+    "prefetch_row",
     "unowned",
     "nonzero_bits",
     "nonzero_bits_row",
@@ -335,6 +338,17 @@ def prefetch(typingctx, arr, offset):
         return context.get_dummy_value()
 
     return types.none(arr, offset), codegen
+
+
+@kernel(inline="always")
+def prefetch_row(arr, row):
+    """:func:`prefetch` every cache line of row ``row`` (along the first axis) of the
+    C-contiguous array ``arr``: a hint, never a fault, for any ``row``."""
+    size = arr.strides[0]
+    start = row * size
+    for b in range(0, size, 64):
+        prefetch(arr, start + b)
+    prefetch(arr, start + size - 1)  # the last line, where the row does not start one
 
 
 @intrinsic

@@ -12,13 +12,19 @@ the same products in order with none of that:
 * forward: the minibatch's observation rows gathered into a kept buffer, each hidden layer
   one ``linear + activation`` call, the head one call (:func:`~tabletop_core.train.model.Agent.legal_forward`'s
   products);
+* the legal logits (with the action pieces' term) and the values read from the head's
+  output in one compiled pass (:func:`legal_head`);
 * the loss and its gradient with respect to the legal logits and the value
   (:func:`~tabletop_core.train.loss.ppo_loss_grad`), scattered into the head's output
   gradient (:func:`~tabletop_core.train.sample.scatter_head_grad`);
 * backward: each layer's input gradient, ``tanh`` / ``relu`` gradient, weight gradient
   (bfloat16, read in place by the Adam step) and bias gradient (summed in float32);
-* the action pieces' gains take their gradient as one contraction of the legal logits'
-  gradient with the pieces' entries.
+* the action pieces' gains take their gradient as one compiled contraction of the legal
+  logits' gradient with the pieces' entries (:func:`gain_grads`).
+
+A minibatch's samples sit at random rows of the rollout's arrays, which are larger than
+the cache: the compiled passes that read those rows hint them a few samples ahead
+(:data:`PREFETCH_AHEAD`).
 
 The products, the activations and the weight gradients are those of the autograd path to
 the bit; the bias gradients are summed in float32 where that path rounded the sum to
@@ -32,17 +38,20 @@ import numpy as np
 import torch
 from torch import nn
 
-from tabletop_core.kernel.bits import bf16_value
+from tabletop_core.kernel.bits import bf16_value, prefetch_row
 from tabletop_core.kernel.jit import kernel
 from tabletop_core.train import model
 from tabletop_core.train.adam import AdamArrays
 from tabletop_core.train.loss import minibatch_loss_grad
-from tabletop_core.train.model import ACTION_GAIN_SCALE, Agent, ObservationRows, piece_sum, piece_values_of
+from tabletop_core.train.model import ACTION_GAIN_SCALE, Agent, ObservationRows, piece_values_of
 from tabletop_core.train.sample import scatter_head_grad
 
-__all__ = ["FusedStep", "column_sums"]
+__all__ = ["FusedStep", "column_sums", "gain_grads", "legal_head"]
 
 _BF16 = torch.bfloat16
+PREFETCH_AHEAD = 16
+"""How many samples ahead a minibatch's gathers hint the rows they will read: a sample's
+rows sit at random places in the rollout's arrays, which are larger than the cache."""
 
 
 @kernel
@@ -55,6 +64,65 @@ def column_sums(x, out):
     for i in range(x.shape[0]):
         for c in range(out.shape[0]):
             out[c] += bf16_value(x[i, c])
+
+
+@kernel
+def legal_head(out, index, idx, pieces, pidx, gains, lidx, logits, value):
+    """The head output's legal logits and value for the loss, in one pass over a minibatch.
+
+    Args:
+        out: (N, A + 1) int16, the head output's bfloat16 bits (actor logits, then the value).
+        index: (M, K) int64, every rollout sample's legal action columns (padded).
+        idx: (N,) int64, the minibatch's samples.
+        pieces: (P, J, K) float32, the action pieces' entries at those columns; row
+            ``pidx[i]`` is sample ``i``'s (unread where ``J`` is 0).
+        pidx: (N,) int64, each minibatch row's row of ``pieces``.
+        gains: (J,) float32, the pieces' gains (scaled).
+        lidx: (N, K) int64 out: ``index[idx]``.
+        logits: (N, K) float32 out: ``out[i, lidx[i, k]]`` plus ``sum_j pieces[p, j, k] *
+            gains[j]``, summed in piece order (:func:`~tabletop_core.train.model.piece_sum`).
+        value: (N,) float32 out: the value column.
+
+    Torch needed an index select, a gather, a float32 copy, two more copies for the value
+    and J + 1 elementwise passes over (N, K) for the action pieces' term. The rows of
+    ``index`` and ``pieces`` are hinted :data:`PREFETCH_AHEAD` samples ahead.
+    """
+    n, k = lidx.shape
+    a = out.shape[1] - 1
+    jn = gains.shape[0]
+    for i in range(n):
+        if i + PREFETCH_AHEAD < n:  # the random rows a few samples ahead, from memory
+            prefetch_row(index, idx[i + PREFETCH_AHEAD])
+            if jn > 0:
+                prefetch_row(pieces, pidx[i + PREFETCH_AHEAD])
+        s, p = idx[i], pidx[i]
+        for c in range(k):
+            col = index[s, c]
+            lidx[i, c] = col
+            x = bf16_value(out[i, col])
+            if jn > 0:
+                t = pieces[p, 0, c] * gains[0]
+                for j in range(1, jn):
+                    t = t + pieces[p, j, c] * gains[j]
+                x = x + t
+            logits[i, c] = x
+        value[i] = bf16_value(out[i, a])
+
+
+@kernel
+def gain_grads(grad_logits, pieces, pidx, scale, out):
+    """``out[j] = scale * sum_{i, k} grad_logits[i, k] * pieces[pidx[i], j, k]`` (summed in
+    float64): the action pieces' gains' gradient from the legal logits' ``grad_logits``
+    (N, K) float32; ``pieces`` (P, J, K) float32, ``pidx`` (N,) int64, ``out`` (J,) float32."""
+    n, k = grad_logits.shape
+    acc = np.zeros((out.shape[0], k))  # one sum per column: the inner loop runs in vector lanes
+    for i in range(n):
+        p = pidx[i]
+        for j in range(out.shape[0]):
+            for c in range(k):
+                acc[j, c] += grad_logits[i, c] * pieces[p, j, c]
+    for j in range(out.shape[0]):
+        out[j] = scale * acc[j].sum()
 
 
 class FusedStep:
@@ -96,6 +164,7 @@ class FusedStep:
         self._x: torch.Tensor | None = None  # the minibatch's observation rows
         self._grad_out: torch.Tensor | None = None  # the head output's gradient (N, A + 1)
         self._zeros = np.zeros(a + 1, np.float32)
+        self._no_pieces, self._no_gains = torch.empty((0, 0, 0)), torch.empty(0)
         self._adam: AdamArrays | None = None
         self._adam_optim: torch.optim.Adam | None = None
         self.refresh()
@@ -136,18 +205,32 @@ class FusedStep:
         rows = batch.rows(idx)
         acts = self._forward(rows)
         out = acts.pop()
-        lidx = batch.lidx.index_select(0, idx)
-        logits, value = out[:, :-1].gather(1, lidx).float(), out[:, -1].float().contiguous()
-        values = None
+        n, k = len(idx), batch.lidx.shape[1]
+        lidx, logits, value = torch.empty((n, k), dtype=torch.int64), torch.empty((n, k)), torch.empty(n)
+        pieces, pidx, gains = self._no_pieces, idx, self._no_gains
         if agent.action_gain is not None:
-            values = piece_values_of(rows, lidx, agent.action_inputs)
+            pieces = batch.piece_values
+            if pieces is None:  # not read once for the rollout: this minibatch's alone
+                pieces = piece_values_of(rows, batch.lidx.index_select(0, idx), agent.action_inputs)
+                pidx = torch.arange(n)
             with torch.no_grad():
-                logits += piece_sum(values, agent.action_gain * ACTION_GAIN_SCALE)
+                gains = agent.action_gain * ACTION_GAIN_SCALE
+        legal_head(
+            out.view(torch.int16).numpy(),
+            batch.lidx.numpy(),
+            idx.numpy(),
+            pieces.numpy(),
+            pidx.numpy(),
+            gains.detach().numpy(),
+            lidx.numpy(),
+            logits.numpy(),
+            value.numpy(),
+        )
         g_logits, g_value, stats = minibatch_loss_grad(batch, idx, logits, value, clip, vf_coef, ent_coef)
         self._backward(acts, out, lidx, g_logits, g_value)
-        if values is not None:  # d loss / d gain_j = SCALE * sum(g_logits * values[:, j])
+        if agent.action_gain is not None:  # d loss / d gain_j = SCALE * sum(g_logits * pieces[:, j])
             gain_grad = self._grad[id(agent.action_gain)]
-            torch.mul(torch.einsum("nk,njk->j", g_logits, values), ACTION_GAIN_SCALE, out=gain_grad)
+            gain_grads(g_logits.numpy(), pieces.numpy(), pidx.numpy(), ACTION_GAIN_SCALE, gain_grad.numpy())
         return self._grad, stats
 
     def _forward(self, rows: ObservationRows) -> list[torch.Tensor]:

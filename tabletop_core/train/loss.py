@@ -25,6 +25,7 @@ import math
 
 import numpy as np
 
+from tabletop_core.kernel.bits import prefetch, prefetch_row
 from tabletop_core.kernel.jit import kernel
 from tabletop_core.kernel.mathf import exp_nonpositive
 
@@ -50,14 +51,28 @@ def _normalised_advantage(adv, idx):
     return mean, 1.0 / (std + 1e-8)
 
 
+PREFETCH_AHEAD = 16
+"""How many samples ahead :func:`ppo_loss_grad`'s first pass hints the rows of the rollout's
+arrays the sample will read (random places in arrays larger than the cache)."""
+
+
 @kernel
-def _gather_transposed(logits, idx, lbias, zt):
+def _gather_transposed(logits, idx, lbias, lpos, old_logp, adv, ret, zt):
     """``zt[j, i] = logits[i, j] + lbias[idx[i], j]``: the biased logits with the samples
     along the fast axis, so that every later pass runs across samples in vector lanes
-    (summed row by row, then transposed: a transposing gather was 4x slower)."""
+    (summed row by row, then transposed: a transposing gather was 4x slower). Hints the
+    rows of ``lbias`` and the entries of ``lpos``, ``old_logp``, ``adv`` and ``ret`` the
+    samples :data:`PREFETCH_AHEAD` ahead read, here or in the later passes."""
     n, k = logits.shape
     z = np.empty((n, k), np.float32)
     for i in range(n):
+        if i + PREFETCH_AHEAD < n:
+            ahead = idx[i + PREFETCH_AHEAD]
+            prefetch_row(lbias, ahead)
+            prefetch(lpos, ahead * lpos.strides[0])
+            prefetch(old_logp, ahead * old_logp.strides[0])
+            prefetch(adv, ahead * adv.strides[0])
+            prefetch(ret, ahead * ret.strides[0])
         row = idx[i]
         for j in range(k):
             z[i, j] = logits[i, j] + lbias[row, j]
@@ -126,7 +141,7 @@ def ppo_loss_grad(
     lse = np.empty(n, np.float32)
     h = np.empty(n, np.float32)
     g_logp = np.empty(n, np.float32)
-    _gather_transposed(logits, idx, lbias, zt)
+    _gather_transposed(logits, idx, lbias, lpos, old_logp, adv, ret, zt)
     _softmax_columns(zt, pt, lse, h)
     mean, inv_std = _normalised_advantage(adv, idx)
     inv_n = np.float32(1.0 / n)
