@@ -11,6 +11,15 @@
 #   cores 0,1 / 2,3 / 4,5: train_variant.py base at minibatches 1024,4096,1024,4096 /
 #              4096,1024,4096,1024 / 2048,1024,2048 (20 s windows);
 #   cores 6,7: profile_update.py 1024, then 4096.
+# bash benchmarks/amx/device_probe.sh ab
+#   one job at a time: cores 0,1: benchmarks/train.py (--no-sb3 --seconds 20 --threads 2)
+#              from the tree before (.base/: `git archive HEAD`, carried) and this tree,
+#              alternating, two rounds; this tree at minibatch 2048; fused_parts.py 1024;
+#   cores 0-3: one 1.5-minute --device cuda run at the defaults (--threads 4).
+# bash benchmarks/amx/device_probe.sh drift
+#   cores 0,1, one job at a time: fused_parts.py 1024 14 (a line per update), then
+#              benchmarks/train.py (--no-sb3 --seconds 20 --threads 2) twice, then once at
+#              --minibatch 2048.
 # Results go to $OUT (JSON lines and the runs' summaries). The machine has no network:
 # gymnasium, pettingzoo, Farama-Notifications and openskill travel as wheels in .whl/
 # (pip download --no-deps ... -d .whl, see the device tool's README), and the project
@@ -21,9 +30,35 @@ OUT=${OUT:-/tmp/probe_out}; mkdir -p "$OUT"
 python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl || exit 1
 python3 -m pip install -q --no-deps --no-build-isolation --no-index --target /tmp/site . || exit 1
 export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1
+grep -m1 "model name" /proc/cpuinfo; nproc
 grep -o 'amx_bf16\|avx512_bf16\|avx512f' /proc/cpuinfo | sort | uniq -c
 python3 -c "import torch, numba; print(torch.__version__, numba.__version__, torch.cuda.is_available())"
 export NUMBA_NUM_THREADS=2
+if [ "${1:-variants}" = drift ]; then
+  taskset -c 0,1 python3 benchmarks/amx/fused_parts.py 1024 14 | tee "$OUT/drift.jsonl"
+  for r in 1 2; do
+    taskset -c 0,1 python3 benchmarks/train.py --no-sb3 --seconds 20 --threads 2 | tee -a "$OUT/train.jsonl"
+  done
+  taskset -c 0,1 python3 benchmarks/train.py --no-sb3 --seconds 20 --threads 2 --minibatch 2048 \
+    | tee -a "$OUT/train.jsonl"
+  exit 0
+fi
+if [ "${1:-variants}" = ab ]; then
+  python3 -m pip install -q --no-deps --no-build-isolation --no-index --target /tmp/old .base || exit 1
+  new="env PYTHONPATH=/tmp/site:$PWD taskset -c 0,1 python3"
+  old="env PYTHONPATH=/tmp/old:/tmp/site taskset -c 0,1 python3"
+  bench="--no-sb3 --seconds 20 --threads 2"
+  for r in 1 2; do
+    $old .base/benchmarks/train.py $bench | sed 's/^{/{"tree": "before", /' | tee -a "$OUT/ab.jsonl"
+    $new benchmarks/train.py $bench | sed 's/^{/{"tree": "after", /' | tee -a "$OUT/ab.jsonl"
+  done
+  $new benchmarks/train.py $bench --minibatch 2048 | sed 's/^{/{"tree": "after", /' | tee -a "$OUT/ab.jsonl"
+  $new benchmarks/amx/fused_parts.py 1024 3 | tee "$OUT/fused_parts.jsonl"
+  NUMBA_NUM_THREADS=4 taskset -c 0-3 python3 -m tabletop_core.cli train thegame --players 2 --seed 0 \
+    --minutes 1.5 --device cuda --threads 4 --out /tmp/g > "$OUT/cuda.log" 2>&1
+  cp /tmp/g/summary.json "$OUT/cuda_summary.json"; tail -3 "$OUT/cuda.log"
+  exit 0
+fi
 if [ "${1:-variants}" = minibatches ]; then
   python3 -c "import tabletop_core.train.trainer"  # compile the kernels once, into the cache
   run() { for m in "${@:2}"; do taskset -c "$1" python3 benchmarks/amx/train_variant.py base 20 "$m"; done; }
