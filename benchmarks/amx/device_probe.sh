@@ -20,6 +20,11 @@
 #   cores 0,1, one job at a time: fused_parts.py 1024 14 (a line per update), then
 #              benchmarks/train.py (--no-sb3 --seconds 20 --threads 2) twice, then once at
 #              --minibatch 2048.
+# bash benchmarks/amx/device_probe.sh gap
+#   cores 0,1, one job at a time, two rounds: fused_parts.py 1024 6 --plain, then with
+#              --matmul-first, then with --warmup 1, then benchmarks/train.py (--no-sb3
+#              --seconds 12 --threads 2): which of the harness's differences makes the
+#              update slower inside train.py's window (docs/training.md, "On a CPU with AMX").
 # Results go to $OUT (JSON lines and the runs' summaries). The machine has no network:
 # gymnasium, pettingzoo, Farama-Notifications and openskill travel as wheels in .whl/
 # (pip download --no-deps ... -d .whl, see the device tool's README), and the project
@@ -34,6 +39,15 @@ grep -m1 "model name" /proc/cpuinfo; nproc
 grep -o 'amx_bf16\|avx512_bf16\|avx512f' /proc/cpuinfo | sort | uniq -c
 python3 -c "import torch, numba; print(torch.__version__, numba.__version__, torch.cuda.is_available())"
 export NUMBA_NUM_THREADS=2
+if [ "${1:-variants}" = gap ]; then
+  for r in 1 2; do
+    for opt in "" "--matmul-first" "--warmup 1"; do
+      taskset -c 0,1 python3 benchmarks/amx/fused_parts.py 1024 6 --plain $opt | tee -a "$OUT/gap.jsonl"
+    done
+    taskset -c 0,1 python3 benchmarks/train.py --no-sb3 --seconds 12 --threads 2 | tee -a "$OUT/gap.jsonl"
+  done
+  exit 0
+fi
 if [ "${1:-variants}" = drift ]; then
   taskset -c 0,1 python3 benchmarks/amx/fused_parts.py 1024 14 | tee "$OUT/drift.jsonl"
   for r in 1 2; do

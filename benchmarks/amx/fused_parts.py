@@ -4,6 +4,13 @@ thegame --players 2`` at a minibatch, after two warm-up rollouts. One JSON line 
 (a drift from update to update shows there).
 
     python benchmarks/amx/fused_parts.py [MINIBATCH] [UPDATES]     # 1024 3
+    python benchmarks/amx/fused_parts.py 1024 8 --plain --matmul-first
+
+``--plain`` leaves the parts untimed (each update's time alone), ``--matmul-first``
+measures torch's matmul for a second before the warm-up, as ``benchmarks/train.py``
+does, and ``--warmup`` sets the warm-up updates: on an AMX VM the update ran at ~380
+GFLOP/s here and at ~265 inside ``benchmarks/train.py``'s window (``docs/training.md``,
+"On a CPU with AMX"), and these tell the harness's differences apart.
 
 Parts: ``rows`` (the minibatch's row ids), ``forward`` (the gather and the layers' products
 with their activations), ``legal_head`` (the legal logits and values, with the action
@@ -20,8 +27,8 @@ products (forward, weight gradients, the rest of the backward pass).
 
 from __future__ import annotations
 
+import argparse
 import json
-import sys
 import time
 from collections import defaultdict
 
@@ -29,6 +36,7 @@ import torch
 
 from tabletop_core.train import adam, fused, model
 from tabletop_core.train import trainer as trainer_mod
+from tabletop_core.train.bench import matmul_gflops
 from tabletop_core.train.config import TrainConfig
 from tabletop_core.train.trainer import Trainer
 
@@ -49,14 +57,47 @@ def timed(name, fn):
 
 
 def main() -> None:
-    mb = int(sys.argv[1]) if len(sys.argv) > 1 else 1024
-    updates = int(sys.argv[2]) if len(sys.argv) > 2 else 3
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("minibatch", nargs="?", type=int, default=1024, help="the PPO minibatch (1024)")
+    p.add_argument("updates", nargs="?", type=int, default=3, help="timed updates, a line each (3)")
+    p.add_argument("--warmup", type=int, default=2, help="updates before the timed ones (2)")
+    p.add_argument(
+        "--matmul-first",
+        action="store_true",
+        help="measure torch's matmul on the network's shapes for a second first, as benchmarks/train.py does",
+    )
+    p.add_argument("--plain", action="store_true", help="no part timers: each update's time alone")
+    args = p.parse_args()
+    mb = args.minibatch
     cfg = TrainConfig(game="thegame", steps=10**12, progress=False, threads=2, minibatch=mb)
     tr = Trainer(cfg)
+    if args.matmul_first:
+        h, a = cfg.hidden, tr.num_actions
+        shapes = [(mb, tr.obs_dim, h[0])] + [(mb, x, y) for x, y in zip(h[:-1], h[1:])] + [(mb, h[-1], a + 1)]
+        matmul_gflops(shapes, "bfloat16" if tr.bf16 else "float32", 2)
     torch.set_num_threads(2)
-    for _ in range(2):
+    for _ in range(args.warmup):
         tr.collect()
         tr.update(cfg.lr)
+    if not args.plain:
+        _wrap_parts()
+    for u in range(args.updates):
+        SECONDS.clear()
+        CALLS.clear()
+        tr.collect()
+        t0 = time.perf_counter()
+        samples = tr.update(cfg.lr)["samples"]
+        update_s = time.perf_counter() - t0
+        n = cfg.epochs * (samples // mb)
+        line = _totals(tr, mb, n, update_s) if args.plain else record(tr, mb, update_s)
+        print(
+            json.dumps({"update": u, "plain": args.plain, "matmul_first": args.matmul_first, **line}),
+            flush=True,
+        )
+
+
+def _wrap_parts() -> None:
+    """Put a timer around each part (module docstring)."""
     fused.minibatch_loss_grad = timed("loss", fused.minibatch_loss_grad)
     fused.scatter_head_grad = timed("scatter", fused.scatter_head_grad)
     fused.column_sums = timed("bias_grads", fused.column_sums)
@@ -70,13 +111,26 @@ def main() -> None:
     Trainer._read_once = timed("read_once", Trainer._read_once)
     adam.AdamArrays.step = timed("adam", adam.AdamArrays.step)
     trainer_mod._Batch.rows = timed("rows", trainer_mod._Batch.rows)
-    for u in range(updates):
-        SECONDS.clear()
-        CALLS.clear()
-        tr.collect()
-        t0 = time.perf_counter()
-        tr.update(cfg.lr)
-        print(json.dumps({"update": u, **record(tr, mb, time.perf_counter() - t0)}), flush=True)
+
+
+def _flops(tr: Trainer, mb: int) -> float:
+    """The layers' FLOPs of one minibatch, forward and backward."""
+    dims = [tr.obs_dim, *tr.cfg.hidden, tr.num_actions + 1]
+    fwd = sum(2 * mb * x * y for x, y in zip(dims[:-1], dims[1:]))
+    return fwd + 2 * fwd - 2 * mb * dims[0] * dims[1]  # no input gradient for the first layer
+
+
+def _totals(tr: Trainer, mb: int, n: int, update_s: float) -> dict:
+    """An update's line without the parts: its time per minibatch and its GFLOP/s."""
+    ms = update_s / n * 1e3
+    return {
+        "bench": "fused_parts",
+        "minibatch": mb,
+        "minibatches": n,
+        "dtype": "bfloat16" if tr.bf16 else "float32",
+        "update_ms_per_minibatch": round(ms, 4),
+        "update_gflops": round(_flops(tr, mb) / ms / 1e6, 1),
+    }
 
 
 def record(tr: Trainer, mb: int, update_s: float) -> dict:
@@ -112,21 +166,10 @@ def record(tr: Trainer, mb: int, update_s: float) -> dict:
     )
     parts["step_rest"] = per["step"] - per["gradients"] - per["adam"]
     parts["loop_rest"] = update_s / n * 1e3 - per["step"] - per["read_once"]
-    d, h, a = tr.obs_dim, tr.cfg.hidden, tr.num_actions
-    dims = [d, *h, a + 1]
-    fwd = sum(2 * mb * x * y for x, y in zip(dims[:-1], dims[1:]))
-    bwd = 2 * fwd - 2 * mb * dims[0] * dims[1]  # no input gradient for the first layer
     prod_ms = parts["forward"] + parts["weight_grads"] + parts["backward_rest"]
-    rec = {
-        "bench": "fused_parts",
-        "minibatch": mb,
-        "minibatches": n,
-        "dtype": "bfloat16" if tr.bf16 else "float32",
-        "ms_per_minibatch": {k: round(v, 4) for k, v in parts.items()},
-        "update_ms_per_minibatch": round(update_s / n * 1e3, 4),
-        "products_gflops": round((fwd + bwd) / prod_ms / 1e6, 1),
-        "update_gflops": round((fwd + bwd) / (update_s / n * 1e3) / 1e6, 1),
-    }
+    rec = _totals(tr, mb, n, update_s)
+    rec["ms_per_minibatch"] = {k: round(v, 4) for k, v in parts.items()}
+    rec["products_gflops"] = round(_flops(tr, mb) / prod_ms / 1e6, 1)
     return rec
 
 
