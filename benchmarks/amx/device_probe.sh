@@ -22,8 +22,8 @@
 #              --minibatch 2048.
 # bash benchmarks/amx/device_probe.sh gap
 #   cores 0,1, one job at a time, two rounds: fused_parts.py 1024 6 --plain, then with
-#              --matmul-first, then with --warmup 1, then benchmarks/train.py (--no-sb3
-#              --seconds 12 --threads 2): which of the harness's differences makes the
+#              --matmul-first, then with --warmup 1, then --bench-loop 12 (train.py's own
+#              measurement, each update timed): which of the harness's differences makes the
 #              update slower inside train.py's window (docs/training.md, "On a CPU with AMX").
 # Results go to $OUT (JSON lines and the runs' summaries). The machine has no network:
 # gymnasium, pettingzoo, Farama-Notifications and openskill travel as wheels in .whl/
@@ -44,7 +44,7 @@ if [ "${1:-variants}" = gap ]; then
     for opt in "" "--matmul-first" "--warmup 1"; do
       taskset -c 0,1 python3 benchmarks/amx/fused_parts.py 1024 6 --plain $opt | tee -a "$OUT/gap.jsonl"
     done
-    taskset -c 0,1 python3 benchmarks/train.py --no-sb3 --seconds 12 --threads 2 | tee -a "$OUT/gap.jsonl"
+    taskset -c 0,1 python3 benchmarks/amx/fused_parts.py 1024 --bench-loop 12 | tee -a "$OUT/gap.jsonl"
   done
   exit 0
 fi

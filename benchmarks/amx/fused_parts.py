@@ -8,7 +8,8 @@ thegame --players 2`` at a minibatch, after two warm-up rollouts. One JSON line 
 
 ``--plain`` leaves the parts untimed (each update's time alone), ``--matmul-first``
 measures torch's matmul for a second before the warm-up, as ``benchmarks/train.py``
-does, and ``--warmup`` sets the warm-up updates: on an AMX VM the update ran at ~380
+does, ``--warmup`` sets the warm-up updates, and ``--bench-loop SECONDS`` times each
+update of ``benchmarks/train.py``'s own measurement instead: on an AMX VM the update ran at ~380
 GFLOP/s here and at ~265 inside ``benchmarks/train.py``'s window (``docs/training.md``,
 "On a CPU with AMX"), and these tell the harness's differences apart.
 
@@ -36,7 +37,7 @@ import torch
 
 from tabletop_core.train import adam, fused, model
 from tabletop_core.train import trainer as trainer_mod
-from tabletop_core.train.bench import matmul_gflops
+from tabletop_core.train.bench import matmul_gflops, run_train_bench
 from tabletop_core.train.config import TrainConfig
 from tabletop_core.train.trainer import Trainer
 
@@ -67,8 +68,18 @@ def main() -> None:
         help="measure torch's matmul on the network's shapes for a second first, as benchmarks/train.py does",
     )
     p.add_argument("--plain", action="store_true", help="no part timers: each update's time alone")
+    p.add_argument(
+        "--bench-loop",
+        type=float,
+        metavar="SECONDS",
+        help="run benchmarks/train.py's own measurement (run_train_bench) for SECONDS instead, "
+        "with a line per update it makes, then its train record",
+    )
     args = p.parse_args()
     mb = args.minibatch
+    if args.bench_loop:
+        _bench_loop(mb, args.bench_loop)
+        return
     cfg = TrainConfig(game="thegame", steps=10**12, progress=False, threads=2, minibatch=mb)
     tr = Trainer(cfg)
     if args.matmul_first:
@@ -94,6 +105,29 @@ def main() -> None:
             json.dumps({"update": u, "plain": args.plain, "matmul_first": args.matmul_first, **line}),
             flush=True,
         )
+
+
+def _bench_loop(mb: int, seconds: float) -> None:
+    """``run_train_bench`` as ``benchmarks/train.py`` runs it (2 threads, no MaskablePPO),
+    each of its updates timed from outside (``Trainer.update``, plumbing included)."""
+    original = Trainer.update
+    lines: list[dict] = []
+
+    def update(self: Trainer, lr: float | None = None) -> dict:
+        t0 = time.perf_counter()
+        out = original(self, lr)
+        n = self.cfg.epochs * (out["samples"] // mb)
+        lines.append(
+            {"update": len(lines), "bench_loop": True, **_totals(self, mb, n, time.perf_counter() - t0)}
+        )
+        return out
+
+    Trainer.update = update
+    records = run_train_bench("thegame", seconds=seconds, sb3=False, threads=2, minibatch=mb)
+    for line in lines:  # the first is run_train_bench's warm-up
+        print(json.dumps(line), flush=True)
+    train = records[1]
+    print(json.dumps({"bench_loop": True, **{k: train[k] for k in ("steps_per_s", "update_gflops", "mfu")}}))
 
 
 def _wrap_parts() -> None:
