@@ -24,7 +24,7 @@ the same products in order with none of that:
 
 A minibatch's samples sit at random rows of the rollout's arrays, which are larger than
 the cache: the compiled passes that read those rows hint them a few samples ahead
-(:data:`PREFETCH_AHEAD`).
+(:data:`~tabletop_core.train.loss.PREFETCH_AHEAD`).
 
 The products, the activations and the weight gradients are those of the autograd path to
 the bit; the bias gradients are summed in float32 where that path rounded the sum to
@@ -42,16 +42,13 @@ from tabletop_core.kernel.bits import bf16_value, prefetch_row
 from tabletop_core.kernel.jit import kernel
 from tabletop_core.train import model
 from tabletop_core.train.adam import AdamArrays
-from tabletop_core.train.loss import minibatch_loss_grad
+from tabletop_core.train.loss import PREFETCH_AHEAD, minibatch_loss_grad
 from tabletop_core.train.model import ACTION_GAIN_SCALE, Agent, ObservationRows, piece_values_of
 from tabletop_core.train.sample import scatter_head_grad
 
 __all__ = ["FusedStep", "column_sums", "gain_grads", "legal_head"]
 
 _BF16 = torch.bfloat16
-PREFETCH_AHEAD = 16
-"""How many samples ahead a minibatch's gathers hint the rows they will read: a sample's
-rows sit at random places in the rollout's arrays, which are larger than the cache."""
 
 
 @kernel
@@ -85,7 +82,8 @@ def legal_head(out, index, idx, pieces, pidx, gains, lidx, logits, value):
 
     Torch needed an index select, a gather, a float32 copy, two more copies for the value
     and J + 1 elementwise passes over (N, K) for the action pieces' term. The rows of
-    ``index`` and ``pieces`` are hinted :data:`PREFETCH_AHEAD` samples ahead.
+    ``index`` and ``pieces`` are hinted
+    :data:`~tabletop_core.train.loss.PREFETCH_AHEAD` samples ahead.
     """
     n, k = lidx.shape
     a = out.shape[1] - 1

@@ -52,8 +52,9 @@ def _normalised_advantage(adv, idx):
 
 
 PREFETCH_AHEAD = 16
-"""How many samples ahead :func:`ppo_loss_grad`'s first pass hints the rows of the rollout's
-arrays the sample will read (random places in arrays larger than the cache)."""
+"""How many samples ahead a minibatch's compiled gathers (:func:`ppo_loss_grad`'s first
+pass, :func:`~tabletop_core.train.fused.legal_head`) hint the rows of the rollout's arrays
+a sample will read: a sample's rows sit at random places in arrays larger than the cache."""
 
 
 @kernel
