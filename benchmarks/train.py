@@ -126,4 +126,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt:  # Ctrl-C: the lines printed so far stand, no traceback
+        print("interrupted", file=sys.stderr)
+        sys.exit(130)

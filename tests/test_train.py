@@ -909,6 +909,18 @@ def test_fused_step_gradients_are_autograds(game):
             torch.testing.assert_close(got, p.grad, rtol=1e-2, atol=1e-3 * float(p.grad.abs().max()))
 
 
+@pytest.mark.parametrize("seconds", [0, -1.0, float("nan"), float("inf")])
+def test_train_bench_refuses_a_window_of_no_time(seconds):
+    """``run_train_bench`` (``benchmarks/train.py --seconds``) names a window that is not a
+    finite number above 0, before building a trainer, instead of dividing by zero after
+    a window of no update (or never ending one)."""
+    from tabletop_core.train.bench import run_train_bench
+    from tabletop_core.train.config import ConfigError
+
+    with pytest.raises(ConfigError, match="seconds must be a finite number above 0"):
+        run_train_bench("thegame", seconds=seconds, sb3=False, threads=1)
+
+
 @pytest.mark.parametrize("pieces", [0, 1, 3])
 def test_legal_head_is_the_torch_gather_and_piece_sum(pieces):
     """:func:`legal_head` reads a minibatch's legal logits, values and action pieces' term

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from collections import defaultdict
 
@@ -38,7 +39,7 @@ import torch
 from tabletop_core.train import adam, fused, model
 from tabletop_core.train import trainer as trainer_mod
 from tabletop_core.train.bench import matmul_gflops, run_train_bench
-from tabletop_core.train.config import TrainConfig
+from tabletop_core.train.config import ConfigError, TrainConfig
 from tabletop_core.train.trainer import Trainer
 
 SECONDS: dict[str, float] = defaultdict(float)
@@ -76,8 +77,18 @@ def main() -> None:
         "with a line per update it makes, then its train record",
     )
     args = p.parse_args()
+    if args.updates < 1 or args.warmup < 0:
+        p.error(f"UPDATES must be at least 1 and --warmup at least 0, got {args.updates} and {args.warmup}")
+    try:
+        _run(args)
+    except ConfigError as exc:  # a bad minibatch or --bench-loop: named, no traceback
+        p.error(str(exc))
+
+
+def _run(args: argparse.Namespace) -> None:
+    """The measurement ``args`` asks for (:func:`main`)."""
     mb = args.minibatch
-    if args.bench_loop:
+    if args.bench_loop is not None:
         _bench_loop(mb, args.bench_loop)
         return
     cfg = TrainConfig(game="thegame", steps=10**12, progress=False, threads=2, minibatch=mb)
@@ -208,4 +219,8 @@ def record(tr: Trainer, mb: int, update_s: float) -> dict:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt:  # Ctrl-C: the lines printed so far stand, no traceback
+        print("interrupted", file=sys.stderr)
+        sys.exit(130)

@@ -30,12 +30,13 @@
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any
 
 import numpy as np
 
-from tabletop_core.train.config import TrainConfig
+from tabletop_core.train.config import ConfigError, TrainConfig
 
 __all__ = ["run_train_bench", "matmul_gflops"]
 
@@ -163,7 +164,15 @@ def run_train_bench(
     ``threads``: torch threads (the trainer's own choice when None: the cores the load
     average leaves idle, one on a 2-core machine with one busy process); ``minibatch``: the PPO minibatch (the
     trainer's default when None); ``bf16``: the trainer's ``--bf16`` (``auto``, ``on`` or
-    ``off``), to compare the bf16 and float32 paths on one machine."""
+    ``off``), to compare the bf16 and float32 paths on one machine.
+
+    Raises:
+        ConfigError (a ValueError): ``seconds`` not a finite number above 0 (a window of
+            no update would divide by zero), or a bad game, option, thread count or
+            minibatch (as ``tabletop train``).
+    """
+    if not (isinstance(seconds, (int, float)) and math.isfinite(seconds) and seconds > 0):
+        raise ConfigError(f"seconds must be a finite number above 0, got {seconds!r}")
     import torch
 
     from tabletop_core.train.trainer import Trainer
