@@ -27,7 +27,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from tabletop_core.train.bench import run_train_bench  # noqa: E402
+from tabletop_core.train.bench import run_script, run_train_bench  # noqa: E402
 
 
 def wait_for_idle(limit_s: float = 180.0) -> float:
@@ -126,8 +126,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except KeyboardInterrupt:  # Ctrl-C: the lines printed so far stand, no traceback
-        print("interrupted", file=sys.stderr)
-        sys.exit(130)
+    run_script(main)

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from collections import defaultdict
 
@@ -38,7 +37,7 @@ import torch
 
 from tabletop_core.train import adam, fused, model
 from tabletop_core.train import trainer as trainer_mod
-from tabletop_core.train.bench import matmul_gflops, run_train_bench
+from tabletop_core.train.bench import matmul_gflops, run_script, run_train_bench
 from tabletop_core.train.config import ConfigError, TrainConfig
 from tabletop_core.train.trainer import Trainer
 
@@ -219,8 +218,4 @@ def record(tr: Trainer, mb: int, update_s: float) -> dict:
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except KeyboardInterrupt:  # Ctrl-C: the lines printed so far stand, no traceback
-        print("interrupted", file=sys.stderr)
-        sys.exit(130)
+    run_script(main)

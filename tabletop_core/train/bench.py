@@ -31,14 +31,27 @@
 from __future__ import annotations
 
 import math
+import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from tabletop_core.train.config import ConfigError, TrainConfig
 
-__all__ = ["run_train_bench", "matmul_gflops"]
+__all__ = ["run_train_bench", "matmul_gflops", "run_script"]
+
+
+def run_script(main: Callable[[], None]) -> None:
+    """Run a benchmark script's ``main`` (``benchmarks/train.py``, ``benchmarks/amx/``):
+    Ctrl-C prints ``interrupted`` and exits with status 130, without a traceback; the
+    JSON lines printed before it stand."""
+    try:
+        main()
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        sys.exit(130)
 
 
 def matmul_gflops(
