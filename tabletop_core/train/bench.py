@@ -46,7 +46,8 @@ __all__ = ["run_train_bench", "matmul_gflops", "run_script"]
 def run_script(main: Callable[[], None]) -> None:
     """Run a benchmark script's ``main`` (``benchmarks/train.py``, ``benchmarks/amx/``):
     Ctrl-C prints ``interrupted`` and exits with status 130, without a traceback; the
-    JSON lines printed before it stand."""
+    JSON lines printed before it stand (a script that prints only after its window, as
+    ``benchmarks/train.py``, has printed none)."""
     try:
         main()
     except KeyboardInterrupt:
