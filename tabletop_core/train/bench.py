@@ -214,22 +214,11 @@ def run_train_bench(
     )
     torch.set_num_threads(threads)
 
-    trainer.collect()
-    trainer.update(cfg.lr)
-    trainer.seconds = dict.fromkeys(trainer.seconds, 0.0)
-    trainer.flops = dict.fromkeys(trainer.flops, 0.0)
-    trainer.samples = dict.fromkeys(trainer.samples, 0)
-    s0 = trainer.global_step
-    t0 = time.perf_counter()
-    while time.perf_counter() - t0 < seconds:
-        trainer.collect()
-        trainer.update(cfg.lr)
-    wall = time.perf_counter() - t0
+    wall, steps = _timed_window(trainer, seconds)
     after = matmul_gflops(shapes, dtype, threads)
     out[0]["gflops_before"], out[0]["gflops_after"] = peak, after
     peak = out[0]["gflops"] = max(peak, after)
     sec = trainer.seconds
-    steps = trainer.global_step - s0
     compute = sec["inference"] + sec["update"]
     executed = (trainer.flops["inference"] + trainer.flops["update"]) / compute / 1e9
     dense = (
@@ -267,6 +256,23 @@ def run_train_bench(
         if "steps_per_s" in s:
             out.append(_summary(game, rec, s))
     return out
+
+
+def _timed_window(trainer, seconds: float) -> tuple[float, int]:
+    """One warm-up rollout and update, the trainer's counters zeroed, then rollouts and
+    updates for ``seconds``; returns the window's wall seconds and env steps."""
+    lr = trainer.cfg.lr
+    trainer.collect()
+    trainer.update(lr)
+    trainer.seconds = dict.fromkeys(trainer.seconds, 0.0)
+    trainer.flops = dict.fromkeys(trainer.flops, 0.0)
+    trainer.samples = dict.fromkeys(trainer.samples, 0)
+    s0 = trainer.global_step
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        trainer.collect()
+        trainer.update(lr)
+    return time.perf_counter() - t0, trainer.global_step - s0
 
 
 def _summary(game: str, rec: dict, sb3: dict) -> dict:
