@@ -299,11 +299,13 @@ def test_default_threads_without_a_load_average_take_every_core(monkeypatch):
 )
 def test_bf16_auto_follows_the_cpu_unit_and_the_observation(monkeypatch, unit, setting, game, bf16):
     from tabletop_core.train import trainer
+    from tabletop_core.train.model import fused_available
 
     monkeypatch.setattr(trainer, "cpu_bf16_unit", lambda: unit)
     tr = trainer.Trainer(_small(game=game, options={}, bf16=setting))
     assert tr.bf16 is bf16
-    assert tr.agent.fused is bf16 and tr.legal_dots is not bf16
+    # fused where this torch and CPU run oneDNN's bfloat16 linear (not on an AVX2-only CPU)
+    assert tr.agent.fused is (bf16 and fused_available()) and tr.legal_dots is not bf16
     assert tr.agent.sparse_input is not bf16
 
 
@@ -876,10 +878,11 @@ def test_compiled_update_step_matches_the_torch_step(optimizer):
 
 def _fused_trainer(game: str, seed: int = 6):
     from tabletop_core.train import Trainer
+    from tabletop_core.train.fused import FusedStep
 
     options = {"num_players": 2} if game == "thegame" else {}
     tr = Trainer(_small(game=game, options=options, seed=seed, bf16="on"))
-    if tr.fused_step is None:
+    if not isinstance(tr.cpu_step, FusedStep):
         pytest.skip("this CPU / torch build has no oneDNN bfloat16 linear")
     tr.collect()
     return tr
@@ -894,7 +897,7 @@ def test_fused_step_gradients_are_autograds(game):
     tr = _fused_trainer(game)
     batch = tr._read_once(tr._rollout_batch())
     idx = torch.randperm(batch.size, generator=torch.Generator().manual_seed(0))[:128]
-    grads, stats = tr.fused_step.gradients(batch, idx, tr.cfg.clip, tr.cfg.vf_coef, tr.cfg.ent_coef)
+    grads, stats = tr.cpu_step.gradients(batch, idx, tr.cfg.clip, tr.cfg.vf_coef, tr.cfg.ent_coef)
     want = tr._autograd_gradients(batch, idx)
     np.testing.assert_allclose(stats, want, rtol=1e-6, atol=1e-7)
     named = dict(tr.agent.named_parameters())
@@ -907,6 +910,72 @@ def test_fused_step_gradients_are_autograds(game):
             assert torch.equal(got.float(), p.grad), name
         else:
             torch.testing.assert_close(got, p.grad, rtol=1e-2, atol=1e-3 * float(p.grad.abs().max()))
+
+
+def _plain_trainer(game: str, activation: str = "tanh", sparse: bool = True, seed: int = 6):
+    from tabletop_core.train import Trainer
+    from tabletop_core.train.plain import PlainStep
+
+    options = {"num_players": 2} if game == "thegame" else {}
+    tr = Trainer(_small(game=game, options=options, seed=seed, bf16="off", activation=activation))
+    assert isinstance(tr.cpu_step, PlainStep)
+    if not sparse:
+        tr.agent.sparse_input = False
+    assert tr.agent.sparse_input == sparse  # both games' first observations are mostly zeros
+    tr.collect()
+    return tr
+
+
+@pytest.mark.parametrize(
+    "game, activation, sparse",
+    [
+        ("thegame", "tanh", True),
+        ("thegame", "relu", True),
+        ("thegame", "tanh", False),
+        ("koikoi", "tanh", True),
+    ],
+)
+def test_plain_step_gradients_are_autograds(game, activation, sparse):
+    """The float32 CPU step written out (no autograd) computes the autograd path's passes:
+    the same statistics and every weight's and bias's gradient to the bit (the first layer
+    sparse or dense, tanh or relu), the action pieces' gains within rounding (summed in
+    another order); The Game and Koikoi (three pieces)."""
+    tr = _plain_trainer(game, activation, sparse)
+    batch = tr._read_once(tr._rollout_batch())
+    idx = torch.randperm(batch.size, generator=torch.Generator().manual_seed(0))[:128]
+    grads, stats = tr.cpu_step.gradients(batch, idx, tr.cfg.clip, tr.cfg.vf_coef, tr.cfg.ent_coef)
+    nonzeros = int(tr.agent.input_nonzeros[0])
+    want = tr._autograd_gradients(batch, idx)
+    assert int(tr.agent.input_nonzeros[0]) == nonzeros  # what the trainer's FLOP count reads
+    assert np.array_equal(stats, want)
+    named = dict(tr.agent.named_parameters())
+    assert set(grads) == {id(p) for p in named.values()}
+    for name, p in named.items():
+        got = grads[id(p)]
+        assert got.shape == p.shape and got.stride() == p.stride(), name
+        if name == "action_gain":
+            torch.testing.assert_close(got, p.grad, rtol=1e-4, atol=1e-6)
+        else:
+            assert torch.equal(got, p.grad), name
+
+
+def test_plain_step_is_the_autograd_step():
+    """:meth:`PlainStep.step` over two minibatches (Adam's arrays listed once) leaves the
+    parameters where the autograd step (``_ppo_step_compiled``) leaves them, and a
+    parameter the step does not know is refused by name."""
+    a, b = _plain_trainer("thegame"), _plain_trainer("thegame")
+    batch_a, batch_b = (tr._read_once(tr._rollout_batch()) for tr in (a, b))
+    cfg = a.cfg
+    for seed in range(2):
+        idx = torch.randperm(batch_a.size, generator=torch.Generator().manual_seed(seed))[:128]
+        sa = a.cpu_step.step(batch_a, idx, a.optim, cfg.clip, cfg.vf_coef, cfg.ent_coef, cfg.max_grad_norm)
+        sb = b._ppo_step_compiled(batch_b, idx)
+        np.testing.assert_allclose(sa, sb, rtol=1e-6, atol=1e-7)
+        for (name, pa), pb in zip(a.agent.named_parameters(), b.agent.parameters()):
+            torch.testing.assert_close(pa, pb, rtol=1e-6, atol=1e-7, msg=name)
+    stranger = torch.optim.Adam([torch.nn.Parameter(torch.zeros(3))])
+    with pytest.raises(ValueError, match="have no kept gradient"):
+        a.cpu_step.step(batch_a, idx, stranger, cfg.clip, cfg.vf_coef, cfg.ent_coef, cfg.max_grad_norm)
 
 
 @pytest.mark.parametrize("seconds", [0, -1.0, float("nan"), float("inf")])
@@ -962,16 +1031,16 @@ def test_fused_step_takes_adams_step_and_writes_the_shadows():
     idx = torch.randperm(batch_a.size, generator=torch.Generator().manual_seed(1))[:128]
     cfg = a.cfg
     for _ in range(2):  # the second step starts from the shadows the first wrote
-        sa = a.fused_step.step(batch_a, idx, a.optim, cfg.clip, cfg.vf_coef, cfg.ent_coef, cfg.max_grad_norm)
-        grads, sb = b.fused_step.gradients(batch_b, idx, cfg.clip, cfg.vf_coef, cfg.ent_coef)
+        sa = a.cpu_step.step(batch_a, idx, a.optim, cfg.clip, cfg.vf_coef, cfg.ent_coef, cfg.max_grad_norm)
+        grads, sb = b.cpu_step.gradients(batch_b, idx, cfg.clip, cfg.vf_coef, cfg.ent_coef)
         for p in b.agent.parameters():
             p.grad = grads[id(p)].float()
         compiled_step(b.optim, cfg.max_grad_norm)
-        b.fused_step.refresh()
+        b.cpu_step.refresh()
         np.testing.assert_allclose(sa, sb, rtol=1e-6, atol=1e-7)
         for (name, pa), pb in zip(a.agent.named_parameters(), b.agent.parameters()):
             torch.testing.assert_close(pa, pb, rtol=1e-6, atol=1e-7, msg=name)
-    shadow = a.fused_step._shadow
+    shadow = a.cpu_step._shadow
     for name, p in a.agent.named_parameters():
         if id(p) in shadow:
             assert torch.equal(shadow[id(p)], p.detach().to(torch.bfloat16)), name

@@ -24,7 +24,7 @@ from numba.extending import overload
 from tabletop_core.kernel.bits import bf16_bits, bf16_value
 from tabletop_core.kernel.jit import kernel
 
-__all__ = ["AdamArrays", "clip_and_adam", "clip_and_adam_bf16", "compiled_step"]
+__all__ = ["AdamArrays", "KeptGradientsAdam", "clip_and_adam", "clip_and_adam_bf16", "compiled_step"]
 
 
 def _grad_at(g, i):
@@ -219,6 +219,48 @@ class AdamArrays:
         if not self.mixed:
             return clip_and_adam(self.params, self.g32, *self.moments, *consts, step)
         return clip_and_adam_bf16(self.params, self.g32, self.g16, *self.moments, self.shadows, *consts, step)
+
+
+class KeptGradientsAdam:
+    """The clipping and Adam step of a caller that keeps its gradients in the same tensors
+    from step to step (:class:`~tabletop_core.train.fused.FusedStep`,
+    :class:`~tabletop_core.train.plain.PlainStep`): an :class:`AdamArrays` listed on the
+    first :meth:`step` and again after :meth:`reset`.
+
+    Args:
+        grads: ``id(parameter)`` to its gradient tensor (as :class:`AdamArrays` takes).
+        shadows: ``id(parameter)`` to its bfloat16 copy, for the parameters that have one.
+    """
+
+    def __init__(self, grads: dict[int, torch.Tensor], shadows: dict[int, torch.Tensor] | None = None):
+        self.grads, self.shadows = grads, shadows
+        self._arrays: AdamArrays | None = None
+        self._optim: torch.optim.Adam | None = None
+
+    def reset(self) -> None:
+        """List the arrays again at the next step (the optimizer's state or the parameters
+        were replaced: a checkpoint, the critic warm-up's steps)."""
+        self._arrays = None
+
+    def step(self, optim: torch.optim.Adam, max_norm: float) -> float:
+        """Clip the kept gradients of ``optim``'s parameters to a total norm of
+        ``max_norm`` and take its Adam step; returns the norm before clipping.
+
+        Raises:
+            ValueError: if ``optim`` holds a parameter without a kept gradient, or as
+                :class:`AdamArrays`.
+        """
+        if self._arrays is None or self._optim is not optim:
+            params = optim.param_groups[0]["params"]
+            missing = [k for k, p in enumerate(params) if id(p) not in self.grads]
+            if missing:
+                raise ValueError(
+                    f"the optimizer's parameters {missing} have no kept gradient (not the agent's)"
+                )
+            shadows = None if self.shadows is None else [self.shadows.get(id(p)) for p in params]
+            self._arrays = AdamArrays(optim, [self.grads[id(p)] for p in params], shadows)
+            self._optim = optim
+        return self._arrays.step(max_norm)
 
 
 def compiled_step(

@@ -41,7 +41,7 @@ from torch import nn
 from tabletop_core.kernel.bits import bf16_value, prefetch_row
 from tabletop_core.kernel.jit import kernel
 from tabletop_core.train import model
-from tabletop_core.train.adam import AdamArrays
+from tabletop_core.train.adam import KeptGradientsAdam
 from tabletop_core.train.loss import PREFETCH_AHEAD, minibatch_loss_grad
 from tabletop_core.train.model import ACTION_GAIN_SCALE, Agent, ObservationRows, piece_values_of
 from tabletop_core.train.sample import scatter_head_grad
@@ -163,8 +163,7 @@ class FusedStep:
         self._grad_out: torch.Tensor | None = None  # the head output's gradient (N, A + 1)
         self._zeros = np.zeros(a + 1, np.float32)
         self._no_pieces, self._no_gains = torch.empty((0, 0, 0)), torch.empty(0)
-        self._adam: AdamArrays | None = None
-        self._adam_optim: torch.optim.Adam | None = None
+        self._adam = KeptGradientsAdam(self._grad, self._shadow)
         self.refresh()
 
     def refresh(self) -> None:
@@ -175,7 +174,7 @@ class FusedStep:
                 s = self._shadow.get(id(p))
                 if s is not None:
                     s.copy_(p)
-        self._adam = None
+        self._adam.reset()
 
     def gradients(
         self, batch, idx: torch.Tensor, clip: float, vf_coef: float, ent_coef: float
@@ -283,8 +282,8 @@ class FusedStep:
         max_grad_norm: float,
     ) -> tuple[float, ...]:
         """:meth:`gradients`, then the clipping and Adam's step on ``optim``, whose
-        parameters are the agent's (:class:`~tabletop_core.train.adam.AdamArrays`, listed
-        once until :meth:`refresh`), writing the shadows. Returns the loss's five
+        parameters are the agent's (:class:`~tabletop_core.train.adam.KeptGradientsAdam`,
+        listed once until :meth:`refresh`), writing the shadows. Returns the loss's five
         statistics.
 
         Raises:
@@ -292,13 +291,5 @@ class FusedStep:
                 plain Adam in one group.
         """
         _, stats = self.gradients(batch, idx, clip, vf_coef, ent_coef)
-        if self._adam is None or self._adam_optim is not optim:
-            params = optim.param_groups[0]["params"]
-            missing = [k for k, p in enumerate(params) if id(p) not in self._grad]
-            if missing:
-                raise ValueError(f"the optimizer's parameters {missing} are not the fused agent's")
-            grads = [self._grad[id(p)] for p in params]
-            self._adam = AdamArrays(optim, grads, [self._shadow.get(id(p)) for p in params])
-            self._adam_optim = optim
-        self._adam.step(max_grad_norm)
+        self._adam.step(optim, max_grad_norm)
         return tuple(float(x) for x in stats)

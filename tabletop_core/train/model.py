@@ -230,6 +230,66 @@ class ObservationRows(NamedTuple):
             )
 
 
+class SparseSaved(NamedTuple):
+    """What :func:`sparse_forward` keeps for :func:`sparse_backward`."""
+
+    rows: np.ndarray
+    """(N,) int64, the listed rows read, in order."""
+    lists: tuple[np.ndarray, ...]
+    """The listing's ``start``, ``count``, ``cols`` and ``vals``."""
+    dim: int
+    """The observation length ``D``."""
+    threads: int
+    common: tuple[torch.Tensor, torch.Tensor] | None
+    """The common row's columns and values, or None."""
+
+
+def sparse_forward(
+    x: torch.Tensor | ObservationRows, weight: torch.Tensor, bias: torch.Tensor, nonzeros: np.ndarray
+) -> tuple[torch.Tensor, SparseSaved]:
+    """``x @ W.T + b`` (float32 CPU) over each row's nonzero entries of ``x`` alone
+    (:mod:`tabletop_core.train.sparse`), on ``torch.get_num_threads()`` threads: the forward
+    pass of :class:`_SparseLinear` (which says what ``x`` may be and how the common row is
+    folded in). Returns ``(out (N, H) float32, what the backward pass reads)`` and writes
+    the number of entries read to ``nonzeros[0]`` ((1,) int64)."""
+    threads = torch.get_num_threads()
+    if isinstance(x, ObservationRows):
+        listed, rows = x.listed, x.rows.numpy()
+    else:
+        listed = SparseRows(x.detach().contiguous().numpy(), threads)
+        rows = np.arange(x.shape[0], dtype=np.int64)
+    wt = weight.detach().t()  # (D, H): free where the weight is stored transposed
+    if not wt.is_contiguous():
+        wt = wt.contiguous()
+    out = torch.empty((rows.shape[0], wt.shape[1]))
+    lists = (listed.start, listed.count, listed.cols, listed.vals)
+    common = None
+    b = bias.detach()
+    if len(listed.common_cols):  # the common row's part, the same for every row: into the bias
+        common = (torch.from_numpy(listed.common_cols), torch.from_numpy(listed.common_vals))
+        b = b + common[1] @ wt.index_select(0, common[0])
+    sparse_linear(
+        shards(rows.shape[0], threads), rows, *lists, wt.numpy(), b.contiguous().numpy(), out.numpy()
+    )
+    nonzeros[0] = listed.nonzeros(rows) + len(listed.common_cols)
+    return out, SparseSaved(rows, lists, listed.shape[1], threads, common)
+
+
+def sparse_backward(
+    saved: SparseSaved, grad_out: torch.Tensor, grad_w: torch.Tensor, grad_b: torch.Tensor
+) -> None:
+    """The weight and bias gradients of :func:`sparse_forward` from its output's gradient
+    ``grad_out`` (N, H), into ``grad_w`` (in the weight's shape and layout) and ``grad_b``
+    (H,)."""
+    g = grad_out.contiguous()
+    bounds, blocks = column_blocks(g.shape[1], saved.dim, saved.threads)
+    sparse_weight_grad(bounds, saved.rows, *saved.lists, g.numpy(), blocks, grad_w.numpy())
+    torch.sum(g, 0, out=grad_b)
+    if saved.common is not None:  # the common row's part: its value times g's column sums
+        cols, vals = saved.common
+        grad_w.t().index_add_(0, cols, vals[:, None] * grad_b[None, :])
+
+
 class _SparseLinear(torch.autograd.Function):
     """``x @ W.T + b`` (float32 CPU) over each row's nonzero entries of ``x`` alone, forward
     and for the weight gradient (:mod:`tabletop_core.train.sparse`), on
@@ -246,44 +306,57 @@ class _SparseLinear(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, x, weight, bias, nonzeros):
-        threads = torch.get_num_threads()
-        if isinstance(x, ObservationRows):
-            listed, rows = x.listed, x.rows.numpy()
-        else:
-            listed = SparseRows(x.detach().contiguous().numpy(), threads)
-            rows = np.arange(x.shape[0], dtype=np.int64)
-        wt = weight.detach().t()  # (D, H): free where the weight is stored transposed
-        if not wt.is_contiguous():
-            wt = wt.contiguous()
-        out = torch.empty((rows.shape[0], wt.shape[1]))
-        lists = (listed.start, listed.count, listed.cols, listed.vals)
-        common = None
-        b = bias.detach()
-        if len(listed.common_cols):  # the common row's part, the same for every row: into the bias
-            common = (torch.from_numpy(listed.common_cols), torch.from_numpy(listed.common_vals))
-            b = b + common[1] @ wt.index_select(0, common[0])
-        sparse_linear(
-            shards(rows.shape[0], threads), rows, *lists, wt.numpy(), b.contiguous().numpy(), out.numpy()
-        )
+        out, ctx.saved = sparse_forward(x, weight, bias, nonzeros)
         ctx.save_for_backward(weight)
-        ctx.rows, ctx.lists, ctx.dim, ctx.threads = rows, lists, listed.shape[1], threads
-        ctx.common = common
-        nonzeros[0] = listed.nonzeros(rows) + len(listed.common_cols)
         return out
 
     @staticmethod
     def backward(ctx, grad_out):
         (weight,) = ctx.saved_tensors
-        g = grad_out.contiguous()
-        grad_w = torch.empty_like(weight)
-        bounds, blocks = column_blocks(g.shape[1], ctx.dim, ctx.threads)
-        sparse_weight_grad(bounds, ctx.rows, *ctx.lists, g.numpy(), blocks, grad_w.numpy())
-        grad_b = g.sum(0)
-        if ctx.common is not None:  # the common row's part: its value times g's column sums
-            cols, vals = ctx.common
-            grad_w.t().index_add_(0, cols, vals[:, None] * grad_b[None, :])
-        grad_x = g @ weight if ctx.needs_input_grad[0] else None
+        grad_w, grad_b = torch.empty_like(weight), torch.empty(weight.shape[0])
+        sparse_backward(ctx.saved, grad_out, grad_w, grad_b)
+        grad_x = grad_out.contiguous() @ weight if ctx.needs_input_grad[0] else None
         return grad_x, grad_w, grad_b, None
+
+
+def legal_dots_forward(
+    z: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, index: torch.Tensor, threads: int
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The float32 CPU head's forward pass (:class:`_LegalDots`): ``(logits at index (N,
+    K), value (N,))`` from features ``z`` (N, H) and the stacked head ``weight`` (A + 1,
+    H), ``bias`` (A + 1,), all contiguous float32, on ``threads`` threads."""
+    logits, value = torch.empty(index.shape), torch.empty(z.shape[0])
+    legal_logits(
+        shards(z.shape[0], threads),
+        z.numpy(),
+        weight.numpy(),
+        bias.numpy(),
+        index.numpy(),
+        logits.numpy(),
+        value.numpy(),
+    )
+    return logits, value
+
+
+def legal_dots_backward(
+    z: torch.Tensor,
+    weight: torch.Tensor,
+    index: torch.Tensor,
+    grad_logits: torch.Tensor,
+    grad_value: torch.Tensor,
+    threads: int,
+    grad_w: torch.Tensor,
+    grad_b: torch.Tensor,
+    grad_z: torch.Tensor | None,
+) -> None:
+    """:func:`legal_dots_forward`'s backward pass: the head's gradients into ``grad_w``
+    (A + 1, H) and ``grad_b`` (A + 1,), and the features' into ``grad_z`` (N, H) unless it
+    is None; all contiguous float32."""
+    gl, gv = grad_logits.contiguous().numpy(), grad_value.contiguous().numpy()
+    if grad_z is not None:
+        legal_grad_input(shards(z.shape[0], threads), gl, gv, index.numpy(), weight.numpy(), grad_z.numpy())
+    bounds, blocks = column_blocks(z.shape[1], weight.shape[0], threads)
+    legal_grad_weight(bounds, gl, gv, index.numpy(), z.numpy(), blocks, grad_w.numpy(), grad_b.numpy())
 
 
 class _LegalDots(torch.autograd.Function):
@@ -296,17 +369,8 @@ class _LegalDots(torch.autograd.Function):
     @staticmethod
     def forward(ctx, z, weight, bias, index):
         z, weight = z.detach().contiguous(), weight.detach().contiguous()
-        logits, value = torch.empty(index.shape), torch.empty(z.shape[0])
         threads = torch.get_num_threads()
-        legal_logits(
-            shards(z.shape[0], threads),
-            z.numpy(),
-            weight.numpy(),
-            bias.detach().numpy(),
-            index.numpy(),
-            logits.numpy(),
-            value.numpy(),
-        )
+        logits, value = legal_dots_forward(z, weight, bias.detach(), index, threads)
         ctx.save_for_backward(z, weight, index)
         ctx.threads = threads
         return logits, value
@@ -314,16 +378,9 @@ class _LegalDots(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad_logits, grad_value):
         z, weight, index = ctx.saved_tensors
-        gl, gv = grad_logits.contiguous().numpy(), grad_value.contiguous().numpy()
-        grad_z = None
-        if ctx.needs_input_grad[0]:
-            grad_z = torch.empty_like(z)
-            legal_grad_input(
-                shards(z.shape[0], ctx.threads), gl, gv, index.numpy(), weight.numpy(), grad_z.numpy()
-            )
+        grad_z = torch.empty_like(z) if ctx.needs_input_grad[0] else None
         grad_w, grad_b = torch.empty_like(weight), torch.empty(weight.shape[0])
-        bounds, blocks = column_blocks(z.shape[1], weight.shape[0], ctx.threads)
-        legal_grad_weight(bounds, gl, gv, index.numpy(), z.numpy(), blocks, grad_w.numpy(), grad_b.numpy())
+        legal_dots_backward(z, weight, index, grad_logits, grad_value, ctx.threads, grad_w, grad_b, grad_z)
         return grad_z, grad_w, grad_b, None
 
 

@@ -19,9 +19,9 @@ a rollout, per-seat advantages, a clipped-objective update. What is built for th
   and the clipping with Adam's step from another
   (:func:`~tabletop_core.train.adam.compiled_step`). On the fused bfloat16 path the
   network's forward and backward are written out without autograd
-  (:class:`~tabletop_core.train.fused.FusedStep`, with Adam; ``--optimizer muon`` keeps
-  autograd); on the float32 path autograd takes the backward from the loss's gradient. On
-  a GPU the same loss and step are torch operations (``_ppo_step_torch``, which a test
+  (:class:`~tabletop_core.train.fused.FusedStep`, with Adam), and so are they on the
+  float32 path (:class:`~tabletop_core.train.plain.PlainStep`); ``--optimizer muon`` keeps
+  autograd, which takes the backward from the loss's gradient. On a GPU the same loss and step are torch operations (``_ppo_step_torch``, which a test
   holds the compiled ones to).
 * **Credit** per seat (:func:`~tabletop_core.train.advantages.seat_advantages`); a
   cooperative game's team is credited as one chain, as the learner views do.
@@ -79,6 +79,7 @@ from tabletop_core.train.opponents import (
     parse_seats,
     split_envs,
 )
+from tabletop_core.train.plain import PlainStep
 from tabletop_core.train.sample import legal_index, masked_sample, max_legal, sample_legal_dots
 from tabletop_core.train.sparse import SPARSE_DENSITY, SPARSE_OVER_BF16, SparseRows, density
 
@@ -374,8 +375,13 @@ class Trainer:
             self.muon = Muon(hidden, lr=cfg.lr)
             params = [p for p in params if all(p is not w for w in hidden)]
         self.optim = torch.optim.Adam(params, lr=cfg.lr, eps=1e-5, fused=self.device.type in ("cpu", "cuda"))
-        # the fused bfloat16 CPU path's step without autograd (Adam only: Muon steps from p.grad)
-        self.fused_step = FusedStep(self.agent) if self.agent.fused and self.muon is None else None
+        # the CPU step without autograd, bfloat16 or float32 (Adam only: Muon steps from p.grad)
+        self.cpu_step: FusedStep | PlainStep | None = None
+        if self.muon is None and self.device.type == "cpu":
+            if self.agent.fused:
+                self.cpu_step = FusedStep(self.agent)
+            elif not self.bf16:  # float32 (bfloat16 without oneDNN's linear runs under autocast)
+                self.cpu_step = PlainStep(self.agent)
 
     def _allocate_storage(self) -> None:
         """The rollout buffers and the run's counters."""
@@ -826,8 +832,8 @@ class Trainer:
         stats = {"pg_loss": 0.0, "v_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clipfrac": 0.0}
         count = 0
         mb = min(cfg.minibatch, m)
-        if self.fused_step is not None:  # the parameters may have changed since its last step
-            self.fused_step.refresh()
+        if self.cpu_step is not None:  # the parameters may have changed since its last step
+            self.cpu_step.refresh()
         for _ in range(cfg.epochs):
             perm = torch.randperm(m, generator=self.gen, device=self.device)
             for start in range(0, m - mb + 1, mb):  # full minibatches only (equal weight)
@@ -842,8 +848,8 @@ class Trainer:
                     stats["v_loss"] += float(v_loss.detach())
                     count += 1
                     continue
-                if self.fused_step is not None:
-                    losses = self.fused_step.step(
+                if self.cpu_step is not None:
+                    losses = self.cpu_step.step(
                         batch, idx, self.optim, cfg.clip, cfg.vf_coef, cfg.ent_coef, cfg.max_grad_norm
                     )
                 elif self.device.type == "cpu":
