@@ -24,7 +24,7 @@ from numba.extending import overload
 from tabletop_core.kernel.bits import bf16_bits, bf16_value
 from tabletop_core.kernel.jit import kernel
 
-__all__ = ["AdamArrays", "KeptGradientsAdam", "clip_and_adam", "clip_and_adam_bf16", "compiled_step"]
+__all__ = ["AdamArrays", "KeptGradientsStep", "clip_and_adam", "clip_and_adam_bf16", "compiled_step"]
 
 
 def _grad_at(g, i):
@@ -221,46 +221,73 @@ class AdamArrays:
         return clip_and_adam_bf16(self.params, self.g32, self.g16, *self.moments, self.shadows, *consts, step)
 
 
-class KeptGradientsAdam:
-    """The clipping and Adam step of a caller that keeps its gradients in the same tensors
-    from step to step (:class:`~tabletop_core.train.fused.FusedStep`,
-    :class:`~tabletop_core.train.plain.PlainStep`): an :class:`AdamArrays` listed on the
-    first :meth:`step` and again after :meth:`reset`.
-
-    Args:
-        grads: ``id(parameter)`` to its gradient tensor (as :class:`AdamArrays` takes).
-        shadows: ``id(parameter)`` to its bfloat16 copy, for the parameters that have one.
+class KeptGradientsStep:
+    """A CPU PPO step that keeps its gradients in the same tensors from one minibatch to
+    the next (:class:`~tabletop_core.train.fused.FusedStep`,
+    :class:`~tabletop_core.train.plain.PlainStep`): a subclass gives :meth:`gradients`
+    and calls :meth:`_keep_gradients` once; :meth:`step` adds the clipping and Adam step
+    over an :class:`AdamArrays` listed on the first step and again after :meth:`refresh`.
     """
 
-    def __init__(self, grads: dict[int, torch.Tensor], shadows: dict[int, torch.Tensor] | None = None):
-        self.grads, self.shadows = grads, shadows
+    def _keep_gradients(self, agent, linears, g_w, g_b, g_head_w, g_head_b, shadows=None) -> None:
+        """Map each of ``agent``'s parameters to its kept gradient: the hidden ``linears``'
+        ``g_w`` / ``g_b``, the actor's and critic's rows of the ``(A + 1, H)`` head block
+        ``g_head_w`` / ``g_head_b``, a new tensor for the action pieces' gains; and
+        ``shadows`` (``id(parameter)`` to its bfloat16 copy) for the Adam step to write."""
+        a = agent.actor.weight.shape[0]
+        grads: dict[int, torch.Tensor] = {}
+        for lin, gw, gb in zip(linears, g_w, g_b):
+            grads[id(lin.weight)], grads[id(lin.bias)] = gw, gb
+        for head, rows in ((agent.actor, slice(0, a)), (agent.critic, slice(a, a + 1))):
+            grads[id(head.weight)], grads[id(head.bias)] = g_head_w[rows], g_head_b[rows]
+        if agent.action_gain is not None:
+            grads[id(agent.action_gain)] = torch.empty_like(agent.action_gain, requires_grad=False)
+        self._grad, self._shadows = grads, shadows
         self._arrays: AdamArrays | None = None
         self._optim: torch.optim.Adam | None = None
 
-    def reset(self) -> None:
-        """List the arrays again at the next step (the optimizer's state or the parameters
-        were replaced: a checkpoint, the critic warm-up's steps)."""
+    def gradients(self, batch, idx: torch.Tensor, clip: float, vf_coef: float, ent_coef: float):
+        """The PPO loss's gradients on minibatch ``idx``: ``(grads, stats)``, ``grads``
+        mapping ``id(parameter)`` to its kept gradient, ``stats`` the loss's (5,)
+        statistics."""
+        raise NotImplementedError
+
+    def refresh(self) -> None:
+        """List the optimizer's arrays again at the next :meth:`step` (its state or the
+        parameters were replaced: a checkpoint, the critic warm-up's steps)."""
         self._arrays = None
 
-    def step(self, optim: torch.optim.Adam, max_norm: float) -> float:
-        """Clip the kept gradients of ``optim``'s parameters to a total norm of
-        ``max_norm`` and take its Adam step; returns the norm before clipping.
+    def step(
+        self,
+        batch,
+        idx: torch.Tensor,
+        optim: torch.optim.Adam,
+        clip: float,
+        vf_coef: float,
+        ent_coef: float,
+        max_grad_norm: float,
+    ) -> tuple[float, ...]:
+        """:meth:`gradients`, then the clipping to a total norm of ``max_grad_norm`` and
+        Adam's step on ``optim``, whose parameters are the agent's, reading the kept
+        gradients in place (and writing the shadows). Returns the loss's five statistics.
 
         Raises:
-            ValueError: if ``optim`` holds a parameter without a kept gradient, or as
-                :class:`AdamArrays`.
+            ValueError: if ``optim`` holds a parameter without a kept gradient (not the
+                agent's), or is not plain Adam in one group (:class:`AdamArrays`).
         """
+        _, stats = self.gradients(batch, idx, clip, vf_coef, ent_coef)
         if self._arrays is None or self._optim is not optim:
             params = optim.param_groups[0]["params"]
-            missing = [k for k, p in enumerate(params) if id(p) not in self.grads]
+            missing = [k for k, p in enumerate(params) if id(p) not in self._grad]
             if missing:
                 raise ValueError(
                     f"the optimizer's parameters {missing} have no kept gradient (not the agent's)"
                 )
-            shadows = None if self.shadows is None else [self.shadows.get(id(p)) for p in params]
-            self._arrays = AdamArrays(optim, [self.grads[id(p)] for p in params], shadows)
+            shadows = None if self._shadows is None else [self._shadows.get(id(p)) for p in params]
+            self._arrays = AdamArrays(optim, [self._grad[id(p)] for p in params], shadows)
             self._optim = optim
-        return self._arrays.step(max_norm)
+        self._arrays.step(max_grad_norm)
+        return tuple(float(x) for x in stats)
 
 
 def compiled_step(

@@ -41,7 +41,7 @@ from torch import nn
 from tabletop_core.kernel.bits import bf16_value, prefetch_row
 from tabletop_core.kernel.jit import kernel
 from tabletop_core.train import model
-from tabletop_core.train.adam import KeptGradientsAdam
+from tabletop_core.train.adam import KeptGradientsStep
 from tabletop_core.train.loss import PREFETCH_AHEAD, minibatch_loss_grad
 from tabletop_core.train.model import ACTION_GAIN_SCALE, Agent, ObservationRows, piece_values_of
 from tabletop_core.train.sample import scatter_head_grad
@@ -123,7 +123,7 @@ def gain_grads(grad_logits, pieces, pidx, scale, out):
         out[j] = scale * acc[j].sum()
 
 
-class FusedStep:
+class FusedStep(KeptGradientsStep):
     """The PPO step of a fused :class:`~tabletop_core.train.model.Agent` on the CPU (module
     docstring): :meth:`gradients` for a minibatch, :meth:`step` for the optimizer step too.
     Call :meth:`refresh` after anything other than :meth:`step` changed the agent's
@@ -150,20 +150,17 @@ class FusedStep:
         self.g_w = [torch.empty_like(w) for w in self.w]
         self.g_b = [torch.empty(lin.bias.shape) for lin in self.linears]
         self._shadow: dict[int, torch.Tensor] = {}
-        self._grad: dict[int, torch.Tensor] = {}
-        for lin, w, b, gw, gb in zip(self.linears, self.w, self.b, self.g_w, self.g_b):
+        for lin, w, b in zip(self.linears, self.w, self.b):
             self._shadow[id(lin.weight)], self._shadow[id(lin.bias)] = w, b
-            self._grad[id(lin.weight)], self._grad[id(lin.bias)] = gw, gb
         for head, rows in ((agent.actor, slice(0, a)), (agent.critic, slice(a, a + 1))):
             self._shadow[id(head.weight)], self._shadow[id(head.bias)] = self.head_w[rows], self.head_b[rows]
-            self._grad[id(head.weight)], self._grad[id(head.bias)] = self.g_head_w[rows], self.g_head_b[rows]
-        if agent.action_gain is not None:
-            self._grad[id(agent.action_gain)] = torch.empty_like(agent.action_gain, requires_grad=False)
+        self._keep_gradients(
+            agent, self.linears, self.g_w, self.g_b, self.g_head_w, self.g_head_b, self._shadow
+        )
         self._x: torch.Tensor | None = None  # the minibatch's observation rows
         self._grad_out: torch.Tensor | None = None  # the head output's gradient (N, A + 1)
         self._zeros = np.zeros(a + 1, np.float32)
         self._no_pieces, self._no_gains = torch.empty((0, 0, 0)), torch.empty(0)
-        self._adam = KeptGradientsAdam(self._grad, self._shadow)
         self.refresh()
 
     def refresh(self) -> None:
@@ -174,7 +171,7 @@ class FusedStep:
                 s = self._shadow.get(id(p))
                 if s is not None:
                     s.copy_(p)
-        self._adam.reset()
+        super().refresh()
 
     def gradients(
         self, batch, idx: torch.Tensor, clip: float, vf_coef: float, ent_coef: float
@@ -270,26 +267,3 @@ class FusedStep:
                 g_z = g @ self.w[k]
             model._weight_grad(g, acts[k], out=self.g_w[k])
             column_sums(g.view(torch.int16).numpy(), self.g_b[k].numpy())
-
-    def step(
-        self,
-        batch,
-        idx: torch.Tensor,
-        optim: torch.optim.Adam,
-        clip: float,
-        vf_coef: float,
-        ent_coef: float,
-        max_grad_norm: float,
-    ) -> tuple[float, ...]:
-        """:meth:`gradients`, then the clipping and Adam's step on ``optim``, whose
-        parameters are the agent's (:class:`~tabletop_core.train.adam.KeptGradientsAdam`,
-        listed once until :meth:`refresh`), writing the shadows. Returns the loss's five
-        statistics.
-
-        Raises:
-            ValueError: if ``optim`` holds a parameter that is not the agent's, or is not
-                plain Adam in one group.
-        """
-        _, stats = self.gradients(batch, idx, clip, vf_coef, ent_coef)
-        self._adam.step(optim, max_grad_norm)
-        return tuple(float(x) for x in stats)

@@ -22,7 +22,7 @@ apart, and the Adam step listed its arrays again, a minibatch at a time.
   (:func:`~tabletop_core.train.fused.gain_grads`);
 * the gradients stay in tensors kept from step to step, the actor's and the critic's rows
   in one ``(A + 1, H)`` block, and the clipping and Adam step read them in place
-  (:class:`~tabletop_core.train.adam.KeptGradientsAdam`, listed once an update).
+  (:class:`~tabletop_core.train.adam.KeptGradientsStep`, listed once an update).
 
 The products and the compiled passes are the autograd path's, so the parameters'
 gradients are autograd's to the bit except the gains', summed in another order
@@ -36,7 +36,7 @@ import torch
 from torch import nn
 
 from tabletop_core.kernel.mathf import tanh_into
-from tabletop_core.train.adam import KeptGradientsAdam
+from tabletop_core.train.adam import KeptGradientsStep
 from tabletop_core.train.fused import gain_grads
 from tabletop_core.train.loss import minibatch_loss_grad
 from tabletop_core.train.model import (
@@ -55,7 +55,7 @@ from tabletop_core.train.model import (
 __all__ = ["PlainStep"]
 
 
-class PlainStep:
+class PlainStep(KeptGradientsStep):
     """The PPO step of a float32 :class:`~tabletop_core.train.model.Agent` on the CPU
     (module docstring): :meth:`gradients` for a minibatch, :meth:`step` for the optimizer
     step too. Call :meth:`refresh` after anything other than :meth:`step` changed the
@@ -80,18 +80,7 @@ class PlainStep:
         self.g_head_w, self.g_head_b = torch.empty((a + 1, h)), torch.empty(a + 1)
         self.g_w = [torch.empty_like(lin.weight) for lin in self.linears]  # the weight's layout
         self.g_b = [torch.empty_like(lin.bias) for lin in self.linears]
-        self._grad: dict[int, torch.Tensor] = {}
-        for lin, gw, gb in zip(self.linears, self.g_w, self.g_b):
-            self._grad[id(lin.weight)], self._grad[id(lin.bias)] = gw, gb
-        for head, rows in ((agent.actor, slice(0, a)), (agent.critic, slice(a, a + 1))):
-            self._grad[id(head.weight)], self._grad[id(head.bias)] = self.g_head_w[rows], self.g_head_b[rows]
-        if agent.action_gain is not None:
-            self._grad[id(agent.action_gain)] = torch.empty_like(agent.action_gain, requires_grad=False)
-        self._adam = KeptGradientsAdam(self._grad)
-
-    def refresh(self) -> None:
-        """List the optimizer's arrays again at the next :meth:`step`."""
-        self._adam.reset()
+        self._keep_gradients(agent, self.linears, self.g_w, self.g_b, self.g_head_w, self.g_head_b)
 
     def gradients(
         self, batch, idx: torch.Tensor, clip: float, vf_coef: float, ent_coef: float
@@ -147,7 +136,7 @@ class PlainStep:
         for k, lin in enumerate(self.linears):
             if self.g_w[k].stride() != lin.weight.stride():
                 self.g_w[k] = self._grad[id(lin.weight)] = torch.empty_like(lin.weight)
-                self._adam.reset()
+                self.refresh()
 
     def _activation(self, z: torch.Tensor) -> torch.Tensor:
         """The hidden layers' activation, as the agent's modules compute it."""
@@ -199,25 +188,3 @@ class PlainStep:
             torch.sum(g, 0, out=self.g_b[k])
             if k > 0:
                 g_y = g @ self.linears[k].weight
-
-    def step(
-        self,
-        batch,
-        idx: torch.Tensor,
-        optim: torch.optim.Adam,
-        clip: float,
-        vf_coef: float,
-        ent_coef: float,
-        max_grad_norm: float,
-    ) -> tuple[float, ...]:
-        """:meth:`gradients`, then the clipping and Adam's step on ``optim``, whose
-        parameters are the agent's (:class:`~tabletop_core.train.adam.KeptGradientsAdam`,
-        listed once until :meth:`refresh`). Returns the loss's five statistics.
-
-        Raises:
-            ValueError: if ``optim`` holds a parameter that is not the agent's, or is not
-                plain Adam in one group.
-        """
-        _, stats = self.gradients(batch, idx, clip, vf_coef, ent_coef)
-        self._adam.step(optim, max_grad_norm)
-        return tuple(float(x) for x in stats)
