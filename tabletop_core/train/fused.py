@@ -259,10 +259,7 @@ class FusedStep(KeptGradientsStep):
         g_z = g @ self.head_w if self.linears else None
         for k in reversed(range(len(self.linears))):
             y = acts[k + 1]
-            if self.agent.activation == "tanh":
-                g = torch.ops.aten.tanh_backward(g_z, y)
-            else:  # relu: the gradient passes where the output is positive
-                g = torch.ops.aten.threshold_backward(g_z, y, 0)
+            g = model.activation_grad(self.agent.activation, g_z, y)
             if k > 0:
                 g_z = g @ self.w[k]
             model._weight_grad(g, acts[k], out=self.g_w[k])

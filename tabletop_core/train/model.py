@@ -103,6 +103,15 @@ def _weight_grad(g: torch.Tensor, x: torch.Tensor, out: torch.Tensor | None = No
     return torch.mm(g.t(), x, out=out)
 
 
+def activation_grad(activation: str, grad_y: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """The gradient of a hidden layer's activation input from its output ``y`` and the
+    output's gradient ``grad_y`` (same shape and dtype): ``tanh`` from the output as
+    torch's ``tanh_backward``, ``relu`` passing it where the output is positive."""
+    if activation == "tanh":
+        return torch.ops.aten.tanh_backward(grad_y, y)
+    return torch.ops.aten.threshold_backward(grad_y, y, 0)
+
+
 class _LinearAct(torch.autograd.Function):
     """``f(x @ W.T + b)`` in bfloat16, ``f`` tanh or relu (oneDNN's post-op name), one
     oneDNN call forward; float32 weight grads."""
@@ -118,10 +127,7 @@ class _LinearAct(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad_y):
         xb, wb, y = ctx.saved_tensors
-        if ctx.act == "tanh":
-            g = torch.ops.aten.tanh_backward(grad_y.to(_BF16), y)
-        else:  # relu: the gradient passes where the output is positive
-            g = torch.ops.aten.threshold_backward(grad_y.to(_BF16), y, 0)
+        g = activation_grad(ctx.act, grad_y.to(_BF16), y)
         grad_x = g @ wb if ctx.needs_input_grad[0] else None
         return grad_x, _weight_grad(g, xb).float(), g.sum(0).float(), None
 

@@ -36,6 +36,7 @@ import torch
 from torch import nn
 
 from tabletop_core.kernel.mathf import tanh_into
+from tabletop_core.train import model
 from tabletop_core.train.adam import KeptGradientsStep
 from tabletop_core.train.fused import gain_grads
 from tabletop_core.train.loss import minibatch_loss_grad
@@ -177,10 +178,7 @@ class PlainStep(KeptGradientsStep):
         gradient ``g_y`` (``acts`` and ``saved`` from :meth:`_forward`)."""
         for k in reversed(range(len(self.linears))):
             y = acts[k + 1]
-            if self.agent.activation == "tanh":
-                g = torch.ops.aten.tanh_backward(g_y, y)
-            else:  # relu: the gradient passes where the output is positive
-                g = torch.ops.aten.threshold_backward(g_y, y, 0)
+            g = model.activation_grad(self.agent.activation, g_y, y)
             if k == 0 and saved is not None:
                 sparse_backward(saved, g, self.g_w[0], self.g_b[0])
                 continue
