@@ -92,6 +92,11 @@ def _run(args: argparse.Namespace) -> None:
         return
     cfg = TrainConfig(game="thegame", steps=10**12, progress=False, threads=2, minibatch=mb)
     tr = Trainer(cfg)
+    if not args.plain and not isinstance(tr.cpu_step, fused.FusedStep):
+        raise ConfigError(
+            "this CPU runs the float32 update (no oneDNN bfloat16 linear): the part timers are the "
+            "fused bfloat16 path's; --plain times whole updates"
+        )
     if args.matmul_first:
         h, a = cfg.hidden, tr.num_actions
         shapes = [(mb, tr.obs_dim, h[0])] + [(mb, x, y) for x, y in zip(h[:-1], h[1:])] + [(mb, h[-1], a + 1)]
