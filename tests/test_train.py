@@ -996,7 +996,8 @@ def test_legal_head_is_the_torch_gather_and_piece_sum(pieces):
     from the head's bfloat16 output as torch's gather, float32 copy and :func:`piece_sum`
     do, to the bit; :func:`gain_grads` is the gains' contraction of the legal logits'
     gradient with the pieces' entries."""
-    from tabletop_core.train.fused import gain_grads, legal_head
+    from tabletop_core.train.fused import legal_head
+    from tabletop_core.train.head import gain_grads
     from tabletop_core.train.model import piece_sum
 
     gen = torch.Generator().manual_seed(pieces)

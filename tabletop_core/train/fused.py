@@ -20,7 +20,7 @@ the same products in order with none of that:
 * backward: each layer's input gradient, ``tanh`` / ``relu`` gradient, weight gradient
   (bfloat16, read in place by the Adam step) and bias gradient (summed in float32);
 * the action pieces' gains take their gradient as one compiled contraction of the legal
-  logits' gradient with the pieces' entries (:func:`gain_grads`).
+  logits' gradient with the pieces' entries (:func:`~tabletop_core.train.head.gain_grads`).
 
 A minibatch's samples sit at random rows of the rollout's arrays, which are larger than
 the cache: the compiled passes that read those rows hint them a few samples ahead
@@ -42,11 +42,12 @@ from tabletop_core.kernel.bits import bf16_value, prefetch_row
 from tabletop_core.kernel.jit import kernel
 from tabletop_core.train import model
 from tabletop_core.train.adam import KeptGradientsStep
+from tabletop_core.train.head import gain_grads
 from tabletop_core.train.loss import PREFETCH_AHEAD, minibatch_loss_grad
 from tabletop_core.train.model import ACTION_GAIN_SCALE, Agent, ObservationRows, piece_values_of
 from tabletop_core.train.sample import scatter_head_grad
 
-__all__ = ["FusedStep", "column_sums", "gain_grads", "legal_head"]
+__all__ = ["FusedStep", "column_sums", "legal_head"]
 
 _BF16 = torch.bfloat16
 
@@ -105,22 +106,6 @@ def legal_head(out, index, idx, pieces, pidx, gains, lidx, logits, value):
                 x = x + t
             logits[i, c] = x
         value[i] = bf16_value(out[i, a])
-
-
-@kernel
-def gain_grads(grad_logits, pieces, pidx, scale, out):
-    """``out[j] = scale * sum_{i, k} grad_logits[i, k] * pieces[pidx[i], j, k]`` (summed in
-    float64): the action pieces' gains' gradient from the legal logits' ``grad_logits``
-    (N, K) float32; ``pieces`` (P, J, K) float32, ``pidx`` (N,) int64, ``out`` (J,) float32."""
-    n, k = grad_logits.shape
-    acc = np.zeros((out.shape[0], k))  # one sum per column: the inner loop runs in vector lanes
-    for i in range(n):
-        p = pidx[i]
-        for j in range(out.shape[0]):
-            for c in range(k):
-                acc[j, c] += grad_logits[i, c] * pieces[p, j, c]
-    for j in range(out.shape[0]):
-        out[j] = scale * acc[j].sum()
 
 
 class FusedStep(KeptGradientsStep):

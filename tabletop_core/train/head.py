@@ -14,6 +14,10 @@ then the critic's; ``bias`` (A + 1,) float32; ``index`` (N, K) int64 action colu
 (:func:`~tabletop_core.kernel.jit.shards`) splits the update's kernels over ``T``
 threads: rows for the logits and the features' gradient, feature columns for the weight
 gradient, so no two threads write the same float.
+
+:func:`gain_grads` gives the action pieces' gains their gradient from the legal logits'
+(``docs/training.md``, "Action pieces"), in both CPU updates (the fused bfloat16 one and
+the float32 one).
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from numba import prange
 
 from tabletop_core.kernel.jit import kernel
 
-__all__ = ["legal_logits", "legal_grad_input", "legal_grad_weight", "logits_at"]
+__all__ = ["gain_grads", "legal_logits", "legal_grad_input", "legal_grad_weight", "logits_at"]
 
 
 @kernel(fastmath={"reassoc", "contract", "nsz", "arcp"})
@@ -159,3 +163,19 @@ def logits_at(z, i, weight, bias, columns, count, out):
         for t in range(h):
             s += z[i, t] * weight[c, t]
         out[j] = s + bias[c]
+
+
+@kernel
+def gain_grads(grad_logits, pieces, pidx, scale, out):
+    """``out[j] = scale * sum_{i, k} grad_logits[i, k] * pieces[pidx[i], j, k]`` (summed in
+    float64): the action pieces' gains' gradient from the legal logits' ``grad_logits``
+    (N, K) float32; ``pieces`` (P, J, K) float32, ``pidx`` (N,) int64, ``out`` (J,) float32."""
+    n, k = grad_logits.shape
+    acc = np.zeros((out.shape[0], k))  # one sum per column: the inner loop runs in vector lanes
+    for i in range(n):
+        p = pidx[i]
+        for j in range(out.shape[0]):
+            for c in range(k):
+                acc[j, c] += grad_logits[i, c] * pieces[p, j, c]
+    for j in range(out.shape[0]):
+        out[j] = scale * acc[j].sum()

@@ -19,7 +19,7 @@ apart, and the Adam step listed its arrays again, a minibatch at a time.
   (``g.T @ x``, autograd's layout for ``nn.Linear``), bias gradient and input gradient,
   the first layer's over the nonzero entries
   (:func:`~tabletop_core.train.model.sparse_backward`), and the action pieces' gains'
-  (:func:`~tabletop_core.train.fused.gain_grads`);
+  (:func:`~tabletop_core.train.head.gain_grads`);
 * the gradients stay in tensors kept from step to step, the actor's and the critic's rows
   in one ``(A + 1, H)`` block, and the clipping and Adam step read them in place
   (:class:`~tabletop_core.train.adam.KeptGradientsStep`, listed once an update).
@@ -38,7 +38,7 @@ from torch import nn
 from tabletop_core.kernel.mathf import tanh_into
 from tabletop_core.train import model
 from tabletop_core.train.adam import KeptGradientsStep
-from tabletop_core.train.fused import gain_grads
+from tabletop_core.train.head import gain_grads
 from tabletop_core.train.loss import minibatch_loss_grad
 from tabletop_core.train.model import (
     ACTION_GAIN_SCALE,
