@@ -132,6 +132,16 @@ class _LinearAct(torch.autograd.Function):
         return grad_x, _weight_grad(g, xb).float(), g.sum(0).float(), None
 
 
+def tanh_f32(x: torch.Tensor) -> torch.Tensor:
+    """``tanh`` of a contiguous float32 CPU tensor into a new one, by
+    :func:`~tabletop_core.kernel.mathf.tanh_into` (within 3e-7 of the exact value): the plain
+    path's hidden activation, forward (:class:`_TanhF32`, the update's
+    :class:`~tabletop_core.train.plain.PlainStep`)."""
+    y = torch.empty_like(x)
+    tanh_into(x.detach().view(-1).numpy(), y.view(-1).numpy())
+    return y
+
+
 class _TanhF32(torch.autograd.Function):
     """``tanh`` of a contiguous float32 CPU tensor by :func:`~tabletop_core.kernel.mathf.tanh_into`
     (within 3e-7; torch's own float32 ``tanh`` is a slow path on CPUs without AVX-512),
@@ -139,15 +149,14 @@ class _TanhF32(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, x):
-        y = torch.empty_like(x)
-        tanh_into(x.detach().view(-1).numpy(), y.view(-1).numpy())
+        y = tanh_f32(x)
         ctx.save_for_backward(y)
         return y
 
     @staticmethod
     def backward(ctx, grad_y):
         (y,) = ctx.saved_tensors
-        return torch.ops.aten.tanh_backward(grad_y, y)
+        return activation_grad("tanh", grad_y, y)
 
 
 class Tanh(nn.Tanh):

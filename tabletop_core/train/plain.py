@@ -11,7 +11,7 @@ apart, and the Adam step listed its arrays again, a minibatch at a time.
 :class:`PlainStep` runs the same passes in the same order without that:
 
 * forward: the first layer (sparse, or ``addmm`` as ``nn.Linear`` runs it), each hidden
-  layer's ``addmm`` and activation (:func:`~tabletop_core.kernel.mathf.tanh_into`, or
+  layer's ``addmm`` and activation (:func:`~tabletop_core.train.model.tanh_f32`, or
   ``relu``), the legal logits and the value, and the action pieces' term;
 * the loss and its gradient with respect to the legal logits and the value
   (:func:`~tabletop_core.train.loss.minibatch_loss_grad`);
@@ -35,7 +35,6 @@ import numpy as np
 import torch
 from torch import nn
 
-from tabletop_core.kernel.mathf import tanh_into
 from tabletop_core.train import model
 from tabletop_core.train.adam import KeptGradientsStep
 from tabletop_core.train.head import gain_grads
@@ -109,14 +108,10 @@ class PlainStep(KeptGradientsStep):
             head_w, head_b = agent._head()
             z = acts[-1]
             logits, value = legal_dots_forward(z, head_w, head_b, index, threads)
-            pieces = pidx = None
-            if agent.action_gain is not None:
-                pieces, pidx = batch.piece_values, idx
-                if pieces is None:  # not read once for the rollout: this minibatch's alone
-                    pieces, pidx = piece_values_of(rows, index, agent.action_inputs), torch.arange(len(idx))
-                logits = logits + piece_sum(
-                    pieces.index_select(0, pidx), agent.action_gain * ACTION_GAIN_SCALE
-                )
+            pieces = None
+            if agent.action_gain is not None:  # the pieces' entries at this minibatch's legal actions
+                pieces = piece_values_of(rows, index, agent.action_inputs)
+                logits = logits + piece_sum(pieces, agent.action_gain * ACTION_GAIN_SCALE)
         g_logits, g_value, stats = minibatch_loss_grad(batch, idx, logits, value, clip, vf_coef, ent_coef)
         with torch.no_grad():
             g_z = torch.empty_like(z) if self.linears else None
@@ -126,7 +121,10 @@ class PlainStep(KeptGradientsStep):
             self._backward(acts, saved, g_z)
         if pieces is not None:  # d loss / d gain_j = SCALE * sum(g_logits * pieces[:, j])
             gain_grad = self._grad[id(agent.action_gain)]
-            gain_grads(g_logits.numpy(), pieces.numpy(), pidx.numpy(), ACTION_GAIN_SCALE, gain_grad.numpy())
+            rows_of = torch.arange(len(idx))
+            gain_grads(
+                g_logits.numpy(), pieces.numpy(), rows_of.numpy(), ACTION_GAIN_SCALE, gain_grad.numpy()
+            )
         return self._grad, stats
 
     def _match_layouts(self) -> None:
@@ -141,11 +139,7 @@ class PlainStep(KeptGradientsStep):
 
     def _activation(self, z: torch.Tensor) -> torch.Tensor:
         """The hidden layers' activation, as the agent's modules compute it."""
-        if self.agent.activation == "tanh":
-            y = torch.empty_like(z)
-            tanh_into(z.view(-1).numpy(), y.view(-1).numpy())
-            return y
-        return torch.relu(z)
+        return model.tanh_f32(z) if self.agent.activation == "tanh" else torch.relu(z)
 
     def _forward(self, rows: ObservationRows) -> tuple[list[torch.Tensor], SparseSaved | None]:
         """The first layer's input (None where it is sparse) and each hidden layer's output
