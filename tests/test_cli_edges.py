@@ -321,40 +321,86 @@ def test_bench_plays_every_bot_in_the_seats_of_its_role():
 
 def test_paired_ratios_are_the_medians_of_each_rounds_ratio(monkeypatch):
     """The Pgx comparison's interleaved figure: every round times ours (Python actions,
-    in-kernel actions) and the peer, in an order turned by one each round, and the record
-    keeps the median over the rounds of ours / peer in the same round (not the best
-    window of each side)."""
+    in-kernel actions), the loop that only writes rows and the peer, in an order turned by
+    one each round, and the record keeps the median over the rounds of each / peer in the
+    same round (not the best window of each side)."""
     from tabletop_core.tools import bench
     from thegame_env.game import GAME
 
     # each round's rates by loop
     rounds = [
-        {"python": 4.0, "kernel": 6.0, "peer": 2.0},
-        {"python": 8.0, "kernel": 6.0, "peer": 8.0},
-        {"python": 3.0, "kernel": 9.0, "peer": 1.0},
-        {"python": 5.0, "kernel": 5.0, "peer": 5.0},
-        {"python": 1.0, "kernel": 2.0, "peer": 4.0},
-        {"python": 2.0, "kernel": 2.0, "peer": 2.0},
+        {"python": 4.0, "kernel": 6.0, "rows": 8.0, "peer": 2.0},
+        {"python": 8.0, "kernel": 6.0, "rows": 16.0, "peer": 8.0},
+        {"python": 3.0, "kernel": 9.0, "rows": 3.0, "peer": 1.0},
+        {"python": 5.0, "kernel": 5.0, "rows": 20.0, "peer": 5.0},
+        {"python": 1.0, "kernel": 2.0, "rows": 4.0, "peer": 4.0},
+        {"python": 2.0, "kernel": 2.0, "rows": 6.0, "peer": 2.0},
+        {"python": 2.0, "kernel": 2.0, "rows": 6.0, "peer": 1.0},
+        {"python": 1.0, "kernel": 1.0, "rows": 2.0, "peer": 4.0},
     ]
+    loops = ("python", "kernel", "rows", "peer")
     monkeypatch.setattr(bench, "PAIRED_ROUNDS", len(rounds))
     calls = []
     names = {}
 
     def fake_timed(fn, seconds, windows=3):
         calls.append(fn)
-        if len(calls) <= 3:  # the settling windows, one per loop in the order python, kernel, peer
-            names[fn] = ("python", "kernel", "peer")[len(calls) - 1]
+        if len(calls) <= 4:  # the settling windows, one per loop in the order of ``loops``
+            names[fn] = loops[len(calls) - 1]
             return 9.0
-        return rounds[(len(calls) - 4) // 3][names[fn]]
+        return rounds[(len(calls) - 5) // 4][names[fn]]
 
     monkeypatch.setattr(bench, "_timed", fake_timed)
     peer = lambda: 1  # noqa: E731
     out = bench._paired_ratios(GAME, 8, 1.0, {"num_players": 2}, peer)
     assert names[peer] == "peer"
-    assert [names[f] for f in calls[3::3]] == ["python", "kernel", "peer"] * 2  # the order turns
-    assert all(len({names[f] for f in calls[k : k + 3]}) == 3 for k in range(3, len(calls), 3))
-    assert out["median_window_ratio_python_actions"] == 1.0  # of 2, 1, 3, 1, 0.25, 1
-    assert out["median_window_ratio_kernel_actions"] == 1.0  # of 3, 0.75, 9, 1, 0.5, 1
+    assert [names[f] for f in calls[4::4]] == ["python", "kernel", "rows", "peer"] * 2  # the order turns
+    assert all(len({names[f] for f in calls[k : k + 4]}) == 4 for k in range(4, len(calls), 4))
+    assert out["median_window_ratio_python_actions"] == 1.0  # of 2, 1, 3, 1, 0.25, 1, 2, 0.25
+    assert out["median_window_ratio_kernel_actions"] == 1.0  # of 3, 0.75, 9, 1, 0.5, 1, 2, 0.25
+    assert out["median_window_ratio_row_fill"] == 3.0  # of 4, 2, 3, 4, 1, 3, 6, 0.5
+
+
+def test_row_fill_loop_writes_every_row_in_full():
+    """The ceiling's loop writes each row of its width whole, on one thread or several,
+    and refuses an empty shape by name."""
+    from tabletop_core.tools import bench
+
+    for threads in (1, 2):
+        fill = bench.row_fill_loop(5, 1030, threads)
+        arr = fill.rows
+        assert fill() == 5
+        expect = np.zeros(1030, np.float32)
+        expect[[0, 512, 1024]] = 1.0
+        assert np.array_equal(arr, np.broadcast_to(expect, (5, 1030)))
+        arr[:] = 7.0
+        fill()
+        assert np.array_equal(arr, np.broadcast_to(expect, (5, 1030)))
+    with pytest.raises(ValueError, match="batch and dim"):
+        bench.row_fill_loop(0, 10, 1)
+
+
+def test_bench_line_names_the_row_fill_ceiling():
+    """The Pgx line of ``tabletop bench`` (text) gives the row-fill ceiling beside the
+    ratios where the record has it, and reads an older record without it."""
+    from tabletop_core.cli.app import _bench_line
+
+    r = {
+        "bench": "peer",
+        "peer": "pgx connect_four",
+        "batch": 4096,
+        "steps_per_s": 1.5e6,
+        "cores_used": 1.6,
+        "threads": 2,
+        "ratio_python_actions": 0.65,
+        "ratio_kernel_actions": 0.70,
+        "median_window_ratio_python_actions": 0.59,
+        "median_window_ratio_kernel_actions": 0.68,
+        "median_window_ratio_row_fill": 1.51,
+    }
+    assert "rows only ×1.51 (the ceiling)" in _bench_line(r)
+    del r["median_window_ratio_row_fill"]
+    assert "rows only" not in _bench_line(r) and "×0.68" in _bench_line(r)
 
 
 @pytest.mark.parametrize("seconds", ["0", "-1", "nan", "inf", "1e9", "abc"])

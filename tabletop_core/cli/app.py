@@ -382,7 +382,9 @@ BENCH_TERMS = (
     "threads: the vector env's stepping threads; 'in use': how many its default chose after "
     "timing both;\ncores: CPU time over wall time of the run (2.0 = two cores busy); "
     "×: our steps/s over the peer's (above 1: faster); 'interleaved windows, medians': the "
-    "median of that ratio over rounds that time ours and the peer's back to back"
+    "median of that ratio over rounds that time ours and the peer's back to back; 'rows only': "
+    "a loop that only writes observation rows of the game's width, over the peer, in those "
+    "rounds: the most a step writing its rows in full can reach"
 )
 """The terms of ``tabletop bench``'s lines, printed above them."""
 
@@ -423,6 +425,11 @@ def _bench_line(r: dict) -> str:
             f"ours ({r['threads']} threads) ×{r['ratio_python_actions']:.2f} (Python actions), "
             f"×{r['ratio_kernel_actions']:.2f} (in-kernel actions){one}; interleaved windows, medians "
             f"×{r['median_window_ratio_python_actions']:.2f}, ×{r['median_window_ratio_kernel_actions']:.2f}"
+            + (
+                f"; rows only ×{r['median_window_ratio_row_fill']:.2f} (the ceiling)"
+                if "median_window_ratio_row_fill" in r
+                else ""
+            )
         )
     if kind == "vector":
         return (

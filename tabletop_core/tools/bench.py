@@ -16,7 +16,9 @@ Each measurement is one dict (printed as one JSON line by ``tabletop bench --jso
     several cores too: its ``cores_used`` is reported), with the ratios for the default
     threads and for one thread (best windows), and the medians of the ratios in
     interleaved windows of ours and Pgx's (``median_window_ratio_*``, the steadier figure
-    on a shared machine);
+    on a shared machine), and in the same rounds the ceiling that writing the observation
+    sets: a loop that only writes rows of its width in full, over Pgx
+    (``median_window_ratio_row_fill``, :func:`row_fill_loop`);
 (e) ``state``: bytes of state per env;
 (f) ``start``: cold (empty numba cache) and warm (cached) start to the first AEC step,
     each in a fresh interpreter;
@@ -42,11 +44,14 @@ import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import numba
 import numpy as np
+from numba import prange
 
 from tabletop_core.contract.game import GameDef
+from tabletop_core.kernel.jit import kernel, shards
 
-__all__ = ["run_benchmarks", "aec_steps_per_second"]
+__all__ = ["run_benchmarks", "aec_steps_per_second", "row_fill_loop"]
 
 
 def _timed(fn: Callable[[], int], seconds: float, windows: int = 3) -> float:
@@ -196,9 +201,53 @@ def _pgx_connect_four(batch: int, seconds: float) -> tuple[float, float, Callabl
     return rate, cores, one
 
 
-PAIRED_ROUNDS = 9
-"""Rounds of :func:`_paired_ratios` (each: one window of every loop; a multiple of 3, so
-that each loop comes after each other one as often)."""
+@kernel(parallel=True)
+def _fill_rows(bounds, rows):
+    """Write every row of ``rows`` ((B, D) float32) in full, rows ``bounds[k]:bounds[k +
+    1]`` on thread ``k``: zeros, and 1.0 at every 512th float, so nothing is computed."""
+    d = rows.shape[1]
+    for k in prange(bounds.shape[0] - 1):
+        for i in range(bounds[k], bounds[k + 1]):
+            for t in range(d):
+                rows[i, t] = 0.0
+            for t in range(0, d, 512):
+                rows[i, t] = 1.0
+
+
+def row_fill_loop(batch: int, dim: int, threads: int) -> Callable[[], int]:
+    """A loop that only writes observation rows: each call writes ``batch`` rows of
+    ``dim`` float32 in full (a ``(batch, dim)`` array of its own) on ``threads`` of numba's
+    threads, sharded as the vector env's batch loops, and returns ``batch``. Its rate is
+    the ceiling of a vector env whose step writes each row of that width in full, whatever
+    the rules cost: the memory's, on this machine, now (a step that patches its rows, as
+    Exit Now's ``copy=False`` step does, writes less). The loop carries its array as
+    ``.rows``.
+
+    Raises:
+        ValueError: ``batch`` or ``dim`` below 1.
+    """
+    if batch < 1 or dim < 1:
+        raise ValueError(f"row_fill_loop needs batch and dim of at least 1, got {batch} and {dim}")
+    rows = np.zeros((batch, dim), np.float32)
+    bounds = shards(batch, threads)
+    threads = max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS))
+
+    def fill() -> int:
+        before = numba.get_num_threads()
+        numba.set_num_threads(threads)
+        try:
+            _fill_rows(bounds, rows)
+        finally:
+            numba.set_num_threads(before)
+        return batch
+
+    fill.rows = rows  # type: ignore[attr-defined]
+    return fill
+
+
+PAIRED_ROUNDS = 8
+"""Rounds of :func:`_paired_ratios` (each: one window of every loop; a multiple of the
+four loops, so that each loop comes after each other one as often)."""
 
 
 def _paired_ratios(
@@ -211,10 +260,16 @@ def _paired_ratios(
     Pgx's step). Returns the medians over the rounds of ours / peer in each round
     (``median_window_ratio_python_actions``, ``median_window_ratio_kernel_actions``):
     load that comes and goes on a shared machine falls on both sides of a round, where
-    the best windows of separate runs may each have met a different load."""
-    _, python_side, in_kernel = _vector_loops(game, batch, options)
-    loops = {"python": python_side, "kernel": in_kernel, "peer": peer}
-    window = seconds / (len(loops) * PAIRED_ROUNDS)
+    the best windows of separate runs may each have met a different load. The rounds also
+    time :func:`row_fill_loop` at the env's observation width, on one thread or the env's
+    threads, whichever was faster in a settling window (``median_window_ratio_row_fill``:
+    the most a step writing those rows in full could reach, over the peer)."""
+    venv, python_side, in_kernel = _vector_loops(game, batch, options)
+    window = seconds / (4 * PAIRED_ROUNDS)  # four loops a round
+    fills = [row_fill_loop(batch, venv.single_observation_space.shape[0], k) for k in {1, venv.num_threads}]
+    # the faster of one thread and the env's (the env's own choice between them is timed too)
+    fill = max(fills, key=lambda f: _timed(f, window, windows=1)) if len(fills) > 1 else fills[0]
+    loops = {"python": python_side, "kernel": in_kernel, "rows": fill, "peer": peer}
     for fn in loops.values():  # compile and settle the thread choice
         _timed(fn, window, windows=1)
     names = list(loops)
@@ -222,10 +277,12 @@ def _paired_ratios(
     for i in range(PAIRED_ROUNDS):
         order = names[i % len(names) :] + names[: i % len(names)]
         rounds.append({k: _timed(loops[k], window, windows=1) for k in order})
-    return {
+    out = {
         f"median_window_ratio_{side}_actions": float(np.median([r[side] / r["peer"] for r in rounds]))
         for side in ("python", "kernel")
     }
+    out["median_window_ratio_row_fill"] = float(np.median([r["rows"] / r["peer"] for r in rounds]))
+    return out
 
 
 def _start_times(game: GameDef, package: str) -> dict:
