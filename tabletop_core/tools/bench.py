@@ -228,9 +228,9 @@ def row_fill_loop(batch: int, dim: int, threads: int) -> Callable[[], int]:
     """
     if batch < 1 or dim < 1:
         raise ValueError(f"row_fill_loop needs batch and dim of at least 1, got {batch} and {dim}")
+    threads = max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS))
     rows = np.zeros((batch, dim), np.float32)
     bounds = shards(batch, threads)
-    threads = max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS))
 
     def fill() -> int:
         before = numba.get_num_threads()
@@ -245,9 +245,12 @@ def row_fill_loop(batch: int, dim: int, threads: int) -> Callable[[], int]:
     return fill
 
 
+PAIRED_LOOPS = ("python", "kernel", "rows", "peer")
+"""The loops of each round of :func:`_paired_ratios`, in the first round's order."""
+
 PAIRED_ROUNDS = 8
 """Rounds of :func:`_paired_ratios` (each: one window of every loop; a multiple of the
-four loops, so that each loop comes after each other one as often)."""
+number of loops, so that each loop comes after each other one as often)."""
 
 
 def _paired_ratios(
@@ -265,11 +268,11 @@ def _paired_ratios(
     threads, whichever was faster in a settling window (``median_window_ratio_row_fill``:
     the most a step writing those rows in full could reach, over the peer)."""
     venv, python_side, in_kernel = _vector_loops(game, batch, options)
-    window = seconds / (4 * PAIRED_ROUNDS)  # four loops a round
+    window = seconds / (len(PAIRED_LOOPS) * PAIRED_ROUNDS)
     fills = [row_fill_loop(batch, venv.single_observation_space.shape[0], k) for k in {1, venv.num_threads}]
     # the faster of one thread and the env's (the env's own choice between them is timed too)
     fill = max(fills, key=lambda f: _timed(f, window, windows=1)) if len(fills) > 1 else fills[0]
-    loops = {"python": python_side, "kernel": in_kernel, "rows": fill, "peer": peer}
+    loops = dict(zip(PAIRED_LOOPS, (python_side, in_kernel, fill, peer)))
     for fn in loops.values():  # compile and settle the thread choice
         _timed(fn, window, windows=1)
     names = list(loops)
