@@ -6,7 +6,8 @@ per measurement (the same as `tabletop bench GAME --train`).
     python benchmarks/train.py --quality           # time to quality: The Game, 2 players
 
 Lines (see tabletop_core/train/bench.py): "matmul" (torch's matmul throughput on the
-network's shapes, same run), "train" (steps/s end to end, time split, mfu), "sb3"
+network's shapes, same run), "train" (steps/s end to end, time split, mfu and
+mfu_paired), "sb3"
 (MaskablePPO steps/s, same env and rollout size) and "summary" (speedup_vs_sb3, mfu,
 env_plumbing_share).
 

@@ -5,6 +5,7 @@ policy `tabletop match` plays."""
 from __future__ import annotations
 
 import json
+import types
 
 import numpy as np
 import pytest
@@ -565,7 +566,6 @@ def test_an_update_stopped_midway_still_counts_its_time():
     took (the summary's steps/s was steps over the updates' time alone, and a run stopped
     in its first rollout printed trillions of steps/s)."""
     import time
-    import types
 
     from tabletop_core.train.loop import _update
 
@@ -988,6 +988,63 @@ def test_train_bench_refuses_a_window_of_no_time(seconds):
 
     with pytest.raises(ConfigError, match="seconds must be a finite number above 0"):
         run_train_bench("thegame", seconds=seconds, sb3=False, threads=1)
+
+
+def test_paired_mfu_is_the_median_of_each_rounds_ratio(monkeypatch):
+    """``mfu_paired`` divides each round's FLOPs per second of inference and update by the
+    matmuls' mean rate timed right after that round, for as long as the round computed, and
+    takes the median over the rounds: a slow matmul window lowers only its own round."""
+    from tabletop_core.train import bench
+
+    class Stub:
+        cfg = types.SimpleNamespace(lr=1e-3)
+
+        def __init__(self):
+            self.flops = {"inference": 0.0, "update": 0.0}
+            self.seconds = {"inference": 0.0, "update": 0.0, "env": 0.0, "plumbing": 0.0}
+            self.rounds = 0
+
+        def collect(self):
+            self.flops["inference"] += 1e9
+            self.seconds["inference"] += 0.05
+
+        def update(self, lr):
+            self.rounds += 1
+            self.flops["update"] += 3e9 * self.rounds
+            self.seconds["update"] += 0.15 * self.rounds
+
+    peaks = iter([100.0, 10.0, 50.0, 100.0, 20.0, 100.0, 40.0, 25.0, 80.0])
+    asked = []
+
+    def mean_gflops(mats, flops, seconds):
+        asked.append(seconds)
+        return next(peaks)
+
+    monkeypatch.setattr(bench, "_mean_gflops", mean_gflops)
+    stub = Stub()
+    rec = bench._paired_mfu(stub, [(8, 4, 4)], "float32", 1)
+    assert stub.rounds == bench.PAIRED_ROUNDS == 9
+    rates = [(1 + 3 * r) / (0.05 + 0.15 * r) for r in range(1, 10)]
+    ratios = [rate / p for rate, p in zip(rates, [100, 10, 50, 100, 20, 100, 40, 25, 80])]
+    assert rec["mfu_paired"] == pytest.approx(float(np.median(ratios)))
+    assert rec["model_gflops_paired"] == pytest.approx(float(np.median(rates)))
+    assert rec["matmul_gflops_paired"] == 50.0
+    assert asked == pytest.approx([min(1.0, 0.05 + 0.15 * r) for r in range(1, 10)])
+
+
+def test_mean_gflops_times_a_whole_window():
+    """``_mean_gflops`` runs the matmuls for at least the window asked and gives their FLOPs
+    over the window's time."""
+    import time as _time
+
+    from tabletop_core.train import bench
+
+    mats, flops = bench._matmuls([(16, 8, 4)], "float32", 1)
+    assert flops == 2 * 16 * 8 * 4
+    t0 = _time.perf_counter()
+    rate = bench._mean_gflops(mats, flops, 0.05)
+    assert _time.perf_counter() - t0 >= 0.05
+    assert rate > 0
 
 
 @pytest.mark.parametrize("pieces", [0, 1, 3])

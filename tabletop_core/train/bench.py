@@ -19,7 +19,10 @@
   ``matmul`` figure; ``mfu_dense``, the same time over the dense network's FLOPs (every
   observation entry and every head output; ``mfu_dense_head`` in older lines): the speed
   as the MFU a dense network would need for it, above 1 where the float32 path skips more
-  work than the matmul's rate loses. On the bf16 path the two are equal.
+  work than the matmul's rate loses. On the bf16 path the two are equal. ``mfu_paired``:
+  the same FLOPs read in paired rounds after the window (:func:`_paired_mfu`: one rollout
+  and update, then the matmuls for as long, each round's ratio of the two means, the
+  median over the rounds), which a machine whose speed moves within seconds moves less.
 * ``sb3``: sb3-contrib ``MaskablePPO`` on the same env (the single-agent view, the learner
   playing every seat of The Game / seat 0 against random bots elsewhere), at its
   documented defaults (minibatch 64, 10 epochs, lr 3e-4, gamma 0.99) except the network
@@ -55,18 +58,23 @@ def run_script(main: Callable[[], None]) -> None:
         sys.exit(130)
 
 
-def matmul_gflops(
-    shapes: list[tuple[int, int, int]], dtype_name: str, threads: int, seconds: float = 1.0
-) -> float:
-    """Best GFLOP/s of torch matmuls ``(m, k) @ (k, n)`` over ``shapes`` run in turn."""
+def _matmuls(shapes: list[tuple[int, int, int]], dtype_name: str, threads: int):
+    """Random operands ``(m, k), (k, n)`` for ``shapes`` (warmed up once) and their FLOPs."""
     import torch
 
     torch.set_num_threads(threads)
     dtype = torch.bfloat16 if dtype_name == "bfloat16" else torch.float32
     mats = [(torch.randn(m, k, dtype=dtype), torch.randn(k, n, dtype=dtype)) for m, k, n in shapes]
-    flops = sum(2 * m * k * n for m, k, n in shapes)
     for a, b in mats:
         a @ b
+    return mats, sum(2 * m * k * n for m, k, n in shapes)
+
+
+def matmul_gflops(
+    shapes: list[tuple[int, int, int]], dtype_name: str, threads: int, seconds: float = 1.0
+) -> float:
+    """Best GFLOP/s of torch matmuls ``(m, k) @ (k, n)`` over ``shapes`` run in turn."""
+    mats, flops = _matmuls(shapes, dtype_name, threads)
     best = 0.0
     end = time.perf_counter() + seconds
     while time.perf_counter() < end:
@@ -76,6 +84,19 @@ def matmul_gflops(
                 a @ b
         best = max(best, 5 * flops / (time.perf_counter() - t0) / 1e9)
     return best
+
+
+def _mean_gflops(mats, flops: int, seconds: float) -> float:
+    """GFLOP/s of ``mats``' matmuls run in turn for about ``seconds``: the whole window's
+    mean, as the trainer's own rate is a window's mean."""
+    n, t0 = 0, time.perf_counter()
+    while True:
+        for a, b in mats:
+            a @ b
+        n += 1
+        dt = time.perf_counter() - t0
+        if dt >= seconds:
+            return n * flops / dt / 1e9
 
 
 def _sb3_steps_per_s(
@@ -249,6 +270,7 @@ def run_train_bench(
         "mfu_vs_float32_matmul": executed / out[0]["gflops_float32"],
         "mfu_dense": dense / compute / 1e9 / peak,
     }
+    rec.update(_paired_mfu(trainer, shapes, dtype, threads))
     out.append(rec)
     if sb3:
         s = _sb3_steps_per_s(game, options, trainer.num_envs, cfg.rollout, 0, threads)
@@ -275,6 +297,37 @@ def _timed_window(trainer, seconds: float) -> tuple[float, int]:
     return time.perf_counter() - t0, trainer.global_step - s0
 
 
+PAIRED_ROUNDS = 9
+
+
+def _paired_mfu(trainer, shapes: list[tuple[int, int, int]], dtype: str, threads: int) -> dict:
+    """The MFU read in :data:`PAIRED_ROUNDS` rounds after the timed window, each one rollout
+    and update, then the matmuls on the network's shapes for as long as that round's
+    inference and update took: each round's FLOPs per second of inference and update over
+    the matmuls' mean rate right after, and the median over the rounds (``mfu_paired``).
+    On a shared machine whose speed moves within seconds, ``mfu`` divides a 30-second mean
+    by the best second-long burst before or after; the paired rounds compare two means
+    taken a second apart. Both count the same FLOPs."""
+    mats, flops = _matmuls(shapes, dtype, threads)
+    lr = trainer.cfg.lr
+    ratios, rates, peaks = [], [], []
+    for _ in range(PAIRED_ROUNDS):
+        f0 = trainer.flops["inference"] + trainer.flops["update"]
+        s0 = trainer.seconds["inference"] + trainer.seconds["update"]
+        trainer.collect()
+        trainer.update(lr)
+        compute = trainer.seconds["inference"] + trainer.seconds["update"] - s0
+        rates.append((trainer.flops["inference"] + trainer.flops["update"] - f0) / compute / 1e9)
+        peaks.append(_mean_gflops(mats, flops, min(1.0, max(0.1, compute))))
+        ratios.append(rates[-1] / peaks[-1])
+    return {
+        "mfu_paired": float(np.median(ratios)),
+        "model_gflops_paired": float(np.median(rates)),
+        "matmul_gflops_paired": float(np.median(peaks)),
+        "paired_rounds": PAIRED_ROUNDS,
+    }
+
+
 def _summary(game: str, rec: dict, sb3: dict) -> dict:
     """The "summary" record: the trainer's "train" record against MaskablePPO's."""
     return {
@@ -284,6 +337,7 @@ def _summary(game: str, rec: dict, sb3: dict) -> dict:
         "sb3_steps_per_s": sb3["steps_per_s"],
         "speedup_vs_sb3": rec["steps_per_s"] / sb3["steps_per_s"],
         "mfu": rec["mfu"],
+        "mfu_paired": rec["mfu_paired"],
         "env_plumbing_share": rec["env_plumbing_share"],
         "targets": {
             "speedup_vs_sb3": ">= 10 (aim 30)",
