@@ -28,7 +28,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from tabletop_core.train.bench import run_script, run_train_bench  # noqa: E402
+from tabletop_core.train.bench import iter_train_bench, run_script  # noqa: E402
 
 
 def wait_for_idle(limit_s: float = 180.0) -> float:
@@ -111,19 +111,19 @@ def main() -> None:
         return
     from tabletop_core.train.config import ConfigError
 
+    records = iter_train_bench(
+        args.game,
+        seconds=args.seconds,
+        sb3=not args.no_sb3,
+        threads=args.threads,
+        minibatch=args.minibatch,
+        bf16=args.bf16,
+    )
     try:
-        records = run_train_bench(
-            args.game,
-            seconds=args.seconds,
-            sb3=not args.no_sb3,
-            threads=args.threads,
-            minibatch=args.minibatch,
-            bf16=args.bf16,
-        )
+        for rec in records:  # each line as soon as it is final: a Ctrl-C keeps them
+            print(json.dumps(rec), flush=True)
     except ConfigError as exc:  # a bad --game, --threads or --minibatch: named, no traceback
         p.error(str(exc))
-    for rec in records:
-        print(json.dumps(rec), flush=True)
 
 
 if __name__ == "__main__":

@@ -1032,6 +1032,62 @@ def test_paired_mfu_is_the_median_of_each_rounds_ratio(monkeypatch):
     assert asked == pytest.approx([min(1.0, 0.05 + 0.15 * r) for r in range(1, 10)])
 
 
+def test_paired_mfu_keeps_the_rounds_done_when_ctrl_c_stops_them(monkeypatch):
+    """A Ctrl-C in the paired rounds ends them: the figures are the medians of the rounds
+    done and ``paired_rounds`` says how many."""
+    from tabletop_core.train import bench
+
+    class Stub:
+        cfg = types.SimpleNamespace(lr=1e-3)
+        flops = {"inference": 0.0, "update": 0.0}
+        seconds = {"inference": 0.0, "update": 0.0}
+
+        def collect(self):
+            pass
+
+        def update(self, lr):
+            self.flops["update"] += 2e9
+            self.seconds["update"] += 0.2
+
+    peaks = iter([10.0, 40.0])
+
+    def mean_gflops(mats, flops, seconds):
+        try:
+            return next(peaks)
+        except StopIteration:
+            raise KeyboardInterrupt from None
+
+    monkeypatch.setattr(bench, "_mean_gflops", mean_gflops)
+    rec = bench._paired_mfu(Stub(), [(8, 4, 4)], "float32", 1)
+    assert rec["paired_rounds"] == 2
+    assert rec["mfu_paired"] == pytest.approx((1.0 + 0.25) / 2)
+    assert rec["matmul_gflops_paired"] == 25.0 and rec["model_gflops_paired"] == pytest.approx(10.0)
+
+
+def test_train_bench_yields_each_record_before_a_ctrl_c_in_a_later_part(monkeypatch):
+    """``iter_train_bench`` (what ``benchmarks/train.py`` and ``tabletop bench --train``
+    print) yields the "matmul" and "train" records of a finished window before a Ctrl-C in
+    the paired rounds stops it, then raises KeyboardInterrupt; MaskablePPO is not run."""
+    from tabletop_core.train import bench
+
+    def interrupted(mats, flops, seconds):
+        raise KeyboardInterrupt
+
+    def no_sb3(*args, **kwargs):
+        raise AssertionError("the sb3 measurement ran after a Ctrl-C")
+
+    monkeypatch.setattr(bench, "_mean_gflops", interrupted)
+    monkeypatch.setattr(bench, "_sb3_steps_per_s", no_sb3)
+    monkeypatch.setattr(bench, "matmul_gflops", lambda shapes, dtype, threads, seconds=1.0: 50.0)
+    got = []
+    with pytest.raises(KeyboardInterrupt):
+        for rec in bench.iter_train_bench("thegame", {"num_players": 2}, seconds=0.01, threads=1):
+            got.append(rec)
+    assert [r["bench"] for r in got] == ["matmul", "train"]
+    assert got[1]["steps"] > 0 and got[1]["mfu"] > 0
+    assert got[1]["paired_rounds"] == 0 and got[1]["mfu_paired"] is None
+
+
 def test_mean_gflops_times_a_whole_window():
     """``_mean_gflops`` runs the matmuls for at least the window asked and gives their FLOPs
     over the window's time."""

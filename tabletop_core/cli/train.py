@@ -388,8 +388,8 @@ def bench_train_handler(args: argparse.Namespace) -> int:
 
 
 def _bench(game: str, options: dict[str, Any], seconds: float) -> int:
-    from tabletop_core.train.bench import run_train_bench
+    from tabletop_core.train.bench import iter_train_bench
 
-    for rec in run_train_bench(game, options, seconds=max(float(seconds), 20.0)):
+    for rec in iter_train_bench(game, options, seconds=max(float(seconds), 20.0)):
         print(json.dumps(rec), flush=True)
     return 0

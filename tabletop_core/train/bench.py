@@ -36,14 +36,14 @@ from __future__ import annotations
 import math
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 
 from tabletop_core.train.config import ConfigError, TrainConfig
 
-__all__ = ["run_train_bench", "matmul_gflops", "run_script"]
+__all__ = ["run_train_bench", "iter_train_bench", "matmul_gflops", "run_script"]
 
 
 def run_script(main: Callable[[], None]) -> None:
@@ -194,7 +194,25 @@ def run_train_bench(
     minibatch: int | None = None,
     bf16: str = "auto",
 ) -> list[dict]:
-    """The benchmark's records (see the module docstring). ``seconds``: the trainer's
+    """The records of :func:`iter_train_bench` (same arguments and errors), as a list."""
+    return list(iter_train_bench(game, options, seconds, sb3, threads, minibatch, bf16))
+
+
+def iter_train_bench(
+    game: str = "thegame",
+    options: dict[str, Any] | None = None,
+    seconds: float = 30.0,
+    sb3: bool = True,
+    threads: int | None = None,
+    minibatch: int | None = None,
+    bf16: str = "auto",
+) -> Iterator[dict]:
+    """The benchmark's records (see the module docstring), each yielded once it is final,
+    so that a caller that prints them as they come keeps what was measured when Ctrl-C
+    stops a later part: the "matmul" record once the trainer's window and the matmuls
+    after it are done, the "train" record after the paired rounds (a Ctrl-C in those
+    yields it with the rounds done, ``paired_rounds`` saying how many, and then raises
+    KeyboardInterrupt), the "sb3" and "summary" records last. ``seconds``: the trainer's
     timed window (after one warm-up update); the game's default options when none are given;
     ``threads``: torch threads (the trainer's own choice when None: the cores the load
     average leaves idle, one on a 2-core machine with one busy process); ``minibatch``: the PPO minibatch (the
@@ -270,14 +288,16 @@ def run_train_bench(
         "mfu_vs_float32_matmul": executed / out[0]["gflops_float32"],
         "mfu_dense": dense / compute / 1e9 / peak,
     }
+    yield out[0]
     rec.update(_paired_mfu(trainer, shapes, dtype, threads))
-    out.append(rec)
+    yield rec
+    if rec["paired_rounds"] < PAIRED_ROUNDS:
+        raise KeyboardInterrupt
     if sb3:
         s = _sb3_steps_per_s(game, options, trainer.num_envs, cfg.rollout, 0, threads)
-        out.append(s)
+        yield s
         if "steps_per_s" in s:
-            out.append(_summary(game, rec, s))
-    return out
+            yield _summary(game, rec, s)
 
 
 def _timed_window(trainer, seconds: float) -> tuple[float, int]:
@@ -307,24 +327,34 @@ def _paired_mfu(trainer, shapes: list[tuple[int, int, int]], dtype: str, threads
     the matmuls' mean rate right after, and the median over the rounds (``mfu_paired``).
     On a shared machine whose speed moves within seconds, ``mfu`` divides a 30-second mean
     by the best second-long burst before or after; the paired rounds compare two means
-    taken a second apart. Both count the same FLOPs."""
+    taken a second apart. Both count the same FLOPs. A Ctrl-C ends the rounds: the
+    figures are then the rounds done (None for none), ``paired_rounds`` their number."""
     mats, flops = _matmuls(shapes, dtype, threads)
     lr = trainer.cfg.lr
     ratios, rates, peaks = [], [], []
-    for _ in range(PAIRED_ROUNDS):
-        f0 = trainer.flops["inference"] + trainer.flops["update"]
-        s0 = trainer.seconds["inference"] + trainer.seconds["update"]
-        trainer.collect()
-        trainer.update(lr)
-        compute = trainer.seconds["inference"] + trainer.seconds["update"] - s0
-        rates.append((trainer.flops["inference"] + trainer.flops["update"] - f0) / compute / 1e9)
-        peaks.append(_mean_gflops(mats, flops, min(1.0, max(0.1, compute))))
-        ratios.append(rates[-1] / peaks[-1])
+    try:
+        for _ in range(PAIRED_ROUNDS):
+            f0 = trainer.flops["inference"] + trainer.flops["update"]
+            s0 = trainer.seconds["inference"] + trainer.seconds["update"]
+            trainer.collect()
+            trainer.update(lr)
+            compute = trainer.seconds["inference"] + trainer.seconds["update"] - s0
+            rate = (trainer.flops["inference"] + trainer.flops["update"] - f0) / compute / 1e9
+            peak = _mean_gflops(mats, flops, min(1.0, max(0.1, compute)))
+            rates.append(rate)
+            peaks.append(peak)
+            ratios.append(rate / peak)
+    except KeyboardInterrupt:
+        pass
+
+    def median(values: list[float]) -> float | None:
+        return float(np.median(values)) if values else None
+
     return {
-        "mfu_paired": float(np.median(ratios)),
-        "model_gflops_paired": float(np.median(rates)),
-        "matmul_gflops_paired": float(np.median(peaks)),
-        "paired_rounds": PAIRED_ROUNDS,
+        "mfu_paired": median(ratios),
+        "model_gflops_paired": median(rates),
+        "matmul_gflops_paired": median(peaks),
+        "paired_rounds": len(ratios),
     }
 
 
