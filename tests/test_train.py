@@ -980,14 +980,14 @@ def test_plain_step_is_the_autograd_step():
 
 @pytest.mark.parametrize("seconds", [0, -1.0, float("nan"), float("inf")])
 def test_train_bench_refuses_a_window_of_no_time(seconds):
-    """``run_train_bench`` (``benchmarks/train.py --seconds``) names a window that is not a
+    """``iter_train_bench`` (``benchmarks/train.py --seconds``) names a window that is not a
     finite number above 0, before building a trainer, instead of dividing by zero after
     a window of no update (or never ending one)."""
-    from tabletop_core.train.bench import run_train_bench
+    from tabletop_core.train.bench import iter_train_bench
     from tabletop_core.train.config import ConfigError
 
     with pytest.raises(ConfigError, match="seconds must be a finite number above 0"):
-        run_train_bench("thegame", seconds=seconds, sb3=False, threads=1)
+        next(iter_train_bench("thegame", seconds=seconds, sb3=False, threads=1))
 
 
 def test_paired_mfu_is_the_median_of_each_rounds_ratio(monkeypatch):

@@ -37,7 +37,7 @@ import torch
 
 from tabletop_core.train import adam, fused, model
 from tabletop_core.train import trainer as trainer_mod
-from tabletop_core.train.bench import matmul_gflops, run_script, run_train_bench
+from tabletop_core.train.bench import iter_train_bench, matmul_gflops, run_script
 from tabletop_core.train.config import ConfigError, TrainConfig
 from tabletop_core.train.trainer import Trainer
 
@@ -72,7 +72,7 @@ def main() -> None:
         "--bench-loop",
         type=float,
         metavar="SECONDS",
-        help="run benchmarks/train.py's own measurement (run_train_bench) for SECONDS instead, "
+        help="run benchmarks/train.py's own measurement (iter_train_bench) for SECONDS instead, "
         "with a line per update it makes, then its train record",
     )
     args = p.parse_args()
@@ -123,7 +123,7 @@ def _run(args: argparse.Namespace) -> None:
 
 
 def _bench_loop(mb: int, seconds: float) -> None:
-    """``run_train_bench`` as ``benchmarks/train.py`` runs it (2 threads, no MaskablePPO),
+    """``iter_train_bench`` as ``benchmarks/train.py`` runs it (2 threads, no MaskablePPO),
     each of its updates timed from outside (``Trainer.update``, plumbing included)."""
     original = Trainer.update
     lines: list[dict] = []
@@ -138,8 +138,8 @@ def _bench_loop(mb: int, seconds: float) -> None:
         return out
 
     Trainer.update = update
-    records = run_train_bench("thegame", seconds=seconds, sb3=False, threads=2, minibatch=mb)
-    for line in lines:  # the first is run_train_bench's warm-up
+    records = list(iter_train_bench("thegame", seconds=seconds, sb3=False, threads=2, minibatch=mb))
+    for line in lines:  # the first is iter_train_bench's warm-up
         print(json.dumps(line), flush=True)
     train = records[1]
     print(json.dumps({"bench_loop": True, **{k: train[k] for k in ("steps_per_s", "update_gflops", "mfu")}}))

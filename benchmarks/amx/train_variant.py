@@ -47,7 +47,7 @@ def main() -> None:
         bench.TrainConfig = lambda **kw: dataclasses.replace(config(**kw), activation="relu")
     elif variant in WEIGHT_GRADS:
         model._weight_grad = WEIGHT_GRADS[variant]
-    for rec in bench.run_train_bench("thegame", seconds=seconds, sb3=False, threads=2, minibatch=minibatch):
+    for rec in bench.iter_train_bench("thegame", seconds=seconds, sb3=False, threads=2, minibatch=minibatch):
         print(json.dumps({"variant": variant, **rec}), flush=True)
 
 

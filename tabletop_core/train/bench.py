@@ -43,7 +43,7 @@ import numpy as np
 
 from tabletop_core.train.config import ConfigError, TrainConfig
 
-__all__ = ["run_train_bench", "iter_train_bench", "matmul_gflops", "run_script"]
+__all__ = ["iter_train_bench", "matmul_gflops", "run_script"]
 
 
 def run_script(main: Callable[[], None]) -> None:
@@ -185,19 +185,6 @@ def _sb3_steps_per_s(
     }
 
 
-def run_train_bench(
-    game: str = "thegame",
-    options: dict[str, Any] | None = None,
-    seconds: float = 30.0,
-    sb3: bool = True,
-    threads: int | None = None,
-    minibatch: int | None = None,
-    bf16: str = "auto",
-) -> list[dict]:
-    """The records of :func:`iter_train_bench` (same arguments and errors), as a list."""
-    return list(iter_train_bench(game, options, seconds, sb3, threads, minibatch, bf16))
-
-
 def iter_train_bench(
     game: str = "thegame",
     options: dict[str, Any] | None = None,
@@ -219,7 +206,7 @@ def iter_train_bench(
     trainer's default when None); ``bf16``: the trainer's ``--bf16`` (``auto``, ``on`` or
     ``off``), to compare the bf16 and float32 paths on one machine.
 
-    Raises:
+    Raises (when the first record is asked for, before any measurement):
         ConfigError (a ValueError): ``seconds`` not a finite number above 0 (a window of
             no update would divide by zero), or a bad game, option, thread count or
             minibatch (as ``tabletop train``).
