@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from tabletop_core.tools.progress import ProgressBar
 from tabletop_core.train.config import ConfigError, TrainConfig
 
 __all__ = ["iter_train_bench", "matmul_gflops", "run_script"]
@@ -193,6 +194,7 @@ def iter_train_bench(
     threads: int | None = None,
     minibatch: int | None = None,
     bf16: str = "auto",
+    progress: bool = True,
 ) -> Iterator[dict]:
     """The benchmark's records (see the module docstring), each yielded once it is final,
     so that a caller that prints them as they come keeps what was measured when Ctrl-C
@@ -204,7 +206,9 @@ def iter_train_bench(
     ``threads``: torch threads (the trainer's own choice when None: the cores the load
     average leaves idle, one on a 2-core machine with one busy process); ``minibatch``: the PPO minibatch (the
     trainer's default when None); ``bf16``: the trainer's ``--bf16`` (``auto``, ``on`` or
-    ``off``), to compare the bf16 and float32 paths on one machine.
+    ``off``), to compare the bf16 and float32 paths on one machine; ``progress``: a
+    progress bar on stderr over the trainer's window and the paired rounds, where stderr
+    is a terminal (:class:`~tabletop_core.tools.progress.ProgressBar`).
 
     Raises (when the first record is asked for, before any measurement):
         ConfigError (a ValueError): ``seconds`` not a finite number above 0 (a window of
@@ -240,7 +244,7 @@ def iter_train_bench(
     )
     torch.set_num_threads(threads)
 
-    wall, steps = _timed_window(trainer, seconds)
+    wall, steps = _timed_window(trainer, seconds, progress)
     after = matmul_gflops(shapes, dtype, threads)
     out[0]["gflops_before"], out[0]["gflops_after"] = peak, after
     peak = out[0]["gflops"] = max(peak, after)
@@ -278,7 +282,7 @@ def iter_train_bench(
         "mfu_dense": dense / compute / 1e9 / peak,
     }
     yield out[0]
-    rec.update(_paired_mfu(trainer, shapes, dtype, threads))
+    rec.update(_paired_mfu(trainer, shapes, dtype, threads, progress))
     yield rec
     if rec["paired_rounds"] < PAIRED_ROUNDS:
         raise KeyboardInterrupt
@@ -289,27 +293,37 @@ def iter_train_bench(
             yield _summary(game, rec, s)
 
 
-def _timed_window(trainer, seconds: float) -> tuple[float, int]:
+def _timed_window(trainer, seconds: float, progress: bool = False) -> tuple[float, int]:
     """One warm-up rollout and update, the trainer's counters zeroed, then rollouts and
-    updates for ``seconds``; returns the window's wall seconds and env steps."""
+    updates for ``seconds`` (a progress bar on a terminal where ``progress``); returns the
+    window's wall seconds and env steps."""
     lr = trainer.cfg.lr
-    trainer.collect()
-    trainer.update(lr)
-    trainer.seconds = dict.fromkeys(trainer.seconds, 0.0)
-    trainer.flops = dict.fromkeys(trainer.flops, 0.0)
-    trainer.samples = dict.fromkeys(trainer.samples, 0)
-    s0 = trainer.global_step
-    t0 = time.perf_counter()
-    while time.perf_counter() - t0 < seconds:
+    bar = ProgressBar(seconds, "trainer window", enabled=progress, unit="s", transient=True)
+    try:
+        bar.update(0, "warm-up")
         trainer.collect()
         trainer.update(lr)
+        trainer.seconds = dict.fromkeys(trainer.seconds, 0.0)
+        trainer.flops = dict.fromkeys(trainer.flops, 0.0)
+        trainer.samples = dict.fromkeys(trainer.samples, 0)
+        s0 = trainer.global_step
+        t0 = time.perf_counter()
+        while time.perf_counter() - t0 < seconds:
+            trainer.collect()
+            trainer.update(lr)
+            dt = time.perf_counter() - t0
+            bar.update(round(min(dt, seconds), 1), f"{(trainer.global_step - s0) / dt:,.0f} steps/s")
+    finally:
+        bar.close()
     return time.perf_counter() - t0, trainer.global_step - s0
 
 
 PAIRED_ROUNDS = 9
 
 
-def _paired_mfu(trainer, shapes: list[tuple[int, int, int]], dtype: str, threads: int) -> dict:
+def _paired_mfu(
+    trainer, shapes: list[tuple[int, int, int]], dtype: str, threads: int, progress: bool = False
+) -> dict:
     """The MFU read in :data:`PAIRED_ROUNDS` rounds after the timed window, each one rollout
     and update, then the matmuls on the network's shapes for as long as that round's
     inference and update took: each round's FLOPs per second of inference and update over
@@ -321,6 +335,7 @@ def _paired_mfu(trainer, shapes: list[tuple[int, int, int]], dtype: str, threads
     mats, flops = _matmuls(shapes, dtype, threads)
     lr = trainer.cfg.lr
     ratios, rates, peaks = [], [], []
+    bar = ProgressBar(PAIRED_ROUNDS, "paired rounds", enabled=progress, unit="rounds", transient=True)
     try:
         for _ in range(PAIRED_ROUNDS):
             f0 = trainer.flops["inference"] + trainer.flops["update"]
@@ -333,8 +348,11 @@ def _paired_mfu(trainer, shapes: list[tuple[int, int, int]], dtype: str, threads
             rates.append(rate)
             peaks.append(peak)
             ratios.append(rate / peak)
+            bar.update(len(ratios), f"mfu {ratios[-1]:.2f}")
     except KeyboardInterrupt:
         pass
+    finally:
+        bar.close()
 
     def median(values: list[float]) -> float | None:
         return float(np.median(values)) if values else None
