@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 import numpy as np
 
@@ -18,6 +17,7 @@ from tabletop_core.contract.catalog import game_names, load_game
 from tabletop_core.tools.arena import mean_interval, run_match, wilson_interval
 from tabletop_core.tools.jsonutil import json_default
 from tabletop_core.tools.ratings import round_robin
+from tabletop_core.tools.scripts import run_script
 
 
 def _mean(x) -> dict:
@@ -172,4 +172,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_script(main)

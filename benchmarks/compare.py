@@ -18,6 +18,8 @@ import os
 import subprocess
 import sys
 
+from tabletop_core.tools.scripts import run_script
+
 
 def _figures(records: list[dict]) -> dict[str, float]:
     out: dict[str, float] = {}
@@ -59,15 +61,23 @@ def main() -> None:
     args = p.parse_args()
     for game in args.games:
         best: dict[str, dict[str, float]] = {"old": {}, "new": {}}
-        for _ in range(args.rounds):
-            for label, tree in (("old", args.old), ("new", args.new)):
-                for k, v in _run(tree, game, args.seconds).items():
-                    keep = min if k.startswith("start_") else max
-                    best[label][k] = keep(best[label].get(k, v), v)
-        for k in sorted(best["old"].keys() & best["new"].keys()):
-            old, new = best["old"][k], best["new"][k]
-            print(json.dumps({"game": game, "figure": k, "old": old, "new": new, "new_over_old": new / old}))
+        try:
+            for _ in range(args.rounds):
+                got = {
+                    label: _run(tree, game, args.seconds)
+                    for label, tree in (("old", args.old), ("new", args.new))
+                }
+                for label, figures in got.items():  # a round counts once both trees ran it
+                    for k, v in figures.items():
+                        keep = min if k.startswith("start_") else max
+                        best[label][k] = keep(best[label].get(k, v), v)
+        finally:  # a Ctrl-C: the rounds both trees finished are still compared
+            for k in sorted(best["old"].keys() & best["new"].keys()):
+                old, new = best["old"][k], best["new"][k]
+                print(
+                    json.dumps({"game": game, "figure": k, "old": old, "new": new, "new_over_old": new / old})
+                )
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -19,6 +19,7 @@ import numpy as np
 
 from tabletop_core.contract.catalog import load_game
 from tabletop_core.tools import arena
+from tabletop_core.tools.scripts import run_script
 
 
 def _best_rate(fn: Callable[[], int], windows: int, seconds: float) -> float:
@@ -73,4 +74,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -18,7 +18,6 @@ import argparse
 import json
 import os
 import platform
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from tabletop_core.contract.catalog import load_game
 from tabletop_core.contract.search import batch_search_actions
 from tabletop_core.kernel.rng import bot_seed_word, seed_word
 from tabletop_core.tools.arena import mean_interval, run_match, wilson_interval
+from tabletop_core.tools.scripts import run_script
 
 
 @dataclass(frozen=True)
@@ -273,4 +273,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_script(main)

@@ -28,7 +28,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from tabletop_core.train.bench import iter_train_bench, run_script  # noqa: E402
+from tabletop_core.tools.scripts import run_script  # noqa: E402
+from tabletop_core.train.bench import iter_train_bench  # noqa: E402
 
 
 def wait_for_idle(limit_s: float = 180.0) -> float:

@@ -50,3 +50,52 @@ def test_search_table_plays_its_own_settings_unless_told():
         proc = subprocess.run([*run, *extra], cwd=ROOT, capture_output=True, text=True, timeout=600)
         assert proc.returncode == 0, proc.stderr[-2000:]
         assert json.loads(proc.stdout.strip().splitlines()[-1])["bot"] == want
+
+
+def test_run_script_exits_with_mains_status_and_130_on_ctrl_c(capsys):
+    """``run_script``: the script's status (``None`` is 0), a ``SystemExit`` inside ``main``
+    as it was (argparse's 2), and Ctrl-C as ``interrupted`` with 130, without a
+    traceback."""
+    from tabletop_core.tools.scripts import run_script
+
+    def stopped():
+        print('{"done": 1}', flush=True)
+        raise KeyboardInterrupt
+
+    def refused():
+        raise SystemExit(2)
+
+    for main, status in ((lambda: None, 0), (lambda: 3, 3), (refused, 2), (stopped, 130)):
+        with pytest.raises(SystemExit) as exc:
+            run_script(main)
+        assert exc.value.code == status
+    out, err = capsys.readouterr()
+    assert out == '{"done": 1}\n' and err == "interrupted\n"
+
+
+def test_compare_prints_the_rounds_both_trees_finished_when_ctrl_c_stops_it(monkeypatch, capsys):
+    """``benchmarks/compare.py``: a Ctrl-C in a later round still prints the comparison of
+    the rounds both trees finished (the best of each), and a round one tree did not finish
+    is left out; the KeyboardInterrupt then reaches ``run_script``."""
+    import importlib.util
+    import json
+
+    spec = importlib.util.spec_from_file_location("bench_compare", ROOT / "benchmarks" / "compare.py")
+    compare = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(compare)
+    runs = iter([{"a": 1.0}, {"a": 2.0}, {"a": 5.0}])
+
+    def run(tree, game, seconds):
+        try:
+            return next(runs)
+        except StopIteration:
+            raise KeyboardInterrupt from None
+
+    monkeypatch.setattr(compare, "_run", run)
+    monkeypatch.setattr(
+        sys, "argv", ["compare.py", "--old", "o", "--new", "n", "--games", "thegame", "--rounds", "3"]
+    )
+    with pytest.raises(KeyboardInterrupt):
+        compare.main()
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert lines == [{"game": "thegame", "figure": "a", "old": 1.0, "new": 2.0, "new_over_old": 2.0}]

@@ -35,9 +35,10 @@ from collections import defaultdict
 
 import torch
 
+from tabletop_core.tools.scripts import run_script
 from tabletop_core.train import adam, fused, model
 from tabletop_core.train import trainer as trainer_mod
-from tabletop_core.train.bench import iter_train_bench, matmul_gflops, run_script
+from tabletop_core.train.bench import iter_train_bench, matmul_gflops
 from tabletop_core.train.config import ConfigError, TrainConfig
 from tabletop_core.train.trainer import Trainer
 

@@ -14,6 +14,7 @@ import sys
 import torch
 from torch.profiler import ProfilerActivity, profile
 
+from tabletop_core.tools.scripts import run_script
 from tabletop_core.train.config import TrainConfig
 from tabletop_core.train.trainer import Trainer
 
@@ -34,4 +35,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

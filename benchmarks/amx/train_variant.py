@@ -23,6 +23,7 @@ import sys
 
 import tabletop_core.train.bench as bench
 import tabletop_core.train.model as model
+from tabletop_core.tools.scripts import run_script
 
 
 def _into(out, value):
@@ -52,4 +53,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -19,6 +19,8 @@ import time
 
 import torch
 
+from tabletop_core.tools.scripts import run_script
+
 LINEAR = torch.ops.mkldnn._linear_pointwise
 LAYERS = ((214, 256), (256, 256), (256, 395))  # The Game, 2 players: obs, trunk, heads
 
@@ -98,4 +100,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -34,9 +34,8 @@
 from __future__ import annotations
 
 import math
-import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -44,19 +43,7 @@ import numpy as np
 from tabletop_core.tools.progress import ProgressBar
 from tabletop_core.train.config import ConfigError, TrainConfig
 
-__all__ = ["iter_train_bench", "matmul_gflops", "run_script"]
-
-
-def run_script(main: Callable[[], None]) -> None:
-    """Run a benchmark script's ``main`` (``benchmarks/train.py``, ``benchmarks/amx/``):
-    Ctrl-C prints ``interrupted`` and exits with status 130, without a traceback; the
-    JSON lines printed before it stand (a script that prints only after its window, as
-    ``benchmarks/train.py``, has printed none)."""
-    try:
-        main()
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        sys.exit(130)
+__all__ = ["iter_train_bench", "matmul_gflops"]
 
 
 def _matmuls(shapes: list[tuple[int, int, int]], dtype_name: str, threads: int):
