@@ -7,7 +7,8 @@ the vector holds ``value / high``, see :mod:`tabletop_core.contract.encoders`)::
 
     piece           shape         high  meaning (game units, as decode_observation returns them)
     planes          (18, 21, 21)  1/4   map planes, channels PLANE_NAMES (below); flags, but
-                                        other_humans counts up to 4
+                                        other_humans counts up to 4 (capped: the ghost
+                                        player's view of five humans on one square reads 4)
     seat            (6,)   1-hot  the observing seat (humans 0..4, ghost player 5)
     current         (6,)   1-hot  the acting seat (all 0 once the game is over)
     items           (5,)   2      the observer's own items by kind (key, cross, double dice,
@@ -174,6 +175,7 @@ LAYOUT = _layout(DEFAULT_MAX_ROUNDS)
 OBS_DIM = LAYOUT.dim
 _SQ = MAP * MAP
 S_OTHERS = np.float32(1.0) / np.float32(MAX_HUMANS - 1)  # reciprocal scales (float32 constants)
+_ONE = np.float32(1.0)
 S_ITEMS = LAYOUT.scale["items"]
 S_COUNTS = LAYOUT.scale["item_counts"]
 S_ROLL = LAYOUT.scale["roll"]
@@ -274,8 +276,9 @@ def _pieces_and_scalars_r(e, seat, out, row):
             q = e.hpos[h, 0] * MAP + e.hpos[h, 1]
             if h == seat:
                 out[row, _C_OWN + q] = 1.0
-            else:
-                out[row, _C_OTHERS + q] += S_OTHERS
+            else:  # capped at 4: the ghost player's view counts all five humans
+                others = out[row, _C_OTHERS + q] + S_OTHERS
+                out[row, _C_OTHERS + q] = others if others < _ONE else _ONE
         total = 0
         for k in range(NUM_ITEM_KINDS):
             total += e.items[h, k]

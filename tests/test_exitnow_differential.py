@@ -68,6 +68,7 @@ def reference_observation(ref: Reference, seat: int) -> dict:
         o["captured"][h] = ref.captured[h]
         o["skip"][h] = ref.skip[h]
         o["entered"][h] = ref.entered[h]
+    p[CH["other_humans"]] = np.minimum(p[CH["other_humans"]], 4)  # the ghost's view of five
     for g, q in enumerate(ref.ghosts):
         if q is not None:
             p[CH[f"ghost_{g + 1}"]][q] = 1

@@ -182,6 +182,31 @@ def test_a_foreign_or_restored_buffer_is_written_in_full():
         assert np.array_equal(obs[i], want)
 
 
+def test_five_humans_on_one_square_read_four_others_from_every_view():
+    """``other_humans`` counts up to 4 (high 4): a human sees at most four others, and the
+    ghost player's view of all five humans on one square is capped at 4 instead of
+    writing 5/4 = 1.25, outside the observation's ``Box(0, 1)``. The patched row agrees
+    with the full one."""
+    from exitnow_envs.observe import CH, decode_observation
+
+    s = new_state(1, Options(num_humans=5))
+    s["rng"][0] = seed_word(5)
+    at(rules.deal_r, s, 0)
+    s["hpos"][0, :5] = (10, 10)
+    s["entered"][0, :5] = 1
+    notes = exitnow_envs.GAME.new_notes(1)
+    for seat, own, others in ((5, 0, 4), (0, 1, 4), (3, 1, 4)):
+        full = np.empty(OBS_DIM, np.float32)
+        at(observe_r, s, 0, seat, full[None, :], 0)
+        assert full.min() >= 0 and full.max() <= 1, seat
+        planes = decode_observation(full)["planes"]
+        assert planes[CH["own_piece"], 10, 10] == own and planes[CH["other_humans"], 10, 10] == others
+        patched = np.empty(OBS_DIM, np.float32)
+        at(refresh_observation_r, s, 0, notes[0], seat, patched[None, :], 0, 0)
+        at(refresh_observation_r, s, 0, notes[0], seat, patched[None, :], 0, 0)  # a patch this time
+        assert np.array_equal(patched, full), seat
+
+
 @kernel(cache=False)  # (tests are outside the project cache stamp)
 def _play_with_masks(s, bot_ids, bot_rng, steps):
     """``loops.play_games`` as written with a mask for every bot (the plain definition)."""
