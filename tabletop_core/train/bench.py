@@ -237,6 +237,27 @@ def iter_train_bench(
     peak = out[0]["gflops"] = max(peak, after)
     if dtype == "float32":  # the same matmuls: the same best
         out[0]["gflops_float32"] = peak
+    rec = _train_record(trainer, game, options, wall, steps, peak, out[0]["gflops_float32"])
+    yield out[0]
+    rec.update(_paired_mfu(trainer, shapes, dtype, threads, progress))
+    yield rec
+    if rec["paired_rounds"] < PAIRED_ROUNDS:
+        raise KeyboardInterrupt
+    if sb3:
+        s = _sb3_steps_per_s(game, options, trainer.num_envs, cfg.rollout, 0, threads)
+        yield s
+        if "steps_per_s" in s:
+            yield _summary(game, rec, s)
+
+
+def _train_record(
+    trainer, game: str, options: dict, wall: float, steps: int, peak: float, gflops_float32: float
+) -> dict:
+    """The "train" record of a timed window (module docstring): ``wall`` seconds and
+    ``steps`` env steps, FLOPs over the matmul figures ``peak`` (the trainer's dtype) and
+    ``gflops_float32``."""
+    cfg = trainer.cfg
+    threads, dtype = trainer.threads, "bfloat16" if trainer.bf16 else "float32"
     sec = trainer.seconds
     compute = sec["inference"] + sec["update"]
     executed = (trainer.flops["inference"] + trainer.flops["update"]) / compute / 1e9
@@ -244,15 +265,15 @@ def iter_train_bench(
         trainer.flops_per_sample * trainer.samples["inference"]
         + trainer.flops_per_update_sample * trainer.samples["update"]
     )
-    rec = {
+    return {
         "bench": "train",
         "game": game,
         "options": options,
         "num_envs": trainer.num_envs,
         "rollout": cfg.rollout,
-        "minibatch": mb,
+        "minibatch": cfg.minibatch,
         "epochs": cfg.epochs,
-        "hidden": list(h),
+        "hidden": list(cfg.hidden),
         "dtype": dtype,
         "threads": threads,
         "env_threads": cfg.env_threads,
@@ -265,19 +286,9 @@ def iter_train_bench(
         "inference_gflops": trainer.flops["inference"] / max(sec["inference"], 1e-9) / 1e9,
         "update_gflops": trainer.flops["update"] / max(sec["update"], 1e-9) / 1e9,
         "mfu": executed / peak,
-        "mfu_vs_float32_matmul": executed / out[0]["gflops_float32"],
+        "mfu_vs_float32_matmul": executed / gflops_float32,
         "mfu_dense": dense / compute / 1e9 / peak,
     }
-    yield out[0]
-    rec.update(_paired_mfu(trainer, shapes, dtype, threads, progress))
-    yield rec
-    if rec["paired_rounds"] < PAIRED_ROUNDS:
-        raise KeyboardInterrupt
-    if sb3:
-        s = _sb3_steps_per_s(game, options, trainer.num_envs, cfg.rollout, 0, threads)
-        yield s
-        if "steps_per_s" in s:
-            yield _summary(game, rec, s)
 
 
 def _timed_window(trainer, seconds: float, progress: bool = False) -> tuple[float, int]:
