@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from interrupts import ctrl_c_after
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = sorted((ROOT / "benchmarks").glob("*.py"))
@@ -83,15 +84,7 @@ def test_compare_prints_the_rounds_both_trees_finished_when_ctrl_c_stops_it(monk
     spec = importlib.util.spec_from_file_location("bench_compare", ROOT / "benchmarks" / "compare.py")
     compare = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(compare)
-    runs = iter([{"a": 1.0}, {"a": 2.0}, {"a": 5.0}])
-
-    def run(tree, game, seconds):
-        try:
-            return next(runs)
-        except StopIteration:
-            raise KeyboardInterrupt from None
-
-    monkeypatch.setattr(compare, "_run", run)
+    monkeypatch.setattr(compare, "_run", ctrl_c_after([{"a": 1.0}, {"a": 2.0}, {"a": 5.0}]))
     monkeypatch.setattr(
         sys, "argv", ["compare.py", "--old", "o", "--new", "n", "--games", "thegame", "--rounds", "3"]
     )

@@ -9,6 +9,7 @@ import types
 
 import numpy as np
 import pytest
+from interrupts import ctrl_c_after
 
 torch = pytest.importorskip("torch")
 
@@ -1049,15 +1050,7 @@ def test_paired_mfu_keeps_the_rounds_done_when_ctrl_c_stops_them(monkeypatch):
             self.flops["update"] += 2e9
             self.seconds["update"] += 0.2
 
-    peaks = iter([10.0, 40.0])
-
-    def mean_gflops(mats, flops, seconds):
-        try:
-            return next(peaks)
-        except StopIteration:
-            raise KeyboardInterrupt from None
-
-    monkeypatch.setattr(bench, "_mean_gflops", mean_gflops)
+    monkeypatch.setattr(bench, "_mean_gflops", ctrl_c_after([10.0, 40.0]))
     rec = bench._paired_mfu(Stub(), [(8, 4, 4)], "float32", 1)
     assert rec["paired_rounds"] == 2
     assert rec["mfu_paired"] == pytest.approx((1.0 + 0.25) / 2)
@@ -1070,13 +1063,10 @@ def test_train_bench_yields_each_record_before_a_ctrl_c_in_a_later_part(monkeypa
     the paired rounds stops it, then raises KeyboardInterrupt; MaskablePPO is not run."""
     from tabletop_core.train import bench
 
-    def interrupted(mats, flops, seconds):
-        raise KeyboardInterrupt
-
     def no_sb3(*args, **kwargs):
         raise AssertionError("the sb3 measurement ran after a Ctrl-C")
 
-    monkeypatch.setattr(bench, "_mean_gflops", interrupted)
+    monkeypatch.setattr(bench, "_mean_gflops", ctrl_c_after([]))
     monkeypatch.setattr(bench, "_sb3_steps_per_s", no_sb3)
     monkeypatch.setattr(bench, "matmul_gflops", lambda shapes, dtype, threads, seconds=1.0: 50.0)
     got = []
