@@ -217,28 +217,25 @@ def iter_train_bench(
     d, a, h = trainer.obs_dim, trainer.num_actions, cfg.hidden
     mb = cfg.minibatch
     shapes = [(mb, d, h[0])] + [(mb, x, y) for x, y in zip(h[:-1], h[1:])] + [(mb, h[-1], a + 1)]
-    out: list[dict] = []
     peak = matmul_gflops(shapes, dtype, threads)
-    out.append(
-        {
-            "bench": "matmul",
-            "dtype": dtype,
-            "threads": threads,
-            "shapes": shapes,
-            "gflops": peak,
-            "gflops_float32": matmul_gflops(shapes, "float32", threads) if dtype != "float32" else peak,
-        }
-    )
+    matmul = {
+        "bench": "matmul",
+        "dtype": dtype,
+        "threads": threads,
+        "shapes": shapes,
+        "gflops": peak,
+        "gflops_float32": matmul_gflops(shapes, "float32", threads) if dtype != "float32" else peak,
+    }
     torch.set_num_threads(threads)
 
     wall, steps = _timed_window(trainer, seconds, progress)
     after = matmul_gflops(shapes, dtype, threads)
-    out[0]["gflops_before"], out[0]["gflops_after"] = peak, after
-    peak = out[0]["gflops"] = max(peak, after)
+    matmul["gflops_before"], matmul["gflops_after"] = peak, after
+    peak = matmul["gflops"] = max(peak, after)
     if dtype == "float32":  # the same matmuls: the same best
-        out[0]["gflops_float32"] = peak
-    rec = _train_record(trainer, game, options, wall, steps, peak, out[0]["gflops_float32"])
-    yield out[0]
+        matmul["gflops_float32"] = peak
+    rec = _train_record(trainer, game, options, wall, steps, peak, matmul["gflops_float32"])
+    yield matmul
     rec.update(_paired_mfu(trainer, shapes, dtype, threads, progress))
     yield rec
     if rec["paired_rounds"] < PAIRED_ROUNDS:
@@ -250,6 +247,15 @@ def iter_train_bench(
             yield _summary(game, rec, s)
 
 
+def _compute_totals(trainer) -> tuple[float, float]:
+    """The FLOPs the trainer's inference and update have executed and their seconds, as
+    counted since its counters were last zeroed."""
+    return (
+        trainer.flops["inference"] + trainer.flops["update"],
+        trainer.seconds["inference"] + trainer.seconds["update"],
+    )
+
+
 def _train_record(
     trainer, game: str, options: dict, wall: float, steps: int, peak: float, gflops_float32: float
 ) -> dict:
@@ -259,8 +265,8 @@ def _train_record(
     cfg = trainer.cfg
     threads, dtype = trainer.threads, "bfloat16" if trainer.bf16 else "float32"
     sec = trainer.seconds
-    compute = sec["inference"] + sec["update"]
-    executed = (trainer.flops["inference"] + trainer.flops["update"]) / compute / 1e9
+    flops, compute = _compute_totals(trainer)
+    executed = flops / compute / 1e9
     dense = (
         trainer.flops_per_sample * trainer.samples["inference"]
         + trainer.flops_per_update_sample * trainer.samples["update"]
@@ -336,12 +342,12 @@ def _paired_mfu(
     bar = ProgressBar(PAIRED_ROUNDS, "paired rounds", enabled=progress, unit="rounds", transient=True)
     try:
         for _ in range(PAIRED_ROUNDS):
-            f0 = trainer.flops["inference"] + trainer.flops["update"]
-            s0 = trainer.seconds["inference"] + trainer.seconds["update"]
+            f0, s0 = _compute_totals(trainer)
             trainer.collect()
             trainer.update(lr)
-            compute = trainer.seconds["inference"] + trainer.seconds["update"] - s0
-            rate = (trainer.flops["inference"] + trainer.flops["update"] - f0) / compute / 1e9
+            f1, s1 = _compute_totals(trainer)
+            compute = s1 - s0
+            rate = (f1 - f0) / compute / 1e9
             peak = _mean_gflops(mats, flops, min(1.0, max(0.1, compute)))
             rates.append(rate)
             peaks.append(peak)
