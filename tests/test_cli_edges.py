@@ -361,6 +361,52 @@ def test_paired_ratios_are_the_medians_of_each_rounds_ratio(monkeypatch):
     assert out["median_window_ratio_row_fill"] == 3.0  # of 4, 2, 3, 4, 1, 3, 6, 0.5
 
 
+def test_pgx_is_compared_at_each_large_batch_with_ours_at_that_batch(monkeypatch):
+    """The vector records give Pgx a "peer" record at every batch of at least
+    ``PEER_MIN_BATCH``, each dividing ours at that batch by Pgx's at that batch (the
+    one-thread ratio only at the largest), in batch order; without Pgx, one record says so."""
+    from tabletop_core.tools import bench
+    from thegame_env.game import GAME
+
+    def fake_rates(game, b, seconds, options, num_threads=None):
+        one = num_threads == 1
+        return {
+            "threads": 1 if one else 2,
+            "python_actions": b / (4 if one else 1),
+            "kernel_actions": 2.0 * b,
+            "cores_used": 2.0,
+        }
+
+    pgx_batches = []
+
+    def fake_pgx(b, seconds):
+        pgx_batches.append(b)
+        return 10.0 * b, 1.5, lambda: b
+
+    monkeypatch.setattr(bench, "_vector_rates", fake_rates)
+    monkeypatch.setattr(bench, "_pgx_connect_four", fake_pgx)
+    monkeypatch.setattr(
+        bench, "_paired_ratios", lambda game, b, s, o, step: {"median_window_ratio_kernel_actions": b / 1e4}
+    )
+    rec = lambda kind, **f: {"bench": kind, **f}  # noqa: E731
+    out = list(bench._vector_records(rec, GAME, {}, 1.0, (1, 64, 1024, 4096), True))
+    peers = [r for r in out if r["bench"] == "peer"]
+    assert pgx_batches == [1024, 4096] and [r["batch"] for r in peers] == [1024, 4096]
+    assert [r["ratio_python_actions"] for r in peers] == [0.1, 0.1]
+    assert [r["ratio_kernel_actions"] for r in peers] == [0.2, 0.2]
+    assert [r["median_window_ratio_kernel_actions"] for r in peers] == [0.1024, 0.4096]
+    assert "ratio_python_actions_one_thread" not in peers[0]
+    assert peers[1]["ratio_python_actions_one_thread"] == 0.025
+    assert [r["batch"] for r in out if r["bench"] == "vector"] == [1, 64, 1024, 4096, 4096]
+    small = [r for r in bench._vector_records(rec, GAME, {}, 1.0, (8, 64), True) if r["bench"] == "peer"]
+    assert [r["batch"] for r in small] == [64]  # none large enough: the largest
+    monkeypatch.setattr(bench, "_pgx_connect_four", lambda b, s: None)
+    missing = [
+        r for r in bench._vector_records(rec, GAME, {}, 1.0, (1024, 4096), True) if r["bench"] == "peer"
+    ]
+    assert len(missing) == 1 and "not installed" in missing[0]["error"]
+
+
 def test_row_fill_loop_writes_every_row_in_full():
     """The ceiling's loop writes each row of its width whole, on one thread or several,
     and refuses an empty shape by name."""

@@ -11,10 +11,12 @@ Each measurement is one dict (printed as one JSON line by ``tabletop bench --jso
     batch, with one thread too; ``cores_used`` is process CPU time over wall time;
 (c) ``bots``: full bot games/s on one core for each bot;
 (d) ``peer``: the same AEC loop on PettingZoo's ``tictactoe_v3`` and ``connect_four_v3``
-    and, with the ``bench`` extra installed, Pgx ``connect_four`` on CPU at batch 4096 (the
-    jitted step with actions from a jitted masked sampler, as a Python loop; XLA uses
-    several cores too: its ``cores_used`` is reported), with the ratios for the default
-    threads and for one thread (best windows), and the medians of the ratios in
+    and, with the ``bench`` extra installed, Pgx ``connect_four`` on CPU at each vector
+    batch of at least :data:`PEER_MIN_BATCH` (1024 and 4096; the jitted step with
+    actions from a jitted masked sampler, as a Python loop; XLA uses several cores too:
+    its ``cores_used`` is reported), each with the ratios of ours at that batch for the
+    default threads and, at the largest, for one thread (best windows), and the medians
+    of the ratios in
     interleaved windows of ours and Pgx's (``median_window_ratio_*``, the steadier figure
     on a shared machine), and in the same rounds the ceiling that writing the observation
     sets: a loop that only writes rows of its width in full, over Pgx
@@ -379,11 +381,20 @@ def _aec_records(rec, mod, options: dict, seconds: float, peers: bool) -> Iterat
             )
 
 
+PEER_MIN_BATCH = 1024
+"""The smallest batch at which ``tabletop bench`` compares the vector env with Pgx: below
+it each of Pgx's jitted calls costs about as much to dispatch as its envs' steps, and
+the ratio would say more about XLA's dispatch than about either step."""
+
+
 def _vector_records(
     rec, game: GameDef, options: dict, seconds: float, batches, peers: bool
 ) -> Iterator[dict]:
     """(b) the vector env: default threads at every batch, and one thread at the largest;
-    then Pgx's Connect Four at the largest batch, compared with it."""
+    then Pgx's Connect Four at every batch of at least :data:`PEER_MIN_BATCH` (the largest
+    if none is), each compared with ours at the same batch: a step's cost per env moves
+    with the batch on both sides (ours once the rows outgrow the cache, Pgx's while its
+    dispatch is amortised), so one batch alone does not give the picture."""
 
     def vector_rec(b: int, rates: dict) -> dict:
         return rec(
@@ -404,35 +415,44 @@ def _vector_records(
     if vec[big]["threads"] > 1:
         one = _vector_rates(game, big, seconds, options, num_threads=1)
         yield vector_rec(big, one)
-    if peers:
-        pgx = _pgx_connect_four(big, seconds)
+    if not peers:
+        return
+    for b in sorted({b for b in batches if b >= PEER_MIN_BATCH} or {big}):
+        pgx = _pgx_connect_four(b, seconds)
         if pgx is None:
             yield rec(
                 "peer",
                 peer="pgx connect_four",
                 error='pgx/jax not installed (pip install -e ".[bench]" in the source tree)',
             )
-        else:
-            pgx_rate, pgx_cores, pgx_step = pgx
-            yield rec(
-                "peer",
-                peer="pgx connect_four",
-                batch=big,
-                steps_per_s=pgx_rate,
-                cores_used=round(pgx_cores, 2),
-                threads=vec[big]["threads"],
-                ratio_python_actions=vec[big]["python_actions"] / pgx_rate,
-                ratio_kernel_actions=vec[big]["kernel_actions"] / pgx_rate,
-                **_paired_ratios(game, big, 2.0 * seconds, options, pgx_step),
-                **(
-                    {
-                        "ratio_python_actions_one_thread": one["python_actions"] / pgx_rate,
-                        "ratio_kernel_actions_one_thread": one["kernel_actions"] / pgx_rate,
-                    }
-                    if one is not None
-                    else {}
-                ),
-            )
+            return
+        yield _pgx_record(rec, game, options, seconds, b, vec[b], one if b == big else None, pgx)
+
+
+def _pgx_record(rec, game: GameDef, options: dict, seconds: float, b: int, ours: dict, one, pgx) -> dict:
+    """The "peer" record of Pgx's Connect Four at batch ``b``: its rate, ours over it
+    (``ours``: :func:`_vector_rates` at ``b``; ``one``: the same on one thread, or None),
+    and the interleaved rounds' medians (:func:`_paired_ratios`)."""
+    pgx_rate, pgx_cores, pgx_step = pgx
+    return rec(
+        "peer",
+        peer="pgx connect_four",
+        batch=b,
+        steps_per_s=pgx_rate,
+        cores_used=round(pgx_cores, 2),
+        threads=ours["threads"],
+        ratio_python_actions=ours["python_actions"] / pgx_rate,
+        ratio_kernel_actions=ours["kernel_actions"] / pgx_rate,
+        **_paired_ratios(game, b, 2.0 * seconds, options, pgx_step),
+        **(
+            {
+                "ratio_python_actions_one_thread": one["python_actions"] / pgx_rate,
+                "ratio_kernel_actions_one_thread": one["kernel_actions"] / pgx_rate,
+            }
+            if one is not None
+            else {}
+        ),
+    )
 
 
 THREAD_CASES = ("quiet", "busy", "torch")
