@@ -398,6 +398,19 @@ def test_pgx_is_compared_at_each_large_batch_with_ours_at_that_batch(monkeypatch
     assert "ratio_python_actions_one_thread" not in peers[0]
     assert peers[1]["ratio_python_actions_one_thread"] == 0.025
     assert [r["batch"] for r in out if r["bench"] == "vector"] == [1, 64, 1024, 4096, 4096]
+    (best,) = [r for r in out if r["bench"] == "peer_best"]  # Pgx fastest at 4096, ours too
+    assert best["peer_batch"] == 4096 and best["python_actions_batch"] == 4096
+    assert best["ratio_kernel_actions"] == 0.2 and best["kernel_actions_steps_per_s"] == 8192
+    monkeypatch.setattr(bench, "_pgx_connect_four", lambda b, s: (4e4 if b == 1024 else 1e4, 1.0, lambda: b))
+    (best,) = [
+        r
+        for r in bench._vector_records(rec, GAME, {}, 1.0, (64, 1024, 4096), True)
+        if r["bench"] == "peer_best"
+    ]
+    assert best["peer_batch"] == 1024 and best["ratio_python_actions"] == 4096 / 4e4
+    from tabletop_core.cli.app import _bench_line
+
+    assert "its fastest batch (1024)" in _bench_line(best) and "batch 4096" in _bench_line(best)
     small = [r for r in bench._vector_records(rec, GAME, {}, 1.0, (8, 64), True) if r["bench"] == "peer"]
     assert [r["batch"] for r in small] == [64]  # none large enough: the largest
     monkeypatch.setattr(bench, "_pgx_connect_four", lambda b, s: None)
@@ -447,6 +460,20 @@ def test_bench_line_names_the_row_fill_ceiling():
     assert "rows only ×1.51 (the ceiling)" in _bench_line(r)
     del r["median_window_ratio_row_fill"]
     assert "rows only" not in _bench_line(r) and "×0.68" in _bench_line(r)
+
+
+@pytest.mark.parametrize("batches", ["0", "-4", "1024,x", "", "70000", "1.5"])
+def test_bench_refuses_batches_outside_what_the_vector_env_takes(capsys, batches):
+    """``--batches`` takes comma-separated integers in 1..MAX_BENCH_BATCH: anything else
+    is refused by the parser with a message naming the flag."""
+    code, _, err = run(capsys, "bench", "thegame", "--quick", "--no-peers", "--batches", batches)
+    assert code == 2 and "--batches" in err
+
+
+def test_bench_batches_are_sorted_and_taken_once():
+    from tabletop_core.cli.app import bench_batches_arg
+
+    assert bench_batches_arg("4096, 256,1024,256") == (256, 1024, 4096)
 
 
 @pytest.mark.parametrize("seconds", ["0", "-1", "nan", "inf", "1e9", "abc"])

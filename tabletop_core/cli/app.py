@@ -82,6 +82,27 @@ def bench_seconds_arg(text: str) -> float:
     return seconds
 
 
+MAX_BENCH_BATCH = 1 << 16
+"""The largest vector batch ``tabletop bench --batches`` takes (Exit Now's rows at that
+batch are 2 GB)."""
+
+
+def bench_batches_arg(text: str) -> tuple[int, ...]:
+    """The argparse ``type`` of ``tabletop bench --batches``: comma-separated batch sizes,
+    each an integer in 1..:data:`MAX_BENCH_BATCH`, returned sorted, each once."""
+    parts = [t.strip() for t in text.split(",")]
+    try:
+        sizes = sorted({int(t) for t in parts})
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"--batches is a comma-separated list of integers (e.g. 256,1024,4096), got {text!r}"
+        ) from None
+    bad = [b for b in sizes if not 1 <= b <= MAX_BENCH_BATCH]
+    if bad:
+        raise argparse.ArgumentTypeError(f"--batches: each batch is in 1..{MAX_BENCH_BATCH}, got {bad[0]}")
+    return tuple(sizes)
+
+
 def seed_arg(text: str) -> int:
     """The argparse ``type`` of a ``--seed``: an integer with ``0 <= seed < 2**64`` (the
     generator's state is one uint64 word; a seed outside would deal as another one)."""
@@ -328,6 +349,13 @@ def _setup_bench(p: argparse.ArgumentParser, game: GameDef) -> None:
         "--seconds", type=bench_seconds_arg, default=2.0, help="time per measurement (0 < seconds <= 3600)"
     )
     p.add_argument("--quick", action="store_true", help="smaller batches and fewer games")
+    p.add_argument(
+        "--batches",
+        type=bench_batches_arg,
+        default=None,
+        help="the vector env's batch sizes, comma-separated (default 1,64,1024,4096; --quick: 1,64,1024); "
+        "Pgx is compared at each one from 1024",
+    )
     p.add_argument("--no-peers", action="store_true", help="skip PettingZoo classic and Pgx peers")
     p.add_argument(
         "--threads",
@@ -346,7 +374,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         return bench_train_handler(args)
     from tabletop_core.tools.bench import run_benchmarks
 
-    batches = (1, 64, 1024, 4096) if not args.quick else (1, 64, 1024)
+    batches = args.batches or ((1, 64, 1024, 4096) if not args.quick else (1, 64, 1024))
     if args.threads:  # only default vs one thread (quiet, busy, torch) and copy=True vs False
         from tabletop_core.tools.bench import copy_case, thread_cases
 
@@ -430,6 +458,12 @@ def _bench_line(r: dict) -> str:
                 if "median_window_ratio_row_fill" in r
                 else ""
             )
+        )
+    if kind == "peer_best":
+        return (
+            f"peer {r['peer']} at its fastest batch ({r['peer_batch']}): {r['peer_steps_per_s']:,.0f} steps/s · "
+            f"ours at ours: ×{r['ratio_python_actions']:.2f} (Python actions, batch {r['python_actions_batch']}), "
+            f"×{r['ratio_kernel_actions']:.2f} (in-kernel actions, batch {r['kernel_actions_batch']})"
         )
     if kind == "vector":
         return (

@@ -15,7 +15,8 @@ Each measurement is one dict (printed as one JSON line by ``tabletop bench --jso
     batch of at least :data:`PEER_MIN_BATCH` (1024 and 4096; the jitted step with
     actions from a jitted masked sampler, as a Python loop; XLA uses several cores too:
     its ``cores_used`` is reported), each with the ratios of ours at that batch for the
-    default threads and, at the largest, for one thread (best windows), and the medians
+    default threads and, at the largest, for one thread (best windows), then
+    ``peer_best``: each side at its fastest batch, and ours over Pgx's; and the medians
     of the ratios in
     interleaved windows of ours and Pgx's (``median_window_ratio_*``, the steadier figure
     on a shared machine), and in the same rounds the ceiling that writing the observation
@@ -417,6 +418,7 @@ def _vector_records(
         yield vector_rec(big, one)
     if not peers:
         return
+    pgx_rates: dict[int, float] = {}
     for b in sorted({b for b in batches if b >= PEER_MIN_BATCH} or {big}):
         pgx = _pgx_connect_four(b, seconds)
         if pgx is None:
@@ -426,7 +428,23 @@ def _vector_records(
                 error='pgx/jax not installed (pip install -e ".[bench]" in the source tree)',
             )
             return
+        pgx_rates[b] = pgx[0]
         yield _pgx_record(rec, game, options, seconds, b, vec[b], one if b == big else None, pgx)
+    yield _best_batches_record(rec, vec, pgx_rates)
+
+
+def _best_batches_record(rec, vec: dict[int, dict], pgx_rates: dict[int, float]) -> dict:
+    """The "peer_best" record: each side at the batch where it ran fastest (ours over
+    every batch, per kind of actions; Pgx over the batches it ran at), and ours over
+    Pgx's: which is faster for a user free to pick the batch (best windows)."""
+    pb = max(pgx_rates, key=pgx_rates.__getitem__)
+    out = {"peer": "pgx connect_four", "peer_batch": pb, "peer_steps_per_s": pgx_rates[pb]}
+    for side in ("python", "kernel"):
+        b = max(vec, key=lambda k: vec[k][f"{side}_actions"])
+        out[f"{side}_actions_batch"] = b
+        out[f"{side}_actions_steps_per_s"] = vec[b][f"{side}_actions"]
+        out[f"ratio_{side}_actions"] = vec[b][f"{side}_actions"] / pgx_rates[pb]
+    return rec("peer_best", **out)
 
 
 def _pgx_record(rec, game: GameDef, options: dict, seconds: float, b: int, ours: dict, one, pgx) -> dict:
