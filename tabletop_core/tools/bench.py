@@ -54,7 +54,7 @@ from numba import prange
 from tabletop_core.contract.game import GameDef
 from tabletop_core.kernel.jit import kernel, shards
 
-__all__ = ["run_benchmarks", "aec_steps_per_second", "row_fill_loop"]
+__all__ = ["run_benchmarks", "aec_steps_per_second", "batch_sweep", "row_fill_loop"]
 
 
 def _timed(fn: Callable[[], int], seconds: float, windows: int = 3) -> float:
@@ -471,6 +471,68 @@ def _pgx_record(rec, game: GameDef, options: dict, seconds: float, b: int, ours:
             else {}
         ),
     )
+
+
+def batch_sweep(
+    game: GameDef,
+    options: dict | None = None,
+    batches: tuple[int, ...] = (256, 1024, 4096, 8192),
+    rounds: int = 5,
+    seconds: float = 0.5,
+    num_threads: int | None = 2,
+    peer: bool = True,
+) -> dict:
+    """The vector env's in-kernel random-bot steps/s at each batch of ``batches``
+    (``copy=False``, ``num_threads`` threads), and Pgx ``connect_four``'s at the same
+    batches where it is installed (``peer``): ``rounds`` rounds of one ``seconds`` window
+    per loop, every loop in each round (so that load that comes and goes falls on all of
+    them), medians over the rounds. Says where a step's rows outgrow the cache on this
+    machine (``docs/vector-env.md``, "Choosing the batch").
+
+    Returns:
+        ``{"bench": "batch_sweep", "game", "options", "threads", "obs_floats", "rounds",
+        "steps_per_s": {batch: ours}, "peer_steps_per_s": {batch: Pgx's} (absent without
+        Pgx), "obs_mib": {batch: the observation buffer's MiB}}``.
+
+    Raises:
+        ValueError: if ``batches`` is empty or holds a batch below 1, or ``rounds`` or
+            ``seconds`` is not positive.
+    """
+    if not batches or min(batches) < 1 or rounds < 1 or not seconds > 0:
+        raise ValueError(
+            f"batch_sweep needs batches >= 1 (got {batches!r}), rounds >= 1 (got {rounds}) "
+            f"and seconds > 0 (got {seconds})"
+        )
+    options = dict(options or {})
+    loops: dict[str, Callable[[], int]] = {}
+    dim = 0
+    for b in batches:
+        venv, _, in_kernel = _vector_loops(game, b, options, num_threads)
+        dim = venv.single_observation_space.shape[0]
+        loops[f"ours {b}"] = in_kernel
+        if peer:
+            pgx = _pgx_connect_four(b, seconds)
+            if pgx is not None:
+                loops[f"pgx {b}"] = pgx[2]
+    for fn in loops.values():  # compile and settle
+        _timed(fn, seconds, windows=1)
+    rates: dict[str, list[float]] = {k: [] for k in loops}
+    for _ in range(rounds):
+        for k, fn in loops.items():
+            rates[k].append(_timed(fn, seconds, windows=1))
+    out = {
+        "bench": "batch_sweep",
+        "game": game.name,
+        "options": {k: v for k, v in vars(game.make_options(**options)).items()},
+        "threads": num_threads,
+        "obs_floats": int(dim),
+        "rounds": rounds,
+        "steps_per_s": {b: float(np.median(rates[f"ours {b}"])) for b in batches},
+        "obs_mib": {b: round(b * dim * 4 / 2**20, 1) for b in batches},
+    }
+    if any(k.startswith("pgx") for k in loops):
+        out["peer_steps_per_s"] = {b: float(np.median(rates[f"pgx {b}"])) for b in batches}
+    return out
 
 
 THREAD_CASES = ("quiet", "busy", "torch")
