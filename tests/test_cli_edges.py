@@ -364,7 +364,8 @@ def test_paired_ratios_are_the_medians_of_each_rounds_ratio(monkeypatch):
 def test_pgx_is_compared_at_each_large_batch_with_ours_at_that_batch(monkeypatch):
     """The vector records give Pgx a "peer" record at every batch of at least
     ``PEER_MIN_BATCH``, each dividing ours at that batch by Pgx's at that batch (the
-    one-thread ratio only at the largest), in batch order; without Pgx, one record says so."""
+    one-thread ratio only at the largest), in batch order; ``peer_best`` looks for Pgx's
+    best up to 8 times the largest batch too; without Pgx, one record says so."""
     from tabletop_core.tools import bench
     from thegame_env.game import GAME
 
@@ -391,16 +392,17 @@ def test_pgx_is_compared_at_each_large_batch_with_ours_at_that_batch(monkeypatch
     rec = lambda kind, **f: {"bench": kind, **f}  # noqa: E731
     out = list(bench._vector_records(rec, GAME, {}, 1.0, (1, 64, 1024, 4096), True))
     peers = [r for r in out if r["bench"] == "peer"]
-    assert pgx_batches == [1024, 4096] and [r["batch"] for r in peers] == [1024, 4096]
+    assert pgx_batches == [1024, 4096, 16384, 32768] and [r["batch"] for r in peers] == [1024, 4096]
     assert [r["ratio_python_actions"] for r in peers] == [0.1, 0.1]
     assert [r["ratio_kernel_actions"] for r in peers] == [0.2, 0.2]
     assert [r["median_window_ratio_kernel_actions"] for r in peers] == [0.1024, 0.4096]
     assert "ratio_python_actions_one_thread" not in peers[0]
     assert peers[1]["ratio_python_actions_one_thread"] == 0.025
     assert [r["batch"] for r in out if r["bench"] == "vector"] == [1, 64, 1024, 4096, 4096]
-    (best,) = [r for r in out if r["bench"] == "peer_best"]  # Pgx fastest at 4096, ours too
-    assert best["peer_batch"] == 4096 and best["python_actions_batch"] == 4096
-    assert best["ratio_kernel_actions"] == 0.2 and best["kernel_actions_steps_per_s"] == 8192
+    (best,) = [r for r in out if r["bench"] == "peer_best"]  # Pgx fastest at 32768, ours at 4096
+    assert best["peer_batch"] == 32768 and best["python_actions_batch"] == 4096
+    assert best["ratio_kernel_actions"] == 8192 / 327680 and best["kernel_actions_steps_per_s"] == 8192
+    assert list(best["peer_rates"]) == [1024, 4096, 16384, 32768]
     monkeypatch.setattr(bench, "_pgx_connect_four", lambda b, s: (4e4 if b == 1024 else 1e4, 1.0, lambda: b))
     (best,) = [
         r

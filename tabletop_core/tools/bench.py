@@ -16,7 +16,8 @@ Each measurement is one dict (printed as one JSON line by ``tabletop bench --jso
     actions from a jitted masked sampler, as a Python loop; XLA uses several cores too:
     its ``cores_used`` is reported), each with the ratios of ours at that batch for the
     default threads and, at the largest, for one thread (best windows), then
-    ``peer_best``: each side at its fastest batch, and ours over Pgx's; and the medians
+    ``peer_best``: each side at its fastest batch (Pgx also at 4 and 8 times the
+    largest, :data:`PEER_BEST_SCALES`), and ours over Pgx's; and the medians
     of the ratios in
     interleaved windows of ours and Pgx's (``median_window_ratio_*``, the steadier figure
     on a shared machine), and in the same rounds the ceiling that writing the observation
@@ -430,15 +431,31 @@ def _vector_records(
             return
         pgx_rates[b] = pgx[0]
         yield _pgx_record(rec, game, options, seconds, b, vec[b], one if b == big else None, pgx)
+    for b in PEER_BEST_SCALES:  # Pgx gains with the batch past ours: give it room
+        pgx = _pgx_connect_four(b * big, seconds)
+        if pgx is not None:
+            pgx_rates[b * big] = pgx[0]
     yield _best_batches_record(rec, vec, pgx_rates)
+
+
+PEER_BEST_SCALES = (4, 8)
+"""``peer_best`` also times Pgx at these multiples of the largest batch: its rate keeps
+rising with the batch well past the batch where ours peaks, so its best is looked for
+beyond the batches compared."""
 
 
 def _best_batches_record(rec, vec: dict[int, dict], pgx_rates: dict[int, float]) -> dict:
     """The "peer_best" record: each side at the batch where it ran fastest (ours over
-    every batch, per kind of actions; Pgx over the batches it ran at), and ours over
-    Pgx's: which is faster for a user free to pick the batch (best windows)."""
+    every batch, per kind of actions; Pgx over the batches it ran at, ``peer_rates``),
+    and ours over Pgx's: which is faster for a user free to pick the batch (best
+    windows)."""
     pb = max(pgx_rates, key=pgx_rates.__getitem__)
-    out = {"peer": "pgx connect_four", "peer_batch": pb, "peer_steps_per_s": pgx_rates[pb]}
+    out = {
+        "peer": "pgx connect_four",
+        "peer_batch": pb,
+        "peer_steps_per_s": pgx_rates[pb],
+        "peer_rates": {b: pgx_rates[b] for b in sorted(pgx_rates)},
+    }
     for side in ("python", "kernel"):
         b = max(vec, key=lambda k: vec[k][f"{side}_actions"])
         out[f"{side}_actions_batch"] = b
