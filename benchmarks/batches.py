@@ -35,16 +35,21 @@ def main() -> None:
     p.add_argument("game", help="thegame, exhaust, koikoi or exitnow")
     p.add_argument("--batches", type=bench_batches_arg, default=(256, 1024, 4096, 8192))
     p.add_argument("--rounds", type=_positive_int, default=5, help="rounds of one window per loop")
-    p.add_argument("--threads", type=_positive_int, default=2, help="the vector env's threads")
+    p.add_argument(
+        "--threads", type=_positive_int, default=2, help="the vector env's threads (at most one per env)"
+    )
     p.add_argument("--no-peers", action="store_true", help="skip Pgx")
     args = p.parse_args()
     try:
         game = load_game(args.game)
     except (KeyError, ValueError) as exc:
         p.error(str(exc))
-    record = batch_sweep(
-        game, None, args.batches, rounds=args.rounds, num_threads=args.threads, peer=not args.no_peers
-    )
+    try:
+        record = batch_sweep(
+            game, None, args.batches, rounds=args.rounds, num_threads=args.threads, peer=not args.no_peers
+        )
+    except ValueError as exc:
+        p.error(str(exc))
     print(json.dumps(record), flush=True)
 
 

@@ -500,7 +500,8 @@ def batch_sweep(
     peer: bool = True,
 ) -> dict:
     """The vector env's in-kernel random-bot steps/s at each batch of ``batches``
-    (``copy=False``, ``num_threads`` threads), and Pgx ``connect_four``'s at the same
+    (``copy=False``, ``num_threads`` threads, or one per env at a smaller batch; None:
+    the env's default choice), and Pgx ``connect_four``'s at the same
     batches where it is installed (``peer``): ``rounds`` rounds of one ``seconds`` window
     per loop, every loop in each round (so that load that comes and goes falls on all of
     them), medians over the rounds. Says where a step's rows outgrow the cache on this
@@ -512,19 +513,27 @@ def batch_sweep(
         Pgx), "obs_mib": {batch: the observation buffer's MiB}}``.
 
     Raises:
-        ValueError: if ``batches`` is empty or holds a batch below 1, or ``rounds`` or
-            ``seconds`` is not positive.
+        ValueError: if ``batches`` is empty or holds a batch below 1, or ``rounds``,
+            ``seconds`` or ``num_threads`` is not positive.
     """
-    if not batches or min(batches) < 1 or rounds < 1 or not seconds > 0:
+    if (
+        not batches
+        or min(batches) < 1
+        or rounds < 1
+        or not seconds > 0
+        or (num_threads is not None and num_threads < 1)
+    ):
         raise ValueError(
-            f"batch_sweep needs batches >= 1 (got {batches!r}), rounds >= 1 (got {rounds}) "
-            f"and seconds > 0 (got {seconds})"
+            f"batch_sweep needs batches >= 1 (got {batches!r}), rounds >= 1 (got {rounds}), "
+            f"seconds > 0 (got {seconds}) and num_threads >= 1 or None (got {num_threads})"
         )
     options = dict(options or {})
     loops: dict[str, Callable[[], int]] = {}
     dim = 0
     for b in batches:
-        venv, _, in_kernel = _vector_loops(game, b, options, num_threads)
+        venv, _, in_kernel = _vector_loops(
+            game, b, options, None if num_threads is None else min(num_threads, b)
+        )
         dim = venv.single_observation_space.shape[0]
         loops[f"ours {b}"] = in_kernel
         if peer:
