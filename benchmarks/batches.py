@@ -5,8 +5,9 @@ on this machine (``docs/vector-env.md``, "Choosing the batch").
     python benchmarks/batches.py koikoi [--batches 256,1024,4096,8192] [--rounds 5]
         [--threads 2] [--no-peers]
 
-The game's default options, in-kernel random bots, ``copy=False``; every loop is timed once in each round and the
-figures are the medians over the rounds (:func:`tabletop_core.tools.bench.batch_sweep`).
+The game's default options, in-kernel random bots, ``copy=False``; every loop is timed
+once in each round, its order turned by one each round, and the figures are the medians
+over the rounds (:func:`tabletop_core.tools.bench.batch_sweep`).
 """
 
 from __future__ import annotations

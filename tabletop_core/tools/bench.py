@@ -257,6 +257,24 @@ PAIRED_ROUNDS = 8
 number of loops, so that each loop comes after each other one as often)."""
 
 
+def _interleaved_rounds(
+    loops: dict[str, Callable[[], int]], window: float, rounds: int
+) -> list[dict[str, float]]:
+    """Each of ``loops`` (steps returning the units they did) timed once for ``window``
+    seconds to compile and settle, then ``rounds`` rounds of one window of each, the
+    loops' order turned by one each round (a loop can slow the one after it). Returns
+    each round's units/s by loop name: load that comes and goes falls on every loop of a
+    round, so per-round ratios or medians over the rounds are the steady figures."""
+    for fn in loops.values():
+        _timed(fn, window, windows=1)
+    names = list(loops)
+    out = []
+    for i in range(rounds):
+        order = names[i % len(names) :] + names[: i % len(names)]
+        out.append({k: _timed(loops[k], window, windows=1) for k in order})
+    return out
+
+
 def _paired_ratios(
     game: GameDef, batch: int, seconds: float, options: dict, peer: Callable[[], int]
 ) -> dict[str, float]:
@@ -277,13 +295,7 @@ def _paired_ratios(
     # the faster of one thread and the env's (the env's own choice between them is timed too)
     fill = max(fills, key=lambda f: _timed(f, window, windows=1)) if len(fills) > 1 else fills[0]
     loops = dict(zip(PAIRED_LOOPS, (python_side, in_kernel, fill, peer)))
-    for fn in loops.values():  # compile and settle the thread choice
-        _timed(fn, window, windows=1)
-    names = list(loops)
-    rounds = []
-    for i in range(PAIRED_ROUNDS):
-        order = names[i % len(names) :] + names[: i % len(names)]
-        rounds.append({k: _timed(loops[k], window, windows=1) for k in order})
+    rounds = _interleaved_rounds(loops, window, PAIRED_ROUNDS)
     out = {
         f"median_window_ratio_{side}_actions": float(np.median([r[side] / r["peer"] for r in rounds]))
         for side in ("python", "kernel")
@@ -503,9 +515,9 @@ def batch_sweep(
     (``copy=False``, ``num_threads`` threads, or one per env at a smaller batch; None:
     the env's default choice), and Pgx ``connect_four``'s at the same
     batches where it is installed (``peer``): ``rounds`` rounds of one ``seconds`` window
-    per loop, every loop in each round (so that load that comes and goes falls on all of
-    them), medians over the rounds. Says where a step's rows outgrow the cache on this
-    machine (``docs/vector-env.md``, "Choosing the batch").
+    per loop (:func:`_interleaved_rounds`), medians over the rounds. Says where a step's
+    rows outgrow the cache on this machine (``docs/vector-env.md``, "Choosing the
+    batch").
 
     Returns:
         ``{"bench": "batch_sweep", "game", "options", "threads", "obs_floats", "rounds",
@@ -540,12 +552,8 @@ def batch_sweep(
             pgx = _pgx_connect_four(b, seconds)
             if pgx is not None:
                 loops[f"pgx {b}"] = pgx[2]
-    for fn in loops.values():  # compile and settle
-        _timed(fn, seconds, windows=1)
-    rates: dict[str, list[float]] = {k: [] for k in loops}
-    for _ in range(rounds):
-        for k, fn in loops.items():
-            rates[k].append(_timed(fn, seconds, windows=1))
+    done = _interleaved_rounds(loops, seconds, rounds)
+    rates = {k: [r[k] for r in done] for k in loops}
     out = {
         "bench": "batch_sweep",
         "game": game.name,
