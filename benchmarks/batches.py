@@ -2,10 +2,11 @@
 (with the ``bench`` extra), one JSON line per game: where a step's rows outgrow the cache
 on this machine (``docs/vector-env.md``, "Choosing the batch").
 
-    python benchmarks/batches.py koikoi [--batches 256,1024,4096,8192] [--rounds 5]
-        [--threads 2] [--no-peers]
+    python benchmarks/batches.py koikoi [--batches 256,1024,4096,8192] [--windows 5]
+        [--threads 2] [--no-peers] [game options, e.g. --players 3]
 
-The game's default options, in-kernel random bots, ``copy=False``; every loop is timed
+The game's options as ``tabletop bench GAME`` takes them (``--help`` after the game lists
+them; the defaults where none is given), in-kernel random bots, ``copy=False``; every loop is timed
 once in each round, its order turned by one each round, and the figures are the medians
 over the rounds (:func:`tabletop_core.tools.bench.batch_sweep`).
 """
@@ -16,7 +17,8 @@ import argparse
 import json
 
 from tabletop_core.cli.app import bench_batches_arg
-from tabletop_core.contract.catalog import load_game
+from tabletop_core.contract.catalog import available_games, load_game
+from tabletop_core.contract.options import add_option_arguments, options_from_args
 from tabletop_core.tools.bench import batch_sweep
 from tabletop_core.tools.scripts import run_script
 
@@ -31,26 +33,42 @@ def _positive_int(text: str) -> int:
     return n
 
 
-def main() -> None:
+def _parser() -> argparse.ArgumentParser:
+    """One sub-parser per game: the sweep's arguments, then the game's options (as
+    ``tabletop bench GAME`` takes them)."""
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("game", help="thegame, exhaust, koikoi or exitnow")
-    p.add_argument("--batches", type=bench_batches_arg, default=(256, 1024, 4096, 8192))
-    p.add_argument("--rounds", type=_positive_int, default=5, help="rounds of one window per loop")
-    p.add_argument(
-        "--threads", type=_positive_int, default=2, help="the vector env's threads (at most one per env)"
-    )
-    p.add_argument("--no-peers", action="store_true", help="skip Pgx")
-    args = p.parse_args()
-    try:
-        game = load_game(args.game)
-    except (KeyError, ValueError) as exc:
-        p.error(str(exc))
+    games = p.add_subparsers(dest="game", required=True, metavar="GAME", title="games")
+    for name in available_games():
+        game = load_game(name)
+        gp = games.add_parser(name, help=game.description)
+        gp.add_argument(
+            "--batches",
+            type=bench_batches_arg,
+            default=(256, 1024, 4096, 8192),
+            help="comma-separated vector batches, each 1..65536 (default 256,1024,4096,8192)",
+        )
+        gp.add_argument(
+            "--windows", type=_positive_int, default=5, help="timed windows per loop, one a round"
+        )
+        gp.add_argument(
+            "--threads", type=_positive_int, default=2, help="the vector env's threads (at most one per env)"
+        )
+        gp.add_argument("--no-peers", action="store_true", help="skip Pgx")
+        add_option_arguments(gp, game.make_options, title=f"{name} options")
+        gp.set_defaults(game_def=game, parser_=gp)
+    return p
+
+
+def main() -> None:
+    args = _parser().parse_args()
+    game = args.game_def
+    options = options_from_args(args, game.make_options)
     try:
         record = batch_sweep(
-            game, None, args.batches, rounds=args.rounds, num_threads=args.threads, peer=not args.no_peers
+            game, options, args.batches, rounds=args.windows, num_threads=args.threads, peer=not args.no_peers
         )
     except ValueError as exc:
-        p.error(str(exc))
+        args.parser_.error(str(exc))
     print(json.dumps(record), flush=True)
 
 

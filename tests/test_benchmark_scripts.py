@@ -23,6 +23,34 @@ def test_benchmark_script_starts(script):
     assert "usage" in proc.stdout.lower()
 
 
+def test_batch_sweep_script_takes_the_games_options_and_refuses_bad_ones():
+    """``benchmarks/batches.py GAME``: the game's options as ``tabletop bench GAME`` takes
+    them land in the record (Koikoi's ``--rounds`` is the game's, the sweep's is
+    ``--windows``); a bad option, batch or game is a usage error (2) naming it."""
+    import json
+
+    script = str(ROOT / "benchmarks" / "batches.py")
+    run = [sys.executable, script, "koikoi", "--batches", "4,8", "--windows", "1", "--no-peers"]
+    proc = subprocess.run(
+        [*run, "--players", "3", "--rounds", "2"], cwd=ROOT, capture_output=True, text=True, timeout=600
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    line = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert line["options"]["num_players"] == 3 and line["options"]["rounds"] == 2 and line["rounds"] == 1
+    assert set(line["steps_per_s"]) == {"4", "8"} and min(line["steps_per_s"].values()) > 0
+    for extra, says in (
+        (["--players", "9"], "--players"),
+        (["--batches", "0"], "--batches"),
+        (["--windows", "0"], "--windows"),
+    ):
+        bad = subprocess.run([*run, *extra], cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert bad.returncode == 2 and says in bad.stderr and "Traceback" not in bad.stderr
+    bad = subprocess.run(
+        [sys.executable, script, "nogame"], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert bad.returncode == 2 and "invalid choice: 'nogame'" in bad.stderr
+
+
 def test_search_table_times_the_guided_search_and_refuses_a_bad_blueprint():
     import json
 
