@@ -251,12 +251,12 @@ _WORK = _LONGEST + _PS
 
 
 @kernel(inline="always")
-def _bases_r(e, work):
-    """What every seat's suit words give (``rules.rise_base``) into the scratch ``work``:
-    the values a number card needs (value ``f`` of pair ``ps`` at ``f * _PS + ps``), and
-    a non-number card's whole :func:`_pack`-ed rise (at ``_NON_NUMBER + ps``: it does not
-    depend on the rank). Seats the game does not have hold no cards."""
-    for ps in range(_PS):
+def _bases_r(e, work, pairs):
+    """What the suit words of the first ``pairs`` seat-and-suit pairs (the seats the game
+    has) give (``rules.rise_base``) into the scratch ``work``: the values a number card
+    needs (value ``f`` of pair ``ps`` at ``f * _PS + ps``), and a non-number card's whole
+    :func:`_pack`-ed rise (at ``_NON_NUMBER + ps``: it does not depend on the rank)."""
+    for ps in range(pairs):
         cy, suit, gy, great, numbers, run, most, ty = rise_base(e.capt_bits[ps // NUM_SUITS, ps % NUM_SUITS])
         work[ps] = cy
         work[_PS + ps] = suit
@@ -309,26 +309,26 @@ def _pack(a0, a1, a2, a3, a4):
 
 
 @kernel(inline="always")
-def _rank_rises(work, rank):
-    """``rules.card_rise`` of rank ``rank`` for every seat-and-suit pair (:func:`_bases_r`
-    holds what the suit words give): its first five values packed at ``_PACKED + ps``
-    of ``work``, its ``longest`` at ``_LONGEST + ps``. A number card runs
+def _rank_rises(work, rank, pairs):
+    """``rules.card_rise`` of rank ``rank`` for the first ``pairs`` seat-and-suit pairs
+    (:func:`_bases_r` holds what the suit words give): its first five values packed at
+    ``_PACKED + ps`` of ``work``, its ``longest`` at ``_LONGEST + ps``. A number card runs
     ``rules.number_rise`` on every pair with the same instructions
     (:func:`_number_rises`); a non-number card's rises are the bases'."""
     if rank >= NUM_NUMBER_RANKS:
-        for ps in range(_PS):
+        for ps in range(pairs):
             work[_PACKED + ps] = work[_NON_NUMBER + ps]
             work[_LONGEST + ps] = 0
     else:
-        _number_rises(work, rank)
+        _number_rises(work, rank, pairs)
 
 
 @kernel
-def _number_rises(work, rank):
-    """``rules.number_rise`` of rank ``rank`` on every pair (``work`` as in
+def _number_rises(work, rank, pairs):
+    """``rules.number_rise`` of rank ``rank`` on the first ``pairs`` pairs (``work`` as in
     :func:`_rank_rises`): one loop with the same instructions for each pair, so that no
     pair's branch can be mispredicted."""
-    for ps in range(_PS):
+    for ps in range(pairs):
         a0, a1, a2, a3, a4, a5 = number_rise(
             work[ps],
             work[_PS + ps],
@@ -356,7 +356,7 @@ def _stake_r(work, n, seat, out, row, card, takes, rank, stake, alt0, alt1):
     Every seat-and-suit pair's values are computed at once (:func:`_rank_rises`), then
     summed over the suits at stake with weights 0 or 1 (packed: one addition a suit),
     and ``seat``'s values are picked without a branch."""
-    _rank_rises(work, rank)
+    _rank_rises(work, rank, n * NUM_SUITS)
     packed = work[_PACKED:_LONGEST]
     longest = work[_LONGEST:_WORK]
     w0 = np.int64(stake) & 1
@@ -408,7 +408,7 @@ def _write_actions_r(e, seat, out, row):
         return
     n = np.int64(e.cfg_players)
     work = stack_i64(_WORK)
-    _bases_r(e, work)
+    _bases_r(e, work, n * NUM_SUITS)
     field = np.int8(LOC_FIELD)
     loc = e.loc
     if e.phase != _PLAY:  # CHOOSE_*: take field card f with the pending card
