@@ -65,7 +65,12 @@ def main() -> None:
     options = options_from_args(args, game.make_options)
     try:
         record = batch_sweep(
-            game, options, args.batches, rounds=args.windows, num_threads=args.threads, peer=not args.no_peers
+            game,
+            options,
+            args.batches,
+            windows=args.windows,
+            num_threads=args.threads,
+            peer=not args.no_peers,
         )
     except ValueError as exc:
         args.parser_.error(str(exc))

@@ -36,7 +36,7 @@ def test_batch_sweep_script_takes_the_games_options_and_refuses_bad_ones():
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     line = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert line["options"]["num_players"] == 3 and line["options"]["rounds"] == 2 and line["rounds"] == 1
+    assert line["options"]["num_players"] == 3 and line["options"]["rounds"] == 2 and line["windows"] == 1
     assert set(line["steps_per_s"]) == {"4", "8"} and min(line["steps_per_s"].values()) > 0
     for extra, says in (
         (["--players", "9"], "--players"),

@@ -493,12 +493,12 @@ def test_batch_sweep_times_every_batch_and_refuses_empty_sweeps():
     from tabletop_core.tools.bench import batch_sweep
     from thegame_env.game import GAME
 
-    r = batch_sweep(GAME, {"num_players": 2}, (1, 8), rounds=2, seconds=0.01, num_threads=1, peer=False)
+    r = batch_sweep(GAME, {"num_players": 2}, (1, 8), windows=2, seconds=0.01, num_threads=1, peer=False)
     assert r["bench"] == "batch_sweep" and r["options"]["num_players"] == 2 and r["threads"] == 1
     assert set(r["steps_per_s"]) == {1, 8} and all(v > 0 for v in r["steps_per_s"].values())
     assert r["obs_mib"][8] == round(8 * r["obs_floats"] * 4 / 2**20, 1) and "peer_steps_per_s" not in r
-    wide = batch_sweep(GAME, {"num_players": 2}, (1, 8), rounds=1, seconds=0.01, num_threads=999, peer=False)
+    wide = batch_sweep(GAME, {"num_players": 2}, (1, 8), windows=1, seconds=0.01, num_threads=999, peer=False)
     assert set(wide["steps_per_s"]) == {1, 8}  # more threads than envs: one per env
-    for bad in ({"batches": ()}, {"batches": (0, 8)}, {"rounds": 0}, {"seconds": 0.0}, {"num_threads": 0}):
+    for bad in ({"batches": ()}, {"batches": (0, 8)}, {"windows": 0}, {"seconds": 0.0}, {"num_threads": 0}):
         with pytest.raises(ValueError, match="batch_sweep needs"):
             batch_sweep(GAME, None, **{"batches": (8,), **bad})

@@ -506,7 +506,7 @@ def batch_sweep(
     game: GameDef,
     options: dict | None = None,
     batches: tuple[int, ...] = (256, 1024, 4096, 8192),
-    rounds: int = 5,
+    windows: int = 5,
     seconds: float = 0.5,
     num_threads: int | None = 2,
     peer: bool = True,
@@ -514,29 +514,29 @@ def batch_sweep(
     """The vector env's in-kernel random-bot steps/s at each batch of ``batches``
     (``copy=False``, ``num_threads`` threads, or one per env at a smaller batch; None:
     the env's default choice), and Pgx ``connect_four``'s at the same
-    batches where it is installed (``peer``): ``rounds`` rounds of one ``seconds`` window
-    per loop (:func:`_interleaved_rounds`), medians over the rounds. Says where a step's
+    batches where it is installed (``peer``): ``windows`` windows of ``seconds`` per loop,
+    one a round (:func:`_interleaved_rounds`), medians over the windows. Says where a step's
     rows outgrow the cache on this machine (``docs/vector-env.md``, "Choosing the
     batch").
 
     Returns:
-        ``{"bench": "batch_sweep", "game", "options", "threads", "obs_floats", "rounds",
+        ``{"bench": "batch_sweep", "game", "options", "threads", "obs_floats", "windows",
         "steps_per_s": {batch: ours}, "peer_steps_per_s": {batch: Pgx's} (absent without
         Pgx), "obs_mib": {batch: the observation buffer's MiB}}``.
 
     Raises:
-        ValueError: if ``batches`` is empty or holds a batch below 1, or ``rounds``,
+        ValueError: if ``batches`` is empty or holds a batch below 1, or ``windows``,
             ``seconds`` or ``num_threads`` is not positive.
     """
     if (
         not batches
         or min(batches) < 1
-        or rounds < 1
+        or windows < 1
         or not seconds > 0
         or (num_threads is not None and num_threads < 1)
     ):
         raise ValueError(
-            f"batch_sweep needs batches >= 1 (got {batches!r}), rounds >= 1 (got {rounds}), "
+            f"batch_sweep needs batches >= 1 (got {batches!r}), windows >= 1 (got {windows}), "
             f"seconds > 0 (got {seconds}) and num_threads >= 1 or None (got {num_threads})"
         )
     options = dict(options or {})
@@ -552,7 +552,7 @@ def batch_sweep(
             pgx = _pgx_connect_four(b, seconds)
             if pgx is not None:
                 loops[f"pgx {b}"] = pgx[2]
-    done = _interleaved_rounds(loops, seconds, rounds)
+    done = _interleaved_rounds(loops, seconds, windows)
     rates = {k: [r[k] for r in done] for k in loops}
     out = {
         "bench": "batch_sweep",
@@ -560,7 +560,7 @@ def batch_sweep(
         "options": {k: v for k, v in vars(game.make_options(**options)).items()},
         "threads": num_threads,
         "obs_floats": int(dim),
-        "rounds": rounds,
+        "windows": windows,
         "steps_per_s": {b: float(np.median(rates[f"ours {b}"])) for b in batches},
         "obs_mib": {b: round(b * dim * 4 / 2**20, 1) for b in batches},
     }
