@@ -176,6 +176,7 @@ OBS_DIM = LAYOUT.dim
 _SQ = MAP * MAP
 S_OTHERS = np.float32(1.0) / np.float32(MAX_HUMANS - 1)  # reciprocal scales (float32 constants)
 _ONE = np.float32(1.0)
+_ZERO = np.float32(0.0)
 S_ITEMS = LAYOUT.scale["items"]
 S_COUNTS = LAYOUT.scale["item_counts"]
 S_ROLL = LAYOUT.scale["roll"]
@@ -234,36 +235,38 @@ def observation_layout(options=None) -> ObservationLayout:
 @kernel
 def _map_planes_r(e, out, row):
     """The planes wall .. ghost_start (everything drawn from cell, chip and place) into row
-    ``row`` of ``out``, each by a branch-free loop over the squares."""
+    ``row`` of ``out``, each by a branch-free loop over the squares that selects between
+    two float32 constants (a vector blend; storing the comparison's bool instead converts
+    it to float, which costs more)."""
     cell = e.cell.reshape(_SQ)
     chip = e.chip.reshape(_SQ)
     place = e.place.reshape(_SQ)
     for q in range(_SQ):
-        out[row, _C_WALL + q] = cell[q] == WALL
+        out[row, _C_WALL + q] = _ONE if cell[q] == WALL else _ZERO
     for q in range(_SQ):
-        out[row, _C_WATER + q] = cell[q] == WATER
+        out[row, _C_WATER + q] = _ONE if cell[q] == WATER else _ZERO
     for q in range(_SQ):
-        out[row, _C_EXIT + q] = cell[q] == EXIT
+        out[row, _C_EXIT + q] = _ONE if cell[q] == EXIT else _ZERO
     for q in range(_SQ):
-        out[row, _C_DOOR_A + q] = (cell[q] == DOOR_A) | (cell[q] == SEALED_A)
+        out[row, _C_DOOR_A + q] = _ONE if (cell[q] == DOOR_A) | (cell[q] == SEALED_A) else _ZERO
     for q in range(_SQ):
-        out[row, _C_DOOR_A + _SQ + q] = (cell[q] == DOOR_B) | (cell[q] == SEALED_B)
+        out[row, _C_DOOR_A + _SQ + q] = _ONE if (cell[q] == DOOR_B) | (cell[q] == SEALED_B) else _ZERO
     for q in range(_SQ):
-        out[row, _C_DOOR_A + 2 * _SQ + q] = (cell[q] == DOOR_C) | (cell[q] == SEALED_C)
+        out[row, _C_DOOR_A + 2 * _SQ + q] = _ONE if (cell[q] == DOOR_C) | (cell[q] == SEALED_C) else _ZERO
     for q in range(_SQ):
-        out[row, _C_SEALED + q] = (cell[q] >= SEALED_A) & (cell[q] <= SEALED_C)
+        out[row, _C_SEALED + q] = _ONE if (cell[q] >= SEALED_A) & (cell[q] <= SEALED_C) else _ZERO
     for q in range(_SQ):
-        out[row, _C_PLACE + q] = place[q] >= 0
+        out[row, _C_PLACE + q] = _ONE if place[q] >= 0 else _ZERO
     for q in range(_SQ):
-        out[row, _C_EVENT + q] = chip[q] == EVENT_CHIP
+        out[row, _C_EVENT + q] = _ONE if chip[q] == EVENT_CHIP else _ZERO
     for q in range(_SQ):
-        out[row, _C_ITEMCHIP + q] = chip[q] == ITEM_CHIP
+        out[row, _C_ITEMCHIP + q] = _ONE if chip[q] == ITEM_CHIP else _ZERO
     for q in range(_SQ):
-        out[row, _C_START + q] = cell[q] == START
+        out[row, _C_START + q] = _ONE if cell[q] == START else _ZERO
     for q in range(_SQ):
-        out[row, _C_RESTART + q] = cell[q] == RESTART
+        out[row, _C_RESTART + q] = _ONE if cell[q] == RESTART else _ZERO
     for q in range(_SQ):
-        out[row, _C_GSTART + q] = cell[q] == GHOST_START
+        out[row, _C_GSTART + q] = _ONE if cell[q] == GHOST_START else _ZERO
 
 
 @kernel
