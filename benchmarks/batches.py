@@ -16,9 +16,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from tabletop_core.cli.app import bench_batches_arg
-from tabletop_core.contract.catalog import available_games, load_game
-from tabletop_core.contract.options import add_option_arguments, options_from_args
+from tabletop_core.cli.app import add_game_parsers, bench_batches_arg
+from tabletop_core.contract.options import options_from_args
 from tabletop_core.tools.bench import batch_sweep
 from tabletop_core.tools.scripts import run_script
 
@@ -33,39 +32,28 @@ def _positive_int(text: str) -> int:
     return n
 
 
-def _parser() -> argparse.ArgumentParser:
-    """One sub-parser per game: the sweep's arguments, then the game's options (as
-    ``tabletop bench GAME`` takes them)."""
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    games = p.add_subparsers(dest="game", required=True, metavar="GAME", title="games")
-    for name in available_games():
-        game = load_game(name)
-        gp = games.add_parser(name, help=game.description)
-        gp.add_argument(
-            "--batches",
-            type=bench_batches_arg,
-            default=(256, 1024, 4096, 8192),
-            help="comma-separated vector batches, each 1..65536 (default 256,1024,4096,8192)",
-        )
-        gp.add_argument(
-            "--windows", type=_positive_int, default=5, help="timed windows per loop, one a round"
-        )
-        gp.add_argument(
-            "--threads", type=_positive_int, default=2, help="the vector env's threads (at most one per env)"
-        )
-        gp.add_argument("--no-peers", action="store_true", help="skip Pgx")
-        add_option_arguments(gp, game.make_options, title=f"{name} options")
-        gp.set_defaults(game_def=game, parser_=gp)
-    return p
+def _setup(gp: argparse.ArgumentParser, game) -> None:
+    """The sweep's own arguments on ``game``'s sub-parser (the game's options follow, as
+    ``tabletop bench GAME`` takes them: :func:`tabletop_core.cli.app.add_game_parsers`)."""
+    gp.add_argument(
+        "--batches",
+        type=bench_batches_arg,
+        default=(256, 1024, 4096, 8192),
+        help="comma-separated vector batches, each 1..65536 (default 256,1024,4096,8192)",
+    )
+    gp.add_argument("--windows", type=_positive_int, default=5, help="timed windows per loop, one a round")
+    gp.add_argument(
+        "--threads", type=_positive_int, default=2, help="the vector env's threads (at most one per env)"
+    )
+    gp.add_argument("--no-peers", action="store_true", help="skip Pgx")
 
 
-def main() -> None:
-    args = _parser().parse_args()
-    game = args.game_def
-    options = options_from_args(args, game.make_options)
+def _sweep(args: argparse.Namespace) -> int:
+    """Run the sweep the parsed ``args`` ask for and print its JSON line."""
+    options = options_from_args(args, args.game_def.make_options)
     try:
         record = batch_sweep(
-            game,
+            args.game_def,
             options,
             args.batches,
             windows=args.windows,
@@ -75,6 +63,19 @@ def main() -> None:
     except ValueError as exc:
         args.parser_.error(str(exc))
     print(json.dumps(record), flush=True)
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    """``batches.py GAME [sweep arguments] [game options]``: one sub-parser per game."""
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_game_parsers(p, "batches.py", _sweep, help="steps/s at each batch", setup=_setup)
+    return p
+
+
+def main() -> None:
+    args = _parser().parse_args()
+    args.handler(args)
 
 
 if __name__ == "__main__":

@@ -146,13 +146,36 @@ def add_game_subparsers(
         The command's parser.
     """
     command_parser = subparsers.add_parser(command, help=help, description=description or help)
-    games = command_parser.add_subparsers(dest="game", required=True, metavar="GAME", title="games")
+    add_game_parsers(
+        command_parser, f"tabletop {command}", handler, help=help, setup=setup, show_defaults=show_defaults
+    )
+    return command_parser
+
+
+def add_game_parsers(
+    parser: argparse.ArgumentParser,
+    label: str,
+    handler: Callable[[argparse.Namespace], int],
+    *,
+    help: str,
+    setup: Callable[[argparse.ArgumentParser, GameDef], None] | None = None,
+    show_defaults: bool = False,
+) -> None:
+    """Give ``parser`` one sub-parser per game (``GAME [arguments] [game options]``), as
+    :func:`add_game_subparsers` does for a ``tabletop`` command; also what a script in
+    ``benchmarks/`` uses to take the games' options as ``tabletop`` does.
+
+    Args:
+        parser: the parser that takes ``GAME`` as its first argument.
+        label: how the sub-parsers' descriptions name the command (``"tabletop match"``).
+        handler, help, setup, show_defaults: as for :func:`add_game_subparsers`; each
+            game's sub-parser sets ``handler``, ``game_def`` and ``parser_`` (itself).
+    """
+    games = parser.add_subparsers(dest="game", required=True, metavar="GAME", title="games")
     for name in available_games():
         game = load_game(name)
         gp = games.add_parser(
-            name,
-            help=game.description,
-            description=f"tabletop {command} {name}: {help}. {name}: {game.description}.",
+            name, help=game.description, description=f"{label} {name}: {help}. {name}: {game.description}."
         )
         if setup is not None:
             setup(gp, game)
@@ -160,7 +183,6 @@ def add_game_subparsers(
                 _show_defaults(gp)
         add_option_arguments(gp, game.make_options, title=f"{name} options")
         gp.set_defaults(handler=handler, game_def=game, parser_=gp)
-    return command_parser
 
 
 def _show_defaults(parser: argparse.ArgumentParser) -> None:
