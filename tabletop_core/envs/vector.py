@@ -82,6 +82,7 @@ from tabletop_core.kernel.rng import (
     sample_legal_batch,
     sample_legal_batch_threads,
     seed_word,
+    stream_word,
 )
 
 # GNU OpenMP reads these once, when numba's OpenMP layer loads (the first threaded step):
@@ -457,7 +458,7 @@ class SelfPlayVectorEnv(VectorEnv):
         if seed is not None:
             seeds = self._seeds(seed)
             self.state["rng"] = [seed_word(s) for s in seeds]
-            self._sample_rng[:] = [seed_word(s ^ 0x5A5A5A5A5A5A) for s in seeds]
+            self._sample_rng[:] = [stream_word(s, "sampler") for s in seeds]
             self._bot_rng[:] = [bot_seed_word(s) for s in seeds]
         self._has_reset = True
         self.game.batch_step(self.state, self._notes, self._actions, *self._step_out_buffers, loops.RESET)

@@ -21,6 +21,11 @@ from tabletop_core.kernel.jit import kernel
 
 __all__ = [
     "seed_word",
+    "stream_seed",
+    "stream_word",
+    "stream_words",
+    "STREAM_SALTS",
+    "bot_seed_word",
     "check_seed",
     "SEED_LIMIT",
     "next_u64",
@@ -104,19 +109,62 @@ def seed_word(seed: int | None) -> np.uint64:
     return np.uint64(z ^ (z >> 31))
 
 
-#: Salt that separates the bots' generator of an env from its deal generator: the bots of
-#: env (or match game) seeded ``s`` draw from ``seed_word(s ^ BOT_SEED_SALT)``.
-BOT_SEED_SALT = 0x0B0770B0770B
+#: The side streams of a seed, by name: stream ``name`` of the seed ``s`` starts from
+#: ``seed_word(s ^ STREAM_SALTS[name])``, so no two streams of one seed (nor a stream and
+#: the deal generator, ``seed_word(s)``) start alike. ``bots``: the scripted and search bots
+#: of an env or match game; ``sampler``: a vector env's compiled random-action sampler and
+#: the trainer's masked sampler; ``resume``: the deals a resumed training run starts from.
+STREAM_SALTS: dict[str, int] = {
+    "bots": 0x0B0770B0770B,
+    "sampler": 0x5A5A5A5A5A5A,
+    "resume": 0x2E5E7D2E5E7D,
+}
+
+#: The ``bots`` stream's salt (:data:`STREAM_SALTS`).
+BOT_SEED_SALT = STREAM_SALTS["bots"]
+
+
+def stream_seed(seed: int, stream: str, index: int = 0) -> int:
+    """The integer seed of side stream ``stream`` of ``seed``, the ``index``-th of that
+    stream: ``(seed ^ STREAM_SALTS[stream]) + index``, modulo 2**64. The one place where
+    side streams are derived from a seed; every other derivation calls this.
+
+    Raises:
+        ValueError: ``stream`` is not a name of :data:`STREAM_SALTS`.
+    """
+    if stream not in STREAM_SALTS:
+        raise ValueError(f"unknown random stream {stream!r}; streams: {', '.join(STREAM_SALTS)}")
+    return ((int(seed) ^ STREAM_SALTS[stream]) + int(index)) & _MASK64
+
+
+def stream_word(seed: int | None, stream: str) -> np.uint64:
+    """The initial generator word of side stream ``stream`` of ``seed`` (``None``: from OS
+    entropy): ``seed_word(stream_seed(seed, stream))``.
+
+    Raises:
+        ValueError: an unknown stream; SeedError: a seed that is neither None nor an int.
+    """
+    if seed is None:
+        return seed_word(None)
+    if isinstance(seed, (bool, float)) or not isinstance(seed, (int, np.integer)):
+        raise SeedError(f"seed must be an int or None, got {type(seed).__name__}: {seed!r}")
+    return seed_word(stream_seed(seed, stream))
+
+
+def stream_words(seed: int, stream: str, count: int) -> np.ndarray:
+    """``(count,)`` uint64: the ``stream`` words of the seeds ``seed .. seed + count - 1``
+    (env or game ``i`` of a batch seeded ``seed`` is seeded ``seed + i``)."""
+    return np.array([stream_word(int(seed) + i, stream) for i in range(int(count))], np.uint64)
 
 
 def bot_seed_word(seed: int | None) -> np.uint64:
     """The initial word of the bots' generator of an env seeded ``seed`` (``None``: from
-    OS entropy), kept apart from its deal generator by :data:`BOT_SEED_SALT`.
+    OS entropy): the ``bots`` stream (:func:`stream_word`), apart from the deal generator.
 
     Raises:
         TypeError: if ``seed`` is neither ``None`` nor an integer.
     """
-    return seed_word(None if seed is None else seed ^ BOT_SEED_SALT)
+    return stream_word(seed, "bots")
 
 
 @kernel(inline="always")

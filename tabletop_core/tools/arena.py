@@ -125,7 +125,7 @@ def run_match(
     warm = game.new_state(1, opts)
     warm["rng"] = seed_word(seed)
     game.play_games(
-        warm, ids, np.array([seed_word(~seed)], np.uint64), np.zeros((1, p)), np.zeros(1, np.int64)
+        warm, ids, np.array([bot_seed_word(seed)], np.uint64), np.zeros((1, p)), np.zeros(1, np.int64)
     )
 
     bar = ProgressBar(

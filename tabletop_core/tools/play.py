@@ -30,7 +30,7 @@ import numpy as np
 
 from tabletop_core.contract.game import GameDef
 from tabletop_core.envs.factories import game_envs
-from tabletop_core.kernel.rng import seed_word
+from tabletop_core.kernel.rng import bot_seed_word
 
 __all__ = ["play_in_terminal", "TerminalPlay", "columns", "bot_list_for_others"]
 
@@ -149,7 +149,7 @@ class TerminalPlay:
             for k, b in enumerate(self.bots)
         ]
         self.seed = seed
-        self.rng = np.array([seed_word(None if seed is None else seed + 777)], np.uint64)
+        self.rng = np.array([bot_seed_word(seed)], np.uint64)
         self.input = input or sys.stdin
         self.out = output or sys.stdout
         self.width = width or shutil.get_terminal_size((100, 24)).columns

@@ -356,7 +356,7 @@ def play_episode(
     from tabletop_core.agents.seats import is_policy, policy_actions, seat_policy
     from tabletop_core.contract.catalog import load_game
     from tabletop_core.contract.game import bot_count_message
-    from tabletop_core.kernel.rng import seed_word
+    from tabletop_core.kernel.rng import bot_seed_word
 
     game = load_game(game_name)
     env = _new_env(game_name, options)
@@ -375,7 +375,7 @@ def play_episode(
             players.append(seat_policy(game, b, k, options))
         else:
             players.append(int(game.bot_ids([b], 1)[0]))
-    rng = np.array([seed_word(int(seed) + 777)], np.uint64)
+    rng = np.array([bot_seed_word(int(seed))], np.uint64)
     env.reset(seed=int(seed))
     frames = [capture(env, views=views)]
     limit = game.max_episode_steps
@@ -571,7 +571,7 @@ def render_to_file(
     """
 
     from tabletop_core.contract.catalog import load_game
-    from tabletop_core.kernel.rng import seed_word
+    from tabletop_core.kernel.rng import bot_seed_word
 
     p = Path(out)
     ext = p.suffix.lower()
@@ -591,7 +591,7 @@ def render_to_file(
         if bots is None:
             bots = _default_bot(game)
         ids = game.bot_ids(bots, len(agents))
-        rng = np.array([seed_word(int(seed) + 777)], np.uint64)
+        rng = np.array([bot_seed_word(int(seed))], np.uint64)
         for _ in range(int(steps)):
             if env._done:
                 break

@@ -32,7 +32,7 @@ import torch
 import torch.nn.functional as F
 
 from tabletop_core.envs.vector import SelfPlayVectorEnv
-from tabletop_core.kernel.rng import seed_word
+from tabletop_core.kernel.rng import stream_words
 from tabletop_core.train.model import Agent, masked_logits
 
 __all__ = ["collect_demos", "collect_dagger", "behaviour_cloning", "fit_actor"]
@@ -122,7 +122,7 @@ def collect_dagger(
     choices[-1] = True
     rng = np.random.default_rng(seed)
     plays = choices[rng.integers(0, len(choices), num_envs)]  # (B, P): the actor's seats
-    bot_rng = np.array([seed_word(seed * 7919 + i) for i in range(num_envs)], np.uint64)
+    bot_rng = stream_words(seed, "bots", num_envs)
     labels = np.empty(num_envs, np.int64)
     device = next(agent.parameters()).device
     d, a = venv._obs.shape[1], game.num_actions

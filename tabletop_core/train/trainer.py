@@ -55,7 +55,7 @@ from tabletop_core.agents.policy import MLPPolicy
 from tabletop_core.envs.single_agent import LearnerCore
 from tabletop_core.envs.vector import SelfPlayVectorEnv, available_cores
 from tabletop_core.kernel.jit import shards
-from tabletop_core.kernel.rng import seed_word
+from tabletop_core.kernel.rng import stream_seed, stream_words
 from tabletop_core.train.adam import compiled_step
 from tabletop_core.train.advantages import seat_advantages
 from tabletop_core.train.config import ConfigError, TrainConfig, cpu_bf16_unit, load_init_policy, validate
@@ -400,7 +400,7 @@ class Trainer:
         self.rew_buf = np.zeros((t, n, p), np.float32)
         self.done_buf = np.zeros((t, n), np.bool_)
         self.seat_buf = np.zeros((t, n), np.int64)
-        self.sample_rng = np.array([seed_word(cfg.seed * 1_000_003 + i) for i in range(n)], np.uint64)
+        self.sample_rng = stream_words(cfg.seed, "sampler", n)
         self.reward_std = _RunningStd(n, cfg.gamma)
         self.ep_ret = np.zeros(n, np.float64)
         self.finished: list[float] = []
@@ -974,7 +974,7 @@ class Trainer:
         self.gen.set_state(ck["torch_rng"])
         self.rng.bit_generator.state = ck["numpy_rng"]
         # fresh deals, not the first run's again: reseed every env from the seed and update
-        seed = self.cfg.seed + 1_000_003 * self.update_idx
+        seed = stream_seed(self.cfg.seed, "resume", self.update_idx)
         for g in self.groups:
             if isinstance(g, _SelfPlayGroup):
                 g.venv.reset(seed=seed + g.lo)
