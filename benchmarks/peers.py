@@ -2,8 +2,8 @@
 on our vector env and on Pgx ``leduc_holdem``, OpenSpiel ``leduc_poker`` and RLCard
 ``leduc-holdem``, and a check that they play the same game.
 
-    PYTHONPATH=.:tests python benchmarks/peers.py [--seconds 40] [--batch 4096] [--seed 0]
-        [--rounds 8] [--episodes 50000] [--json]
+    python benchmarks/peers.py [--seconds 30] [--batch 4096] [--seed 0]
+        [--rounds 8] [--episodes 40000] [--json]
 
 Speed. Each loop plays uniformly random legal actions and counts env steps (one action of
 one env; chance events are not steps):
@@ -92,14 +92,18 @@ class Rules:
 
 STANDARD = Rules()
 PEER_RULES = {
-    "pgx": (STANDARD, "the seat acting first is drawn at random each hand (ours: option start_player)"),
-    "open_spiel": (STANDARD, "none"),
+    "pgx": (
+        STANDARD,
+        "the same rules; the seat acting first is drawn at random each hand (ours: the start_player "
+        "option), so the figures are compared by role",
+    ),
+    "open_spiel": (STANDARD, "the same rules: a fold only when facing a bet, player 0 first in both rounds"),
     "rlcard": (
         Rules(blinds=(1, 2), free_fold=True, round2_first="not_closer", chip_value=Fraction(1, 2)),
-        "blinds of 1 (the first actor) and 2 in place of antes of 1, so round 1's bets reach 4 and "
-        "6 (ours 3 and 5); fold is legal without a bet; round 2 is opened by the seat that did not "
-        "close round 1; rewards are in big blinds (chips / 2); actions call/raise/fold/check; the "
-        "seat acting first is drawn at random each hand",
+        "blinds of 1 (the first actor) and 2 in place of antes of 1, so one raise in round 1 makes "
+        "4 and two make 6 (ours 3 and 5); a fold is legal without a bet; round 2 is opened by the "
+        "seat that did not close round 1; rewards are in big blinds (chips / 2); four actions "
+        "(call, raise, fold, check); the seat acting first is drawn at random each hand",
     ),
 }
 """Each peer's rules and how they differ from ours (read from the peers' sources)."""
@@ -655,33 +659,42 @@ def _fig(x: float) -> str:
     return f"{x / 1e6:.2f} M" if x >= 1e5 else f"{x / 1e3:.1f} k"
 
 
-def _check_line(name: str, rules: dict) -> str:
+_SHORT = {"return_first": "first", "return_second": "second", "abs_return": "|return|", "steps": "steps"}
+
+
+def _check_lines(name: str, rules: dict) -> list[str]:
+    """The rules check of one implementation as a few readable lines."""
     if "skipped" in rules:
-        return f"  {name:<11} skipped: {rules['skipped']}"
+        return [f"  {name:<11} skipped: {rules['skipped']}"]
     verdict = "agree" if rules["agree"] else "DISAGREE"
     if rules["method"] == "exact tree walk":
-        e = rules["expected"]
-        return (
-            f"  {name:<11} exact: E[return] first {e['return_first']:+.6f} second {e['return_second']:+.6f}, "
-            f"E|return| {e['abs_return']:.6f}, E[steps] {e['steps']:.6f}; "
-            f"information states {rules['info_states'][0]}/{rules['info_states'][1]}: {verdict}"
-        )
+        e, n = rules["expected"], rules["info_states"]
+        out = [f"  {name:<11} exact tree walk, information states {n[0]}/{n[1]}: {verdict}"]
+        out.append("    " + ", ".join(f"{_SHORT[k]} {e[k]:+.6f}" for k in STATS))
+        if "monte_carlo" in rules:
+            z = max(abs(v) for v in rules["z"].values())
+            out.append(f"    our vector env, {rules['monte_carlo']['episodes']} hands: within {z:.1f} SE")
+        return out
     mc, x = rules["monte_carlo"], rules["expected_by_its_rules"]
-    parts = ", ".join(f"{k} {mc['mean'][k]:+.4f}±{mc['se'][k]:.4f} (exact {x[k]:+.4f})" for k in STATS)
-    line = f"  {name:<11} Monte-Carlo, {mc['episodes']} hands: {parts}: {verdict} with its rules"
+    out = [
+        f"  {name:<11} Monte-Carlo, {mc['episodes']} hands, against the exact value of its rules: {verdict}"
+    ]
+    out.append(
+        "    " + ", ".join(f"{_SHORT[k]} {mc['mean'][k]:+.4f}±{mc['se'][k]:.4f} ({x[k]:+.4f})" for k in STATS)
+    )
     if "z_against_ours" in rules:
         z = max(abs(v) for v in rules["z_against_ours"].values())
         each = ", ".join(f"{k} {v:.1f}" for k, v in rules["max_z_without_each_difference"].items())
-        line += f"; against ours up to {z:.1f} SE; with one difference undone, up to: {each} SE"
-    return line
+        out.append(f"    against our rules: {z:.1f} SE off; with one difference undone: {each} SE off")
+    return out
 
 
 def table(recs: list[dict]) -> str:
     """The records as a readable table and the rules check beside it."""
     head = recs[0]
     lines = [
-        f"Leduc hold'em, random legal play: batch {head['batch']}, {head['rounds']} rounds of "
-        f"{head['seconds']} s in all (medians), seed {head['seed']}, {head['machine']['cpu']}, "
+        f"Leduc hold'em, random legal play: batch {head['batch']}, rounds {head['rounds']} in "
+        f"{head['seconds']} s (medians), seed {head['seed']}, {head['machine']['cpu']}, "
         f"{head['machine']['cores']} cores, commit {head['commit']}",
         f"  {'impl':<11} {'version':<9} {'steps/s':>9}  {'ours/peer':>9}  {'(in-kernel)':>11}",
     ]
@@ -698,10 +711,12 @@ def table(recs: list[dict]) -> str:
                 f"{q['python_actions']:>8.1f}x  {q['kernel_actions']:>10.1f}x"
             )
     lines.append(
-        f"Rules check, uniform random play (Monte-Carlo agrees within {TOLERANCE_SE:g} standard errors):"
+        f"Rules check, uniform random play (a Monte-Carlo mean agrees within {TOLERANCE_SE:g} standard errors):"
     )
-    lines += [_check_line(r["impl"], r["rules"]) for r in recs if "rules" in r]
-    lines += [f"  {n:<11} rules: {PEER_RULES[n][1]}" for n in PEERS if PEER_RULES[n][1] != "none"]
+    for r in recs:
+        lines += _check_lines(r["impl"], r["rules"]) if "rules" in r else []
+    lines.append("Rules of the peers against ours:")
+    lines += [f"  {n:<11} {PEER_RULES[n][1]}" for n in PEERS]
     return "\n".join(lines)
 
 
@@ -721,13 +736,13 @@ def _positive(kind: type) -> Callable[[str], float]:
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument(
-        "--seconds", type=_positive(float), default=40.0, help="timed seconds, all loops and rounds"
+        "--seconds", type=_positive(float), default=30.0, help="timed seconds, all loops and rounds"
     )
     p.add_argument("--batch", type=_positive(int), default=4096, help="batch of our vector env and of Pgx")
     p.add_argument("--seed", type=int, default=0, help="seed of every loop and of the Monte-Carlo hands")
     p.add_argument("--rounds", type=_positive(int), default=8, help="interleaved rounds (medians over them)")
     p.add_argument(
-        "--episodes", type=_positive(int), default=50000, help="Monte-Carlo hands of each implementation"
+        "--episodes", type=_positive(int), default=40000, help="Monte-Carlo hands of each implementation"
     )
     p.add_argument("--json", action="store_true", help="JSON lines on stdout, the table on stderr")
     return p
