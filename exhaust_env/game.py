@@ -1,8 +1,8 @@
 """Exhaust — a shedding card game for 2-5 players (or solo against an NPC), as PettingZoo
 AEC and vector envs.
 
-Rules: ``docs/rules/exhaust.md`` (rulebook: イグゾースト / Exhaust, OKAZU brand; the Japanese
-text is the authority). 64 spell cards: numbers 1..15 in four colours (red, blue,
+Rules: ``docs/rules/exhaust.md`` (from the イグゾースト / Exhaust rulebook, OKAZU brand;
+the Japanese text is the authority). 64 spell cards: numbers 1..15 in four colours (red, blue,
 yellow, green) and 4 copy cards. Each player gets 15 cards (12 with 5 players), 4 more
 form a face-down replenishment deck, the rest stay out of the game unseen. On a turn a
 player does exactly one thing: casts one or more cards onto one combo area following its
@@ -70,7 +70,8 @@ a legal play from the hand, and a cast only if the selection is a legal play on 
 now; so an agent is never stuck mid-selection and a turn takes at most hand size + 1
 steps (there is no undo, which keeps every turn bounded).
 
-Observation: ``{"observation": float32 (D,), "action_mask": int8 (73,)}``, the pieces of
+Observation: ``{"observation": float32 (379 + 4 P,), "action_mask": int8 (73,)}``
+for P players (solo: 387), the pieces of
 :mod:`exhaust_env.observe` (hand, selection, area_top, area_cards, area_kind,
 area_colours, time_magic, hand_sizes, exhaust_cards, exhaust_face_up, time_magic_pile,
 replenish_size, played_cards, npc_hand, npc_deck_size, is_my_turn, round), decoded by
@@ -80,14 +81,13 @@ deck or the cards left out.
 Bots (kernels, :mod:`exhaust_env.bots`; ``vector_env(...).step_bots`` and
 ``GAME.play_games``): ``random``; ``npc`` (the rulebook NPC's choices on its own hand,
 usable in any seat); ``strong`` (simulates how long its hand lasts after each candidate
-play). Measured in 4-player games against three ``npc`` bots (1500 games a seat),
-``strong`` loses 22%, 15%, 11%, 11% of the games in seats 0-3 (mean 15%); an ``npc`` bot
-in its place loses 38%, 25%, 21%, 16% (mean 25%). ``random`` loses almost every game.
+play). How often each loses against the others is in the bot match table of the game's
+page.
 
 Single-agent training: ``tabletop_core.envs.single_agent.LearnerEnv(GAME, seat=..., opponents=
 "npc")`` runs the other seats' bots inside the kernels (``batch_*_learner``).
 
-Rules decisions (where the rulebook is silent or garbled) are written once, in
+Rules decisions (where the rulebook is silent or unclear) are written once, in
 ``docs/rules/exhaust.md``.
 """
 

@@ -1,6 +1,6 @@
 """Exit Now (Exitなう) — humans flee a haunted house, one player runs the ghosts.
 
-Rules: ``docs/rules/exitnow.md`` (seed: the Japanese rules page). 1-5 human players and one
+Rules: ``docs/rules/exitnow.md`` (from the Exitなう rules, Japanese). 1-5 human players and one
 ghost player share a 21x21 map of nine 7x7 boards (:mod:`exitnow_envs.maps`, boards as
 text files in ``exitnow_envs/boards/``). A human wins by reaching the exit door while
 holding an Exit Key; the ghost player wins when ``max_rounds`` rounds are over.
@@ -65,11 +65,12 @@ map, pieces, seats and a legend as SVG text, :func:`exitnow_envs.render.render_s
 ``"rgb_array"`` (that picture rasterized, (600, 900, 3) uint8; the ``render`` extra).
 ``exitnow_envs.render.render_rgb`` still draws the bare map with NumPy only.
 
-Bots (kernels, :mod:`exitnow_envs.bots`): ``random`` (both roles) and ``smart`` (a human
-bot on human seats, a ghost bot on the ghost seat). Single-agent training:
+Bots (kernels, :mod:`exitnow_envs.bots`): ``random`` (both roles), ``smart`` (a human
+bot on human seats, a ghost bot on the ghost seat), ``human`` and ``ghost`` (the smart
+bot bound to that role). Single-agent training:
 ``tabletop_core.envs.single_agent.LearnerEnv(GAME, seat="ghost_0", opponents="smart")``.
 
-Rules decisions (where the rulebook is silent or garbled) are written once, in
+Rules decisions (where the rulebook is silent or unclear) are written once, in
 ``docs/rules/exitnow.md``.
 """
 

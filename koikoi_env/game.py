@@ -1,7 +1,8 @@
 """Shikokushi Koikoi (四国志こいこい) — koi-koi for 2-4 players with the 88 minor-arcana
 cards of the Ex Tarot deck, as PettingZoo AEC and vector self-play envs.
 
-Rules: ``docs/rules/koikoi.md`` (seed: Ex Tarot rule-contest entry 031, v1.00).
+Rules: ``docs/rules/koikoi.md`` (from 四国志こいこい, v1.00, entry 031 of the Ex Tarot
+rule contest).
 
 Cards: four suits — swords 魔剣 ♠, cups 聖杯 ♥, coins 金貨 ♦, trees 聖樹 ♣ — each with 22
 ranks: the numbers 0..15 and six non-number cards (ranks 16..21, neutral names α..ζ kept
@@ -56,7 +57,7 @@ rounds_left, captured (P, 88), current (P,), dealer (P,), chips (P,), hand_sizes
 koikoi_counts (P,), yaku_scores (P,); see :mod:`koikoi_env.observe`. Never another
 seat's hand nor the deck order.
 
-Rules decisions (where the rulebook is silent or garbled) are written once, in
+Rules decisions (where the rulebook is silent or unclear) are written once, in
 ``docs/rules/koikoi.md``.
 
 Infos: empty during the game; when it ends every agent gets ``chips``, ``status``
@@ -65,9 +66,8 @@ Infos: empty during the game; when it ends every agent gets ``chips``, ``status`
 
 Bots (kernels, :mod:`koikoi_env.bots`): ``random``, ``greedy`` (captures what adds most
 to its yaku potential, stops at once), ``strong`` (tuned evaluation with denial and
-discard risk). 4 players, 8 rounds, 8000 games with seats rotated, chips per game:
-strong,greedy,random,random -> strong +23.7, greedy +13.9, random -18.8 each;
-strong vs three greedy -> strong +1.9 (95% interval about ±0.7).
+discard risk). Their chips per game against each other are in the bot match table of
+the game's page.
 """
 
 from __future__ import annotations

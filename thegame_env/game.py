@@ -1,6 +1,6 @@
 """The Game — a cooperative card game for 1-5 players, as PettingZoo AEC and vector envs.
 
-Rules: ``docs/rules/thegame.md`` (rulebook: The Game, 2nd edition). 98 cards 2..99 go on four
+Rules: ``docs/rules/thegame.md`` (from The Game, 2nd edition rulebook). 98 cards 2..99 go on four
 piles: two ascending from 1, two descending from 100. A card may also go exactly 10 the
 "wrong" way (the backwards trick). Each turn the active player must place at least 2
 cards (3 at levels 1-2; 1 once the draw pile is empty), may place more, then ends the
@@ -16,11 +16,12 @@ Options:
 Actions (393): ``pile * 98 + (card - 2)`` places ``card`` on ``pile`` (0-1 ascending, 2-3
 descending); ``392`` ends the turn (legal once the minimum is met).
 
-Observation: ``{"observation": float32 (213 + P,), "action_mask": int8 (393,)}``; the
+Observation: ``{"observation": float32 (604 + P,), "action_mask": int8 (393,)}``
+for P players; the
 pieces are listed in :mod:`thegame_env.observe` and decoded by
 :func:`decode_observation`.
 
-Rules decisions (where the rulebook is silent or garbled) are written once, in
+Rules decisions (where the rulebook is silent or unclear) are written once, in
 ``docs/rules/thegame.md``.
 """
 
