@@ -163,7 +163,7 @@ def speed_vs_batch() -> PlotData:
     missing = [g for g in SWEEP_GAMES if not any(s.label.startswith(g) for s in series)]
     note = f"No batch sweep recorded for {', '.join(missing)}. " if missing else ""
     return PlotData(
-        title="Vector env: steps/s against batch (random legal actions)",
+        title="Vector env: steps/s against batch (in-kernel random bots, copy=False, medians)",
         xlabel="batch (envs)",
         ylabel="env steps/s",
         series=series,
