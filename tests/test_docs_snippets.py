@@ -6,8 +6,9 @@ what is imported), under a timeout. A ```` ```bash ```` or ```` ```console ```` 
 ``tabletop ...`` and ``python ...`` lines run too, each as one command, from a temporary
 directory. Both are ``slow`` (each process starts numba; a cold cache compiles).
 
-Lines that train, benchmark, wait for a player, run an RL framework example, read a file a
-run makes, or hold a placeholder (``GAME``) are left out on their own (:data:`NOT_RUN`).
+Lines that train, benchmark, wait for a player, seat the search bot, run an RL framework
+example, read a file a run makes, or hold a placeholder (``GAME``) are left out on their
+own (:data:`NOT_RUN`).
 Any other block that cannot run as a test takes a marker comment on the line just before
 its fence, with the reason::
 
@@ -43,6 +44,7 @@ SETUP = re.compile(r"^(pip|python3? -m (pip|venv)|\.|source|cd|mkdir|export|deac
 # commands that are not cheap or not self-contained, left out without a marker (the reason)
 NOT_RUN = [
     (re.compile(r"^tabletop (train|bench|play)\b"), "trains, benchmarks for minutes, or waits for a player"),
+    (re.compile(r"--bots \S*search"), "the search bot: about 20 ms a decision, minutes a match"),
     (
         re.compile(r"^python3? (examples/|-m pytest|-m sphinx|-m build)"),
         "an RL framework example or a tool run",
@@ -221,4 +223,5 @@ def test_the_snippet_reader_sees_blocks_and_markers(tmp_path: Path, monkeypatch)
     assert not_run("tabletop match thegame --games 5") is None
     assert not_run("tabletop train thegame --minutes 20")
     assert not_run("tabletop COMMAND GAME --help")
+    assert not_run("tabletop match thegame --bots search,search --games 100")
     assert not_run("tabletop match thegame --bots policy:runs/a/policy.npz")

@@ -495,7 +495,10 @@ def env_versions(name: str) -> list[dict[str, Any]]:
     Raises:
         KeyError: the game has no table in the file.
     """
-    import tomllib
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10: the backport
+        import tomli as tomllib
 
     data = tomllib.loads((DOCS / "env_versions.toml").read_text(encoding="utf-8"))
     return data[name]["versions"]
