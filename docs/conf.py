@@ -2,9 +2,10 @@
 
 Build: ``python -m sphinx -W --keep-going -b html docs docs/_build/html`` (the ``docs``
 extra). Pages are MyST Markdown; the API reference is autodoc + autosummary over the
-Google-style docstrings (napoleon); the CLI reference is sphinx-argparse over
+Google-style docstrings (napoleon); the CLI reference is generated from
 ``tabletop_core.cli.build_parser``. ``_ext/tabletop_docs.py`` writes the generated pages
-(one per game, the figure tables, a replay) before the sources are read.
+(one per game, the CLI reference, a replay) before the sources are read, and draws the
+plots (``tabletop-plot``) from ``docs/figures/*.jsonl`` with matplotlib.
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ extensions = [
     "sphinx.ext.autosummary",
     "sphinx.ext.napoleon",
     "sphinx.ext.viewcode",
-    "sphinxarg.ext",
     "tabletop_docs",
 ]
 
@@ -39,10 +39,14 @@ templates_path = ["_templates"]
 
 myst_enable_extensions = ["colon_fence", "deflist"]
 myst_heading_anchors = 3
+# flags (--mode) and quotes in option values ('standard') stay as typed, not typographic
+smartquotes = False
 
 # --- API reference ------------------------------------------------------------------------
 autosummary_generate = True
 autosummary_imported_members = False
+# the exported names that are not for users, left out of each module's page
+autosummary_context = {"internal_members": __import__("tabletop_docs").API_INTERNALS}
 autodoc_default_options = {"members": True, "show-inheritance": True}
 autodoc_member_order = "bysource"
 autodoc_typehints = "description"

@@ -27,16 +27,17 @@ A copy card becomes a copy of one number card played with it: it fills sets, flu
 Any plays, never a Single or a Straight, never alone, never in a play of copies only.
 Rewards are paid as far as the piles go.
 
-Modes (option ``mode``):
-    ``"standard"``  one round; the episode ends when a player cannot act.
-    ``"long"``      rounds repeat; the round's loser receives an Exhaust card and starts
+Modes (option ``mode``)::
+
+    "standard"      one round; the episode ends when a player cannot act.
+    "long"          rounds repeat; the round's loser receives an Exhaust card and starts
                     the next round (Time Magic back to the pile, all 64 cards reshuffled
                     and redealt); a player with two Exhaust cards loses the whole game.
                     Once per round a player holding a face-up Exhaust card may flip it
                     face down as the turn's action (action C).
-    ``"solo"``      one agent (``player_0``) against the NPC, which acts inside the
+    "solo"          one agent (player_0) against the NPC, which acts inside the
                     kernels right after each of the player's turns: it draws its open
-                    hand (public) up to 5 from its deck of ``npc_deck_size`` cards, plays
+                    hand (public) up to 5 from its deck of npc_deck_size cards, plays
                     by the priority Single > 4 cards > 3 cards > Pair > Straight > Flush
                     > Any (lowest numbers first), draws one card at a time while nothing
                     fits, then plays Time Magic; if it can do nothing the player wins.

@@ -330,7 +330,8 @@ def selection_words(hand, copies, sel, sel_copies, tops, singles):
     ``hand`` / ``sel``: number cards of the hand / selection as card sets (``sel`` within
     ``hand``); ``copies`` / ``sel_copies``: their copy cards; ``tops`` (10,) area tops;
     ``singles`` the Single areas in use. docs/rules/exhaust.md "Combo areas": a completion
-    exists on some area iff
+    exists on some area iff::
+
       Single: the selection is empty and the card's number is above its area's top;
       Pair / 3 / 4 cards (size k): all number cards share one number above the top,
         at most k cards, and that number's cards in hand plus the copies reach k;
@@ -338,6 +339,7 @@ def selection_words(hand, copies, sel, sel_copies, tops, singles):
         at least as long as the count needed;
       Flush: all number cards share a colour whose cards plus the copies reach the count;
       Any: the hand holds a number card and reaches the count needed.
+
     A copy is never alone: a selection of copies only completes through a set or Flush
     area that some number card of the hand fits.
     """

@@ -7,7 +7,8 @@ own stream) and ``r`` the index of the word to use. A bot reads only what its se
 observes: the map, the pieces, public counts and its own items. The batch loops draw the
 random bot's action from the mask row itself (:func:`random_bot_row`).
 
-Bots:
+Bots::
+
     random  uniform over the legal actions (both roles).
     smart   role-aware. As a human: collects event chips and the item chip, heads for the
             exit once it holds a key (using Move 7 / Double Dice to rush or to flee),

@@ -6,11 +6,12 @@ action mask of the acting seat, ``rng`` a uint64 array of bot generator words an
 the index of the word to use. A bot reads only what the acting seat observes: its own
 hand and the public table (tested by the hidden-information tests).
 
-Bots:
+Bots::
+
     random  uniform over legal actions; reads them from the state, not from ``mask`` (the
             same choice as ``tabletop_core.kernel.rng.sample_legal`` on the mask with the same
             generator word), so loops that only run random bots may skip the mask.
-    strong  see :func:`strong_decide_r`.
+    strong  see strong_decide_r.
     greedy  smallest numeric jump, stop at the minimum (the first simple baseline).
 
 Every bot kernel has a record form taking ``e = s[i]`` (``random_bot_r``,

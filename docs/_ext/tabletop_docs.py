@@ -6,14 +6,26 @@ On ``config-inited`` (before Sphinx lists the sources) it writes:
   ``GameDef`` (``<package>.GAME``), its ``spec.Options`` declarations, the ``spec`` module
   docstring and ``action_name`` (actions), the observation layout and the ``observe``
   module docstring's piece table (observation), the ``env`` module docstring (rules
-  summary, rewards), the figure files and ``CHANGELOG.md``;
+  summary, rewards), the figure files and ``docs/env_versions.toml`` (version history);
+- ``docs/_generated/cli_reference.md``: the CLI reference (each game's options once, then
+  each command's own flags and an example), read from the parser;
 - ``docs/api/modules.md``: the autosummary list of every public module of the core and
   the game packages;
 - ``docs/_generated/extra/replay_thegame.html``: one replay written by ``tabletop
   replay`` (copied into the HTML output by ``html_extra_path``).
 
-It also adds the ``figure-table`` directive, which renders a table from the JSON lines of
-``docs/figures/*.jsonl`` and says which command made each figure.
+It also adds two directives over the JSON lines of ``docs/figures/*.jsonl`` (read through
+``figures.py``), each saying which command made each figure: ``figure-table`` renders a
+table, and ``tabletop-plot NAME`` draws a plot with matplotlib (``speed-vs-batch``,
+``time-to-quality``, ``learning-curves``). In a MyST page::
+
+    ```{tabletop-plot} speed-vs-batch
+    ```
+
+and a comment ``<!-- plot: speed-vs-batch -->`` in a page is read as that block.
+
+It hides the API reference's internals (:data:`INTERNAL_MODULES`, :data:`API_INTERNALS`)
+and shows a docstring that is not valid reST as written (logged with ``-v``).
 """
 
 from __future__ import annotations
@@ -27,6 +39,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import figures
 from docutils import nodes
 from docutils.parsers.rst import Directive, directives
 from sphinx.util import logging
@@ -57,16 +70,52 @@ DEPRECATED_ALIASES = {
     "tabletop_core.vector",
     "tabletop_core.aec",
 }
+# Modules of the core that are the machinery of one feature (the trainer's hot loop, the
+# CLI's helpers): the reference leaves them out; their docstrings are for the maintainers.
+# (The trainer's modules that docs/training.md explains stay in.)
+INTERNAL_MODULES = {
+    "tabletop_core.tools.jsonutil",
+    "tabletop_core.tools.progress",
+    "tabletop_core.train.bench",
+    "tabletop_core.train.head",
+    "tabletop_core.train.loss",
+    "tabletop_core.train.muon",
+    "tabletop_core.train.sample",
+}
+# The names a public module exports (``__all__``, for its sibling modules) that are not for
+# users: the API reference leaves them out (``:exclude-members:`` of the module's page,
+# through the autosummary template ``_templates/autosummary/module.rst``).
+API_INTERNALS = {
+    "tabletop_core.cli.app": ["add_game_subparsers", "seed_arg", "SEED_RANGE"],
+    "tabletop_core.cli.train": [
+        "add_bench_flag",
+        "bench_train_handler",
+        "cmd_bench_train",
+        "config_from_args",
+        "setup_train",
+        "train_handler",
+    ],
+    "tabletop_core.contract.game": ["observe_env", "bot_count_message"],
+    "tabletop_core.contract.hooks": ["overload_inline"],
+    "tabletop_core.contract.loops": ["STEP", "STEP_AUTORESET", "RESET", "OBSERVE", "OBSERVE_SEAT", "FRESH"],
+    "tabletop_core.contract.search": ["bot_choice", "bot_choice_move", "bot_id_array", "search_action_from"],
+    "tabletop_core.envs.vector": [
+        "ThreadChooser",
+        "first_unmasked",
+        "available_cores",
+        "MIN_ENVS_PER_THREAD",
+    ],
+    "tabletop_core.kernel.bits": ["prefetch", "prefetch_row", "stream_row", "unowned"],
+    "tabletop_core.kernel.jit": ["column_blocks", "package_of", "shards", "stamp_package"],
+    "tabletop_core.tools.bench": ["row_fill_loop"],
+    "tabletop_core.tools.play": ["columns", "bot_list_for_others"],
+    "tabletop_core.tools.testing": ["at"],
+    "tabletop_core.train.config": ["bf16_supported", "cpu_bf16_unit"],
+    "tabletop_core.train.model": ["fused_available", "piece_values_at"],
+}
+
 # the module of a game package that defines GAME and holds the game's page (its docstring)
 GAME_MODULE_NAMES = ("game", "env")
-
-# the words that name a game in CHANGELOG.md entries
-GAME_WORDS = {
-    "thegame": ("The Game",),
-    "exhaust": ("Exhaust",),
-    "koikoi": ("Koikoi",),
-    "exitnow": ("Exit Now",),
-}
 
 
 # --- helpers ----------------------------------------------------------------------------------
@@ -117,8 +166,9 @@ def rst_is_clean(text: str) -> bool:
     from docutils.core import publish_doctree
 
     plain = re.sub(r":[\w:.-]+:`", "`", text)
-    # Sphinx's own directives need its environment: checked as docutils containers
-    plain = re.sub(r"(?m)^(\s*)\.\. [\w:-]+::", r"\1.. container::", plain)
+    # Sphinx's own directives (versionchanged, rubric, ...) need its environment: read as
+    # comments for the check (a comment takes its indented block along)
+    plain = re.sub(r"(?m)^(\s*)\.\. ([\w:-]+)::", r"\1.. directive \2", plain)
     try:
         doctree = publish_doctree(plain, settings_overrides={"report_level": 5, "halt_level": 5})
     except Exception:  # noqa: BLE001 - a parse this check cannot do is left to Sphinx to report
@@ -135,11 +185,40 @@ def rst_is_clean(text: str) -> bool:
     )
 
 
+OUR_PACKAGES = ("tabletop_core", *GAME_PACKAGES, "tests")
+
+
+def inherited_from(name: str, obj: Any) -> str | None:
+    """``module.Class.method`` of the third-party base class whose docstring a method of ours
+    without one inherits, or None."""
+    if getattr(obj, "__doc__", "") is not None or "." not in name:
+        return None
+    owner_name, attr = name.rsplit(".", 1)
+    mod_name, _, cls_name = owner_name.rpartition(".")
+    try:
+        owner = getattr(importlib.import_module(mod_name), cls_name)
+    except (ImportError, AttributeError, ValueError):
+        return None
+    for base in getattr(owner, "__mro__", ())[1:]:
+        doc = getattr(base.__dict__.get(attr), "__doc__", None)
+        if doc:
+            if base.__module__.split(".")[0] in OUR_PACKAGES:
+                return None
+            return f"{base.__module__}.{base.__qualname__}.{attr}"
+    return None
+
+
 def literal_if_not_rst(app: Any, what: str, name: str, obj: Any, options: Any, lines: list[str]) -> None:
     """``autodoc-process-docstring`` (after napoleon): a docstring that is not valid reST
     (a layout written for ``help()``: a table cell broken over lines, an indented block
     under a line of text) is shown as written, in a literal block, instead of failing the
     ``-W`` build. Each one is logged (``-v``) so that it can be fixed at the source."""
+    base = inherited_from(name, obj)
+    if base:
+        # a method without a docstring of its own shows its third-party base's (Gymnasium,
+        # torch) written for another site: point there instead
+        lines[:] = [f"The ``{base}`` method (its documentation: Gymnasium or PyTorch).", ""]
+        return
     if lines and not rst_is_clean("\n".join(lines)):
         logger.info(f"docstring of {name} is not valid reST: shown as written")
         lines[:] = ["::", ""] + ["   " + line for line in lines] + [""]
@@ -279,6 +358,59 @@ class FigureTable(Directive):
         return [tbl, para, cmd]
 
 
+# --- plots drawn from the figure files -------------------------------------------------------
+class TabletopPlot(Directive):
+    """``tabletop-plot NAME`` (``speed-vs-batch``, ``time-to-quality``, ``learning-curves``;
+    option ``:game:`` for the learning curves, default ``thegame``): draws the plot with
+    matplotlib from ``docs/figures/*.jsonl`` (and the curve CSVs) into
+    ``docs/_generated/plots/`` and shows it as a figure whose caption names the files and
+    the commands that made them. MyST: a fenced block ```` ```{tabletop-plot} speed-vs-batch ````."""
+
+    required_arguments = 1
+    option_spec = {"game": directives.unchanged}
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        name, game = self.arguments[0], self.options.get("game", "thegame")
+        env = self.state.document.settings.env
+        stem = name if name != "learning-curves" or game == "thegame" else f"{name}-{game}"
+        try:
+            data = figures.plot_data(name, game)
+            figures.draw(data, DOCS / "_generated" / "plots" / f"{stem}.png")
+        except (OSError, ValueError, LookupError, KeyError, ImportError) as exc:
+            return [self.state.document.reporter.warning(f"tabletop-plot {name}: {exc}", line=self.lineno)]
+        for source in data.sources:
+            env.note_dependency(str(ROOT / source.split(" ")[0]))
+        fig = nodes.figure(classes=["tabletop-plot"])
+        fig += nodes.image(uri=f"/_generated/plots/{stem}.png", alt=data.title)
+        caption = nodes.caption()
+        caption += nodes.Text(f"{data.note + ' ' if data.note else ''}Source: ")
+        for k, source in enumerate(data.sources):
+            if k:
+                caption += nodes.Text(", ")
+            caption += nodes.literal(text=source)
+        caption += nodes.Text("; made by the commands below.")
+        fig += caption
+        return [fig, nodes.literal_block(text="\n".join(data.commands), language="bash")]
+
+
+PLOT_COMMENT = re.compile(r"<!--\s*plot:\s*([\w-]+)(?:\s+game=(\w+))?\s*-->")
+
+
+def plots_from_comments(app: Any, docname: str, source: list[str]) -> None:
+    """``source-read``: a comment ``<!-- plot: NAME -->`` (or ``<!-- plot: learning-curves
+    game=koikoi -->``) in a Markdown page becomes the ``tabletop-plot`` directive."""
+    if PLOT_COMMENT.search(source[0]) and app.env.doc2path(docname).suffix == ".md":
+        source[0] = PLOT_COMMENT.sub(
+            lambda m: (
+                f"```{{tabletop-plot}} {m.group(1)}\n"
+                + (f":game: {m.group(2)}\n" if m.group(2) else "")
+                + "```"
+            ),
+            source[0],
+        )
+
+
 # --- one page per game ----------------------------------------------------------------------
 PIECE_LINE = re.compile(r"^    (\w+)\s+(\([^)]*\))\s*(.*)$")
 HIGH_TOKEN = re.compile(r"^(flag|1-hot|card|max_rounds|MAX_YAKU|15/64|[\d./]+(?:,\s*\d+)?)(?:\s+|$)(.*)$")
@@ -356,47 +488,20 @@ def fmt_high(high: Any) -> str:
     return f"{float(high):g}"
 
 
-def reward_paragraphs(doc: str) -> list[str]:
-    """The paragraphs of an env docstring that say how rewards are paid or how the episode
-    ends."""
-    paras = [p.strip() for p in re.split(r"\n\s*\n", doc) if p.strip()]
-    keep = re.compile(r"\b(Rewards?|reward=|terminat|truncat)", re.IGNORECASE)
-    return [p for p in paras if keep.search(p) and not p.lstrip().startswith(("Observation", "Actions"))]
+def env_versions(name: str) -> list[dict[str, Any]]:
+    """The versions of game ``name`` in ``docs/env_versions.toml``, oldest first (each with
+    ``version`` and a one-line ``change``).
 
+    Raises:
+        KeyError: the game has no table in the file.
+    """
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10: the backport
+        import tomli as tomllib
 
-def changelog_entries(words: tuple[str, ...]) -> list[tuple[str, str]]:
-    """``(section, entry)`` for each top-level bullet of CHANGELOG.md naming the game."""
-    text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
-    out = []
-    release, sub = "", ""
-    entry: list[str] = []
-
-    def flush() -> None:
-        if entry:
-            body = "\n".join(entry)
-            if any(w in body for w in words):
-                out.append((f"{release} · {sub}" if sub else release, body))
-        entry.clear()
-
-    for line in text.splitlines():
-        if line.startswith("## Benchmark history"):
-            flush()
-            break  # measurements, not changes of the game
-        if line.startswith("## "):
-            flush()
-            release, sub = line[3:].strip(), ""
-        elif line.startswith("### "):
-            flush()
-            sub = line[4:].strip()
-        elif line.startswith("- "):
-            flush()
-            entry.append(line)
-        elif line.startswith("  ") and entry:
-            entry.append(line)
-        else:
-            flush()
-    flush()
-    return out
+    data = tomllib.loads((DOCS / "env_versions.toml").read_text(encoding="utf-8"))
+    return data[name]["versions"]
 
 
 def game_page(pkg_name: str) -> tuple[str, str]:
@@ -419,24 +524,47 @@ def game_page(pkg_name: str) -> tuple[str, str]:
     md.append(f"*This page is generated from `{pkg_name}` when the site is built.*\n")
     md.append(f"![{title}](../picture_{name}.png)\n")
     md.append(f"{game.description[:1].upper()}{game.description[1:]}.\n")
-    bots = ", ".join(f"`{b}`" for b in game.bot_names) + ", and the trained `baseline`"
+    bots = ", ".join(f"`{b}`" for b in game.bot_choices) + ", `baseline` (trained)"
     facts = [
-        ["package", f"`{pkg_name}`"],
-        ["PettingZoo id", f"`{env_id}` (`{game.env_id}`)"],
-        ["agents (default options)", ", ".join(f"`{a}`" for a in agents)],
-        ["actions", f"`Discrete({game.num_actions})`, masked (`action_mask`, int8)"],
-        ["observation (default options)", f"`Box(0, 1, ({layout.dim},), float32)`"],
-        ["reward range of a step", f"{game.reward_range[0]:g} to {game.reward_range[1]:g}"],
-        ["longest episode (agent steps)", f"{game.max_episode_steps:,}"],
-        ["cooperative (one shared reward)", "yes" if game.cooperative else "no"],
-        ["bots", bots],
-        ["picture size (`svg`, `rgb_array`)", f"{game.svg_size[0]}×{game.svg_size[1]}"],
-        ["rules", f"[docs/rules/{name}.md](../rules/{name}.md)"],
+        ["Import", f"`from {pkg_name} import env`"],
+        ["Environment id", f"`{env_id}` (`{game.env_id}`)"],
+        ["Actions", "Discrete, masked (`action_mask`, int8)"],
+        ["Parallel API", "no (AEC; the vector env steps a batch of games)"],
+        ["Manual control", f"yes: `tabletop play {name}`"],
+        ["Agents", ", ".join(f"`{a}`" for a in agents) + " (default options)"],
+        ["Number of agents", str(len(agents))],
+        ["Action shape", "`(1,)`"],
+        ["Action values", f"`Discrete({game.num_actions})`"],
+        ["Observation shape", f"`({layout.dim},)` (default options)"],
+        ["Observation values", "`[0, 1]`, float32"],
+        ["Reward range of a step", f"{game.reward_range[0]:g} to {game.reward_range[1]:g}"],
+        ["Longest episode (agent steps)", f"{game.max_episode_steps:,}"],
+        ["Cooperative (one shared reward)", "yes" if game.cooperative else "no"],
+        ["Bots", bots],
+        ["Picture size (`svg`, `rgb_array`)", f"{game.svg_size[0]}×{game.svg_size[1]}"],
+        ["Rules", f"[docs/rules/{name}.md](../rules/{name}.md)"],
     ]
     md.append(md_table(["", ""], facts))
 
     sig_env = inspect.signature(pkg.env)
     sig_vec = inspect.signature(pkg.vector_env)
+    md.append("## Usage\n")
+    md.append(
+        "```python\n"
+        f"from {pkg_name} import env as make_env\n\n"
+        "env = make_env()\n"
+        "env.reset(seed=42)\n"
+        "for agent in env.agent_iter():\n"
+        "    observation, reward, termination, truncation, info = env.last()\n"
+        "    if termination or truncation:\n"
+        "        action = None\n"
+        "    else:\n"
+        '        mask = observation["action_mask"]\n'
+        "        action = env.action_space(agent).sample(mask)  # a policy goes here\n"
+        "    env.step(action)\n"
+        "env.close()\n"
+        "```\n"
+    )
     md.append("## Making it\n")
     kwargs = ", ".join(f"{i.name}={i.default!r}" for i in game.option_infos if i.cli)
     md.append(
@@ -498,9 +626,9 @@ def game_page(pkg_name: str) -> tuple[str, str]:
     md.append(md_table(["piece", "shape", "index", "high (scale = 1/high)", "kind", "meaning"], rows))
 
     md.append("## Rewards and termination\n")
-    for p in reward_paragraphs(env_doc):
-        md.append(rst_block(p))
     md.append(
+        "How the rules pay rewards: the game's own page below and "
+        f"[the rules](../rules/{name}.md). "
         f"A step's reward lies in [{game.reward_range[0]:g}, {game.reward_range[1]:g}]. An "
         "episode ends by termination when the rules end the game; no episode is longer "
         f"than {game.max_episode_steps:,} agent steps. The vector env returns one reward "
@@ -509,10 +637,15 @@ def game_page(pkg_name: str) -> tuple[str, str]:
     )
 
     md.append("## Bots and baseline\n")
+    search = (
+        ", and `search` (determinized rollouts over the scripted bots, [Search](../search-bot.md))"
+        if game.has_search
+        else ""
+    )
     md.append(
         f"Scripted bots (kernels, {{py:mod}}`{pkg_name}.bots`): "
         + ", ".join(f"`{b}`" for b in game.bot_names)
-        + f". The trained policy `baseline` ships with the package "
+        + f"{search}. The trained policy `baseline` ships with the package "
         f"(`{pkg_name}.baseline_policy()`; [Baselines](../baselines.md)). Bot match:\n"
     )
     md.append(figure_table_md("matches.jsonl", name))
@@ -526,16 +659,13 @@ def game_page(pkg_name: str) -> tuple[str, str]:
 
     md.append("## Version history\n")
     md.append(
-        f"Environment version `v{game.version}` (`{game.env_id}`). The entries of "
-        f"`CHANGELOG.md` that name {title.split(' (')[0]}:\n"
+        f"The environment's version goes up whenever what an agent sees changes: its "
+        f"observations, actions, rewards or rules (`docs/env_versions.toml`, pinned by "
+        f"`tests/test_env_versions.py`). Current: `{env_id}`.\n"
     )
-    entries = changelog_entries(GAME_WORDS.get(name, (title,)))
-    section = None
-    for sec, body in entries:
-        if sec != section:
-            md.append(f"\n**{sec}**\n")
-            section = sec
-        md.append(body + "\n")
+    for entry in env_versions(name):
+        md.append(f"- **v{entry['version']}**: {entry['change']}")
+    md.append("")
     return name, "\n".join(md)
 
 
@@ -553,15 +683,17 @@ def public_modules(pkg_name: str, skip_submodules: bool = False) -> list[str]:
         return out
     for info in pkgutil.iter_modules(pkg.__path__, pkg_name + "."):
         leaf = info.name.rsplit(".", 1)[1]
-        if leaf.startswith("_") or info.name in DEPRECATED_ALIASES or leaf == "__main__":
+        if leaf.startswith("_") or info.name in DEPRECATED_ALIASES | INTERNAL_MODULES or leaf == "__main__":
             continue
         out += public_modules(info.name) if info.ispkg else [info.name]
     return out
 
 
-def api_modules_page() -> str:
+def api_modules_page() -> tuple[str, list[str]]:
+    """The API module list page and the modules it lists."""
     md = ["# Modules\n"]
     md.append("Every public module, generated from its docstrings.\n")
+    listed: list[str] = []
     groups = [("Game packages", [(p, True) for p in GAME_PACKAGES])]
     groups.append(("Game submodules", [(p, False) for p in GAME_PACKAGES]))
     groups.append(("Core (`tabletop_core`)", [(p, False) for p in CORE_PACKAGES]))
@@ -569,11 +701,149 @@ def api_modules_page() -> str:
         names: list[str] = []
         for p, flat in pkgs:
             names += public_modules(p, skip_submodules=flat)[1 if title == "Game submodules" else 0 :]
+        listed += names
         md.append(f"## {title}\n")
         md.append(
             "```{eval-rst}\n.. autosummary::\n   :toctree: generated\n\n"
             + "\n".join(f"   {n}" for n in names)
             + "\n```\n"
+        )
+    return "\n".join(md), listed
+
+
+# --- the CLI reference -------------------------------------------------------------------------
+# One example a command, run as written (a short one where the real use is long).
+CLI_EXAMPLES = {
+    "list": "tabletop list",
+    "match": "tabletop match thegame --players 3 --bots strong,strong,strong --games 10000 --seed 0",
+    "bench": "tabletop bench thegame --quick",
+    "play": "tabletop play thegame --players 3 --seat 1 --bots strong,greedy",
+    "render": "tabletop render koikoi --view player_0 --steps 20 --out table.svg",
+    "replay": "tabletop replay koikoi --bots strong --seed 3 --out game.html",
+    "soak": "tabletop soak thegame --games 100000",
+    "train": "tabletop train thegame --players 2 --minutes 5 --seed 0 --out runs/thegame2p",
+}
+
+
+def _subparsers(parser: Any) -> dict[str, Any]:
+    import argparse
+
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
+
+
+def _subparser_help(parser: Any) -> dict[str, str]:
+    """``{name: help}`` of a parser's sub-commands."""
+    import argparse
+
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return {a.dest: a.help or "" for a in action._choices_actions}
+    return {}
+
+
+def _flag_rows(parser: Any, actions: list[Any]) -> list[list[str]]:
+    """``[flags, default, help]`` rows of argparse actions (``%(default)s`` expanded)."""
+    formatter = parser._get_formatter()
+    rows = []
+    for a in actions:
+        flags = ", ".join(f"`{s}`" for s in a.option_strings) or f"`{a.dest}`"
+        if isinstance(a.metavar, tuple):
+            flags += " " + " ".join(f"`{m}`" for m in a.metavar)
+        elif a.metavar or a.choices or a.nargs != 0:
+            flags += " " + (
+                f"`{a.metavar}`"
+                if a.metavar
+                else f"`{{{','.join(map(str, a.choices))}}}`"
+                if a.choices
+                else f"`{a.dest.upper()}`"
+            )
+        default = "" if a.default in (None, False) or a.nargs == 0 else f"`{a.default}`"
+        rows.append([flags, default, formatter._expand_help(a) if a.help else ""])
+    return rows
+
+
+def _own_actions(game_parser: Any, game: Any) -> list[Any]:
+    """The actions of ``tabletop COMMAND GAME`` that are the command's own (not ``-h``, not a
+    game option)."""
+    option_flags = {i.flag for i in game.option_infos if i.cli}
+    for i in game.option_infos:
+        option_flags.update(i.aliases or ())
+    return [
+        a
+        for a in game_parser._actions
+        if a.dest != "help" and not (set(a.option_strings) & option_flags) and a.dest not in ("game",)
+    ]
+
+
+def cli_reference_md() -> str:
+    """The CLI reference: the commands, each game's options once, then each command's own
+    flags with an example, all read from :func:`tabletop_core.cli.build_parser`."""
+    from tabletop_core.cli import build_parser
+    from tabletop_core.contract.catalog import load_game
+
+    parser = build_parser()
+    commands = _subparsers(parser)
+    helps = _subparser_help(parser)
+    md = ["## Commands\n"]
+    md.append(
+        md_table(
+            ["command", "what it does", "example"],
+            [[f"[`{c}`](#tabletop-{c})", helps.get(c, ""), f"`{CLI_EXAMPLES.get(c, '')}`"] for c in commands],
+        )
+    )
+    game_names = sorted({g for p in commands.values() for g in _subparsers(p)})
+    md.append("## Game options\n")
+    md.append(
+        "Every command but `list` takes a game and that game's options, the same flags in every "
+        "command (declared once, in the game's `spec.Options`; [the game pages](environments.md) "
+        "list them with their meaning). `tabletop COMMAND GAME --help` prints them too.\n"
+    )
+    for name in game_names:
+        game = load_game(name)
+        md.append(f"### {name}\n")
+        rows = [
+            [
+                f"`{i.flag}`" + "".join(f", `{a}`" for a in i.aliases or ()),
+                f"`{i.default!r}`",
+                i.allowed,
+                i.help,
+            ]
+            for i in game.option_infos
+            if i.cli
+        ]
+        md.append(md_table(["flag", "default", "allowed", "meaning"], rows))
+    md.append("## Command flags\n")
+    md.append("The flags of each command itself, the same for every game.\n")
+    for command, cparser in commands.items():
+        md.append(f"### `tabletop {command}`\n")
+        md.append(f"{(cparser.description or helps.get(command, '')).rstrip('.')}.\n")
+        games = _subparsers(cparser)
+        if games:
+            # the flags are the command's; their help names the bots of the game shown
+            first = "thegame" if "thegame" in games else next(iter(games))
+            gp = games[first]
+            own = _own_actions(gp, load_game(first))
+            differs = [
+                g
+                for g in games
+                if [a.dest for a in _own_actions(games[g], load_game(g))] != [a.dest for a in own]
+            ]
+            md.append(f"Usage: `tabletop {command} GAME [game options] [flags]`\n")
+            if differs:
+                md.append(f"(The flags of {', '.join(differs)} differ: `tabletop {command} GAME --help`.)\n")
+            if any(a.dest == "bots" for a in own):
+                md.append(f"Shown for `{first}`; each game's bots are on its page and in `tabletop list`.\n")
+            md.append(md_table(["flag", "default", "meaning"], _flag_rows(gp, own)))
+        else:
+            own = [a for a in cparser._actions if a.dest != "help"]
+            md.append(f"Usage: `tabletop {command} [flags]`\n")
+            if own:
+                md.append(md_table(["flag", "default", "meaning"], _flag_rows(cparser, own)))
+        md.append(
+            "Example:\n\n```bash\n" + CLI_EXAMPLES.get(command, f"tabletop {command} --help") + "\n```\n"
         )
     return "\n".join(md)
 
@@ -598,12 +868,20 @@ def generate(app: Any, config: Any = None) -> None:
     for pkg in GAME_PACKAGES:
         name, text = game_page(pkg)
         write_if_changed(DOCS / "games" / f"{name}.md", text)
-    write_if_changed(DOCS / "api" / "modules.md", api_modules_page())
+    page, listed = api_modules_page()
+    write_if_changed(DOCS / "api" / "modules.md", page)
+    # a module taken out of the reference leaves its page of an earlier build behind
+    for stale in (DOCS / "api" / "generated").glob("*.rst"):
+        if stale.stem not in listed:
+            stale.unlink()
+    write_if_changed(DOCS / "_generated" / "cli_reference.md", cli_reference_md())
     write_replay(DOCS / "_generated" / "extra")
 
 
 def setup(app: Any) -> dict:
     app.add_directive("figure-table", FigureTable)
+    app.add_directive("tabletop-plot", TabletopPlot)
+    app.connect("source-read", plots_from_comments)
     app.setup_extension("sphinx.ext.napoleon")  # napoleon's hook runs first (priority 500)
     app.connect("autodoc-process-docstring", literal_if_not_rst, priority=600)
     # on config-inited: the generated pages must exist before Sphinx lists the sources

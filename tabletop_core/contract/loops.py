@@ -5,39 +5,39 @@ these loops. A game provides only its hooks (``<game>/hooks.py``), kernels on th
 record ``e = s[i]`` named as below, and registers them with
 ``register(STATE_DTYPE, NUM_ACTIONS, globals())``:
 
-=====================================  ===================================================
-hook                                   what the game does
-=====================================  ===================================================
-``deal(e)``                            start a new episode with the record's own
-                                       generator word and options
-``step(e, action, acc, row)``          apply a LEGAL ``action`` for the acting seat and
-                                       add every seat's reward of this step to
-                                       ``acc[row]`` (``acc`` (B, P) float; seats the game
-                                       does not have are left alone)
-``legal_mask(e, masks, row)``          the acting seat's action mask into ``masks[row]``
-``observe(e, seat, out, row)``         ``seat``'s observation into ``out[row]``, in full
-``observe_patch(e, n, seat, out, row,  the same, where ``out`` is the obs (``note`` 0) or
-note)``                                final-obs (1) buffer that the loops keep writing to:
-                                       a game may rewrite only what changed, keeping what
-                                       it wrote in the env's notes record ``n`` (default:
-                                       :func:`observe`)
-``observe_fresh(e, n, seat, out,       the same into the obs buffer after a reset or a
-row)``                                 restored State, notes ``n`` started afresh
-                                       (default: :func:`observe`)
-``bot_action(e, bot, masks, row,       the action of bot ``bot`` for the acting seat,
-rng, r)``                              ``masks[row]`` holding its mask, drawing from
-                                       stream ``r`` of ``rng``
-``bot_move(e, bot, masks, row, rng,    the same where ``masks[row]`` is scratch (written
-r)``                                   only if the bot reads a mask)
-``is_legal(e, action)``                whether ``action`` (any int) is legal now
-``prefetch(s, notes, obs, masks, i)``  optional cache hints for the next envs (default:
-                                       none)
-``resample_hidden(e, seat, w)``        optional: deal what ``seat`` cannot see again,
-                                       consistently with its view, from the word ``w``
-                                       (returns the next word); the ``search`` bot's
-                                       determinizations (:mod:`~tabletop_core.contract.search`;
-                                       without it the game has no search bot)
-=====================================  ===================================================
+=============================================  ===================================================
+hook                                           what the game does
+=============================================  ===================================================
+``deal(e)``                                    start a new episode with the record's own
+                                               generator word and options
+``step(e, action, acc, row)``                  apply a LEGAL ``action`` for the acting seat and
+                                               add every seat's reward of this step to
+                                               ``acc[row]`` (``acc`` (B, P) float; seats the game
+                                               does not have are left alone)
+``legal_mask(e, masks, row)``                  the acting seat's action mask into ``masks[row]``
+``observe(e, seat, out, row)``                 ``seat``'s observation into ``out[row]``, in full
+``observe_patch(e, n, seat, out, row, note)``  the same, where ``out`` is the obs (``note`` 0) or
+                                               final-obs (1) buffer that the loops keep writing to:
+                                               a game may rewrite only what changed, keeping what
+                                               it wrote in the env's notes record ``n`` (default:
+                                               :func:`observe`)
+``observe_fresh(e, n, seat, out, row)``        the same into the obs buffer after a reset or a
+                                               restored State, notes ``n`` started afresh
+                                               (default: :func:`observe`)
+``bot_action(e, bot, masks, row, rng, r)``     the action of bot ``bot`` for the acting seat,
+                                               ``masks[row]`` holding its mask, drawing from
+                                               stream ``r`` of ``rng``
+``bot_move(e, bot, masks, row, rng, r)``       the same where ``masks[row]`` is scratch (written
+                                               only if the bot reads a mask)
+``is_legal(e, action)``                        whether ``action`` (any int) is legal now
+``prefetch(s, notes, obs, masks, i)``          optional cache hints for the next envs (default:
+                                               none)
+``resample_hidden(e, seat, w)``                optional: deal what ``seat`` cannot see again,
+                                               consistently with its view, from the word ``w``
+                                               (returns the next word); the ``search`` bot's
+                                               determinizations (:mod:`~tabletop_core.contract.search`;
+                                               without it the game has no search bot)
+=============================================  ===================================================
 
 The notes are the adapters' data, not game state: every loop that writes observations
 takes ``notes``, a ``(B,)`` array of the game's ``notes_dtype`` (:data:`NO_NOTES` for a

@@ -520,6 +520,7 @@ def batch_sweep(
     batch").
 
     Returns:
+        The sweep as a dict
         ``{"bench": "batch_sweep", "game", "options", "threads", "obs_floats", "windows",
         "steps_per_s": {batch: ours}, "peer_steps_per_s": {batch: Pgx's} (absent without
         Pgx), "obs_mib": {batch: the observation buffer's MiB}}``.

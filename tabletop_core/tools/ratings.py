@@ -56,6 +56,7 @@ def round_robin(
     """Play a round robin and rate the entrants.
 
     Returns:
+        The ratings as a dict
         ``{"games", "seed", "lineups": [(lineup, games)], "ratings": {entrant: {"mu",
         "sigma", "ordinal"}}}`` (ordinal = mu - 3 sigma), entrants sorted best first.
 

@@ -74,6 +74,7 @@ def soak(
         **options: the game's options.
 
     Returns:
+        The report as a dict
         ``{"bench": "soak", "game", "games", "random_games", "bot_games", "steps",
         "seconds", "games_per_s", "steps_per_s", "violations", "violation_kinds",
         "examples", "num_envs", "validate_every", "options"}``.
