@@ -32,37 +32,35 @@ VECTOR_X_PGX = (
     "vector env, batch 4096 (2 threads), × Pgx in interleaved rounds (medians): Python / in-kernel actions"
 )
 GAME_COLUMNS = {"The Game": "thegame", "Exhaust": "exhaust", "Koikoi": "koikoi", "Exit Now": "exitnow"}
-BASELINE_ROWS = {
-    "The Game, 2 p": {"game": "thegame"},
-    "Koikoi, 4 p": {"game": "koikoi"},
-    "Exhaust, 4 p": {"game": "exhaust"},
-    "Exit Now, baseline humans": {"game": "exitnow", "cells__measure": "escape rate"},
-    "Exit Now, baseline ghost": {"game": "exitnow", "cells__measure": "ghost win rate"},
+# the record of each game's column in the baseline and search rows (Exit Now: the humans' side)
+BASELINE_RECORDS = {
+    "thegame": {"game": "thegame"},
+    "exhaust": {"game": "exhaust"},
+    "koikoi": {"game": "koikoi"},
+    "exitnow": {"game": "exitnow", "cells__measure": "escape rate"},
 }
-SEARCH_ROWS = {
-    "The Game, 2 p": {"game": "thegame"},
-    "Koikoi, 4 p": {"game": "koikoi"},
-    "Exhaust, 4 p": {"game": "exhaust"},
-    "Exit Now, `human_0`": {
+SEARCH_RECORDS = {
+    "thegame": {"game": "thegame"},
+    "exhaust": {"game": "exhaust"},
+    "koikoi": {"game": "koikoi"},
+    "exitnow": {
         "game": "exitnow",
         "command": [
             "python benchmarks/search.py exitnow-humans --games 500 --seed 0",
             "NUMBA_NUM_THREADS=1 python benchmarks/search.py exitnow-humans --timing-only",
         ],
     },
-    "Exit Now, ghost player": {
-        "game": "exitnow",
-        "command": [
-            "python benchmarks/search.py exitnow-ghost --games 500 --seed 0",
-            "NUMBA_NUM_THREADS=1 python benchmarks/search.py exitnow-ghost --timing-only",
-        ],
-    },
 }
 
 
-def _ms(record: dict[str, Any]) -> str:
-    t = record["timing"]["ms_per_decision"]
-    return f"{t['mean_ms']:.1f} / {t['p95_ms']:.1f}"
+def _first(text: str) -> str:
+    """The first number of a figure's text (the estimate, without its interval)."""
+    return re.findall(r"[+\-−]?\d[\d,]*(?:\.\d+)?", text)[0]
+
+
+def _pair(mine: str, theirs: str) -> Callable[[dict[str, Any]], str]:
+    """A README cell "``mine`` (bot ``theirs``)": the two estimates of a record's cells."""
+    return lambda r: f"{_first(r['cells'][mine])} {_first(r['cells'][theirs])}"
 
 
 # (README table's first header, row label start, column header)
@@ -71,48 +69,27 @@ Source = tuple[str, dict[str, Any], "str | Callable[[dict[str, Any]], str]"]
 HEADLINE: dict[tuple[str, str, str], Source] = {}
 for column, game in GAME_COLUMNS.items():
     bench = {"table": "bench", "game": game}
-    HEADLINE["figure", "vector env × Pgx", column] = (
-        "benchmarks.jsonl",
-        {**bench, "row": VECTOR_X_PGX},
-        "value",
-    )
-    HEADLINE["figure", "AEC `env()` steps/s", column] = (
-        "benchmarks.jsonl",
-        {**bench, "row": "AEC env() steps/s (× tictactoe_v3 wrapped)"},
-        "value",
-    )
-    HEADLINE["figure", "random-bot games/s", column] = (
-        "benchmarks.jsonl",
-        {**bench, "row": "random-bot games/s (one core)"},
-        "value",
-    )
-    HEADLINE["figure", "cold start to the first AEC step", column] = (
-        "benchmarks.jsonl",
-        {**bench, "row": "cold / warm start to the first AEC step (s)"},
-        "value",
-    )
-for row, selector in BASELINE_ROWS.items():
-    for column, key in {
-        "baseline": "cells.baseline",
-        "first target": "cells.first target",
-        "baseline − target, same deals": "cells.baseline − first target, same deals",
+    for label, row in {
+        "vector env × Pgx": VECTOR_X_PGX,
+        "AEC `env()` steps/s": "AEC env() steps/s (× tictactoe_v3 wrapped)",
+        "random-bot games/s": "random-bot games/s (one core)",
+        "cold / warm start to the first AEC step": "cold / warm start to the first AEC step (s)",
     }.items():
-        HEADLINE["game", row, column] = ("baselines.jsonl", {"table": "baselines", **selector}, key)
-for row, selector in SEARCH_ROWS.items():
-    for column, key in {
-        "search": "cells.search",
-        "strongest scripted bot": "cells.strongest scripted bot",
-        "search − bot, same deals": "cells.search − bot, same deals",
-        "ms per decision (mean / p95)": _ms,
-    }.items():
-        HEADLINE["game", row, column] = ("search.jsonl", {"table": "search", **selector}, key)
+        HEADLINE["figure", label, column] = ("benchmarks.jsonl", {**bench, "row": row}, "value")
+    HEADLINE["figure", "trained `baseline` against its first target", column] = (
+        "baselines.jsonl",
+        {"table": "baselines", **BASELINE_RECORDS[game]},
+        _pair("baseline", "first target"),
+    )
+    HEADLINE["figure", "`search` bot against the strongest scripted bot", column] = (
+        "search.jsonl",
+        {"table": "search", **SEARCH_RECORDS[game]},
+        _pair("search", "strongest scripted bot"),
+    )
 
 # README cells that disagree with their JSON line as the two stand: the README's owner
 # updates the cell (or the figure file gains the run it quotes), then the entry goes.
-STALE = {
-    ("figure", "AEC `env()` steps/s", "The Game"): "README quotes a run that is not in benchmarks.jsonl",
-    ("figure", "random-bot games/s", "The Game"): "README quotes a run that is not in benchmarks.jsonl",
-}
+STALE: dict[tuple[str, str, str], str] = {}
 
 
 # --- reading the README ------------------------------------------------------------------------
