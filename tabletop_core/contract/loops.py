@@ -85,10 +85,27 @@ from tabletop_core.contract.search import bot_choice, bot_choice_move
 from tabletop_core.kernel.bits import seat_in, unowned
 from tabletop_core.kernel.jit import kernel
 
+LOOPS = (
+    "first_illegal",
+    "batch_reset",
+    "batch_observe",
+    "batch_step",
+    "batch_step_bots",
+    "batch_step_threads",
+    "batch_step_bots_threads",
+    "play_games",
+    "batch_bot_actions",
+    "batch_reset_learner",
+    "batch_step_learner",
+)
+"""The names of the batch loops: the same for every game, each a :class:`GameDef` attribute
+(:mod:`tabletop_core.contract.game`)."""
+
 __all__ = [
     "register",
     "HOOKS",
     "NO_NOTES",
+    "LOOPS",
     "first_illegal",
     "batch_reset",
     "batch_observe",
