@@ -98,15 +98,13 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_core.contract.game import GameDef
+from tabletop_core.contract.game import Bots, Docs, Ending, GameDef, StateDef, Views, player_agents
 
-from . import narrate
+from . import narrate, render
 from .bots import BOT_NAMES
 from .hooks import HOOKS
 from .observe import observation_layout
-from .render import SVG_HEIGHT, SVG_WIDTH, render_ansi, render_svg
-from .resample import resample_hidden
-from .spec import MAX_EPISODE_STEPS, NUM_ACTIONS, Mode, Options, action_name
+from .spec import MAX_EPISODE_STEPS, Mode, Options, action_name
 from .state import STATE_DTYPE, new_state, validate_state
 
 
@@ -134,11 +132,11 @@ def match_stats(options: Options) -> dict[str, str]:
 
 
 def _agents(options: Options) -> list[str]:
-    return [f"player_{k}" for k in range(options.players)]
+    return player_agents(options.players)
 
 
-def _action_name(a: int, s: np.ndarray) -> str:
-    return action_name(a, int(s["cfg_singles"][0]))
+def _record_agents(e: np.void) -> list[str]:
+    return player_agents(e["cfg_agents"])
 
 
 def final_info(state: np.ndarray, options: Options) -> list[dict]:
@@ -152,7 +150,7 @@ def final_info(state: np.ndarray, options: Options) -> list[dict]:
     return [{"loser": f"player_{loser}", "win": k != loser, "rounds": rounds} for k in range(options.players)]
 
 
-def return_identity(returns: np.ndarray, lengths: np.ndarray, options: Any) -> np.ndarray:
+def return_identity(returns: np.ndarray, options: Any) -> np.ndarray:
     """Exactly one loser at -1; the others +1 (or +1/(N-1) zero-sum, returns summing to
     0); solo: +1 or -1."""
     n = returns.shape[1]
@@ -167,37 +165,22 @@ def return_identity(returns: np.ndarray, lengths: np.ndarray, options: Any) -> n
 GAME = GameDef(
     name="exhaust",
     version=1,
-    num_actions=NUM_ACTIONS,
+    module=__name__,
+    docs=Docs(
+        title="Exhaust",
+        description="shed spell cards onto combo areas; the player who cannot act loses",
+        rewards="""Rewards are (B, num_players) float32, (B, 1) in solo.""",
+    ),
     make_options=Options,
     agents=_agents,
-    observation_layout=lambda o: observation_layout(o.seats),
-    new_state=new_state,
-    render_ansi=lambda s, o: render_ansi(s, o),
-    action_name=_action_name,
-    bot_names=BOT_NAMES,
+    observation_layout=observation_layout,
+    state=StateDef(STATE_DTYPE, new_state, validate_state, _record_agents),
+    hooks=HOOKS,
+    bots=Bots(BOT_NAMES, rollout="npc", rollouts=1024),
     max_episode_steps=MAX_EPISODE_STEPS,
     reward_range=(-1.0, 1.0),
-    render_view=lambda s, o, seat: render_ansi(s, o, seat=seat),
-    episode_stats=episode_stats,
-    cooperative=False,
-    match_stats=match_stats,
-    description="shed spell cards onto combo areas; the player who cannot act loses",
-    render_svg=lambda s, o, seat=None: render_svg(s, o, seat=seat),
-    svg_size=(SVG_WIDTH, SVG_HEIGHT),
-    validate_state=validate_state,
-    title="Exhaust",
-    package=__package__,
-    page=__doc__,
-    rewards_doc="""Rewards are (B, num_players) float32, (B, 1) in solo.""",
-    state_dtype=STATE_DTYPE,
-    hooks=HOOKS,
-    final_info=final_info,
-    narrate=narrate,
-    return_identity=return_identity,
-    resample_hidden=resample_hidden,
-    rollout_bot="npc",
-    search_rollouts=1024,
+    identity=return_identity,
+    action_name=action_name,
+    views=Views.of(render, narrate),
+    ending=Ending(episode_stats, match_stats, final_info),
 )
-
-
-__all__ = ["GAME", "episode_stats", "final_info", "match_stats"]

@@ -8,10 +8,11 @@ from __future__ import annotations
 from tabletop_core.contract.game import Hooks
 from tabletop_core.kernel.jit import kernel
 
-from .bots import RANDOM, bot_action_r, mask_words_row, random_from_words
+from .bots import bot_action_r, mask_words_row, random_from_words
 from .observe import observe_r
 from .resample import resample_hidden_r
 from .rules import add_rewards_r, apply_action_r, deal_r, is_legal_r, legal_words_r, write_mask_row
+from .spec import NUM_ACTIONS
 
 
 @kernel(inline="always")
@@ -29,31 +30,28 @@ def legal_mask(e, masks, row):
 
 
 @kernel(inline="always")
-def bot_action(e, bot, masks, row, rng, r):
-    """The bot's action, ``masks[row]`` holding the acting seat's mask."""
-    if bot == RANDOM:
-        w0, w1 = mask_words_row(masks, row)
-        return random_from_words(w0, w1, rng, r)
-    return bot_action_r(e, bot, masks, row, rng, r)
+def random_on_mask(masks, row, rng, r):
+    """The random bot's draw from the two words of the mask row (vector loads)."""
+    w0, w1 = mask_words_row(masks, row)
+    return random_from_words(w0, w1, rng, r)
 
 
 @kernel(inline="always")
-def bot_move(e, bot, masks, row, rng, r):
-    """The bot's action, ``masks[row]`` scratch (the random bot draws from the words)."""
+def random_move(e, rng, r):
+    """The random bot's draw from the legal words, without a mask."""
     w0, w1 = legal_words_r(e)
-    if bot == RANDOM:
-        return random_from_words(w0, w1, rng, r)
-    write_mask_row(w0, w1, masks, row)
-    return bot_action_r(e, bot, masks, row, rng, r)
+    return random_from_words(w0, w1, rng, r)
 
 
 HOOKS = Hooks(
+    num_actions=NUM_ACTIONS,
     deal=deal_r,
     step=step,
     legal_mask=legal_mask,
     observe=observe_r,
-    bot_action=bot_action,
-    bot_move=bot_move,
+    bot_action=bot_action_r,
+    random_move=random_move,
+    random_on_mask=random_on_mask,
     is_legal=is_legal_r,
     resample_hidden=resample_hidden_r,
 )

@@ -72,8 +72,13 @@ MAX_EXHAUST = 2  # the second Exhaust card loses the game
 MAX_ROUNDS = MAX_PLAYERS + 1  # a round gives one Exhaust card to its loser
 
 
+def observation_layout(options) -> ObservationLayout:
+    """The layout for ``options`` (an ``Options``, or the number of seats)."""
+    return _layout(getattr(options, "seats", options))
+
+
 @cache
-def observation_layout(seats: int) -> ObservationLayout:
+def _layout(seats: int) -> ObservationLayout:
     """The :class:`ObservationLayout` for ``seats`` seats at the table (2..5)."""
     s = int(seats)
     return ObservationLayout(

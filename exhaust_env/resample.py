@@ -17,15 +17,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_core.contract.resample import resample_entry
 from tabletop_core.kernel.jit import kernel
 from tabletop_core.kernel.rng import next_word, shuffle_word
 
 from .rules import _can_act, card_kind
 from .spec import COPY_KIND, NPC_SEAT, NUM_CARDS, NUM_COPIES, NUM_KINDS, Mode, Status
-from .state import STATE_DTYPE, validate_state
 
-__all__ = ["resample_hidden", "resample_hidden_r"]
+__all__ = ["resample_hidden_r"]
 
 _SOLO = int(Mode.SOLO)
 _PLAYING = int(Status.PLAYING)
@@ -82,12 +80,10 @@ def _place_r(e, seat, pool, m, left):
         d += 1
 
 
-@kernel
-def resample_hidden_r(e, seat, w):
-    """Deal the cards ``seat`` cannot see in the record ``e`` again, uniformly among the deals
-    its observation allows (the module docstring), draw the record's generator word
-    ``e.rng`` afresh, and return the next generator word after ``w``."""
-    seat = np.int64(seat)
+@kernel(inline="always")
+def _seen_r(e, seat):
+    """Per kind, the cards ``seat`` sees: its hand, the played cards (solo: the NPC's open
+    hand too); drops another acting seat's selection, which ``seat`` cannot see."""
     if e.current != seat:
         for kind in range(NUM_KINDS):
             e.sel[kind] = 0
@@ -97,7 +93,14 @@ def resample_hidden_r(e, seat, w):
         seen[kind] = np.int64(e.hand[seat, kind]) + np.int64(e.played[kind])
         if e.cfg_mode == _SOLO:
             seen[kind] += np.int64(e.hand[NPC_SEAT, kind])
-    # the true deal as a list of card ids: other hands, replenishment, NPC deck, left out
+    return seen
+
+
+@kernel(inline="always")
+def _hidden_ids_r(e, seat, seen):
+    """The true deal of what ``seat`` cannot see as ``(ids, m, left)``: ``ids[:m]`` the card
+    ids of the other hands, the replenishment deck, the NPC deck and the ``left`` cards
+    out of the round, in that order (a copy card in a hand takes a free copy id)."""
     m = NUM_COPIES - seen[COPY_KIND]
     for kind in range(COPY_KIND):
         m += seen[kind] == 0
@@ -134,6 +137,16 @@ def resample_hidden_r(e, seat, w):
                     else:
                         true[k] = kind
                     k += 1
+    return true, m, left
+
+
+@kernel
+def resample_hidden_r(e, seat, w):
+    """Deal the cards ``seat`` cannot see in the record ``e`` again, uniformly among the deals
+    its observation allows (the module docstring), draw the record's generator word
+    ``e.rng`` afresh, and return the next generator word after ``w``."""
+    seat = np.int64(seat)
+    true, m, left = _hidden_ids_r(e, seat, _seen_r(e, seat))
     pool = np.empty(NUM_CARDS, np.int8)
     x = np.uint64(w)
     ok = False
@@ -152,19 +165,3 @@ def resample_hidden_r(e, seat, w):
     x, z = next_word(x)
     e.rng = z
     return x
-
-
-def _agents(e) -> list[str]:
-    return [f"player_{k}" for k in range(int(e["cfg_agents"]))]
-
-
-resample_hidden = resample_entry(
-    "exhaust",
-    "Exhaust",
-    STATE_DTYPE,
-    validate_state,
-    resample_hidden_r,
-    _agents,
-    "the cards it cannot see",
-    __name__,
-)

@@ -32,6 +32,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum
 
+import numpy as np
+
 from tabletop_core.contract.options import check_options, option
 
 # --- Cards (docs/rules/exhaust.md "Components") ----------------------------------------------
@@ -172,8 +174,12 @@ def area_label(area: int, num_singles: int) -> str:
     return AREA_NAMES[area]
 
 
-def action_name(action: int, num_singles: int = 4) -> str:
-    """Readable action name: ``"add R7"``, ``"cast on Pair"``, ``"play Time Magic"``."""
+def action_name(action: int, num_singles: int | np.ndarray = 4) -> str:
+    """Readable action name: ``"add R7"``, ``"cast on Pair"``, ``"play Time Magic"``;
+    ``num_singles`` is the number of Single areas, or a one-env State ((1,) array) whose
+    option ``cfg_singles`` gives it (how the adapters call it)."""
+    if isinstance(num_singles, np.ndarray):
+        num_singles = int(num_singles["cfg_singles"][0])
     if ADD_OFFSET <= action < CAST_OFFSET:
         return f"add {card_name(action - ADD_OFFSET)}"
     if CAST_OFFSET <= action < PLAY_TIME_MAGIC:

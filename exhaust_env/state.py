@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_core.kernel.rng import seed_word
+from tabletop_core.kernel.records import blank_state
 
 from .spec import (
     COPY_KIND,
@@ -82,15 +82,13 @@ STATE_DTYPE = np.dtype(
 
 
 def new_state(batch: int, options: Options) -> np.ndarray:
-    """Allocate a ``(batch,)`` State configured by ``options``, not yet dealt.
+    """Exhaust's ``(batch,)`` State for ``options``, not yet dealt: the options, the Time
+    Magic pile, no loser yet.
 
     Raises:
         ValueError: if ``batch`` < 1.
     """
-    b = int(batch)
-    if b < 1:
-        raise ValueError(f"batch must be >= 1, got {batch}")
-    s = np.zeros(b, STATE_DTYPE)
+    s = blank_state(batch, STATE_DTYPE)
     s["cfg_seats"] = options.seats
     s["cfg_agents"] = options.players
     s["cfg_mode"] = int(MODE_NAMES[options.mode])
@@ -103,7 +101,6 @@ def new_state(batch: int, options: Options) -> np.ndarray:
     s["loser"] = -1
     s["last_loser"] = -1
     s["status"] = 1
-    s["rng"] = seed_word(0)
     return s
 
 

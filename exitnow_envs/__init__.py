@@ -5,39 +5,23 @@
 >>> env.reset(seed=0)
 """
 
-from tabletop_core.envs.factories import game_envs
+from tabletop_core.envs.package import export_game
 
 from .game import GAME
 from .maps import BoardSet, default_boards, layouts
 from .observe import PLANE_NAMES, decode_observation
-from .resample import resample_hidden
 from .spec import NUM_ACTIONS, Options, Phase, Status, action_name, dest_action
-from .state import validate_state
 
-__all__ = [
-    "GAME",
-    "env",
-    "raw_env",
-    "vector_env",
-    "baseline_policy",
-    "decode_observation",
-    "layouts",
+__all__ = export_game(GAME, globals()) + [
     "BoardSet",
     "default_boards",
+    "layouts",
     "PLANE_NAMES",
+    "decode_observation",
+    "NUM_ACTIONS",
     "Options",
     "Phase",
     "Status",
-    "NUM_ACTIONS",
     "action_name",
     "dest_action",
-    "validate_state",
-    "resample_hidden",
 ]
-
-
-raw_env, env, vector_env, baseline_policy = game_envs(GAME)
-ENV_ID = f"tabletop/{GAME.name}-v{GAME.version}"  # PettingZoo: pettingzoo.make("aec", ENV_ID)
-
-# help(exitnow_envs) shows the game's page too (the docstring of exitnow_envs/game.py)
-__doc__ = f"{__doc__}\n{GAME.page}"  # noqa: A001

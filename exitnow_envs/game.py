@@ -80,23 +80,20 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_core.contract.game import GameDef
+from tabletop_core.contract.game import Bots, Docs, Ending, GameDef, StateDef, Views
 
-from . import narrate
+from . import narrate, render
 from .bots import BOT_NAMES, BOT_ROLES
 from .hooks import HOOKS
 from .observe import observation_layout
-from .render import SVG_HEIGHT, SVG_WIDTH, render_ansi, render_svg
-from .resample import resample_hidden
 from .spec import (
     MAX_MAX_ROUNDS,
-    NUM_ACTIONS,
     STEPS_PER_ROUND_BOUND,
     Options,
     Status,
     action_name,
 )
-from .state import NOTES_DTYPE, STATE_DTYPE, new_state, validate_state
+from .state import STATE_DTYPE, new_state, validate_state
 
 
 def episode_stats(final: np.ndarray) -> dict[str, np.ndarray]:
@@ -130,6 +127,10 @@ def _agents(options: Options) -> list[str]:
     return [f"human_{k}" for k in range(options.num_humans)] + ["ghost_0"]
 
 
+def _record_agents(e: np.void) -> list[str]:
+    return [f"human_{k}" for k in range(int(e["cfg_humans"]))] + ["ghost_0"]
+
+
 def final_info(state: np.ndarray, options: Options) -> list[dict]:
     """Every agent's info when an episode ends (the same for all): ``status``, the
     ``winner`` seat (-1 none) and the ``rounds`` played."""
@@ -147,7 +148,7 @@ def seat_roles(options: Options) -> tuple[str, ...]:
     return ("human",) * options.num_humans + ("ghost",)
 
 
-def return_identity(returns: np.ndarray, lengths: np.ndarray, options: Any) -> np.ndarray:
+def return_identity(returns: np.ndarray, options: Any) -> np.ndarray:
     """Every seat +1 or -1; the ghost (last seat) wins exactly when no human does; with
     an individual win one human at most wins."""
     ghost = returns[:, -1]
@@ -163,44 +164,25 @@ def return_identity(returns: np.ndarray, lengths: np.ndarray, options: Any) -> n
 GAME = GameDef(
     name="exitnow",
     version=1,
-    num_actions=NUM_ACTIONS,
-    make_options=Options,
-    agents=_agents,
-    observation_layout=observation_layout,
-    new_state=new_state,
-    notes_dtype=NOTES_DTYPE,
-    render_ansi=lambda s, o: render_ansi(s, o),
-    action_name=lambda a, s: action_name(a),
-    bot_names=BOT_NAMES,
-    max_episode_steps=MAX_MAX_ROUNDS * STEPS_PER_ROUND_BOUND,
-    reward_range=(-1.0, 1.0),
-    episode_stats=episode_stats,
-    cooperative=False,
-    match_stats=match_stats,
-    render_view=lambda s, o, seat: render_ansi(s, o, seat=seat),
-    players_option="num_humans",
-    default_bot="smart",
-    description="humans race for the exit with a key while the ghost player hunts them",
-    render_svg=lambda s, o, seat=None: render_svg(s, o, seat=seat),
-    svg_size=(SVG_WIDTH, SVG_HEIGHT),
-    validate_state=validate_state,
-    title="Exit Now",
-    package=__package__,
-    page=__doc__,
-    rewards_doc="""Rewards are (B, num_humans + 1) float32, the ghost player last. With ``copy=False`` the
+    module=__name__,
+    docs=Docs(
+        title="Exit Now",
+        description="humans race for the exit with a key while the ghost player hunts them",
+        rewards="""Rewards are (B, num_humans + 1) float32, the ghost player last. With ``copy=False`` the
 returned observations are a read-only view of the env's own buffer, which each step
 patches in place (only what changed is rewritten).""",
-    state_dtype=STATE_DTYPE,
-    hooks=HOOKS,
-    final_info=final_info,
-    narrate=narrate,
-    return_identity=return_identity,
+    ),
+    make_options=Options,
+    agents=_agents,
     seat_roles=seat_roles,
-    resample_hidden=resample_hidden,
-    rollout_bot="smart",
-    search_rollouts=128,
-    bot_roles=BOT_ROLES,
+    observation_layout=observation_layout,
+    state=StateDef(STATE_DTYPE, new_state, validate_state, _record_agents),
+    hooks=HOOKS,
+    bots=Bots(BOT_NAMES, play="smart", rollout="smart", rollouts=128, roles=BOT_ROLES),
+    max_episode_steps=MAX_MAX_ROUNDS * STEPS_PER_ROUND_BOUND,
+    reward_range=(-1.0, 1.0),
+    identity=return_identity,
+    action_name=action_name,
+    views=Views.of(render, narrate),
+    ending=Ending(episode_stats, match_stats, final_info),
 )
-
-
-__all__ = ["GAME", "episode_stats", "final_info", "match_stats"]

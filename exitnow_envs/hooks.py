@@ -20,7 +20,7 @@ from tabletop_core.kernel.bits import prefetch as prefetch_line
 from tabletop_core.kernel.bits import stack_u64
 from tabletop_core.kernel.jit import kernel
 
-from .bots import BOT_IDS, bot_action_r, random_bot_row
+from .bots import bot_action_r, random_bot_row
 from .observe import _C_GHOST, _C_OTHERS, _C_OWN, _SQ, O_SEAT, OBS_DIM, observe_full_r, refresh_observation_r
 from .resample import resample_hidden_r
 from .rules import (
@@ -36,7 +36,6 @@ from .rules import (
 from .spec import MAP, MAX_GHOSTS, MAX_HUMANS, NUM_ACTIONS
 from .state import NOTES_DTYPE, STATE_DTYPE
 
-_RANDOM = BOT_IDS["random"]
 _ITEM = STATE_DTYPE.itemsize
 # a step reads the record's first line (options), ``cell`` and ``chip`` around the moving
 # piece and the fields from ``wbits`` to the end (``place`` is read when the map or a chip
@@ -74,23 +73,11 @@ def observe_fresh(e, n, seat, out, row):
 
 
 @kernel(inline="always")
-def bot_action(e, bot, masks, row, rng, r):
-    """The bot's action, ``masks[row]`` holding the acting seat's mask."""
-    if bot == _RANDOM:
-        return random_bot_row(masks, row, rng, r)
-    return bot_action_r(e, bot, masks, row, rng, r)
-
-
-@kernel(inline="always")
-def bot_move(e, bot, masks, row, rng, r):
-    """The bot's action, ``masks[row]`` scratch: the random bot draws from the legal bit
-    set (:func:`rules.sample_bits`, the draw :func:`bots.random_bot_r` makes on the mask),
-    the others get the mask."""
-    if bot == _RANDOM:
-        bits = stack_u64(MASK_WORDS)
-        return sample_bits(bits, legal_bits_r(e, bits), rng, r)
-    legal_mask_r(e, masks, row)
-    return bot_action_r(e, bot, masks, row, rng, r)
+def random_move(e, rng, r):
+    """The random bot's draw from the legal bit set (:func:`rules.sample_bits`, the draw
+    :func:`bots.random_bot_r` makes on the mask), without a mask."""
+    bits = stack_u64(MASK_WORDS)
+    return sample_bits(bits, legal_bits_r(e, bits), rng, r)
 
 
 @kernel(inline="always")
@@ -126,16 +113,19 @@ def prefetch(s, notes, obs, masks, i):
 
 
 HOOKS = Hooks(
+    num_actions=NUM_ACTIONS,
     deal=deal_r,
     step=step,
     legal_mask=legal_mask_r,
     observe=observe_full_r,
-    bot_action=bot_action,
-    bot_move=bot_move,
+    bot_action=bot_action_r,
+    random_move=random_move,
+    random_on_mask=random_bot_row,
     is_legal=is_legal_r,
     resample_hidden=resample_hidden_r,
     observe_patch=observe_patch,
     observe_fresh=observe_fresh,
     prefetch=prefetch,
+    notes_dtype=NOTES_DTYPE,
 )
 """Exit Now's hooks, declared in :data:`exitnow_envs.game.GAME`."""

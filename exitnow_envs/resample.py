@@ -18,14 +18,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_core.contract.resample import resample_entry
 from tabletop_core.kernel.jit import kernel
 from tabletop_core.kernel.rng import next_word, shuffle_word
 
 from .spec import DECK, DECK_SIZE, FIRST_ITEM, I_CROSS, I_DOUBLE, I_MOVE7, MAX_HUMANS, NUM_ITEM_KINDS, Phase
-from .state import STATE_DTYPE, validate_state
 
-__all__ = ["resample_hidden", "resample_hidden_r"]
+__all__ = ["resample_hidden_r"]
 
 _P_ITEM = int(Phase.ITEM)
 _P_CROSS = int(Phase.CROSS)
@@ -150,19 +148,3 @@ def resample_hidden_r(e, seat, w):
     x, z = next_word(x)
     e.rng = z
     return x
-
-
-def _agents(e) -> list[str]:
-    return [f"human_{k}" for k in range(int(e["cfg_humans"]))] + ["ghost_0"]
-
-
-resample_hidden = resample_entry(
-    "exitnow",
-    "Exit Now",
-    STATE_DTYPE,
-    validate_state,
-    resample_hidden_r,
-    _agents,
-    "the items and the event deck it cannot see",
-    __name__,
-)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_core.kernel.rng import seed_word
+from tabletop_core.kernel.records import blank_state
 
 from .maps import default_boards
 from .spec import (
@@ -126,17 +126,15 @@ NOTES_DTYPE = np.dtype(
 
 
 def new_state(batch: int, options: Options) -> np.ndarray:
-    """Allocate a ``(batch,)`` State configured by ``options``, not yet dealt.
+    """Exit Now's ``(batch,)`` State for ``options``, not yet dealt: the options and the
+    chosen boards.
 
     Raises:
         ValueError: if ``batch`` < 1.
     """
-    b = int(batch)
-    if b < 1:
-        raise ValueError(f"batch must be >= 1, got {batch}")
     boards = options.boards or default_boards()
     corners, edges, centre = boards.arrays()
-    s = np.zeros(b, STATE_DTYPE)
+    s = blank_state(batch, STATE_DTYPE)
     s["cfg_humans"] = options.num_humans
     s["cfg_team"] = int(bool(options.team))
     s["cfg_max_rounds"] = options.max_rounds
@@ -160,7 +158,6 @@ def new_state(batch: int, options: Options) -> np.ndarray:
     s["last_dir"] = -1
     s["last_card"] = -1
     s["phase"] = 5
-    s["rng"] = seed_word(0)
     return s
 
 
@@ -372,8 +369,20 @@ def _check_cards_and_items(ck, s, n, b):
 
 def _check_turn(ck, s, nh, on, gon, b):
     """Turn machine fields in range and the phase consistent with the acting seat; returns playing."""
+    playing, ph, cur = _check_phase(ck, s, nh, on)
+    _check_ghost_turn(ck, s, playing, ph, gon, b)
+    _check_contact(ck, s, nh, gon, b, playing, ph, cur)
+    ck.range("pending_chip", 0, 1)
+    ck.range("round", 0, s["cfg_max_rounds"].astype(np.int64), allowed="0..cfg_max_rounds")
+    ck.fail("round", playing & (s["round"] >= s["cfg_max_rounds"]), "below cfg_max_rounds while playing")
+    return playing
+
+
+def _check_phase(ck, s, nh, on):
+    """Status, winner, phase, stage and the acting seat consistent with the phase, and the
+    roll; returns ``(playing, phase, current)`` as (B,) arrays."""
     from .rules import ST_ROUND_END
-    from .spec import I_CROSS, NUM_PHASES, Phase, Status
+    from .spec import NUM_PHASES, Phase, Status
 
     ck.range("status", 0, len(Status) - 1)
     playing = s["status"] == Status.PLAYING
@@ -410,6 +419,14 @@ def _check_turn(ck, s, nh, on, gon, b):
     )
     ck.range("roll", 0, 12)
     ck.range("roll", 1, 12, where=playing & (ph == Phase.MOVE), allowed="1..12 in the MOVE phase")
+    return playing, ph, cur
+
+
+def _check_ghost_turn(ck, s, playing, ph, gon, b):
+    """The ghost player's turn fields: the acting ghost on the map with moves left in the
+    GHOST phase."""
+    from .spec import Phase
+
     ck.range("ghost_idx", 0, MAX_GHOSTS)
     ck.range("ghost_rolled", 0, 1)
     ck.range("moves_left", 0, 3)
@@ -422,6 +439,13 @@ def _check_turn(ck, s, nh, on, gon, b):
         "an acting ghost 0..2 on the map in the GHOST phase",
     )
     ck.range("moves_left", 1, 3, where=playing & (ph == Phase.GHOST), allowed="1..3 in the GHOST phase")
+
+
+def _check_contact(ck, s, nh, gon, b, playing, ph, cur):
+    """A pending contact (ghost met humans): its queue and ghost, and the CROSS phase only
+    for the asked human holding a Cross."""
+    from .spec import I_CROSS, Phase
+
     ck.range("contact_n", 0, nh, allowed="0..cfg_humans")
     cn = s["contact_n"].astype(np.int64)
     ck.range("contact_q", 0, nh - 1, allowed="human seats 0..cfg_humans-1")
@@ -443,10 +467,6 @@ def _check_turn(ck, s, nh, on, gon, b):
         cross & ((cn == 0) | (s["contact_k"] >= cn) | (asked != cur) | (crosses <= 0)),
         "CROSS (2) only for the asked human of a pending contact (contact_q[contact_k]) holding a Cross",
     )
-    ck.range("pending_chip", 0, 1)
-    ck.range("round", 0, s["cfg_max_rounds"].astype(np.int64), allowed="0..cfg_max_rounds")
-    ck.fail("round", playing & (s["round"] >= s["cfg_max_rounds"]), "below cfg_max_rounds while playing")
-    return playing
 
 
 def _check_notes(ck, s, playing):

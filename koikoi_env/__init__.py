@@ -6,11 +6,10 @@
 >>> env.reset(seed=0)
 """
 
-from tabletop_core.envs.factories import game_envs
+from tabletop_core.envs.package import export_game
 
 from .game import GAME, episode_stats
 from .observe import decode_observation
-from .resample import resample_hidden
 from .spec import (
     KOIKOI,
     NUM_ACTIONS,
@@ -25,35 +24,20 @@ from .spec import (
     make_card,
     parse_card,
 )
-from .state import validate_state
 
-__all__ = [
-    "GAME",
-    "env",
-    "raw_env",
-    "vector_env",
-    "baseline_policy",
-    "decode_observation",
+__all__ = export_game(GAME, globals()) + [
     "episode_stats",
-    "Options",
-    "Phase",
+    "decode_observation",
+    "KOIKOI",
     "NUM_ACTIONS",
     "NUM_CARDS",
     "PLAY_OFFSET",
-    "TAKE_OFFSET",
-    "KOIKOI",
     "STOP",
+    "TAKE_OFFSET",
+    "Options",
+    "Phase",
     "action_name",
     "card_name",
     "make_card",
     "parse_card",
-    "validate_state",
-    "resample_hidden",
 ]
-
-
-raw_env, env, vector_env, baseline_policy = game_envs(GAME)
-ENV_ID = f"tabletop/{GAME.name}-v{GAME.version}"  # PettingZoo: pettingzoo.make("aec", ENV_ID)
-
-# help(koikoi_env) shows the game's page too (the docstring of koikoi_env/game.py)
-__doc__ = f"{__doc__}\n{GAME.page}"  # noqa: A001

@@ -72,22 +72,17 @@ the game's page.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
-from tabletop_core.contract.game import GameDef
+from tabletop_core.contract.game import Bots, Docs, Ending, GameDef, StateDef, Views, player_agents
 
-from . import narrate
+from . import narrate, render
 from .bots import BOT_NAMES
 from .hooks import HOOKS
 from .observe import observation_layout
-from .render import SVG_HEIGHT, SVG_WIDTH, render_ansi, render_svg
-from .resample import resample_hidden
 from .spec import (
     MAX_EPISODE_STEPS,
     MAX_PLAYERS,
-    NUM_ACTIONS,
     START_CHIPS,
     Options,
     RoundEnd,
@@ -132,7 +127,11 @@ def match_stats(options: Options) -> dict[str, str]:
 
 
 def _agents(options: Options) -> list[str]:
-    return [f"player_{k}" for k in range(options.num_players)]
+    return player_agents(options.num_players)
+
+
+def _record_agents(e: np.void) -> list[str]:
+    return player_agents(e["cfg_players"])
 
 
 def final_info(state: np.ndarray, options: Options) -> list[dict]:
@@ -154,44 +153,25 @@ def final_info(state: np.ndarray, options: Options) -> list[dict]:
     ]
 
 
-def return_identity(returns: np.ndarray, lengths: np.ndarray, options: Any) -> np.ndarray:
-    """Chips change hands: returns sum to 0, no seat loses more than its 25 chips."""
-    return (np.abs(returns.sum(axis=1)) < 1e-3) & (returns >= -25.0).all(axis=1)
-
-
 GAME = GameDef(
     name="koikoi",
     version=1,
-    num_actions=NUM_ACTIONS,
+    module=__name__,
+    docs=Docs(
+        title="Shikokushi Koikoi",
+        description="koi-koi for 2-4 players with 88 cards: capture by rank, build yaku, stop or koi-koi",
+        rewards="""Rewards are (B, num_players) float32 chip changes; observations are the acting seat's.""",
+    ),
     make_options=Options,
     agents=_agents,
-    observation_layout=lambda o: observation_layout(o.num_players),
-    new_state=new_state,
-    render_ansi=lambda s, o: render_ansi(s, o),
-    action_name=lambda a, s: action_name(a),
-    bot_names=BOT_NAMES,
+    observation_layout=observation_layout,
+    state=StateDef(STATE_DTYPE, new_state, validate_state, _record_agents),
+    hooks=HOOKS,
+    bots=Bots(BOT_NAMES, rollouts=1024),
+    zero_sum=True,
     max_episode_steps=MAX_EPISODE_STEPS,
     reward_range=(-float(START_CHIPS * MAX_PLAYERS), float(START_CHIPS * MAX_PLAYERS)),
-    episode_stats=episode_stats,
-    cooperative=False,
-    match_stats=match_stats,
-    render_view=lambda s, o, seat: render_ansi(s, o, seat=seat),
-    description="koi-koi for 2-4 players with 88 cards: capture by rank, build yaku, stop or koi-koi",
-    render_svg=lambda s, o, seat=None: render_svg(s, o, seat=seat),
-    svg_size=(SVG_WIDTH, SVG_HEIGHT),
-    validate_state=validate_state,
-    title="Shikokushi Koikoi",
-    package=__package__,
-    page=__doc__,
-    rewards_doc="""Rewards are (B, num_players) float32 chip changes; observations are the acting seat's.""",
-    state_dtype=STATE_DTYPE,
-    hooks=HOOKS,
-    final_info=final_info,
-    narrate=narrate,
-    return_identity=return_identity,
-    resample_hidden=resample_hidden,
-    search_rollouts=1024,
+    action_name=action_name,
+    views=Views.of(render, narrate),
+    ending=Ending(episode_stats, match_stats, final_info),
 )
-
-
-__all__ = ["GAME", "episode_stats", "final_info", "match_stats"]

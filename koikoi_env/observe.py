@@ -94,8 +94,13 @@ _RUN_HIGH = np.tile([MAX_RUN_RISE, NUM_NUMBER_RANKS], NUM_CARDS)  # (rise, lengt
 MAX_YAKU = NUM_SUITS * int(suit_bits_yaku((1 << RANKS_PER_SUIT) - 1))  # every card captured
 
 
+def observation_layout(options) -> ObservationLayout:
+    """The layout for ``options`` (an ``Options``, or the number of seats)."""
+    return _layout(getattr(options, "num_players", options))
+
+
 @cache
-def observation_layout(num_players: int) -> ObservationLayout:
+def _layout(num_players: int) -> ObservationLayout:
     """The :class:`ObservationLayout` for ``num_players`` seats (see the module docstring)."""
     p = int(num_players)
     return ObservationLayout(

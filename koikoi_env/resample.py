@@ -14,15 +14,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_core.contract.resample import resample_entry
 from tabletop_core.kernel.jit import kernel
 from tabletop_core.kernel.rng import next_word, shuffle_word
 
 from .rules import sync_bits_r, unseen_by
 from .spec import LOC_HAND, LOC_STOCK, MAX_PLAYERS, NUM_CARDS
-from .state import STATE_DTYPE, validate_state
 
-__all__ = ["resample_hidden", "resample_hidden_r"]
+__all__ = ["resample_hidden_r"]
 
 
 @kernel
@@ -73,19 +71,3 @@ def resample_hidden_r(e, seat, w):
     x, z = next_word(x)
     e.rng = z
     return x
-
-
-def _agents(e) -> list[str]:
-    return [f"player_{k}" for k in range(int(e["cfg_players"]))]
-
-
-resample_hidden = resample_entry(
-    "koikoi",
-    "Koikoi",
-    STATE_DTYPE,
-    validate_state,
-    resample_hidden_r,
-    _agents,
-    "the cards it cannot see",
-    __name__,
-)

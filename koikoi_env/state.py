@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_core.kernel.rng import seed_word
+from tabletop_core.kernel.records import blank_state
 
 from .spec import (
     HAND_SIZE,
@@ -79,15 +79,13 @@ STATE_DTYPE = np.dtype(
 
 
 def new_state(batch: int, options: Options) -> np.ndarray:
-    """Allocate a ``(batch,)`` State configured by ``options``, not yet dealt.
+    """Koikoi's ``(batch,)`` State for ``options``, not yet dealt: the options, 25 chips
+    per seat in play, the first dealer to act.
 
     Raises:
         ValueError: if ``batch`` < 1.
     """
-    b = int(batch)
-    if b < 1:
-        raise ValueError(f"batch must be >= 1, got {batch}")
-    s = np.zeros(b, STATE_DTYPE)
+    s = blank_state(batch, STATE_DTYPE)
     s["cfg_players"] = options.num_players
     s["cfg_rounds"] = options.rounds
     s["cfg_first_dealer"] = options.first_dealer
@@ -98,7 +96,6 @@ def new_state(batch: int, options: Options) -> np.ndarray:
     s["dealer"] = options.first_dealer
     s["current"] = options.first_dealer
     s["last_winner"] = -1
-    s["rng"] = seed_word(0)
     return s
 
 

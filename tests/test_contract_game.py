@@ -28,7 +28,8 @@ from tabletop_core.tools.testing import (
     option_grid,
 )
 from tests import contract_game as leduc
-from tests.contract_game.spec import CALL, FOLD, RAISE, rank_of
+from tests.contract_game.game import rank_of
+from tests.contract_game.rules import CALL, FOLD, RAISE
 
 GRID = option_grid(leduc.GAME)
 
@@ -67,6 +68,36 @@ def test_conformance_pieces_one_by_one():
     with pytest.raises(ValueError, match="other game options"):
         leduc.raw_env(max_raises=2).set_state(saved)
     assert assert_aec_matches_vector(leduc, opts, num_envs=4, steps=100) > 0
+
+
+def test_the_declaration_is_what_only_the_game_knows():
+    """The core derives the rest: the env ids, the action count from the hooks, the bot
+    glue, the face, and the zero-sum check of ended hands' returns."""
+    game = leduc.GAME
+    assert leduc.ENV_ID == game.ENV_ID == "tabletop/" + game.name + "-v1"
+    assert game.env_id == "leduc_v1" and game.num_actions == 3
+    assert game.observation_layout(None).dim == 13 and game.players_option == "num_players"
+    assert game.hooks.bot_move is None  # the core's glue: random_move, else mask + bot_action
+    assert game.resample_hidden is None and game.bot_choices == ("random", "strong")
+    assert set(leduc.__all__) >= {"GAME", "env", "raw_env", "vector_env", "ENV_ID", "decode_observation"}
+    ok = game.return_identity(np.array([[3.0, -3.0], [3.0, -2.0]]), np.zeros(2), None)
+    assert ok.tolist() == [True, False]
+    assert game.render_view(game.new_state(1, game.make_options()), None, 0).startswith("Leduc")
+
+
+def test_game_is_importable_from_the_package_top():
+    """``from contract_game import GAME`` with ``tests/`` on ``sys.path`` (a benchmark's
+    import), in a fresh process beside nothing else."""
+    import os
+    import pathlib
+    import subprocess
+    import sys
+
+    tests = pathlib.Path(__file__).resolve().parent
+    code = "from contract_game import GAME; print(GAME.name, GAME.package, GAME.num_actions)"
+    env = {**os.environ, "PYTHONPATH": f"{tests}{os.pathsep}{tests.parent}"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.split() == ["leduc", "contract_game", "3"]
 
 
 # --- scripted hands with known payoffs ----------------------------------------------------
@@ -317,7 +348,7 @@ def test_tabletop_match_and_render(tmp_path, capsys):
 
 # --- hidden information -----------------------------------------------------------------------
 def test_views_hide_the_opponents_card():
-    from tests.contract_game.spec import card_name
+    from tests.contract_game.game import card_name
 
     env = leduc.raw_env()
     for seed in range(30):

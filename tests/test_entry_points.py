@@ -50,6 +50,20 @@ def test_entry_points_build_working_envs(game):
 
 
 @pytest.mark.parametrize("game", game_names())
+def test_the_package_face_is_made_from_the_declaration(game):
+    """``export_game``: the same names in every game package, from its ``GameDef``."""
+    declared = load_game(game)
+    package = importlib.import_module(declared.package)
+    assert package.GAME is declared
+    assert package.ENV_ID == declared.ENV_ID == "tabletop/" + declared.name + "-v" + str(declared.version)
+    assert package.validate_state is declared.validate_state
+    assert package.resample_hidden is declared.resample_hidden
+    faces = ["GAME", "env", "raw_env", "vector_env", "baseline_policy", "ENV_ID", "validate_state"]
+    assert package.__all__[: len(faces)] == faces
+    assert all(hasattr(package, name) for name in package.__all__)
+
+
+@pytest.mark.parametrize("game", game_names())
 def test_help_reaches_the_rules_page(game):
     package = importlib.import_module(load_game(game).package)
     page = f"docs/rules/{game}.md"

@@ -117,7 +117,7 @@ def test_no_function_over_100_lines():
 def _loop_names() -> set[str]:
     from tabletop_core.contract import loops
 
-    return set(loops.__all__) - {"register", "HOOKS", "NO_NOTES"}
+    return set(loops.LOOPS)
 
 
 def test_no_game_package_holds_a_batch_loop():
@@ -195,3 +195,77 @@ def test_the_core_top_level_holds_at_most_8_modules():
     assert len(top) <= 8, top
     floors = {p.name for p in (ROOT / "tabletop_core").iterdir() if (p / "__init__.py").is_file()}
     assert {"kernel", "contract", "agents", "envs", "tools", "train", "cli"} <= floors
+
+
+# --- the game contract stays light ---------------------------------------------------------------
+DECLARATIONS = (*(f"{pkg}/game.py" for pkg in GAME_PACKAGES), "tests/contract_game/game.py")
+MAX_GAMEDEF_FIELDS = 25
+MAX_DECLARATION_KEYWORDS = 18
+
+
+def test_no_lambda_in_a_game_declaration():
+    """A declaration names the game's functions; a lambda that forwards arguments means the
+    function should take the signature the core calls (or the core should derive it)."""
+    hits = [
+        f"{rel}:{n.lineno}" for rel in DECLARATIONS for n in ast.walk(_tree(rel)) if isinstance(n, ast.Lambda)
+    ]
+    assert hits == [], f"lambdas in game declarations: {hits}"
+
+
+def test_gamedef_has_at_most_25_fields():
+    """A game declares only what only it knows; the rest is derived (properties)."""
+    import dataclasses
+
+    from tabletop_core.contract.game import GameDef
+
+    names = [f.name for f in dataclasses.fields(GameDef)]
+    assert len(names) <= MAX_GAMEDEF_FIELDS, f"GameDef has {len(names)} fields: {names}"
+
+
+def _gamedef_calls(rel: str) -> list[ast.Call]:
+    return [
+        n
+        for n in ast.walk(_tree(rel))
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "GameDef"
+    ]
+
+
+def test_each_declaration_passes_at_most_18_keywords():
+    counts = {}
+    for rel in DECLARATIONS:
+        calls = _gamedef_calls(rel)
+        assert len(calls) == 1, f"{rel} declares {len(calls)} GameDefs"
+        counts[rel] = len(calls[0].keywords)
+    long = {rel: n for rel, n in counts.items() if n > MAX_DECLARATION_KEYWORDS}
+    assert long == {}, f"declarations over {MAX_DECLARATION_KEYWORDS} keywords: {long}"
+
+
+def _builds_an_env_id(node: ast.JoinedStr) -> bool:
+    """An f-string that spells a game's id: ``tabletop/{...}`` or ``{...}-v{...}`` / ``_v{...}``."""
+    parts = node.values
+    for k, part in enumerate(parts[:-1]):
+        if isinstance(part, ast.Constant) and isinstance(parts[k + 1], ast.FormattedValue):
+            text = str(part.value)
+            if text.endswith(("tabletop/", "-v", "_v")) and (k > 0 or text.startswith("tabletop/")):
+                return True
+    return False
+
+
+def test_the_env_id_is_built_in_one_place():
+    """``tabletop/<name>-v<version>`` and ``<name>_v<version>`` are spelled once, in
+    ``tabletop_core/contract/game.py`` (``GameDef.ENV_ID``, ``GameDef.env_id``); no game
+    package assigns its own ``ENV_ID``."""
+    home = ROOT / "tabletop_core" / "contract" / "game.py"
+    hits, assigned = [], []
+    for top in (*GAME_PACKAGES, "tabletop_core", "tests/contract_game"):
+        for p in sorted((ROOT / top).rglob("*.py")):
+            tree = ast.parse(p.read_text(encoding="utf-8"))
+            for n in ast.walk(tree):
+                if isinstance(n, ast.JoinedStr) and _builds_an_env_id(n) and p != home:
+                    hits.append(f"{p.relative_to(ROOT)}:{n.lineno}")
+                if isinstance(n, ast.Assign) and any(
+                    isinstance(t, ast.Name) and t.id == "ENV_ID" for t in n.targets
+                ):
+                    assigned.append(f"{p.relative_to(ROOT)}:{n.lineno}")
+    assert hits == [], f"env ids spelled outside tabletop_core/contract/game.py: {hits}"
+    assert assigned == [], f"ENV_ID assigned by hand (export_game sets it): {assigned}"

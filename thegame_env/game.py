@@ -31,17 +31,15 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_core.contract.game import GameDef
+from tabletop_core.contract.game import Bots, Docs, Ending, GameDef, StateDef, Views, player_agents
 from tabletop_core.kernel.records import at
 
-from . import narrate
+from . import narrate, render
 from .bots import BOT_NAMES
 from .hooks import HOOKS
 from .observe import ACTION_PIECES, observation_layout
-from .render import SVG_HEIGHT, SVG_WIDTH, render_ansi, render_svg
-from .resample import resample_hidden
 from .rules import is_win_r, score_r
-from .spec import MAX_EPISODE_STEPS, NUM_ACTIONS, NUM_CARDS, WIN_THRESHOLD, Options, Status, action_name
+from .spec import MAX_EPISODE_STEPS, NUM_CARDS, WIN_THRESHOLD, Options, Status, action_name
 from .state import STATE_DTYPE, new_state, validate_state
 
 
@@ -67,10 +65,6 @@ def match_stats(options: Options) -> dict[str, str]:
     return out
 
 
-def _agents(options: Options) -> list[str]:
-    return [f"player_{k}" for k in range(options.num_players)]
-
-
 def final_info(state: np.ndarray, options: Options) -> list[dict]:
     """Every agent's info when an episode ends (the same for all: the game is
     cooperative): ``score`` (cards left), ``status`` and ``win``."""
@@ -83,51 +77,45 @@ def final_info(state: np.ndarray, options: Options) -> list[dict]:
     return [dict(info) for _ in range(options.num_players)]
 
 
-def return_identity(returns: np.ndarray, lengths: np.ndarray, options: Any) -> np.ndarray:
-    """Cooperative: every seat has the same return; ``reward="cards"``: the return is
+def return_identity(returns: np.ndarray, options: Any) -> np.ndarray:
+    """Beyond cooperation (every seat the same return): ``reward="cards"``: the return is
     the cards placed, 0..98 (98 - score); ``"win"``: +1 or -1."""
-
-    same = (returns == returns[:, :1]).all(axis=1)
     r = returns[:, 0]
     if options.reward == "win":
-        return same & ((r == 1.0) | (r == -1.0))
-    return same & (r >= 0) & (r <= NUM_CARDS) & (r == np.round(r))
+        return (r == 1.0) | (r == -1.0)
+    return (r >= 0) & (r <= NUM_CARDS) & (r == np.round(r))
+
+
+def _agents(options: Options) -> list[str]:
+    return player_agents(options.num_players)
+
+
+def _record_agents(e: np.void) -> list[str]:
+    return player_agents(e["cfg_players"])
 
 
 GAME = GameDef(
     name="thegame",
     version=1,
-    num_actions=NUM_ACTIONS,
+    module=__name__,
+    docs=Docs(
+        title="The Game",
+        description="cooperative: play all 98 cards onto two ascending and two descending piles",
+        rewards="""Rewards are (B, num_players) float32 with the same value in every column (the game is
+cooperative).""",
+    ),
     make_options=Options,
     agents=_agents,
-    observation_layout=lambda o: observation_layout(o.num_players),
+    observation_layout=observation_layout,
     action_pieces=ACTION_PIECES,
-    new_state=new_state,
-    render_ansi=lambda s, o: render_ansi(s, o),
-    action_name=lambda a, s: action_name(a),
-    bot_names=BOT_NAMES,
+    state=StateDef(STATE_DTYPE, new_state, validate_state, _record_agents),
+    hooks=HOOKS,
+    bots=Bots(BOT_NAMES),
+    cooperative=True,
     max_episode_steps=MAX_EPISODE_STEPS,
     reward_range=(-1.0, 1.0),
-    episode_stats=episode_stats,
-    cooperative=True,
-    match_stats=match_stats,
-    render_view=lambda s, o, seat: render_ansi(s, o, seat=seat),
-    validate_state=validate_state,
-    description="cooperative: play all 98 cards onto two ascending and two descending piles",
-    render_svg=lambda s, o, seat=None: render_svg(s, o, seat=seat),
-    svg_size=(SVG_WIDTH, SVG_HEIGHT),
-    title="The Game",
-    package=__package__,
-    page=__doc__,
-    rewards_doc="""Rewards are (B, num_players) float32 with the same value in every column (the game is
-cooperative).""",
-    state_dtype=STATE_DTYPE,
-    hooks=HOOKS,
-    final_info=final_info,
-    narrate=narrate,
-    return_identity=return_identity,
-    resample_hidden=resample_hidden,
+    identity=return_identity,
+    action_name=action_name,
+    views=Views.of(render, narrate),
+    ending=Ending(episode_stats, match_stats, final_info),
 )
-
-
-__all__ = ["GAME", "episode_stats", "final_info", "match_stats"]

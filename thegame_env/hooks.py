@@ -6,10 +6,11 @@ from __future__ import annotations
 from tabletop_core.contract.game import Hooks
 from tabletop_core.kernel.jit import kernel
 
-from .bots import RANDOM_BOT, bot_action_r, random_bot_r
+from .bots import bot_action_r, random_bot_r
 from .observe import observe_r
 from .resample import resample_hidden_r
 from .rules import apply_action_r, deal_r, is_legal_r, legal_mask_r, step_reward_r
+from .spec import NUM_ACTIONS
 
 
 @kernel(inline="always")
@@ -20,30 +21,14 @@ def step(e, action, acc, row):
         acc[row, k] += r
 
 
-@kernel(inline="always")
-def bot_action(e, bot, masks, row, rng, r):
-    """The bot's action, ``masks[row]`` holding the acting seat's mask."""
-    if bot == RANDOM_BOT:
-        return random_bot_r(e, rng, r)
-    return bot_action_r(e, bot, masks, row, rng, r)
-
-
-@kernel(inline="always")
-def bot_move(e, bot, masks, row, rng, r):
-    """The bot's action, ``masks[row]`` scratch (the random bot reads no mask)."""
-    if bot == RANDOM_BOT:
-        return random_bot_r(e, rng, r)
-    legal_mask_r(e, masks, row)
-    return bot_action_r(e, bot, masks, row, rng, r)
-
-
 HOOKS = Hooks(
+    num_actions=NUM_ACTIONS,
     deal=deal_r,
     step=step,
     legal_mask=legal_mask_r,
     observe=observe_r,
-    bot_action=bot_action,
-    bot_move=bot_move,
+    bot_action=bot_action_r,
+    random_move=random_bot_r,
     is_legal=is_legal_r,
     resample_hidden=resample_hidden_r,
 )

@@ -65,8 +65,13 @@ ACTION_PIECES = ("play_fit",)
 """The pieces whose entry ``a`` describes action ``a`` (:attr:`GameDef.action_pieces`)."""
 
 
+def observation_layout(options) -> ObservationLayout:
+    """The layout for ``options`` (an ``Options``, or the number of seats)."""
+    return _layout(getattr(options, "num_players", options))
+
+
 @cache
-def observation_layout(num_players: int) -> ObservationLayout:
+def _layout(num_players: int) -> ObservationLayout:
     """The :class:`ObservationLayout` for ``num_players`` seats (``hand_sizes`` last)."""
     return ObservationLayout(FIXED_PIECES + [("hand_sizes", (int(num_players),), MAX_HAND, "count")])
 

@@ -15,15 +15,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_core.contract.resample import resample_entry
 from tabletop_core.kernel.jit import kernel
 from tabletop_core.kernel.rng import next_word, shuffle_word
 
 from .rules import has_play_r, min_plays_now_r
 from .spec import MAX_PLAYERS, MIN_CARD, NUM_CARDS, Status
-from .state import STATE_DTYPE, validate_state
 
-__all__ = ["resample_hidden", "resample_hidden_r"]
+__all__ = ["resample_hidden_r"]
 
 _PLAYING = int(Status.PLAYING)
 _STUCK = int(Status.STUCK)
@@ -108,19 +106,3 @@ def _place_r(e, seat, pool, held):
     for j in range(np.int64(e.deck_pos), NUM_CARDS):
         e.deck[j] = pool[m]
         m += 1
-
-
-def _agents(e) -> list[str]:
-    return [f"player_{k}" for k in range(int(e["cfg_players"]))]
-
-
-resample_hidden = resample_entry(
-    "thegame",
-    "The Game",
-    STATE_DTYPE,
-    validate_state,
-    resample_hidden_r,
-    _agents,
-    "the cards it cannot see",
-    __name__,
-)

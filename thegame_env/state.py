@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_core.kernel.rng import seed_word
+from tabletop_core.kernel.records import blank_state
 
 from .spec import (
     ASCENDING_START,
@@ -61,15 +61,13 @@ STATE_DTYPE = np.dtype(
 
 
 def new_state(batch: int, options: Options) -> np.ndarray:
-    """Allocate a ``(batch,)`` State configured by ``options``, not yet dealt.
+    """The Game's ``(batch,)`` State for ``options``, not yet dealt: the options, the
+    four piles at their start values, no fire card.
 
     Raises:
         ValueError: if ``batch`` < 1.
     """
-    b = int(batch)
-    if b < 1:
-        raise ValueError(f"batch must be >= 1, got {batch}")
-    s = np.zeros(b, STATE_DTYPE)
+    s = blank_state(batch, STATE_DTYPE)
     s["cfg_players"] = options.num_players
     s["cfg_hand_size"] = options.hand_size
     s["cfg_min_plays"] = options.min_plays
@@ -79,7 +77,6 @@ def new_state(batch: int, options: Options) -> np.ndarray:
     s["deck_pos"] = NUM_CARDS
     s["piles"] = (ASCENDING_START, ASCENDING_START, DESCENDING_START, DESCENDING_START)
     s["fire_turn"] = -1
-    s["rng"] = seed_word(0)
     return s
 
 

@@ -2,9 +2,15 @@
 
 A game package (a folder with ``spec``, ``state``, ``rules``, ``observe``, ``bots``,
 ``render``, ``narrate`` and ``hooks`` modules) declares itself with one :class:`GameDef`
-in its ``game.py``: the numba :class:`Hooks` the batch loops call, the facts (agents,
-options, action count, observation layout, longest episode, reward bounds) and the optional
-parts (bots, narration, pictures, baseline). The AEC env, the vector env, the learner
+in its ``game.py``, holding only what the game alone knows: its name and version, its
+options, agents and observation layout, its State (:class:`StateDef`), the numba
+:class:`Hooks` the batch loops call (with the action count), its bots (:class:`Bots`), the
+facts of its episodes as data (``cooperative``, ``zero_sum``, longest episode, reward
+bounds), how it is shown (:class:`Views`), what an ended episode reports (:class:`Ending`)
+and its words (:class:`Docs`). The core derives the rest once: the env ids, the batch
+loops, the observation of any seat, the text view of one seat, the determinization of a
+saved State (``resample_hidden``), the seat count option and the check of ended episodes'
+returns. The AEC env, the vector env, the learner
 views, the arena, the soak, the replays and the trainer read only this declaration, so
 the rules stay in the game's kernels and the core never names a game. The catalog
 (:mod:`tabletop_core.contract.catalog`) finds the declarations through the
@@ -12,8 +18,9 @@ the rules stay in the game's kernels and the core never names a game. The catalo
 
 The batch loops (reset, step, step with bots, threads, whole games, learner steps,
 observe) are written once, in :mod:`tabletop_core.contract.loops`, over the hooks: a loop
-compiles once per game and is cached. :class:`GameDef` exposes them as ``batch_reset``,
-``batch_step``, ... for every game alike.
+compiles once per game and is cached. :class:`GameDef` exposes each name of
+:data:`~tabletop_core.contract.loops.LOOPS` (``batch_reset``, ``batch_step``, ...) as an
+attribute, for every game alike.
 
 State convention: a NumPy structured array of shape ``(B,)`` with at least the fields
 ``rng`` (uint64 generator word, :mod:`tabletop_core.kernel.rng`), ``current`` (seat to act) and
@@ -69,9 +76,34 @@ import numpy as np
 
 from tabletop_core.contract import loops, search
 from tabletop_core.contract.encoders import ObservationLayout, check_action_inputs
+from tabletop_core.contract.resample import resample_entry
 from tabletop_core.kernel.records import at
 
-__all__ = ["GameDef", "Hooks", "observe_env", "bot_count_message"]
+__all__ = [
+    "GameDef",
+    "Hooks",
+    "StateDef",
+    "Bots",
+    "Views",
+    "Ending",
+    "Docs",
+    "observe_env",
+    "bot_count_message",
+    "registry_id",
+    "player_agents",
+]
+
+
+def player_agents(count: int) -> list[str]:
+    """``["player_0", ..., "player_{count-1}"]``: the agents of a game whose seats all play
+    for themselves."""
+    return [f"player_{k}" for k in range(int(count))]
+
+
+def registry_id(name: str, version: int) -> str:
+    """The PettingZoo registry id of a game: ``tabletop/<name>-v<version>`` (the one place
+    it is spelled; ``GameDef.ENV_ID``)."""
+    return f"tabletop/{name}-v{version}"
 
 
 def bot_count_message(game: str, seats: int, bots) -> str:
@@ -98,18 +130,30 @@ def _observe_env(observe_r: Callable, s: np.ndarray, i: int, seat: int, out: np.
 @dataclass(frozen=True)
 class Hooks:
     """The rules kernels a game hands the batch loops (:mod:`tabletop_core.contract.loops`),
-    each a ``@kernel`` on the env's record ``e`` (signatures in the loops' table).
+    each a ``@kernel`` on the env's record ``e`` (signatures in the loops' table), and the
+    sizes they are compiled for.
 
     Attributes:
+        num_actions: the size ``A`` of the discrete action space.
         deal: ``deal(e)``, start a new episode from the record's generator and options.
         step: ``step(e, action, acc, row)``, apply a legal action and add every seat's
             reward to ``acc[row]``.
         legal_mask: ``legal_mask(e, masks, row)``, the acting seat's mask into ``masks[row]``.
         observe: ``observe(e, seat, out, row)``, ``seat``'s observation into ``out[row]``.
         bot_action: ``bot_action(e, bot, masks, row, rng, r)``, bot ``bot``'s action with
-            ``masks[row]`` holding the acting seat's mask.
-        bot_move: the same with ``masks[row]`` as scratch.
+            ``masks[row]`` holding the acting seat's mask (every bot of :class:`Bots`, the
+            ``random`` bot included: the game's ``bot_action_r``).
         is_legal: ``is_legal(e, action) -> bool``.
+        random_move: optional ``random_move(e, rng, r)``, the ``random`` bot's action drawn
+            from the record without a mask (the draw ``bot_action`` makes on the mask); the
+            loops use it where no mask is at hand.
+        random_on_mask: optional ``random_on_mask(masks, row, rng, r)``, the ``random``
+            bot's draw on the mask row, where the game has a faster one than its
+            ``bot_action``'s.
+        bot_move: optional ``bot_move(e, bot, masks, row, rng, r)``, the bot's action with
+            ``masks[row]`` as scratch; default: ``random_move`` for the ``random`` bot,
+            else the legal mask into the row and ``bot_action``
+            (:func:`tabletop_core.contract.hooks.register`).
         observe_patch, observe_fresh: optional, for a game that rewrites only what a step
             changed (Exit Now); default: ``observe``.
         prefetch: optional cache hints for the next envs; default: none.
@@ -119,169 +163,459 @@ class Hooks:
         rollout_phase: optional ``rollout_phase(e) -> int``, the part of the episode the
             record is in; a search rollout ends where it changes (Koikoi: the round, each
             scored on its own); default: the whole episode is one phase.
+        notes_dtype: the dtype of the adapters' observation notes (:meth:`GameDef.new_notes`):
+            what a game that patches its observation rows in place (``observe_patch``)
+            remembers of each row it wrote (Exit Now);
+            :data:`tabletop_core.contract.loops.NO_NOTES` otherwise.
     """
 
+    num_actions: int
     deal: Callable
     step: Callable
     legal_mask: Callable
     observe: Callable
     bot_action: Callable
-    bot_move: Callable
     is_legal: Callable
+    random_move: Callable | None = None
+    random_on_mask: Callable | None = None
+    bot_move: Callable | None = None
     observe_patch: Callable | None = None
     observe_fresh: Callable | None = None
     prefetch: Callable | None = None
     resample_hidden: Callable | None = None
     rollout_phase: Callable | None = None
+    notes_dtype: np.dtype = loops.NO_NOTES
 
     def as_dict(self) -> dict[str, Callable | None]:
-        """The hooks by name (what :func:`tabletop_core.contract.loops.register` takes)."""
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        """The hook kernels by name (what :func:`tabletop_core.contract.loops.register`
+        takes; ``num_actions`` and ``notes_dtype`` are not kernels and are left out)."""
+        return {
+            f.name: getattr(self, f.name)
+            for f in fields(self)
+            if f.name not in ("num_actions", "notes_dtype")
+        }
 
 
 @dataclass(frozen=True)
+class StateDef:
+    """A game's State: the record dtype the hooks are compiled for, how a State is made and
+    the one validation of a saved one (``<game>/state.py``).
+
+    Attributes:
+        dtype: the State record dtype (fields ``rng``, ``current``, ``status`` at least).
+        new: ``new_state(batch, options) -> (batch,) array``, configured, not yet dealt
+            (:func:`tabletop_core.kernel.records.blank_state` and the game's options).
+        validate: ``validate_state(saved) -> None``, raising ValueError naming the env,
+            the field and what is allowed; run before anything of a saved State is written.
+        agents: ``agents(record) -> [agent name per seat]`` of one env's record, for a game
+            whose saved States are resampled (``resample_hidden`` takes a seat's agent name).
+    """
+
+    dtype: np.dtype
+    new: Callable[[int, Any], np.ndarray]
+    validate: Callable[[Any], None]
+    agents: Callable[[np.void], list[str]] | None = None
+
+
+@dataclass(frozen=True)
+class Bots:
+    """A game's scripted bots (the kernels of its ``bot_action`` hook) and their defaults.
+
+    Attributes:
+        names: the bots' names, index = bot id in the kernels; one is ``random``.
+        play: the bot ``tabletop play`` seats by default.
+        rollout: the bot that plays every seat in the ``search`` bot's rollouts by default;
+            it must play any seat.
+        rollouts: the ``search`` bot's rollouts per decision by default (0:
+            :data:`~tabletop_core.contract.search.DEFAULT_BUDGET`), chosen so a decision
+            takes well under 50 ms on one core (``docs/search-bot.md``).
+        roles: ``((bot name, role), ...)`` for the bots bound to one role of
+            :attr:`GameDef.seat_roles` (Exit Now's ``human`` and ``ghost``); a bot not named
+            plays any seat.
+    """
+
+    names: tuple[str, ...]
+    play: str = "strong"
+    rollout: str = "strong"
+    rollouts: int = 0
+    roles: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Views:
+    """How a game is shown to people: its text, its picture and its narration.
+
+    Attributes:
+        ansi: ``render_ansi(state (1,), options, seat=None) -> str``, the table as text,
+            omniscient or (``seat``) as that seat may see it.
+        svg: ``render_svg(state (1,), options, seat) -> str``, the table as an SVG document
+            from ``seat``'s view (``None``: omniscient) of a fixed size (:attr:`svg_size`);
+            used by ``render_mode="svg"``/``"rgb_array"`` and replays. None: no picture.
+        svg_size: ``(width, height)`` in pixels of ``svg``'s picture.
+        narrate: the game's narration (a module with ``describe_step``/``describe_end``
+            as :mod:`tabletop_core.tools.play` reads them), or None.
+    """
+
+    ansi: Callable[..., str]
+    svg: Callable[..., str] | None = None
+    svg_size: tuple[int, int] = (0, 0)
+    narrate: Any = None
+
+    @classmethod
+    def of(cls, render: Any, narrate: Any = None) -> Views:
+        """The views of a game package's ``render`` module (``render_ansi``, and where it
+        draws pictures ``render_svg`` with ``SVG_WIDTH`` x ``SVG_HEIGHT``) and its
+        ``narrate`` module."""
+        svg = getattr(render, "render_svg", None)
+        size = (int(render.SVG_WIDTH), int(render.SVG_HEIGHT)) if svg is not None else (0, 0)
+        return cls(render.render_ansi, svg, size, narrate)
+
+
+@dataclass(frozen=True)
+class Ending:
+    """What an ended episode reports.
+
+    Attributes:
+        stats: ``episode_stats(final states (G,)) -> {name: (G,) array}``, the game's
+            figures of finished episodes for the arena (e.g. The Game's ``score``).
+        match_stats: ``options -> {name: definition}``, the ``stats`` figures that mean
+            something under these options, each with the one line that defines it (a
+            match table prints these only; None: every figure, undefined).
+        info: ``final_info(state (1,), options) -> [dict per seat]``, each agent's info when
+            an episode ends (None: empty infos).
+    """
+
+    stats: Callable[[np.ndarray], dict[str, np.ndarray]]
+    match_stats: Callable[[Any], dict[str, str]] | None = None
+    info: Callable[[np.ndarray, Any], list[dict]] | None = None
+
+
+@dataclass(frozen=True)
+class Docs:
+    """A game's words for people.
+
+    Attributes:
+        title: the game's name as people write it (``"The Game"``).
+        description: one line on what the game is (``tabletop list``, the CLI's help).
+        rewards: one paragraph on the vector env's rewards (shape and meaning).
+    """
+
+    title: str
+    description: str = ""
+    rewards: str = ""
+
+
+def _call_with_action(action_name: Callable) -> Callable[[int, np.ndarray], str]:
+    """``action_name`` as the core calls it, ``(action, state)``: a function of the action
+    alone is called with the action alone."""
+    try:
+        import inspect
+
+        params = [
+            p
+            for p in inspect.signature(action_name).parameters.values()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)
+        ]
+    except (TypeError, ValueError):  # no signature: take it as (action, state)
+        return action_name
+    if len(params) >= 2 or any(p.kind == p.VAR_POSITIONAL for p in params):
+        return action_name
+    return functools.partial(_action_only, action_name)
+
+
+def _action_only(action_name: Callable, action: int, state: np.ndarray = None) -> str:
+    return action_name(action)
+
+
+@dataclass(frozen=True, eq=False)
 class GameDef:
     """Everything the adapters need to know about one game (see the module docstring).
 
+    Declared (what only the game knows):
+
     Attributes:
         name: registry name, e.g. ``"thegame"``.
-        version: environment version for the PettingZoo registry (``thegame_v1``).
-        num_actions: size of the discrete action space ``A``.
+        version: environment version (``thegame_v1``, ``tabletop/thegame-v1``); bumped
+            whenever observations, actions, rewards or rules change.
+        module: the declaring module (``__name__``): its docstring is the game's page
+            (:attr:`page`) and its package the game's package (:attr:`package`).
+        docs: the game's title, one-line description and rewards paragraph (:class:`Docs`).
         make_options: ``(**kwargs) -> options`` validating the game's options
             (raises ValueError naming the bad option and what is allowed).
         agents: ``options -> list[str]``, agent names in seat order.
         observation_layout: ``options -> ObservationLayout``.
-        new_state: ``(batch, options) -> structured array (batch,)``.
-        render_ansi: ``(state (1,) array, options) -> str``.
-        action_name: ``(action, state (1,) array) -> str`` (for error messages, play).
-        bot_names: names of the bots, index = bot id in the kernels.
+        state: the State (:class:`StateDef`): dtype, ``new_state``, ``validate_state``.
+        hooks: the rules kernels of the batch loops and the action count (:class:`Hooks`);
+            the declaration registers them with :func:`tabletop_core.contract.loops.register`.
+        bots: the scripted bots and their defaults (:class:`Bots`).
         max_episode_steps: longest possible episode (agent steps).
         reward_range: ``(low, high)`` of one step's reward.
-        observe: ``(s, i, seat, out (D,) f32)``, env i from any seat's view: the
-            :func:`observe_env` of the game's record kernel ``observe_r``.
-        episode_stats: ``final states (G,) -> {name: (G,) array}``, game-specific figures
-            of finished episodes for the arena (e.g. The Game's ``score``).
-        match_stats: ``options -> {name: definition}``, the ``episode_stats`` figures that
-            mean something under these options, each with the one line that defines it
-            (a match table prints these only; None: every figure, undefined).
-        cooperative: every seat shares one reward (The Game).
-        render_view: ``(state (1,), options, seat) -> str``, the table as ``seat`` may see
-            it (defaults to ``render_ansi``).
-        players_option: the option that sets the number of seats (``--players`` in the CLI).
-        default_bot: the bot ``tabletop play`` seats by default (empty: ``"strong"``).
-        render_svg: ``(state (1,), options, seat) -> str``, the table as an SVG document from
-            ``seat``'s view (``None``: omniscient), of a fixed size per game
-            (``svg_size``); used by ``render_mode="svg"``/``"rgb_array"`` and replays.
-        svg_size: ``(width, height)`` in pixels of ``render_svg``'s picture.
-        notes_dtype: the dtype of the adapters' observation notes (:meth:`new_notes`): what
-            a game that patches its observation rows in place remembers of each row it
-            wrote (Exit Now); :data:`tabletop_core.contract.loops.NO_NOTES` otherwise.
-        validate_state: ``(saved) -> None``, the game's one validation of a saved State
-            (``<game>/state.py``; raises ValueError naming the env, the field and what
-            is allowed); run by :meth:`load_saved_state` before anything is written.
-        description: one line on what the game is (``tabletop list``, the CLI's help).
-        title: the game's name as people write it (``"The Game"``).
-        package: the game's package (``"thegame_env"``): its ``baselines/`` folder holds
-            the shipped policies, and a fresh process imports it for cold-start timings.
-        page: the game's documentation page (the declaration module's docstring), shown
-            by ``help(<package>.env)``.
-        rewards_doc: one paragraph on the vector env's rewards (shape and meaning).
-        state_dtype: the State record dtype the hooks are compiled for.
-        hooks: the rules kernels of the batch loops (:class:`Hooks`); the declaration
-            registers them with :func:`tabletop_core.contract.loops.register`.
-        final_info: ``(state (1,), options) -> [dict per seat]``, each agent's info when
-            an episode ends (None: empty infos).
-        narrate: the game's narration (a module with ``describe_step``/``describe_end``
-            as :mod:`tabletop_core.tools.play` reads them), or None.
+        cooperative: every seat gets the same reward, so the same return (The Game).
+        zero_sum: every ended episode's returns sum to 0 (Koikoi's chips).
+        identity: the game's ``return_identity(returns (G, P), options) -> (G,) bool``, True
+            where an ended episode's returns obey what the game says beyond
+            :attr:`cooperative` and :attr:`zero_sum`; None: the facts say it all. The soak
+            checks all of it through :attr:`return_identity`.
+        action_name: ``(action, state (1,) array) -> str`` (for error messages, play); a
+            function of the action alone is called with the action alone.
+        views: text, picture and narration (:class:`Views`).
+        ending: what an ended episode reports (:class:`Ending`).
         seat_roles: ``options -> (role per seat)``, for a game whose seats play different
             roles (Exit Now's humans and ghost): seats of one role act as one team in
-            ratings and take that role's bots. None: every seat plays for itself.
-        bot_roles: ``((bot name, role), ...)`` for the bots bound to one role of
-            :attr:`seat_roles` (Exit Now's ``human`` and ``ghost``); a bot not named plays
-            any seat. :meth:`check_roles` refuses a bound bot (or a trained policy recorded
-            for another role) in a seat of another role.
-        return_identity: ``(returns (G, P), lengths (G,), options) -> (G,) bool``, True
-            where an ended episode's returns obey the game's identity (checked by the
-            soak); None: only the reward bounds are checked.
-        resample_hidden: ``(saved, seat, seed) -> saved``, a determinization for search
-            (:mod:`<game>.resample`), or None.
-        rollout_bot: the scripted bot that plays every seat in the ``search`` bot's
-            rollouts by default (empty: ``"strong"``); it must play any seat.
-        search_rollouts: the ``search`` bot's rollouts per decision by default (0:
-            :data:`~tabletop_core.contract.search.DEFAULT_BUDGET`), chosen so a decision
-            takes well under 50 ms on one core (``docs/search-bot.md``).
+            ratings and take that role's bots (:attr:`Bots.roles`). None: every seat plays
+            for itself.
         action_pieces: observation pieces whose entry ``a`` describes action ``a`` (the
             piece's first entries line up with the first action ids). The trainer's network
             adds a learned multiple of each to those actions' logits
             (:class:`~tabletop_core.train.model.Agent`, :meth:`action_inputs`).
+
+    A declaration is one object per game: it compares and hashes by identity.
+
+    Derived by the core (read-only properties, the names the adapters read): ``env_id``,
+    ``ENV_ID``, ``num_actions``, ``state_dtype``, ``new_state``, ``validate_state``,
+    ``notes_dtype``, ``observe``, ``render_ansi``, ``render_view``, ``render_svg``,
+    ``svg_size``, ``narrate``, ``episode_stats``, ``match_stats``, ``final_info``,
+    ``title``, ``description``, ``rewards_doc``, ``page``, ``package``, ``bot_names``,
+    ``default_bot``, ``play_bot``, ``rollout_bot``, ``search_rollouts``, ``bot_roles``,
+    ``players_option``, ``resample_hidden`` and the batch loops
+    (:data:`~tabletop_core.contract.loops.LOOPS`).
     """
 
     name: str
     version: int
-    num_actions: int
+    module: str
+    docs: Docs
     make_options: Callable[..., Any]
     agents: Callable[[Any], list[str]]
     observation_layout: Callable[[Any], ObservationLayout]
-    new_state: Callable[[int, Any], np.ndarray]
-    render_ansi: Callable[[np.ndarray, Any], str]
-    action_name: Callable[[int, np.ndarray], str]
-    bot_names: tuple[str, ...]
+    state: StateDef
+    hooks: Hooks
+    bots: Bots
     max_episode_steps: int
     reward_range: tuple[float, float]
-    episode_stats: Callable[[np.ndarray], dict[str, np.ndarray]]
+    action_name: Callable[[int, np.ndarray], str]
+    views: Views
+    ending: Ending
     cooperative: bool = False
-    match_stats: Callable[[Any], dict[str, str]] | None = None
-    render_view: Callable | None = None
-    players_option: str = "num_players"
-    render_svg: Callable | None = None
-    svg_size: tuple[int, int] = (0, 0)
-    validate_state: Callable[[Any], None] | None = None
-    description: str = ""
-    default_bot: str = ""
-    notes_dtype: np.dtype = loops.NO_NOTES
-    title: str = ""
-    package: str = ""
-    page: str = ""
-    rewards_doc: str = ""
-    state_dtype: np.dtype | None = None
-    hooks: Hooks | None = None
-    observe: Callable | None = None
-    final_info: Callable[[np.ndarray, Any], list[dict]] | None = None
-    narrate: Any = None
+    zero_sum: bool = False
+    identity: Callable[[np.ndarray, Any], np.ndarray] | None = None
     seat_roles: Callable[[Any], tuple[str, ...]] | None = None
-    bot_roles: tuple[tuple[str, str], ...] = ()
-    return_identity: Callable[[np.ndarray, np.ndarray, Any], np.ndarray] | None = None
-    resample_hidden: Callable | None = None
-    rollout_bot: str = ""
-    search_rollouts: int = 0
     action_pieces: tuple[str, ...] = ()
 
-    # the batch loops of the module docstring: the same for every game
-    # (tabletop_core.contract.loops, resolved per game by the hooks its package registered)
-    batch_reset = staticmethod(loops.batch_reset)
-    batch_observe = staticmethod(loops.batch_observe)
-    batch_step = staticmethod(loops.batch_step)
-    batch_step_bots = staticmethod(loops.batch_step_bots)
-    batch_step_threads = staticmethod(loops.batch_step_threads)
-    batch_step_bots_threads = staticmethod(loops.batch_step_bots_threads)
-    first_illegal = staticmethod(loops.first_illegal)
-    play_games = staticmethod(loops.play_games)
-    batch_bot_actions = staticmethod(loops.batch_bot_actions)
-    batch_reset_learner = staticmethod(loops.batch_reset_learner)
-    batch_step_learner = staticmethod(loops.batch_step_learner)
-
     def __post_init__(self) -> None:
-        """Register the hooks with the batch loops and derive :attr:`observe` from them.
+        """Register the hooks with the batch loops (the ``random`` bot's id with them).
 
         Raises:
-            ValueError: hooks without a ``state_dtype``, or a required hook missing.
+            ValueError: a required hook missing, or bots without a ``random`` bot.
         """
-        if self.hooks is not None:
-            if self.state_dtype is None:
-                raise ValueError(f"{self.name}: a GameDef with hooks needs its state_dtype")
-            loops.register(self.state_dtype, self.num_actions, self.hooks.as_dict())
-            if self.observe is None:
-                object.__setattr__(self, "observe", observe_env(self.hooks.observe))
+        if "random" not in self.bots.names:
+            raise ValueError(f"{self.name}: the bots must include 'random', got {self.bots.names}")
+        object.__setattr__(self, "action_name", _call_with_action(self.action_name))
+        loops.register(
+            self.state.dtype,
+            self.hooks.num_actions,
+            {**self.hooks.as_dict(), "random_bot": self.bots.names.index("random")},
+        )
+
+    # --- derived facts --------------------------------------------------------------------
+    @property
+    def env_id(self) -> str:
+        """``<name>_v<version>``: the tag of a saved State and the AEC env's metadata name."""
+        return f"{self.name}_v{self.version}"
+
+    @property
+    def ENV_ID(self) -> str:  # noqa: N802 - the name the game packages export
+        """The PettingZoo registry id, ``tabletop/<name>-v<version>`` (:func:`registry_id`)."""
+        return registry_id(self.name, self.version)
+
+    @property
+    def num_actions(self) -> int:
+        """The size ``A`` of the action space (:attr:`Hooks.num_actions`)."""
+        return self.hooks.num_actions
+
+    @property
+    def state_dtype(self) -> np.dtype:
+        """The State record dtype (:attr:`StateDef.dtype`)."""
+        return self.state.dtype
+
+    def new_state(self, batch: int, options: Any) -> np.ndarray:
+        """A ``(batch,)`` State configured by ``options``, not yet dealt (:attr:`StateDef.new`).
+
+        Raises:
+            ValueError: if ``batch`` < 1.
+        """
+        return self.state.new(batch, options)
+
+    @property
+    def validate_state(self) -> Callable[[Any], None]:
+        """The game's one validation of a saved State (:attr:`StateDef.validate`)."""
+        return self.state.validate
+
+    @property
+    def notes_dtype(self) -> np.dtype:
+        """The observation notes' dtype (:attr:`Hooks.notes_dtype`)."""
+        return self.hooks.notes_dtype
+
+    @functools.cached_property
+    def observe(self) -> Callable:
+        """``(s, i, seat, out (D,) f32)``, env ``i`` from any seat's view: the
+        :func:`observe_env` of the ``observe`` hook."""
+        return observe_env(self.hooks.observe)
+
+    @property
+    def players_option(self) -> str:
+        """The option that sets the number of seats (``--players`` in the CLI): the first
+        option named ``num_*``."""
+        from tabletop_core.contract.options import option_infos
+
+        names = [o.name for o in option_infos(self.make_options)]
+        return next((n for n in names if n.startswith("num_")), "num_players")
+
+    def returns_hold(self, returns: np.ndarray, options: Any) -> np.ndarray:
+        """``(G,) bool``: where the ended episodes' returns ``returns`` ((G, P) float) obey
+        the game's facts (:attr:`cooperative`: every seat the same; :attr:`zero_sum`: the
+        sum is 0) and its :attr:`identity`."""
+        r = np.asarray(returns, dtype=np.float64)
+        ok = np.ones(r.shape[0], bool)
+        if self.cooperative:
+            ok &= (r == r[:, :1]).all(axis=1)
+        if self.zero_sum:
+            ok &= np.abs(r.sum(axis=1)) < 1e-3
+        if self.identity is not None:
+            ok &= np.asarray(self.identity(r, options), bool)
+        return ok
+
+    @property
+    def return_identity(self) -> Callable[[np.ndarray, Any, Any], np.ndarray] | None:
+        """``(returns (G, P), lengths (G,), options) -> (G,) bool``, :meth:`returns_hold`
+        (``lengths`` is not read), or None where the returns have nothing to obey beyond
+        the reward bounds."""
+        if not (self.cooperative or self.zero_sum or self.identity is not None):
+            return None
+        return self._returns_hold_with_lengths
+
+    def _returns_hold_with_lengths(self, returns: np.ndarray, lengths: Any, options: Any) -> np.ndarray:
+        return self.returns_hold(returns, options)
+
+    # --- views and endings ------------------------------------------------------------------
+    @property
+    def render_ansi(self) -> Callable[..., str]:
+        """``(state (1,), options, seat=None) -> str`` (:attr:`Views.ansi`)."""
+        return self.views.ansi
+
+    def render_view(self, state: np.ndarray, options: Any, seat: int) -> str:
+        """The table as text as ``seat`` may see it (:attr:`Views.ansi` with ``seat``)."""
+        return self.views.ansi(state, options, seat=seat)
+
+    @property
+    def render_svg(self) -> Callable[..., str] | None:
+        """``(state (1,), options, seat) -> str`` SVG, or None (:attr:`Views.svg`)."""
+        return self.views.svg
+
+    @property
+    def svg_size(self) -> tuple[int, int]:
+        """``(width, height)`` of :attr:`render_svg`'s picture."""
+        return self.views.svg_size
+
+    @property
+    def narrate(self) -> Any:
+        """The game's narration module, or None (:attr:`Views.narrate`)."""
+        return self.views.narrate
+
+    @property
+    def episode_stats(self) -> Callable[[np.ndarray], dict[str, np.ndarray]]:
+        """The figures of finished episodes (:attr:`Ending.stats`)."""
+        return self.ending.stats
+
+    @property
+    def match_stats(self) -> Callable[[Any], dict[str, str]] | None:
+        """The figures a match reports, defined (:attr:`Ending.match_stats`)."""
+        return self.ending.match_stats
+
+    @property
+    def final_info(self) -> Callable[[np.ndarray, Any], list[dict]] | None:
+        """Each agent's info when an episode ends (:attr:`Ending.info`)."""
+        return self.ending.info
+
+    # --- words ------------------------------------------------------------------------------
+    @property
+    def title(self) -> str:
+        """The game's name as people write it (:attr:`Docs.title`)."""
+        return self.docs.title
+
+    @property
+    def description(self) -> str:
+        """One line on what the game is (:attr:`Docs.description`)."""
+        return self.docs.description
+
+    @property
+    def rewards_doc(self) -> str:
+        """One paragraph on the vector env's rewards (:attr:`Docs.rewards`)."""
+        return self.docs.rewards
+
+    @property
+    def page(self) -> str:
+        """The game's documentation page: the docstring of :attr:`module`, shown by
+        ``help(<package>.env)``."""
+        mod = sys.modules.get(self.module)
+        return (mod.__doc__ or "") if mod is not None else ""
+
+    @property
+    def package(self) -> str:
+        """The game's package (``"thegame_env"``): its ``baselines/`` folder holds the
+        shipped policies, and a fresh process imports it for cold-start timings."""
+        mod = sys.modules.get(self.module)
+        if mod is not None and mod.__package__:
+            return mod.__package__
+        return self.module.rpartition(".")[0] or self.module
+
+    # --- bots -------------------------------------------------------------------------------
+    @property
+    def bot_names(self) -> tuple[str, ...]:
+        """The scripted bots' names, index = bot id (:attr:`Bots.names`)."""
+        return self.bots.names
+
+    @property
+    def default_bot(self) -> str:
+        """The bot ``tabletop play`` seats by default (:attr:`Bots.play`)."""
+        return self.bots.play
+
+    @property
+    def play_bot(self) -> str:
+        """The bot ``tabletop play`` seats by default (:attr:`Bots.play`)."""
+        return self.bots.play
+
+    @property
+    def rollout_bot(self) -> str:
+        """The ``search`` bot's rollout bot by default (:attr:`Bots.rollout`)."""
+        return self.bots.rollout
+
+    @property
+    def search_rollouts(self) -> int:
+        """The ``search`` bot's rollouts per decision as declared (:attr:`Bots.rollouts`)."""
+        return self.bots.rollouts
+
+    @property
+    def bot_roles(self) -> tuple[tuple[str, str], ...]:
+        """The bots bound to one role (:attr:`Bots.roles`)."""
+        return self.bots.roles
+
+    @functools.cached_property
+    def resample_hidden(self) -> Callable[[Any, Any, Any], dict] | None:
+        """``(saved, seat, seed) -> saved``, a determinization for search of a
+        ``get_state()`` dict (:func:`tabletop_core.contract.resample.resample_entry` of the
+        ``resample_hidden`` hook), or None for a game without that hook."""
+        if self.hooks.resample_hidden is None:
+            return None
+        return resample_entry(
+            self.name,
+            self.docs.title or self.name,
+            self.state.dtype,
+            self.state.validate,
+            self.hooks.resample_hidden,
+            self.state.agents,
+            self.package,
+        )
 
     def action_inputs(self, options: Any) -> tuple[tuple[int, int], ...]:
         """``((offset, size), ...)``: where each of :attr:`action_pieces` lies in the flat
@@ -323,20 +657,11 @@ class GameDef:
         return np.zeros(batch, self.notes_dtype)
 
     @property
-    def env_id(self) -> str:
-        return f"{self.name}_v{self.version}"
-
-    @property
     def option_infos(self) -> tuple:
         """The declarations of the game's options (:func:`tabletop_core.contract.options.option_infos`)."""
         from tabletop_core.contract.options import option_infos
 
         return option_infos(self.make_options)
-
-    @property
-    def play_bot(self) -> str:
-        """The bot ``tabletop play`` seats by default (:attr:`default_bot` or ``"strong"``)."""
-        return self.default_bot or "strong"
 
     def bot_ids(self, bots, num_seats: int) -> np.ndarray:
         """Map bot names (one per seat, or one name for every seat) to kernel ids.
@@ -402,7 +727,7 @@ class GameDef:
     @property
     def search_defaults(self) -> tuple[int, str, float]:
         """``(rollouts, rollout bot, z)`` of ``search`` named without settings."""
-        return self.search_budget, self.rollout_bot or "strong", search.DEFAULT_Z
+        return self.search_budget, self.bots.rollout, search.DEFAULT_Z
 
     @property
     def search_budget(self) -> int:
@@ -488,3 +813,8 @@ class GameDef:
             self.validate_state(st)
         if write:
             target[...] = st
+
+
+for _loop in loops.LOOPS:  # the batch loops: the same functions for every game
+    setattr(GameDef, _loop, staticmethod(getattr(loops, _loop)))
+del _loop

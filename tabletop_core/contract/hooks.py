@@ -124,7 +124,23 @@ HOOKS: dict[str, Callable] = {
         num_actions,
     )
 }
-OPTIONAL_HOOKS = {"observe_patch", "observe_fresh", "prefetch", "resample_hidden", "rollout_phase"}
+OPTIONAL_HOOKS = {
+    "bot_move",
+    "observe_patch",
+    "observe_fresh",
+    "prefetch",
+    "resample_hidden",
+    "rollout_phase",
+}
+
+_BOT_ACTION_FAST = """\
+    if bot == random_bot:
+        return fast({fast})
+    return fn(e, bot, masks, row, rng, r)"""
+
+_BOT_MOVE = """\
+    {random}legal_mask(e, masks, row)
+    return bot_action(e, bot, masks, row, rng, r)"""
 _OPTIONS = {k: v for k, v in NUMBA_OPTIONS.items() if k != "cache"}
 
 
@@ -138,8 +154,11 @@ def register(state_dtype: np.dtype, num_actions: int, namespace: Mapping[str, An
             as a mapping): every name of :data:`HOOKS` but ``num_actions``;
             those of :data:`OPTIONAL_HOOKS` may be left out or None (``observe_patch`` and
             ``observe_fresh`` then fall back to ``observe``, ``prefetch`` to no hint,
-            ``resample_hidden`` to none, which refuses the search bot, and
-            ``rollout_phase`` to one phase per episode).
+            ``resample_hidden`` to none, which refuses the search bot,
+            ``rollout_phase`` to one phase per episode, and ``bot_move`` to
+            :func:`_bot_hooks`' glue). Besides the hooks it may hold ``random_bot`` (the
+            ``random`` bot's id) with ``random_move(e, rng, r)`` and/or
+            ``random_on_mask(masks, row, rng, r)``, the game's own draws of that bot.
 
     Raises:
         ValueError: a required hook missing from ``namespace``.
@@ -164,28 +183,63 @@ def register(state_dtype: np.dtype, num_actions: int, namespace: Mapping[str, An
     if "rollout_phase" not in hooks:  # rollouts to the end of the episode
         hooks["rollout_phase"], calls["rollout_phase"] = _one_phase, None
     hooks["num_actions"], calls["num_actions"] = int(num_actions), ""
+    bodies = _bot_hooks(hooks, namespace)
     for name, fn in hooks.items():
-        _bind(HOOKS[name], fn, record, on_array=name == "prefetch", call=calls[name])
+        body, extra = bodies.get(name, (None, {}))
+        _bind(
+            HOOKS[name], fn, record, on_array=name == "prefetch", call=calls.get(name), body=body, extra=extra
+        )
 
 
-def _bind(stub, fn, record, on_array: bool, call: str | None) -> None:
+def _bot_hooks(hooks: dict, namespace: Mapping[str, Any]) -> dict[str, tuple[str, dict]]:
+    """The bot glue every game shares, written once: ``bot_action`` takes the game's own
+    draw of the ``random`` bot where it has one (``random_on_mask`` on the mask row, else
+    ``random_move`` on the record), and a missing ``bot_move`` is ``random_move`` for the
+    ``random`` bot, else the legal mask into the scratch row and ``bot_action``.
+
+    Returns:
+        ``{hook name: (implementation body, names it reads)}`` for :func:`_bind`.
+    """
+    move, on_mask = namespace.get("random_move"), namespace.get("random_on_mask")
+    random_bot = int(namespace.get("random_bot", -1))
+    bodies: dict[str, tuple[str, dict]] = {}
+    if random_bot >= 0 and (on_mask is not None or move is not None):
+        fast, args = (on_mask, "masks, row, rng, r") if on_mask is not None else (move, "e, rng, r")
+        bodies["bot_action"] = (_BOT_ACTION_FAST.format(fast=args), {"fast": fast, "random_bot": random_bot})
+    if "bot_move" not in hooks:
+        hooks["bot_move"] = None
+        first = (
+            "if bot == random_bot:\n        return move(e, rng, r)\n    "
+            if random_bot >= 0 and move is not None
+            else ""
+        )
+        scope = {"move": move, "random_bot": random_bot, "legal_mask": legal_mask, "bot_action": bot_action}
+        bodies["bot_move"] = (_BOT_MOVE.format(random=first), scope)
+    return bodies
+
+
+def _bind(
+    stub, fn, record, on_array: bool, call: str | None, body: str | None = None, extra: dict | None = None
+) -> None:
     """Overload ``stub`` for arguments of the game's record type (or, with ``on_array``, a
     State array of it as the first argument) with ``fn(<call>)`` (``call``: the argument
     names passed on, None for all of the stub's, "" for ``fn`` itself as the value: a
-    constant, or None for nothing)."""
+    constant, or None for nothing), or with the statements ``body`` over the names of
+    ``extra`` and ``fn``."""
     # numba wants the typing function and the implementation to have the stub's argument
     # names: both are made from one template over them
     names = ", ".join(stub.__code__.co_varnames[: stub.__code__.co_argcount])
     first = names.split(",")[0]
-    body = "fn" if call == "" else f"fn({names if call is None else call})"
+    if body is None:
+        body = "    return " + ("fn" if call == "" else f"fn({names if call is None else call})")
     src = (
         f"def typer({names}):\n"
         f"    kind = getattr({first}, 'dtype', None) if on_array else {first}\n"
         f"    return impl if kind == record else None\n"
         f"def impl({names}):\n"
-        f"    return {body}\n"
+        f"{body}\n"
     )
-    scope: dict = {"fn": fn, "record": record, "on_array": on_array}
+    scope: dict = {**(extra or {}), "fn": fn, "record": record, "on_array": on_array}
     exec(src, scope)  # noqa: S102 - a fixed template over the stub's own argument names
     overload_inline(stub, scope["typer"])
 

@@ -85,10 +85,7 @@ from tabletop_core.contract.search import bot_choice, bot_choice_move
 from tabletop_core.kernel.bits import seat_in, unowned
 from tabletop_core.kernel.jit import kernel
 
-__all__ = [
-    "register",
-    "HOOKS",
-    "NO_NOTES",
+LOOPS = (
     "first_illegal",
     "batch_reset",
     "batch_observe",
@@ -100,6 +97,16 @@ __all__ = [
     "batch_bot_actions",
     "batch_reset_learner",
     "batch_step_learner",
+)
+"""The names of the batch loops: the same for every game, each a :class:`GameDef` attribute
+(:mod:`tabletop_core.contract.game`)."""
+
+__all__ = [
+    "register",
+    "HOOKS",
+    "NO_NOTES",
+    "LOOPS",
+    *LOOPS,
     "STEP",
     "STEP_AUTORESET",
     "RESET",

@@ -4,8 +4,9 @@
 A game's ``<game>/resample.py`` holds a record kernel ``resample_hidden_r(e, seat, w) -> w``
 that replaces, in place, everything ``seat`` cannot know in the record ``e`` with a
 uniformly random assignment consistent with what ``seat`` has seen, drawing from the
-generator word ``w`` (:mod:`tabletop_core.kernel.rng`) and returning the next word. Its
-``resample_hidden(saved, seat, seed)`` is :func:`resample_entry` of that kernel
+generator word ``w`` (:mod:`tabletop_core.kernel.rng`) and returning the next word; its
+hooks name it ``resample_hidden``. The game's public ``resample_hidden(saved, seat, seed)``
+is ``GameDef.resample_hidden``, :func:`resample_entry` of that kernel
 (:func:`resample_saved`): the checks of the inputs, the copy, and one kernel call per env
 of the batch live here, once.
 """
@@ -47,7 +48,7 @@ def resample_saved(
     state_dtype: np.dtype,
     validate_state: Callable[[Any], None],
     kernel: Callable,
-    agents_of: Callable[[np.void], list[str]],
+    agents_of: Callable[[np.void], list[str]] | None,
     saved: Any,
     seat: Any,
     seed: Any,
@@ -64,7 +65,8 @@ def resample_saved(
         state_dtype: the game's State dtype.
         validate_state: the game's one validation of a saved State (``<game>/state.py``).
         kernel: the game's ``resample_hidden_r``.
-        agents_of: ``record -> agent names`` in seat order (the seats of that game).
+        agents_of: ``record -> agent names`` in seat order (the seats of that game); None:
+            seats are taken by number only.
         saved: a ``get_state()`` dict of the game's AEC env (batch 1) or vector env.
         seat: the seat whose view is kept: an int or an agent name.
         seed: an int, ``0 <= seed`` and ``seed + B - 1 < 2**64`` for a batch of ``B``.
@@ -86,7 +88,7 @@ def resample_saved(
         raise ValueError(f"{game}: seed must be an int, got None")
     check_seed(seed, st.shape[0])
     validate_state(st)
-    k = seat_index(seat, agents_of(st[0]), game)
+    k = seat_index(seat, agents_of(st[0]), game) if agents_of is not None else _seat_number(seat, game)
     out = {key: copy.deepcopy(value) for key, value in saved.items() if key != "state"}
     new = st.copy()
     for i in range(new.shape[0]):
@@ -95,19 +97,24 @@ def resample_saved(
     return out
 
 
+def _seat_number(seat: Any, game: str) -> int:
+    """``seat`` as a seat number, for a game whose records name no agents."""
+    if isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer)) or int(seat) < 0:
+        raise ValueError(f"{game}: seat must be an int >= 0, got {type(seat).__name__}: {seat!r}")
+    return int(seat)
+
+
 def resample_entry(
     game: str,
     title: str,
     state_dtype: np.dtype,
     validate_state: Callable[[Any], None],
     kernel: Callable,
-    agents_of: Callable[[np.void], list[str]],
-    hidden: str,
+    agents_of: Callable[[np.void], list[str]] | None,
     module: str,
 ) -> Callable[[Any, Any, Any], dict]:
     """A game's public ``resample_hidden(saved, seat, seed) -> dict``: :func:`resample_saved`
-    of its kernel, with its own docstring (``hidden``: what is dealt again, in the game's
-    words; ``module``: where the game exports it)."""
+    of its kernel, with its own docstring (``module``: the package that exports it)."""
 
     def resample_hidden(saved: Any, seat: Any, seed: Any) -> dict:
         return resample_saved(game, state_dtype, validate_state, kernel, agents_of, saved, seat, seed)
@@ -115,7 +122,7 @@ def resample_entry(
     resample_hidden.__doc__ = f"""A determinization of ``saved`` (a ``get_state()`` dict of an AEC env or a vector
 env: every env is resampled) for ``seat`` (an int or an agent name): a new dict, ``saved``
 untouched, that loads with ``set_state`` and shows ``seat`` the same observation and
-action mask, {hidden} dealt again uniformly (``resample_hidden_r``). The same ``seed``
+action mask, everything ``seat`` cannot see dealt again uniformly (``resample_hidden_r``). The same ``seed``
 gives the same dict; the consistency rules are in ``docs/rules/{game}.md``.
 
 Raises:

@@ -95,7 +95,7 @@ DEFAULT_Z = 1.0
 """How many standard errors a challenger's gain must exceed when ``search`` is named
 without ``z=``."""
 DEFAULT_BUDGET = 256
-"""Rollouts per decision for a game that declares no ``GameDef.search_rollouts``."""
+"""Rollouts per decision for a game that declares none (``Bots.rollouts`` 0)."""
 MAX_BUDGET = (1 << 24) - 1
 """The largest rollout budget an id can carry."""
 MAX_SEATS = 16
@@ -245,6 +245,63 @@ def search_action(e, bot, rng, r):
     return search_action_from(e, bot, rng, r, -1)
 
 
+@kernel(inline="always")
+def _candidates(masks, blueprint):
+    """The acting seat's legal actions (mask row 0), the challengers first and ``blueprint``
+    (never eliminated) last."""
+    cand = np.flatnonzero(masks[0])
+    n = cand.shape[0]
+    k = 0
+    for j in range(n):
+        if cand[j] != blueprint:
+            cand[k] = cand[j]
+            k += 1
+    cand[n - 1] = blueprint
+    return cand
+
+
+@kernel(inline="always")
+def _select(e, seat, cand, budget, x, rollout_bot, pos, acc, masks, roll_rng):
+    """Selection: successive halving of the challengers ``cand[:-1]`` on half the budget,
+    leaving the best one in ``cand[0]`` and the blueprint in ``cand[1]``; returns the
+    generator word after the draws."""
+    n = cand.shape[0]
+    blueprint = cand[n - 1]
+    rounds = 0
+    while (1 << rounds) < n - 1:
+        rounds += 1
+    half = budget // 2
+    while n > 2:
+        dets = max(1, half // (rounds * n))
+        out = np.empty((dets, n), np.float64)
+        x = _evaluate(e, seat, cand, n, dets, x, rollout_bot, pos, acc, masks, roll_rng, out)
+        means = np.zeros(n - 1, np.float64)
+        for j in range(n - 1):
+            means[j] = out[:, j].mean()
+        order = np.argsort(-means, kind="mergesort")
+        keep = (n - 1 + 1) // 2
+        best = cand[order[:keep]].copy()
+        cand[:keep] = best
+        cand[keep] = blueprint
+        n = keep + 1
+    return x
+
+
+@kernel(inline="always")
+def _verify(e, seat, cand, budget, z, x, rollout_bot, pos, acc, masks, roll_rng):
+    """Verification: the last challenger ``cand[0]`` against the blueprint ``cand[1]`` on
+    fresh deals; the challenger only when it gains more than ``z`` standard errors."""
+    dets = max(2, (budget - budget // 2) // 2)
+    out = np.empty((dets, 2), np.float64)
+    _evaluate(e, seat, cand, 2, dets, x, rollout_bot, pos, acc, masks, roll_rng, out)
+    diff = out[:, 0] - out[:, 1]
+    gain = diff.mean()
+    se = np.sqrt(diff.var() / (dets - 1)) if dets > 1 else 0.0
+    if gain > 0.0 and gain > z * se:
+        return np.int64(cand[0])
+    return np.int64(cand[1])
+
+
 @kernel
 def search_action_from(e, bot, rng, r, blueprint):
     """:func:`search_action` with the default move given: ``blueprint`` (a legal action of
@@ -269,47 +326,13 @@ def search_action_from(e, bot, rng, r, blueprint):
     roll_rng[0] = first
     if blueprint < 0 or blueprint >= masks.shape[1] or masks[0, blueprint] == 0:
         blueprint = bot_action(e, rollout_bot, masks, 0, roll_rng, 0)
-    cand = np.flatnonzero(masks[0])
-    n = cand.shape[0]
-    if n == 1:
+    cand = _candidates(masks, blueprint)
+    if cand.shape[0] == 1:
         return np.int64(cand[0])
-    # the challengers first, the rollout bot's own choice last (never eliminated)
-    k = 0
-    for j in range(n):
-        if cand[j] != blueprint:
-            cand[k] = cand[j]
-            k += 1
-    cand[n - 1] = blueprint
     acc = np.zeros((1, MAX_SEATS), np.float32)
     pos = new_records(e, 2)
-    # selection: successive halving of the challengers on half the budget
-    rounds = 0
-    while (1 << rounds) < n - 1:
-        rounds += 1
-    half = budget // 2
-    while n > 2:
-        dets = max(1, half // (rounds * n))
-        out = np.empty((dets, n), np.float64)
-        x = _evaluate(e, seat, cand, n, dets, x, rollout_bot, pos, acc, masks, roll_rng, out)
-        means = np.zeros(n - 1, np.float64)
-        for j in range(n - 1):
-            means[j] = out[:, j].mean()
-        order = np.argsort(-means, kind="mergesort")
-        keep = (n - 1 + 1) // 2
-        best = cand[order[:keep]].copy()
-        cand[:keep] = best
-        cand[keep] = blueprint
-        n = keep + 1
-    # verification: the last challenger against the rollout bot's choice, on fresh deals
-    dets = max(2, (budget - half) // 2)
-    out = np.empty((dets, 2), np.float64)
-    x = _evaluate(e, seat, cand, 2, dets, x, rollout_bot, pos, acc, masks, roll_rng, out)
-    diff = out[:, 0] - out[:, 1]
-    gain = diff.mean()
-    se = np.sqrt(diff.var() / (dets - 1)) if dets > 1 else 0.0
-    if gain > 0.0 and gain > z * se:
-        return np.int64(cand[0])
-    return np.int64(blueprint)
+    x = _select(e, seat, cand, budget, x, rollout_bot, pos, acc, masks, roll_rng)
+    return _verify(e, seat, cand, budget, z, x, rollout_bot, pos, acc, masks, roll_rng)
 
 
 @kernel

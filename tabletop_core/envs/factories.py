@@ -21,7 +21,7 @@ from functools import cache
 from typing import Any, NamedTuple
 
 from tabletop_core.agents.baseline import baseline_policy as _baseline
-from tabletop_core.contract.game import GameDef
+from tabletop_core.contract.game import GameDef, registry_id
 from tabletop_core.contract.options import option_infos
 from tabletop_core.envs.aec import LeanChecks, TabletopAECEnv
 from tabletop_core.envs.vector import SelfPlayVectorEnv
@@ -150,7 +150,7 @@ def register_aec(name: str, version: int, entry_point: str) -> str | None:
         from pettingzoo.env_registry.registration import _get_registry
     except ImportError:  # pragma: no cover - PettingZoo < 1.27
         return None
-    env_id = f"tabletop/{name}-v{version}"
+    env_id = registry_id(name, version)
     if env_id not in _get_registry("aec"):
         pettingzoo.register("aec", env_id, entry_point=entry_point)
     return env_id

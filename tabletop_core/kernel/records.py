@@ -6,7 +6,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["at"]
+from tabletop_core.kernel.rng import seed_word
+
+__all__ = ["at", "blank_state"]
 
 
 def at(kernel: Any, s: np.ndarray, i: int, *args: Any) -> Any:
@@ -35,3 +37,26 @@ def at(kernel: Any, s: np.ndarray, i: int, *args: Any) -> Any:
         numba.core.errors.TypingError: the arguments do not fit the kernel.
     """
     return kernel(s[i], *args)
+
+
+def blank_state(batch: int, dtype: np.dtype) -> np.ndarray:
+    """A zeroed State of ``batch`` envs of the record ``dtype`` whose generator words
+    (field ``rng``) hold ``seed_word(0)``: the start every game's ``new_state`` writes its
+    options and starting values into, before a deal.
+
+    Args:
+        batch: the number of envs ``B`` (>= 1; taken through ``int``).
+        dtype: the game's State record dtype (with a ``uint64`` field ``rng``).
+
+    Returns:
+        A ``(B,)`` structured array of ``dtype``.
+
+    Raises:
+        ValueError: if ``batch`` < 1.
+    """
+    b = int(batch)
+    if b < 1:
+        raise ValueError(f"batch must be >= 1, got {batch}")
+    s = np.zeros(b, dtype)
+    s["rng"] = seed_word(0)
+    return s

@@ -1,13 +1,9 @@
 """Leduc hold'em, a fifth game written only against the public game contract (a test
-fixture: ``tests/test_contract_game.py``): its rooms are the four games' rooms (spec,
-state, rules, observe, bots, render, narrate, hooks) and one declaration, ``game.py``.
-"""
+fixture: ``tests/test_contract_game.py``): the compiled part in ``rules.py``, the
+declaration in ``game.py``, and this face made from it."""
 
-from tabletop_core.envs.factories import game_envs
+from tabletop_core.envs.package import export_game
 
-from .game import GAME
-from .observe import decode_observation
+from .game import GAME, Options, action_name, card_name, decode_observation
 
-raw_env, env, vector_env, baseline_policy = game_envs(GAME)
-
-__all__ = ["GAME", "env", "raw_env", "vector_env", "decode_observation"]
+__all__ = export_game(GAME, globals()) + ["Options", "action_name", "card_name", "decode_observation"]
