@@ -35,6 +35,10 @@ def _seat_name(e, k: int) -> str:
     return f"player_{k}"
 
 
+def _count(size: int) -> str:
+    return f"{size} card{'' if size == 1 else 's'}"
+
+
 def render_ansi(state: np.ndarray, options=None, seat: int | None = None, i: int = 0) -> str:
     """The table of env ``i`` as text.
 
@@ -80,12 +84,12 @@ def render_ansi(state: np.ndarray, options=None, seat: int | None = None, i: int
             lines.append(f"  NPC ({size} open{extra}, deck {int(e['npc_n'])}): {_cards(e['hand'][k])}")
         elif seat is None or seat == k:
             # the acting seat's selection is shown apart, on its own line below
-            hand = e["hand"][k] - (e["sel"] if k == int(e["current"]) and not over else 0)
-            lines.append(
-                f"{mark} {_seat_name(e, k)} ({size} card{'' if size == 1 else 's'}{extra}): {_cards(hand)}"
-            )
+            selecting = k == int(e["current"]) and not over and int(e["sel_n"])
+            hand = e["hand"][k] - (e["sel"] if selecting else 0)
+            count = f"{size} in hand, {int(e['sel_n'])} selected" if selecting else _count(size)
+            lines.append(f"{mark} {_seat_name(e, k)} ({count}{extra}): {_cards(hand)}")
         else:
-            lines.append(f"{mark} {_seat_name(e, k)} ({size} card{'' if size == 1 else 's'}{extra})")
+            lines.append(f"{mark} {_seat_name(e, k)} ({_count(size)}{extra})")
     if not over:
         # the selection in progress is the acting seat's own: others see it once cast
         if int(e["sel_n"]) and (seat is None or seat == int(e["current"])):
