@@ -222,9 +222,15 @@ def describe(before: np.ndarray, after: np.ndarray, action: int, actor: int, vie
             f"new deal, {_name(a, int(a['current']), viewer)} to start"
         )
     if int(b["status"]) == Status.PLAYING and int(a["status"]) != Status.PLAYING:
-        loser = int(a["loser"])
-        out.append(f"game over: {_name(a, loser, viewer)} could not act and lost ({_CANNOT_ACT})")
+        out.append(f"game over: {end_text(after, viewer=viewer)}")
     return out
+
+
+def end_text(state: np.ndarray, i: int = 0, viewer: int | None = None) -> str:
+    """How the finished game of env ``i`` ended: who could not act, and that this is the
+    one way to lose (``viewer``: that seat is named "you")."""
+    e = state[i]
+    return f"{_name(e, int(e['loser']), -1 if viewer is None else viewer)} could not act and lost ({_CANNOT_ACT})"
 
 
 def illegal_reason(state: np.ndarray, action: int, seat: int) -> str:

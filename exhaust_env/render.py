@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from tabletop_core.contract.svg import THEME, Svg, banner, card, card_back, check_view_seat, pile, seat_label
+
 from .spec import (
+    COPY_KIND,
     MAX_SINGLES,
     NPC_SEAT,
     NUM_AREAS,
     NUM_KINDS,
+    NUM_NUMBERS,
     Mode,
     Status,
     area_label,
@@ -119,9 +123,6 @@ def _svg_seat_name(e, k: int) -> str:
 
 def _kind_card(svg, x, y, w, h, kind: int, edge=None) -> None:
     """One spell card: the number in its colour on a tinted face (``C`` for a copy)."""
-    from tabletop_core.contract.svg import card
-
-    from .spec import COPY_KIND, NUM_NUMBERS
 
     if kind == COPY_KIND:
         card(
@@ -170,7 +171,6 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
     Raises:
         ValueError: if ``seat`` is not a seat of this game's agents.
     """
-    from tabletop_core.contract.svg import THEME, Svg, check_view_seat
 
     e = state[i]
     mode = Mode(int(e["cfg_mode"]))
@@ -199,7 +199,6 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
 
 def _svg_legend(svg):
     """The legend of the area kinds."""
-    from tabletop_core.contract.svg import THEME
 
     lx = 470
     for c, name in enumerate(("red", "blue", "yellow", "green")):
@@ -212,7 +211,6 @@ def _svg_legend(svg):
 
 def _svg_areas(singles, e, svg):
     """The combo areas: kind, cards on it, top."""
-    from tabletop_core.contract.svg import THEME
 
     y = 44
     cw, ch = 20, 23
@@ -242,7 +240,6 @@ def _svg_areas(singles, e, svg):
 
 def _svg_piles(svg, e, mode):
     """Time Magic pile, replenishment and NPC decks."""
-    from tabletop_core.contract.svg import THEME, card, pile
 
     svg.rect(742, 44, 206, 250, fill=THEME.panel, rx=8)
     tm = int(e["tm_pile"])
@@ -255,7 +252,6 @@ def _svg_piles(svg, e, mode):
 
 def _svg_seats(playing, seat, cur, n, mode, e, svg):
     """A row per seat: hand (or its size from another seat's view), Time Magic, Exhaust cards, the loser."""
-    from tabletop_core.contract.svg import THEME, banner, card_back, seat_label
 
     sel_visible = playing and (seat is None or int(seat) == cur)
     y = 342

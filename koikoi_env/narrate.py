@@ -271,15 +271,18 @@ def describe(before: np.ndarray, after: np.ndarray, action: int, actor: int, vie
         if int(a["status"]) == Status.PLAYING:
             out.append(f"round {int(a['round']) + 1}: new deal, dealer player_{int(a['dealer'])}")
         else:
-            best = max(int(c) for c in a["chips"][:n])
-            winners = ", ".join(f"player_{k}" for k in range(n) if int(a["chips"][k]) == best)
-            why = (
-                "all rounds played"
-                if int(a["status"]) == Status.ROUNDS_DONE
-                else "a player has no chips left"
-            )
-            out.append(f"game over ({why}): {winners} won with {best} chips")
+            out.append(f"game over {end_text(after)}")
     return out
+
+
+def end_text(state: np.ndarray, i: int = 0) -> str:
+    """How the finished game of env ``i`` ended: why, and who won with how many chips."""
+    e = state[i]
+    n = int(e["cfg_players"])
+    best = max(int(c) for c in e["chips"][:n])
+    winners = ", ".join(f"player_{k}" for k in range(n) if int(e["chips"][k]) == best)
+    why = "all rounds played" if int(e["status"]) == Status.ROUNDS_DONE else "a player has no chips left"
+    return f"({why}): {winners} won with {best} chips"
 
 
 def illegal_reason(state: np.ndarray, action: int, seat: int) -> str:

@@ -72,7 +72,13 @@ def play_full_game(child, choose=first_move) -> tuple[str, list[str]]:
         ("koikoi", [r"flipped \S+ from the deck", r"drew \S+", r"round 1 over: ", r"game over \("]),
         (
             "exitnow",
-            [r"ghost_0 \(smart\): ghost slide", r"ghost g1 rolled \d", r"human_\d rolled \d", r"game over: "],
+            [
+                r"ghost_0 \(smart\): ghost slide",
+                r"ghost g1 rolled \d",
+                r"ghost g\d slid (up|down|left|right) from \(\d+, \d+\) to \(\d+, \d+\), (stopped by|onto)",
+                r"human_\d rolled \d",
+                r"game over: ",
+            ],
         ),
     ],
 )
@@ -81,6 +87,7 @@ def test_full_game_with_defaults_shows_the_environments_moves(game, env_moves):
     assert f"{game}: you are " in out and "legal move" in out
     for pattern in env_moves:
         assert re.search(pattern, out), (pattern, out[-4000:])
+    assert out.count("game over") == 1 and out.count("legend: ") <= 1
     assert "the result:" in out and "episode returns (every reward of the game summed):" in out
     assert "Traceback" not in out and "{" not in out.rsplit("the result:", 1)[-1]
 
@@ -367,7 +374,7 @@ def test_exit_now_warns_before_a_move_onto_a_ghost_and_takes_it_when_typed_again
 
 
 def test_help_rules_is_one_screen_per_game_and_help_offers_undo_only_where_it_works():
-    for game in ("thegame", "exhaust", "koikoi"):
+    for game in ("thegame", "exhaust", "koikoi", "exitnow"):
         out = session(game, ["help", "help rules", "help nothing", "undo", "q"])
         rules = out.split("the rules in one screen", 1)[1].split("\n> ", 1)[0]
         assert 8 <= rules.count("\n") <= 22 and all(len(x) <= 100 for x in rules.splitlines()), game
@@ -468,3 +475,39 @@ def test_exhaust_explains_time_magic_and_that_only_cannot_act_loses():
     assert "CANNOT ACT" in narrate.RULES_SUMMARY
     out, _ = play_full_game(spawn("exhaust", "--seed", "3"))
     assert re.search(r"could not act and lost \(no cast fits, no Time Magic card to pass with", out)
+
+
+def test_exit_now_shows_the_legend_once_the_exit_key_ghost_reach_and_item_moves():
+    from exitnow_envs import narrate, raw_env
+    from exitnow_envs.rules.common import find_kind_r
+    from exitnow_envs.spec import DEST_OFFSET, EXIT, ITEM_NAMES, MAP, SEALED_A, SLIDE_OFFSET
+
+    out = session("exitnow", ["legend", "ghosts", "0 10", "table", "q"], "--seed", "3")
+    assert out.count("legend: ## wall") == 2  # once at the start, once asked for
+    assert "you need an Exit Key: end a move on an event chip (??)" in out
+    assert "the exit door opens only with an Exit Key" in out
+    assert re.search(
+        r"ghost g1 at \(\d+, \d+\) can get to, on its next turn:\n  in 1 move \(any roll\): \d", out
+    )
+    env = raw_env(num_humans=1)
+    env.reset(seed=3)
+    st = env._state
+    r, c = (int(v) for v in find_kind_r(st[0], EXIT))
+    assert "Exit Key" in narrate.action_group(st, DEST_OFFSET + r * MAP + c)
+    st["cell"][0, 5, 5] = SEALED_A
+    assert "Pickaxe" in narrate.action_group(st, DEST_OFFSET + 5 * MAP + 5)
+    assert narrate.action_group(st, DEST_OFFSET + 6 * MAP + 6).startswith("move: ")
+    # a ghost's slide is named with where it stopped and why; its reach is every such landing
+    st["gon"][0, 0], st["gpos"][0, 0] = 1, (16, 19)
+    reach = narrate.ghost_reach(st, 0)
+    assert reach and min(reach.values()) == 1 and max(reach.values()) <= narrate.GHOST_MOST_MOVES
+    after = st.copy()
+    (sq,) = [sq for sq, k in reach.items() if k == 1][:1]
+    after["gpos"][0, 0] = sq
+    d = 0 if sq[0] < 16 else 2 if sq[0] > 16 else 1 if sq[1] > 19 else 3
+    line = narrate.slide_line(st, after, 0, SLIDE_OFFSET + d)
+    assert line.startswith(
+        f"ghost g1 slid {('up', 'right', 'down', 'left')[d]} from (16, 19) to ({sq[0]}, {sq[1]}), "
+    )
+    st["items"][0, 0, ITEM_NAMES.index("Exit Key")] = 1
+    assert "Exit Key" not in narrate.illegal_reason(st, DEST_OFFSET + r * MAP + c, 0)
