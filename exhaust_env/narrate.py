@@ -14,6 +14,7 @@ import numpy as np
 from .spec import (
     ADD_OFFSET,
     CAST_OFFSET,
+    COPY_KIND,
     FLIP_EXHAUST,
     NPC_SEAT,
     NUM_AREAS,
@@ -187,6 +188,12 @@ def describe(before: np.ndarray, after: np.ndarray, action: int, actor: int, vie
     out = []
     who = _name(b, actor, viewer)
     if CAST_OFFSET <= action < PLAY_TIME_MAGIC:
+        copies = int(b["sel"][COPY_KIND])
+        if copies:
+            out.append(
+                f"the copy card{'s' if copies > 1 else ''} counted as {'copies' if copies > 1 else 'a copy'} "
+                "of a number card cast with it (its number; in a Flush its colour)"
+            )
         if int(a["round"]) == int(b["round"]):
             out += _reward_lines(b, a, actor, who, viewer)
     elif action == PLAY_TIME_MAGIC:
