@@ -59,17 +59,30 @@ def play_full_game(child, choose=first_move) -> tuple[str, list[str]]:
     [
         (
             "thegame",
-            [r"player_1 drew \d cards?", r"game over: .*Score \d+ \(cards left in hands and draw pile\)"],
+            [
+                r"player_1 drew \d cards?",
+                r"backwards trick: (\d+) on \d+, exactly 10 back",
+                r"game over: .*Score \d+ \(cards left in hands and draw pile\)",
+            ],
         ),
         (
             "exhaust",
             [
                 r"player_\d \(strong\): cast [RBYGC]\d* .*on ",
                 r"took \d Time Magic card|from the replenishment deck",
-                r"game over: .* could not act and lost",
+                r"game over: .* could not act and lost \(no cast fits, no Time Magic card to pass with",
             ],
         ),
-        ("koikoi", [r"flipped \S+ from the deck", r"drew \S+", r"round 1 over: ", r"game over \("]),
+        (
+            "koikoi",
+            [
+                r"flipped \S+ from the deck",
+                r"drew \S+",
+                r"made (Great|Triple|[♠♥♦♣]) [^:]*: \d+ points?\. Yaku score \d+",
+                r"round 1 over: ",
+                r"game over \(",
+            ],
+        ),
         (
             "exitnow",
             [
@@ -403,7 +416,7 @@ def test_the_game_undo_takes_back_a_card_played_this_turn_and_its_reward():
     assert "▶ player_0 (7): 30 32 43 66 69 74 78" in out.rsplit("undone", 1)[1]
 
 
-def test_the_game_names_the_backwards_trick_and_announces_the_end_once():
+def test_the_game_names_the_backwards_trick_and_fire_cards():
     from thegame_env import narrate, raw_env
     from thegame_env.spec import play_to_action
 
@@ -420,9 +433,11 @@ def test_the_game_names_the_backwards_trick_and_announces_the_end_once():
     assert narrate.describe(before, after, play_to_action(2, 47), 0, 0) == [
         "backwards trick: 47 on 37, exactly 10 back"
     ]
-    out, _ = play_full_game(spawn("thegame", "--seed", "5"), choose_thegame)
-    end = out.split("game over", 1)[1]
-    assert out.count("game over") == 1 and "; score" not in end and "the result:" in end
+    before["cfg_on_fire"][0] = after["cfg_on_fire"][0] = 1
+    before["piles"][0, 1], after["piles"][0, 1] = 30, 33
+    assert narrate.describe(before, after, play_to_action(1, 33), 0, 0) == [
+        "fire card 33 on up2: cover it by the end of the next turn, or the team loses"
+    ]
     assert "backwards trick" in narrate.RULES_SUMMARY
 
 
@@ -473,8 +488,6 @@ def test_exhaust_explains_time_magic_and_that_only_cannot_act_loses():
     (line,) = narrate.describe(before, env._state, PLAY_TIME_MAGIC, 0, 0)
     assert line.startswith("Time Magic: you passed the turn with it (no cast); the card goes back")
     assert "CANNOT ACT" in narrate.RULES_SUMMARY
-    out, _ = play_full_game(spawn("exhaust", "--seed", "3"))
-    assert re.search(r"could not act and lost \(no cast fits, no Time Magic card to pass with", out)
 
 
 def test_exit_now_shows_the_legend_once_the_exit_key_ghost_reach_and_item_moves():
