@@ -199,8 +199,7 @@ def describe(before: np.ndarray, after: np.ndarray, action: int, actor: int, vie
     elif action == PLAY_TIME_MAGIC:
         out.append(
             f"Time Magic: {who} passed the turn with it (no cast); the card goes back to the "
-            f"Time Magic pile ({int(a['tm_pile'])} there), where casts on 3 cards, 4 cards, "
-            "Straight, Flush and Any take their rewards from"
+            f"Time Magic pile ({int(a['tm_pile'])} there), which pays the rewards of later casts"
         )
     elif action == FLIP_EXHAUST:
         out.append(f"{who} flipped the Exhaust card face down: a pass, once a round")

@@ -70,6 +70,7 @@ def play_full_game(child, choose=first_move) -> tuple[str, list[str]]:
             [
                 r"player_\d \(strong\): cast [RBYGC]\d* .*on ",
                 r"took \d Time Magic card|from the replenishment deck",
+                r"Time Magic: (you|player_\d) passed the turn with it \(no cast\); the card goes back",
                 r"game over: .* could not act and lost \(no cast fits, no Time Magic card to pass with",
             ],
         ),
