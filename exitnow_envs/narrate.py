@@ -63,9 +63,9 @@ RULES_SUMMARY = """Exit Now, the rules in one screen (docs/rules/exitnow.md):
   the exit door (with a key) or a sealed door (with a Pickaxe: it breaks).
 - Ending on other humans: you go on top, steal a random item from each, they lose a turn.
 - Ghosts: each rolls and makes half the roll (rounded up) moves. A move SLIDES in one
-  direction until the next square is a wall, door, chip or the edge; a slide onto a
-  human captures (a wall one square thick can be passed for two moves). 'ghosts' shows
-  where they can get next turn.
+  direction until the next square is a wall, a sealed door, the exit door, a chip or the
+  edge (water and open doors do not stop it); a slide onto a human captures. A wall one
+  square thick can be passed for two moves. 'ghosts' shows where they can get next turn.
 - Captured: off the map, your items confiscated; a 6 brings you back at the restart
   square R. A Cross banishes the ghost instead. The item chip ($$) gives the
   confiscated items to whoever ends a move on it.
@@ -269,7 +269,8 @@ _STOPS = {WALL: "a wall", EXIT: "the exit door"}
 
 
 def _obstacle(e, r: int, c: int) -> str:
-    """What stops a ghost before the square (r, c): the map's edge, a wall, a door..."""
+    """What stops a ghost before the square (r, c) (rules' ``ghost_free_r`` is False
+    there): the map's edge, a wall, the exit door, a sealed door, a chip."""
     if not in_map(r, c):
         return "the map's edge"
     k = int(e["cell"][r, c])
@@ -280,7 +281,7 @@ def _obstacle(e, r: int, c: int) -> str:
     chip = int(e["chip"][r, c])
     if chip:
         return "the event chip" if chip == EVENT_CHIP else "the item chip"
-    return "a door"
+    return "an obstacle"
 
 
 def slide_line(before: np.ndarray, after: np.ndarray, g: int, action: int) -> str:

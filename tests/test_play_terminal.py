@@ -437,7 +437,8 @@ def test_the_game_names_the_backwards_trick_and_fire_cards():
     before["cfg_on_fire"][0] = after["cfg_on_fire"][0] = 1
     before["piles"][0, 1], after["piles"][0, 1] = 30, 33
     assert narrate.describe(before, after, play_to_action(1, 33), 0, 0) == [
-        "fire card 33 on up2: cover it by the end of the next turn, or the team loses"
+        "fire card 33 on up2: cover it with a non-fire card by the end of the next player's turn, "
+        "or the team loses"
     ]
     assert "backwards trick" in narrate.RULES_SUMMARY
 

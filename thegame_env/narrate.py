@@ -53,8 +53,8 @@ RULES_SUMMARY = f"""The Game, the rules in one screen (docs/rules/thegame.md):
 - The game ends when every card is played (a perfect game), or when the player to act
   still owes a play and has none.
 - Score: the cards left in hands and draw pile. The team wins with {WIN_THRESHOLD} or fewer.
-- On Fire (option): the fire cards {", ".join(map(str, FIRE_CARDS))} must be covered by another card by
-  the end of the next turn, or the team loses at once.
+- On Fire (option): a fire card ({", ".join(map(str, FIRE_CARDS))}) laid on a pile must be covered by a
+  non-fire card by the end of the next player's turn, or the team loses at once.
 - Reward: +1 to every seat for each card placed (option reward=win: +1/-1 at the end).
 - Table talk: none; the players share nothing but the table."""
 
@@ -154,7 +154,7 @@ def _play_lines(b, a, action: int, actor: int, viewer: int) -> list[str]:
         out.append(f"backwards trick: {card} on {top}, exactly {BACKWARDS_STEP} back")
     if bool(a["cfg_on_fire"]) and is_fire_card(card):
         out.append(
-            f"fire card {card} on {PILE_NAMES[pile]}: cover it by the end of the next turn, or the team loses"
+            f"fire card {card} on {PILE_NAMES[pile]}: cover it with a non-fire card by the end of the next player's turn, or the team loses"
         )
     return out
 
