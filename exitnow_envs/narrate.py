@@ -365,8 +365,11 @@ def ghosts_text(state: np.ndarray, seat: int) -> str:
     e = state[0]
     lines = []
     for g in range(MAX_GHOSTS):
+        if not e["gon"][g]:
+            continue
         reach = ghost_reach(state, g)
         if not reach:
+            lines.append(f"ghost g{g + 1} at {_sq(e['gpos'][g])} cannot move on its next turn")
             continue
         lines.append(f"ghost g{g + 1} at {_sq(e['gpos'][g])} can get to, on its next turn:")
         for m in range(1, GHOST_MOST_MOVES + 1):
