@@ -3,7 +3,8 @@
 :func:`describe` names what a step did beyond the action itself (a cast with its cards
 and reward, Time Magic, the NPC's turn, the end of a round); :func:`illegal_reason` says
 why an action is not legal now; :data:`UNDOABLE` marks the actions a person may take
-back (adding a card to the selection changes nothing anyone else can see).
+back (adding a card to the selection changes nothing anyone else can see);
+:data:`RULES_SUMMARY` is ``help rules`` (``docs/rules/exhaust.md`` in one screen).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import numpy as np
 from .spec import (
     ADD_OFFSET,
     CAST_OFFSET,
+    COPY_KIND,
     FLIP_EXHAUST,
     NPC_SEAT,
     NUM_AREAS,
@@ -31,6 +33,28 @@ MOVE_HELP = """  R7            add the card R7 to your selection (C: a copy card
                 3cards, 4cards, straight, flush, any ('pair' alone works too)
   tm            play a Time Magic card (with an empty selection)
   flip          flip your face-up Exhaust card (long game)"""
+
+UNDO_HELP = "take back the last card added to your selection (undo all: the whole selection)"
+
+RULES_SUMMARY = """Exhaust, the rules in one screen (docs/rules/exhaust.md):
+- Spell cards: numbers 1..15 in red, blue, yellow, green (R7, B12, ...) and copy cards
+  (C: a copy of a number card played with it, never alone, never in a Straight).
+- Your turn is exactly one action:
+  A. cast one or more cards on ONE combo area, by its rule, and take its reward;
+  B. play a Time Magic card: it is your whole turn (a pass), the card goes back to
+     the Time Magic pile;
+  C. (long game) flip your face-up Exhaust card face down: a pass once a round.
+- Areas: Single (one card of its colour), Pair, 3 cards, 4 cards (same number): each
+  play's number must be higher than every number already there. Straight, Flush, Any:
+  3+ cards, and each later play must have more cards than the one before.
+- Rewards: Pair 1 card from the replenishment deck; 3 cards, Straight, Flush, Any
+  1 Time Magic; 4 cards 2 Time Magic (as far as the pile holds).
+- You lose only if you CANNOT ACT: no legal cast, no Time Magic card (and no Exhaust
+  card to flip). Running out of cards does not end the game; it only leaves you
+  nothing to cast. Everyone else wins. Keep Time Magic to pass when nothing fits.
+- Long game: the round's loser takes an Exhaust card; a second one loses the game.
+- Solo: you against the NPC, which plays by fixed rules with its hand open.
+- You build a cast card by card ('R7', then 'cast pair'); 'undo' takes cards back."""
 
 
 def _area_key(area: int, num_singles: int) -> str:
@@ -137,6 +161,26 @@ def action_text(state: np.ndarray, action: int) -> str:
     return action_name(action, int(e["cfg_singles"]))
 
 
+def _reward_lines(b, a, actor: int, who: str, viewer: int) -> list[str]:
+    """A cast's rewards: Time Magic taken, a card from the replenishment deck."""
+    out = []
+    tm = int(a["tm"][actor]) - int(b["tm"][actor])
+    got = int(a["hand_n"][actor]) - (int(b["hand_n"][actor]) - int(b["sel_n"]))
+    if tm > 0:
+        out.append(
+            f"{who} took {tm} Time Magic card{'s' if tm > 1 else ''} (play one to pass a turn "
+            "when nothing fits: only a player who cannot act loses)"
+        )
+    if got > 0:
+        new = a["hand"][actor].astype(int) - (b["hand"][actor].astype(int) - b["sel"].astype(int))
+        what = _cards(np.maximum(new, 0)) if actor == viewer else "a card"
+        out.append(f"{who} took {what} from the replenishment deck")
+    return out
+
+
+_CANNOT_ACT = "no cast fits, no Time Magic card to pass with: the player who cannot act loses"
+
+
 def describe(before: np.ndarray, after: np.ndarray, action: int, actor: int, viewer: int) -> list[str]:
     """Lines telling ``viewer`` what the step did: the cards cast and the reward taken,
     a Time Magic card played, the NPC's turn (solo), a lost round or game."""
@@ -144,19 +188,21 @@ def describe(before: np.ndarray, after: np.ndarray, action: int, actor: int, vie
     out = []
     who = _name(b, actor, viewer)
     if CAST_OFFSET <= action < PLAY_TIME_MAGIC:
+        copies = int(b["sel"][COPY_KIND])
+        if copies:
+            out.append(
+                f"the copy card{'s' if copies > 1 else ''} counted as {'copies' if copies > 1 else 'a copy'} "
+                "of a number card cast with it (its number; in a Flush its colour)"
+            )
         if int(a["round"]) == int(b["round"]):
-            tm = int(a["tm"][actor]) - int(b["tm"][actor])
-            got = int(a["hand_n"][actor]) - (int(b["hand_n"][actor]) - int(b["sel_n"]))
-            if tm > 0:
-                out.append(f"{who} took {tm} Time Magic card{'s' if tm > 1 else ''}")
-            if got > 0:
-                new = a["hand"][actor].astype(int) - (b["hand"][actor].astype(int) - b["sel"].astype(int))
-                what = _cards(np.maximum(new, 0)) if actor == viewer else "a card"
-                out.append(f"{who} took {what} from the replenishment deck")
+            out += _reward_lines(b, a, actor, who, viewer)
     elif action == PLAY_TIME_MAGIC:
-        out.append(f"the Time Magic card goes back to the pile ({int(a['tm_pile'])} there)")
+        out.append(
+            f"Time Magic: {who} passed the turn with it (no cast); the card goes back to the "
+            f"Time Magic pile ({int(a['tm_pile'])} there), which pays the rewards of later casts"
+        )
     elif action == FLIP_EXHAUST:
-        out.append(f"{who} flipped the Exhaust card face down")
+        out.append(f"{who} flipped the Exhaust card face down: a pass, once a round")
     if (
         int(b["cfg_mode"]) == Mode.SOLO
         and int(a["turn"]) > int(b["turn"]) + 1
@@ -177,13 +223,20 @@ def describe(before: np.ndarray, after: np.ndarray, action: int, actor: int, vie
     if int(a["round"]) > int(b["round"]):
         loser = int(a["last_loser"])
         out.append(
-            f"round {int(b['round']) + 1} over: {_name(a, loser, viewer)} could not act and took an Exhaust card; "
+            f"round {int(b['round']) + 1} over: {_name(a, loser, viewer)} could not act ({_CANNOT_ACT}) "
+            "and took an Exhaust card; "
             f"new deal, {_name(a, int(a['current']), viewer)} to start"
         )
     if int(b["status"]) == Status.PLAYING and int(a["status"]) != Status.PLAYING:
-        loser = int(a["loser"])
-        out.append(f"game over: {_name(a, loser, viewer)} could not act and lost")
+        out.append(f"game over: {end_text(after, viewer=viewer)}")
     return out
+
+
+def end_text(state: np.ndarray, i: int = 0, viewer: int | None = None) -> str:
+    """How the finished game of env ``i`` ended: who could not act, and that this is the
+    one way to lose (``viewer``: that seat is named "you")."""
+    e = state[i]
+    return f"{_name(e, int(e['loser']), -1 if viewer is None else viewer)} could not act and lost ({_CANNOT_ACT})"
 
 
 def illegal_reason(state: np.ndarray, action: int, seat: int) -> str:

@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from tabletop_core.contract.svg import THEME, Svg, banner, card, card_back, check_view_seat, pile, seat_label
+
 from .spec import (
+    COPY_KIND,
     MAX_SINGLES,
     NPC_SEAT,
     NUM_AREAS,
     NUM_KINDS,
+    NUM_NUMBERS,
     Mode,
     Status,
     area_label,
@@ -33,6 +37,10 @@ def _seat_name(e, k: int) -> str:
     if int(e["cfg_mode"]) == Mode.SOLO and k == NPC_SEAT:
         return "NPC"
     return f"player_{k}"
+
+
+def _count(size: int) -> str:
+    return f"{size} card{'' if size == 1 else 's'}"
 
 
 def render_ansi(state: np.ndarray, options=None, seat: int | None = None, i: int = 0) -> str:
@@ -80,12 +88,12 @@ def render_ansi(state: np.ndarray, options=None, seat: int | None = None, i: int
             lines.append(f"  NPC ({size} open{extra}, deck {int(e['npc_n'])}): {_cards(e['hand'][k])}")
         elif seat is None or seat == k:
             # the acting seat's selection is shown apart, on its own line below
-            hand = e["hand"][k] - (e["sel"] if k == int(e["current"]) and not over else 0)
-            lines.append(
-                f"{mark} {_seat_name(e, k)} ({size} card{'' if size == 1 else 's'}{extra}): {_cards(hand)}"
-            )
+            selecting = k == int(e["current"]) and not over and int(e["sel_n"])
+            hand = e["hand"][k] - (e["sel"] if selecting else 0)
+            count = f"{size} in hand, {int(e['sel_n'])} selected" if selecting else _count(size)
+            lines.append(f"{mark} {_seat_name(e, k)} ({count}{extra}): {_cards(hand)}")
         else:
-            lines.append(f"{mark} {_seat_name(e, k)} ({size} card{'' if size == 1 else 's'}{extra})")
+            lines.append(f"{mark} {_seat_name(e, k)} ({_count(size)}{extra})")
     if not over:
         # the selection in progress is the acting seat's own: others see it once cast
         if int(e["sel_n"]) and (seat is None or seat == int(e["current"])):
@@ -115,9 +123,6 @@ def _svg_seat_name(e, k: int) -> str:
 
 def _kind_card(svg, x, y, w, h, kind: int, edge=None) -> None:
     """One spell card: the number in its colour on a tinted face (``C`` for a copy)."""
-    from tabletop_core.contract.svg import card
-
-    from .spec import COPY_KIND, NUM_NUMBERS
 
     if kind == COPY_KIND:
         card(
@@ -166,7 +171,6 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
     Raises:
         ValueError: if ``seat`` is not a seat of this game's agents.
     """
-    from tabletop_core.contract.svg import THEME, Svg, check_view_seat
 
     e = state[i]
     mode = Mode(int(e["cfg_mode"]))
@@ -195,7 +199,6 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
 
 def _svg_legend(svg):
     """The legend of the area kinds."""
-    from tabletop_core.contract.svg import THEME
 
     lx = 470
     for c, name in enumerate(("red", "blue", "yellow", "green")):
@@ -208,7 +211,6 @@ def _svg_legend(svg):
 
 def _svg_areas(singles, e, svg):
     """The combo areas: kind, cards on it, top."""
-    from tabletop_core.contract.svg import THEME
 
     y = 44
     cw, ch = 20, 23
@@ -238,7 +240,6 @@ def _svg_areas(singles, e, svg):
 
 def _svg_piles(svg, e, mode):
     """Time Magic pile, replenishment and NPC decks."""
-    from tabletop_core.contract.svg import THEME, card, pile
 
     svg.rect(742, 44, 206, 250, fill=THEME.panel, rx=8)
     tm = int(e["tm_pile"])
@@ -251,7 +252,6 @@ def _svg_piles(svg, e, mode):
 
 def _svg_seats(playing, seat, cur, n, mode, e, svg):
     """A row per seat: hand (or its size from another seat's view), Time Magic, Exhaust cards, the loser."""
-    from tabletop_core.contract.svg import THEME, banner, card_back, seat_label
 
     sel_visible = playing and (seat is None or int(seat) == cur)
     y = 342

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from tabletop_core.contract.svg import THEME, Svg, pile
+
 from .spec import (
     CARD_NAMES,
     DOOR_A,
@@ -85,8 +87,11 @@ def _labelled(grid: list[list[str]]) -> list[str]:
     return [tens, units, *rows, units, tens]
 
 
-def render_ansi(state: np.ndarray, options=None, i: int = 0, seat: int | None = None) -> str:
-    """The game of env ``i`` as text (the map, then one line per seat, then the status).
+def render_ansi(
+    state: np.ndarray, options=None, i: int = 0, seat: int | None = None, legend: bool = True
+) -> str:
+    """The game of env ``i`` as text (the map, then one line per seat, then the status,
+    then :data:`LEGEND` unless ``legend`` is False: terminal play shows it once).
 
     Shows only public information (item counts, not kinds); with ``seat`` a human's own
     item kinds are added (a player's view)."""
@@ -107,7 +112,19 @@ def render_ansi(state: np.ndarray, options=None, i: int = 0, seat: int | None = 
         f"{', '.join(f'{ITEM_NAMES[k]} {int(v)}' for k, v in enumerate(e['used']) if v) or 'none'}"
     ]
     lines += _labelled(grid)
+    lines += _seat_lines(e, n, seat)
+    lines.append(_status_line(e))
+    if int(e["last_card"]) >= 0:
+        lines.append(f"last action card: {CARD_NAMES[int(e['last_card'])]}")
+    if legend:
+        lines.append(LEGEND)
+    return "\n".join(lines)
+
+
+def _seat_lines(e, n: int, seat: int | None) -> list[str]:
+    """A line per human (where, items, a lost turn) and one for the ghost player."""
     status = int(e["status"])
+    lines = []
     for h in range(n):
         mark = "▶" if status == 0 and int(e["current"]) == h else " "
         if e["captured"][h]:
@@ -129,6 +146,12 @@ def render_ansi(state: np.ndarray, options=None, i: int = 0, seat: int | None = 
         f"g{g + 1} at ({int(e['gpos'][g, 0])}, {int(e['gpos'][g, 1])})" for g in range(3) if e["gon"][g]
     )
     lines.append(f"{mark} ghost_0: {ghosts or 'no ghost on the map'}")
+    return lines
+
+
+def _status_line(e) -> str:
+    """The decision to make, or how the game ended."""
+    status = int(e["status"])
     if status == Status.PLAYING:
         ph = Phase(int(e["phase"]))
         extra = ""
@@ -138,15 +161,10 @@ def render_ansi(state: np.ndarray, options=None, i: int = 0, seat: int | None = 
             extra = (
                 f" (ghost {int(e['ghost_idx']) + 1}, die {int(e['roll'])}, moves left {int(e['moves_left'])})"
             )
-        lines.append(f"decision: {ph.name.lower()}{extra}")
-    elif status == Status.HUMAN_WIN:
-        lines.append(f"game over — human_{int(e['winner'])} escaped through the exit door")
-    else:
-        lines.append("game over — the ghost wins (rounds exhausted)")
-    if int(e["last_card"]) >= 0:
-        lines.append(f"last action card: {CARD_NAMES[int(e['last_card'])]}")
-    lines.append(LEGEND)
-    return "\n".join(lines)
+        return f"decision: {ph.name.lower()}{extra}"
+    if status == Status.HUMAN_WIN:
+        return f"game over — human_{int(e['winner'])} escaped through the exit door"
+    return "game over — the ghost wins (rounds exhausted)"
 
 
 _COLORS = {
@@ -186,32 +204,9 @@ def render_rgb(state: np.ndarray, i: int = 0, cell: int = 16) -> np.ndarray:
     small = (np.abs(yy - cy) <= cell * 0.28) & (np.abs(xx - cx) <= cell * 0.28)
     for r in range(MAP):
         for c in range(MAP):
-            k = int(e["cell"][r, c])
-            if DOOR_A <= k <= DOOR_C:
-                col = _DOOR
-            elif SEALED_A <= k <= SEALED_C:
-                col = _SEALED
-            else:
-                col = _COLORS[k]
-            tile = img[r * cell : (r + 1) * cell, c * cell : (c + 1) * cell]
-            tile[:] = col
-            tile[0, :] = tile[0, :] * 0.85
-            tile[:, 0] = tile[:, 0] * 0.85
-            if SEALED_A <= k <= SEALED_C:
-                tile[cell // 2 - 1 : cell // 2 + 1, :] = (20, 10, 0)
-            if DOOR_A <= k <= DOOR_C:
-                tile[cell // 2 - 1 : cell // 2 + 1, cell // 4 : 3 * cell // 4] = (250, 230, 180)
-            if DOOR_A <= k <= DOOR_C or SEALED_A <= k <= SEALED_C:  # door letter: 1-3 dots (A-C)
-                letter = (k - DOOR_A) % 3
-                for j in range(letter + 1):
-                    x = int(cell * (0.25 + 0.22 * j))
-                    tile[cell - 5 : cell - 3, x : x + 2] = (250, 230, 180)
-            chip = int(e["chip"][r, c])
-            if chip == EVENT_CHIP:
-                tile[diamond] = (240, 200, 20)
-            elif chip == ITEM_CHIP:
-                tile[small] = (200, 160, 30)
-                tile[cell // 2, cell // 4 : 3 * cell // 4] = (90, 60, 0)
+            _rgb_tile(
+                e, img[r * cell : (r + 1) * cell, c * cell : (c + 1) * cell], r, c, cell, diamond, small
+            )
     n = int(e["cfg_humans"])
     stacks = _human_stacks(e, n)
     for (r, c), hs in stacks.items():
@@ -232,6 +227,35 @@ def render_rgb(state: np.ndarray, i: int = 0, cell: int = 16) -> np.ndarray:
                 x = int(cell * (0.3 + 0.2 * j))
                 tile[cell // 2 - 1 : cell // 2 + 1, x : x + 2] = _GHOST_EDGE
     return img
+
+
+def _rgb_tile(e, tile, r: int, c: int, cell: int, diamond, small) -> None:
+    """One square of :func:`render_rgb` drawn into ``tile`` (its pixels, in place)."""
+    k = int(e["cell"][r, c])
+    if DOOR_A <= k <= DOOR_C:
+        col = _DOOR
+    elif SEALED_A <= k <= SEALED_C:
+        col = _SEALED
+    else:
+        col = _COLORS[k]
+    tile[:] = col
+    tile[0, :] = tile[0, :] * 0.85
+    tile[:, 0] = tile[:, 0] * 0.85
+    if SEALED_A <= k <= SEALED_C:
+        tile[cell // 2 - 1 : cell // 2 + 1, :] = (20, 10, 0)
+    if DOOR_A <= k <= DOOR_C:
+        tile[cell // 2 - 1 : cell // 2 + 1, cell // 4 : 3 * cell // 4] = (250, 230, 180)
+    if DOOR_A <= k <= DOOR_C or SEALED_A <= k <= SEALED_C:  # door letter: 1-3 dots (A-C)
+        letter = (k - DOOR_A) % 3
+        for j in range(letter + 1):
+            x = int(cell * (0.25 + 0.22 * j))
+            tile[cell - 5 : cell - 3, x : x + 2] = (250, 230, 180)
+    chip = int(e["chip"][r, c])
+    if chip == EVENT_CHIP:
+        tile[diamond] = (240, 200, 20)
+    elif chip == ITEM_CHIP:
+        tile[small] = (200, 160, 30)
+        tile[cell // 2, cell // 4 : 3 * cell // 4] = (90, 60, 0)
 
 
 # --- picture (SVG; rasterized by tabletop_core.contract.svg) ------------------------------------------
@@ -272,8 +296,6 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
     Raises:
         ValueError: if ``seat`` is not a seat of this game.
     """
-    from tabletop_core.contract.svg import THEME, Svg
-
     e = state[i]
     n = int(e["cfg_humans"])
     if seat is not None and not 0 <= int(seat) <= n:
@@ -310,60 +332,66 @@ def _svg_map(e, cs, svg):
         svg.text(_MAP_X + k * cs + cs / 2, _MAP_Y - 3, str(k), size=8, fill="#8a8a8a", anchor="middle")
     for r in range(MAP):
         for c in range(MAP):
-            k = int(e["cell"][r, c])
-            x, y = _MAP_X + c * cs, _MAP_Y + r * cs
-            if DOOR_A <= k <= DOOR_C:
-                col = _DOOR
-            elif SEALED_A <= k <= SEALED_C:
-                col = _SEALED
-            else:
-                col = _COLORS[k]
-            svg.rect(x, y, cs, cs, fill=_rgb(col), stroke="#00000033", stroke_width=0.6)
-            if DOOR_A <= k <= DOOR_C or SEALED_A <= k <= SEALED_C:
-                sealed = k >= SEALED_A
-                if sealed:
-                    svg.line(x + 2, y + cs / 2, x + cs - 2, y + cs / 2, stroke="#140a00", stroke_width=4)
-                svg.text(
-                    x + cs / 2,
-                    y + cs / 2 + 5,
-                    "ABC"[(k - DOOR_A) % 3],
-                    size=13,
-                    fill="#fae6b4",
-                    anchor="middle",
-                    weight="bold",
-                )
-            elif k == EXIT:
-                svg.text(
-                    x + cs / 2, y + cs / 2 + 4, "EXIT", size=7, fill="#ffffff", anchor="middle", weight="bold"
-                )
-            elif k in (START, RESTART, GHOST_START):
-                svg.text(
-                    x + cs / 2,
-                    y + cs / 2 + 4,
-                    {START: "S", RESTART: "R", GHOST_START: "G"}[k],
-                    size=11,
-                    fill="#5a4a30",
-                    anchor="middle",
-                )
-            elif k == PLACE and int(e["chip"][r, c]) == 0:
-                svg.circle(x + cs / 2, y + cs / 2, 3, fill="#9c9080")
-            chip = int(e["chip"][r, c])
-            cx, cy = x + cs / 2, y + cs / 2
-            if chip == EVENT_CHIP:
-                d = cs * 0.4
-                svg.polygon(
-                    [(cx, cy - d), (cx + d, cy), (cx, cy + d), (cx - d, cy)],
-                    fill="#f0c814",
-                    stroke="#8a6d00",
-                    stroke_width=1,
-                )
-                svg.text(cx, cy + 4, "?", size=11, fill="#5a4500", anchor="middle", weight="bold")
-            elif chip == ITEM_CHIP:
-                d = cs * 0.32
-                svg.rect(
-                    cx - d, cy - d, 2 * d, 2 * d, fill="#c8a01e", stroke="#5a3c00", stroke_width=1.2, rx=2
-                )
-                svg.text(cx, cy + 4, "$", size=11, fill="#3c2800", anchor="middle", weight="bold")
+            _svg_square(e, cs, svg, r, c)
+            _svg_chip(e, cs, svg, r, c)
+
+
+def _svg_square(e, cs, svg, r: int, c: int) -> None:
+    """One square by kind, with its door letter (barred when sealed) or sign."""
+    k = int(e["cell"][r, c])
+    x, y = _MAP_X + c * cs, _MAP_Y + r * cs
+    if DOOR_A <= k <= DOOR_C:
+        col = _DOOR
+    elif SEALED_A <= k <= SEALED_C:
+        col = _SEALED
+    else:
+        col = _COLORS[k]
+    svg.rect(x, y, cs, cs, fill=_rgb(col), stroke="#00000033", stroke_width=0.6)
+    if DOOR_A <= k <= DOOR_C or SEALED_A <= k <= SEALED_C:
+        sealed = k >= SEALED_A
+        if sealed:
+            svg.line(x + 2, y + cs / 2, x + cs - 2, y + cs / 2, stroke="#140a00", stroke_width=4)
+        svg.text(
+            x + cs / 2,
+            y + cs / 2 + 5,
+            "ABC"[(k - DOOR_A) % 3],
+            size=13,
+            fill="#fae6b4",
+            anchor="middle",
+            weight="bold",
+        )
+    elif k == EXIT:
+        svg.text(x + cs / 2, y + cs / 2 + 4, "EXIT", size=7, fill="#ffffff", anchor="middle", weight="bold")
+    elif k in (START, RESTART, GHOST_START):
+        svg.text(
+            x + cs / 2,
+            y + cs / 2 + 4,
+            {START: "S", RESTART: "R", GHOST_START: "G"}[k],
+            size=11,
+            fill="#5a4a30",
+            anchor="middle",
+        )
+    elif k == PLACE and int(e["chip"][r, c]) == 0:
+        svg.circle(x + cs / 2, y + cs / 2, 3, fill="#9c9080")
+
+
+def _svg_chip(e, cs, svg, r: int, c: int) -> None:
+    """The event chip (a yellow ? diamond) or the item chip (a gold $ square) on a square."""
+    chip = int(e["chip"][r, c])
+    cx, cy = _MAP_X + c * cs + cs / 2, _MAP_Y + r * cs + cs / 2
+    if chip == EVENT_CHIP:
+        d = cs * 0.4
+        svg.polygon(
+            [(cx, cy - d), (cx + d, cy), (cx, cy + d), (cx - d, cy)],
+            fill="#f0c814",
+            stroke="#8a6d00",
+            stroke_width=1,
+        )
+        svg.text(cx, cy + 4, "?", size=11, fill="#5a4500", anchor="middle", weight="bold")
+    elif chip == ITEM_CHIP:
+        d = cs * 0.32
+        svg.rect(cx - d, cy - d, 2 * d, 2 * d, fill="#c8a01e", stroke="#5a3c00", stroke_width=1.2, rx=2)
+        svg.text(cx, cy + 4, "$", size=11, fill="#3c2800", anchor="middle", weight="bold")
 
 
 def _svg_pieces(n, e, cs, svg):
@@ -401,8 +429,6 @@ def _svg_pieces(n, e, cs, svg):
 
 def _svg_panel(cs, svg, e, seat, playing, names, status):
     """Round, event deck, confiscated and used piles."""
-    from tabletop_core.contract.svg import THEME, pile
-
     px = _MAP_X + MAP * cs + 14
     pw = SVG_WIDTH - px - 10
     svg.rect(px, 46, pw, 150, fill=THEME.panel, rx=8)
@@ -460,8 +486,6 @@ def _svg_panel(cs, svg, e, seat, playing, names, status):
 
 def _svg_seats(n, playing, e, svg, px, pw, seat):
     """A line per seat, the decision to make and the last action card."""
-    from tabletop_core.contract.svg import THEME
-
     y = 214
     for h in range(n + 1):
         acting = playing and int(e["current"]) == h

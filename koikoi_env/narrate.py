@@ -1,24 +1,43 @@
 """What terminal play tells a person about Koikoi (pure: states in, lines out).
 
 :func:`describe` names what a step did beyond the action itself: the cards captured,
-the card flipped from the deck, the cards drawn, a yaku score that rose, the end of a
-round; :func:`illegal_reason` says why an action is not legal now. Both read the State
-(each card's place ``loc``) and the rules' helpers; no rule is restated.
+the card flipped from the deck, the cards drawn, each yaku made or grown (by name, with
+its points), koi-koi and its multiplier, the end of a round; :func:`illegal_reason` says
+why an action is not legal now; :data:`RULES_SUMMARY` and :data:`HELP_TOPICS` are
+``help rules`` and ``help yaku`` (``docs/rules/koikoi.md``). All read the State (each
+card's place ``loc``, the captured cards' suit words ``capt_bits``) and the rules'
+helpers (``suit_yaku``, ``longest_number_run``, ``koikoi_multiplier``); no rule is restated.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from .bits import NUMBER_BITS
+from .rules import koikoi_multiplier, longest_number_run, suit_yaku
 from .spec import (
+    GREAT_BASE,
+    GREAT_MIN,
+    GREAT_STEP,
+    HAND_SIZE,
     KOIKOI,
+    MAX_MULTIPLIER,
     NUM_CARDS,
+    NUM_NUMBER_RANKS,
+    NUM_SUITS,
     PLAY_OFFSET,
     RANK_NAMES,
     START_CHIPS,
     STOP,
+    SUIT_BASE,
+    SUIT_MIN,
+    SUIT_NAMES,
+    SUIT_STEP,
     SUIT_SYMBOLS,
     TAKE_OFFSET,
+    TRIPLE_BASE,
+    TRIPLE_MIN,
+    TRIPLE_STEP,
     Phase,
     RoundEnd,
     Status,
@@ -35,7 +54,35 @@ _GREEK |= {"ε": ("e", "epsilon"), "ζ": ("z", "zeta")}
 MOVE_HELP = """  ♠4 or s4      play (or take) that card: suit ♠ ♥ ♦ ♣ typed s h d c, then its rank
   sa, s-alpha   the ranks α β γ δ ε ζ typed a b g d e z (or alpha, beta, ...)
   4             the one card of rank 4 you can play or take (else the choices are named)
-  koi, stop     after your yaku score rose: declare koi-koi and go on, or stop and score"""
+  koi, stop     after your yaku score rose: declare koi-koi and go on, or stop and score
+  'help yaku' lists the yaku and their points; 'help rules' sums up the rules"""
+
+YAKU_HELP = f"""the yaku (each suit X: ♠ swords, ♥ cups, ♦ coins, ♣ trees; the scores add up):
+  Great X    {GREAT_MIN} or more non-number cards (α..ζ) of X: {GREAT_BASE}, +{GREAT_STEP} per card beyond {GREAT_MIN}
+  Triple X   a run of {TRIPLE_MIN} or more consecutive numbers (0..{NUM_NUMBER_RANKS - 1}) of X: {TRIPLE_BASE}, +{TRIPLE_STEP} per card
+             beyond {TRIPLE_MIN} (only the suit's longest run counts)
+  X          {SUIT_MIN} or more cards of X: {SUIT_BASE}, +{SUIT_STEP} per card beyond {SUIT_MIN}
+  A stop scores your yaku score times the koi-koi multiplier: you declared 0 or 1
+  koi-koi x1, 2 x2, 3 x3, {MAX_MULTIPLIER} or more x{MAX_MULTIPLIER}."""
+
+RULES_SUMMARY = f"""Shikokushi Koikoi, the rules in one screen (docs/rules/koikoi.md):
+- 88 cards: four suits (♠ ♥ ♦ ♣), each with the numbers 0..15 and six non-number ranks
+  α..ζ. Cards match by rank (every rank has four cards, one per suit).
+- A round: {HAND_SIZE} cards to each hand and {HAND_SIZE} face up on the field; the rest is the deck.
+- Your turn: play a hand card. If field cards have its rank you capture: one match takes
+  it, two make you choose one, three take all three. No match: the card stays on the
+  field, the top of the deck is flipped and matched the same way; if that flip captures
+  nothing, you draw up to 2 cards (never above {HAND_SIZE} in hand).
+- Captured cards make yaku ('help yaku'). When your yaku score rises you choose: stop
+  (the round ends; every other player pays you yaku score x multiplier) or koi-koi (play
+  on for more; each koi-koi raises the multiplier, but another player may stop first).
+- An empty hand or an empty deck ends the round with no score; the dealer deals again.
+  The player who stops deals next.
+- Everyone starts with {START_CHIPS} chips; payments are capped at what the payer has.
+  The game ends after the rounds (option rounds, 8 by default) or when a player has no
+  chips; the most chips wins. Reward: each seat's chip change when a round is scored."""
+
+HELP_TOPICS = {"yaku": YAKU_HELP}
 
 
 def _rank_of(word: str) -> int | None:
@@ -59,11 +106,6 @@ def _typed_cards(word: str) -> list[int] | None:
     if rank is None:
         return None
     return [c for c in range(NUM_CARDS) if card_rank(c) == rank and suit in (None, card_suit(c))]
-
-
-def _ascii(card: int) -> str:
-    rank = RANK_NAMES[card_rank(card)]
-    return _SUIT_KEYS[card_suit(card)] + _GREEK.get(rank, (rank,))[0]
 
 
 def move_text(state: np.ndarray, action: int) -> str:
@@ -140,6 +182,43 @@ def describe_result(state: np.ndarray, options) -> list[str]:
     return out
 
 
+def yaku_made(state: np.ndarray, seat: int) -> list[tuple[str, int]]:
+    """The yaku of ``seat``'s captured cards: ``(name, points)`` per yaku made, by suit
+    (``"Great ♠"``, ``"Triple ♥ (run of 4)"``, ``"♦ (7 cards)"``), each scored by the
+    rules' ``suit_yaku`` on its own part of the suit; the points sum to the yaku score."""
+    out = []
+    for suit in range(NUM_SUITS):
+        bits = int(state[0]["capt_bits"][seat, suit])
+        count = bits.bit_count()
+        great = (bits >> NUM_NUMBER_RANKS).bit_count()
+        run = int(longest_number_run(np.int64(bits & NUMBER_BITS)))
+        x = SUIT_SYMBOLS[suit]
+        for name, points in (
+            (f"Great {x}", int(suit_yaku(0, great, 0))),
+            (f"Triple {x} (run of {run})", int(suit_yaku(0, 0, run))),
+            (f"{x} {SUIT_NAMES[suit]} ({count} cards)", int(suit_yaku(count, 0, 0))),
+        ):
+            if points:
+                out.append((name, points))
+    return out
+
+
+def _yaku_lines(before: np.ndarray, after: np.ndarray, n: int, viewer: int) -> list[str]:
+    """Each yaku made or grown this step, by seat, with its points and the new score."""
+    out = []
+    for k in range(n):
+        if int(after[0]["yaku"][k]) <= int(before[0]["yaku"][k]):
+            continue
+        old = dict(yaku_made(before, k))
+        new = [
+            f"{name}: {points} point{'s' if points != 1 else ''}"
+            for name, points in yaku_made(after, k)
+            if old.get(name) != points
+        ]
+        out.append(f"{_who(k, viewer)} made {'; '.join(new)}. Yaku score {int(after[0]['yaku'][k])}")
+    return out
+
+
 def _cards(cards) -> str:
     return " ".join(card_name(int(c)) for c in sorted(int(c) for c in cards)) or "-"
 
@@ -172,11 +251,13 @@ def describe(before: np.ndarray, after: np.ndarray, action: int, actor: int, vie
             if len(drew):
                 what = _cards(drew) if k == viewer else f"{len(drew)} card{'s' if len(drew) > 1 else ''}"
                 out.append(f"{_who(k, viewer)} drew {what}")
-        for k in range(n):
-            if int(a["yaku"][k]) > int(b["yaku"][k]):
-                out.append(f"{_who(k, viewer)}: yaku score rose to {int(a['yaku'][k])}")
+        out += _yaku_lines(before, after, n, viewer)
         if action == KOIKOI:
-            out.append(f"{who} declared koi-koi ({int(a['koikoi'][actor])} so far this round)")
+            count = int(a["koikoi"][actor])
+            out.append(
+                f"{who} declared koi-koi ({count} so far this round): play goes on, a stop would now "
+                f"score x{int(koikoi_multiplier(count))}"
+            )
     if int(a["round"]) > int(b["round"]) or int(a["status"]) != Status.PLAYING:
         end = RoundEnd(int(a["last_end"]))
         if end == RoundEnd.STOP:
@@ -190,15 +271,18 @@ def describe(before: np.ndarray, after: np.ndarray, action: int, actor: int, vie
         if int(a["status"]) == Status.PLAYING:
             out.append(f"round {int(a['round']) + 1}: new deal, dealer player_{int(a['dealer'])}")
         else:
-            best = max(int(c) for c in a["chips"][:n])
-            winners = ", ".join(f"player_{k}" for k in range(n) if int(a["chips"][k]) == best)
-            why = (
-                "all rounds played"
-                if int(a["status"]) == Status.ROUNDS_DONE
-                else "a player has no chips left"
-            )
-            out.append(f"game over ({why}): {winners} won with {best} chips")
+            out.append(f"game over {end_text(after)}")
     return out
+
+
+def end_text(state: np.ndarray, i: int = 0) -> str:
+    """How the finished game of env ``i`` ended: why, and who won with how many chips."""
+    e = state[i]
+    n = int(e["cfg_players"])
+    best = max(int(c) for c in e["chips"][:n])
+    winners = ", ".join(f"player_{k}" for k in range(n) if int(e["chips"][k]) == best)
+    why = "all rounds played" if int(e["status"]) == Status.ROUNDS_DONE else "a player has no chips left"
+    return f"({why}): {winners} won with {best} chips"
 
 
 def illegal_reason(state: np.ndarray, action: int, seat: int) -> str:

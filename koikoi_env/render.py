@@ -8,7 +8,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from .spec import NUM_CARDS, Phase, RoundEnd, Status, card_name, multiplier
+from tabletop_core.contract.svg import THEME, Svg, banner, card, card_back, check_view_seat, pile, seat_label
+
+from .spec import (
+    NUM_CARDS,
+    NUM_NUMBER_RANKS,
+    RANK_NAMES,
+    SUIT_NAMES,
+    SUIT_SYMBOLS,
+    Phase,
+    RoundEnd,
+    Status,
+    card_name,
+    card_rank,
+    card_suit,
+    multiplier,
+)
 from .state import LOC_CAPTURED, LOC_FIELD, LOC_HAND
 
 _PHASE_TEXT = {
@@ -111,9 +126,6 @@ def _svg_round_end(e) -> str:
 def _koikoi_card(svg, x, y, w, h, c: int, edge=None) -> None:
     """One card: its suit symbol in the corner and its rank in the middle, on a face tinted
     by suit; the six non-number ranks (α..ζ) with a gold frame."""
-    from tabletop_core.contract.svg import card
-
-    from .spec import NUM_NUMBER_RANKS, RANK_NAMES, SUIT_SYMBOLS, card_rank, card_suit
 
     s, r = card_suit(c), card_rank(c)
     honour = r >= NUM_NUMBER_RANKS
@@ -152,7 +164,6 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
     Raises:
         ValueError: if ``seat`` is not a seat of this game.
     """
-    from tabletop_core.contract.svg import THEME, Svg, check_view_seat
 
     e = state[i]
     n = int(e["cfg_players"])
@@ -175,9 +186,6 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
 
 def _svg_legend(svg):
     """The legend of the suits."""
-    from tabletop_core.contract.svg import THEME
-
-    from .spec import SUIT_NAMES, SUIT_SYMBOLS
 
     x = 16
     for s in range(4):
@@ -190,7 +198,6 @@ def _svg_legend(svg):
 
 def _svg_field(svg, loc, e, playing, stock):
     """The field, the pending card and the stock."""
-    from tabletop_core.contract.svg import THEME, pile
 
     svg.rect(12, 64, SVG_WIDTH - 24, 84, fill=THEME.panel, rx=8)
     svg.text(22, 84, "field", size=13, weight="bold")
@@ -211,7 +218,6 @@ def _svg_field(svg, loc, e, playing, stock):
 
 def _svg_seats(n, playing, e, svg, loc, seat, cw, ch):
     """A row per seat: hand (or backs from another seat's view), captured cards, yaku, chips."""
-    from tabletop_core.contract.svg import THEME, card_back, seat_label
 
     y = 158
     row = 140 if n <= 4 else 120
@@ -253,7 +259,6 @@ def _svg_seats(n, playing, e, svg, loc, seat, cw, ch):
 
 def _svg_status(e, playing, svg, n, status):
     """The status line: the decision to make or the round's result."""
-    from tabletop_core.contract.svg import THEME, banner
 
     last = RoundEnd(int(e["last_end"]))
     msg = ""

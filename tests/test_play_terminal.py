@@ -59,20 +59,40 @@ def play_full_game(child, choose=first_move) -> tuple[str, list[str]]:
     [
         (
             "thegame",
-            [r"player_1 drew \d cards?", r"game over: .*Score \d+ \(cards left in hands and draw pile\)"],
+            [
+                r"player_1 drew \d cards?",
+                r"backwards trick: (\d+) on \d+, exactly 10 back",
+                r"game over: .*Score \d+ \(cards left in hands and draw pile\)",
+            ],
         ),
         (
             "exhaust",
             [
                 r"player_\d \(strong\): cast [RBYGC]\d* .*on ",
                 r"took \d Time Magic card|from the replenishment deck",
-                r"game over: .* could not act and lost",
+                r"Time Magic: (you|player_\d) passed the turn with it \(no cast\); the card goes back",
+                r"game over: .* could not act and lost \(no cast fits, no Time Magic card to pass with",
             ],
         ),
-        ("koikoi", [r"flipped \S+ from the deck", r"drew \S+", r"round 1 over: ", r"game over \("]),
+        (
+            "koikoi",
+            [
+                r"flipped \S+ from the deck",
+                r"drew \S+",
+                r"made (Great|Triple|[♠♥♦♣]) [^:]*: \d+ points?\. Yaku score \d+",
+                r"round 1 over: ",
+                r"game over \(",
+            ],
+        ),
         (
             "exitnow",
-            [r"ghost_0 \(smart\): ghost slide", r"ghost g1 rolled \d", r"human_\d rolled \d", r"game over: "],
+            [
+                r"ghost_0 \(smart\): ghost slide",
+                r"ghost g1 rolled \d",
+                r"ghost g\d slid (up|down|left|right) from \(\d+, \d+\) to \(\d+, \d+\), (stopped by|onto)",
+                r"human_\d rolled \d",
+                r"game over: ",
+            ],
         ),
     ],
 )
@@ -81,8 +101,9 @@ def test_full_game_with_defaults_shows_the_environments_moves(game, env_moves):
     assert f"{game}: you are " in out and "legal move" in out
     for pattern in env_moves:
         assert re.search(pattern, out), (pattern, out[-4000:])
-    assert "game over — the result:" in out and "episode returns (every reward of the game summed):" in out
-    assert "Traceback" not in out and "{" not in out.rsplit("game over — the result:", 1)[-1]
+    assert out.count("game over") == 1 and out.count("legend: ") <= 1
+    assert "the result:" in out and "episode returns (every reward of the game summed):" in out
+    assert "Traceback" not in out and "{" not in out.rsplit("the result:", 1)[-1]
 
 
 def replayed_returns(game: str, argv: list[str], typed: list[str]):
@@ -119,7 +140,7 @@ def replayed_returns(game: str, argv: list[str], typed: list[str]):
 
 
 def _summary(out: str) -> str:
-    return out.rsplit("game over — the result:", 1)[-1]
+    return out.rsplit("the result:", 1)[-1]
 
 
 def check_thegame(state, returns, summary):
@@ -237,7 +258,7 @@ def test_exhaust_selection_apart_from_the_hand_and_undo():
     out = session("exhaust", ["cast on Pair", "add R6", "r7", "undo", "tm", "undo all", "q"])
     assert "not legal now: cast on Pair (cast - on Pair) — the selection is empty" in out
     assert "selection (2 of the hand's cards): R6 R7" in out
-    assert "▶ player_0 (15 cards, 0 Time Magic): R15 B3" in out  # R6 R7 out of the hand line
+    assert "▶ player_0 (15 in hand, 2 selected, 0 Time Magic): R15 B3" in out  # R6 R7 out of the hand line
     assert out.count("undone") == 2
     assert "not legal now: tm (play Time Magic) — you hold no Time Magic card" in out
 
@@ -364,3 +385,144 @@ def test_exit_now_warns_before_a_move_onto_a_ghost_and_takes_it_when_typed_again
     assert play._confirmed(play.command("16 19", names)) is None
     assert "careful: (16, 19) is ghost g1's square" in play.out.getvalue()
     assert play._confirmed(play.command("16 19", names)) == action
+
+
+def test_help_rules_is_one_screen_per_game_and_help_offers_undo_only_where_it_works():
+    for game in ("thegame", "exhaust", "koikoi", "exitnow"):
+        out = session(game, ["help", "help rules", "help nothing", "undo", "q"])
+        rules = out.split("the rules in one screen", 1)[1].split("\n> ", 1)[0]
+        assert 8 <= rules.count("\n") <= 22 and all(len(x) <= 100 for x in rules.splitlines()), game
+        assert "help rules" in out and "no help on 'nothing'; topics: rules" in out
+        undoable = game in ("thegame", "exhaust")
+        assert ("\n  undo " in out.split("moves in", 1)[0]) == undoable, game
+        assert ("nothing to undo" in out) == undoable and (
+            "has no undo: every move is final" in out
+        ) != undoable
+
+
+def test_the_game_undo_takes_back_a_card_played_this_turn_and_its_reward():
+    import io
+
+    from tabletop_core.contract.catalog import load_game
+    from tabletop_core.tools.play import TerminalPlay
+
+    # seed 0 deals player_0 30 32 43 66 69 74 78
+    lines = ["43 a1", "undo", "30 a1", "32 a1", "undo all", "q"]
+    play = TerminalPlay(load_game("thegame"), {}, seed=0, input=io.StringIO("\n".join(lines) + "\n"))
+    play.out = io.StringIO()
+    play.run()
+    out = play.out.getvalue()
+    assert out.count("undone") == 2 and "nothing to undo" not in out
+    assert int(play.env._state["piles"][0, 0]) == 1 and play.returns["player_0"] == 0.0
+    assert "▶ player_0 (7): 30 32 43 66 69 74 78" in out.rsplit("undone", 1)[1]
+
+
+def test_the_game_names_the_backwards_trick_and_fire_cards():
+    from thegame_env import narrate, raw_env
+    from thegame_env.spec import play_to_action
+
+    env = raw_env()
+    env.reset(seed=0)
+    before = env._state.copy()
+    before["piles"][0, 0] = 63
+    after = before.copy()
+    after["piles"][0, 0] = 53
+    assert narrate.describe(before, after, play_to_action(0, 53), 0, 0) == [
+        "backwards trick: 53 on 63, exactly 10 back"
+    ]
+    before["piles"][0, 2], after["piles"][0, 2] = 37, 47
+    assert narrate.describe(before, after, play_to_action(2, 47), 0, 0) == [
+        "backwards trick: 47 on 37, exactly 10 back"
+    ]
+    before["cfg_on_fire"][0] = after["cfg_on_fire"][0] = 1
+    before["piles"][0, 1], after["piles"][0, 1] = 30, 33
+    assert narrate.describe(before, after, play_to_action(1, 33), 0, 0) == [
+        "fire card 33 on up2: cover it with a non-fire card by the end of the next player's turn, "
+        "or the team loses"
+    ]
+    assert "backwards trick" in narrate.RULES_SUMMARY
+
+
+def test_koikoi_names_each_yaku_with_its_points():
+    import numpy as np
+
+    from koikoi_env import narrate, raw_env
+    from koikoi_env.rules import yaku_score_r
+    from tabletop_core.kernel.records import at
+
+    env = raw_env(num_players=2)
+    env.reset(seed=1)
+    before = env._state.copy()
+    after = before.copy()
+    after["capt_bits"][0, 0, 0] = 0b111 | (0b111 << 16)  # ♠ 0 1 2 and three non-numbers
+    after["capt_bits"][0, 0, 2] = 0b1_1111_1001  # ♦ 0 and 3..8: seven cards, a run of 6
+    after["yaku"][0, 0] = at(yaku_score_r, after, 0, 0)
+    assert narrate.yaku_made(after, 0) == [
+        ("Great ♠", 5),
+        ("Triple ♠ (run of 3)", 5),
+        ("♠ swords (6 cards)", 1),
+        ("Triple ♦ (run of 6)", 14),
+        ("♦ coins (7 cards)", 2),
+    ]
+    assert sum(p for _, p in narrate.yaku_made(after, 0)) == int(after["yaku"][0, 0]) == 27
+    line = narrate.describe(before, after, 0, 0, 0)[-1]
+    assert (
+        line.startswith("you made Great ♠: 5 points; Triple ♠ (run of 3): 5 points;")
+        and "Yaku score 27" in line
+    )
+    out = session("koikoi", ["help yaku", "help", "q"])
+    assert "Great X" in out and "Triple X" in out and "help yaku" in out
+    assert np.all(before["yaku"] == 0)
+
+
+def test_exhaust_explains_time_magic_and_that_only_cannot_act_loses():
+    from exhaust_env import narrate, raw_env
+    from exhaust_env.spec import PLAY_TIME_MAGIC
+
+    env = raw_env(num_players=2)
+    env.reset(seed=0)
+    saved = env.get_state()
+    saved["state"]["tm"][0, 0] = 1
+    saved["state"]["tm_pile"][0] -= 1
+    env.set_state(saved)
+    before = env._state.copy()
+    env.step(PLAY_TIME_MAGIC)
+    (line,) = narrate.describe(before, env._state, PLAY_TIME_MAGIC, 0, 0)
+    assert line.startswith("Time Magic: you passed the turn with it (no cast); the card goes back")
+    assert "CANNOT ACT" in narrate.RULES_SUMMARY
+
+
+def test_exit_now_shows_the_legend_once_the_exit_key_ghost_reach_and_item_moves():
+    from exitnow_envs import narrate, raw_env
+    from exitnow_envs.rules.common import find_kind_r
+    from exitnow_envs.spec import DEST_OFFSET, EXIT, ITEM_NAMES, MAP, SEALED_A, SLIDE_OFFSET
+
+    out = session("exitnow", ["legend", "ghosts", "0 10", "table", "q"], "--seed", "3")
+    assert out.count("legend: ## wall") == 2  # once at the start, once asked for
+    assert "you need an Exit Key: end a move on an event chip (??)" in out
+    assert "the exit door opens only with an Exit Key" in out
+    assert re.search(
+        r"ghost g1 at \(\d+, \d+\) can get to, on its next turn:\n  in 1 move \(any roll\): \d", out
+    )
+    env = raw_env(num_humans=1)
+    env.reset(seed=3)
+    st = env._state
+    r, c = (int(v) for v in find_kind_r(st[0], EXIT))
+    assert "Exit Key" in narrate.action_group(st, DEST_OFFSET + r * MAP + c)
+    st["cell"][0, 5, 5] = SEALED_A
+    assert "Pickaxe" in narrate.action_group(st, DEST_OFFSET + 5 * MAP + 5)
+    assert narrate.action_group(st, DEST_OFFSET + 6 * MAP + 6).startswith("move: ")
+    # a ghost's slide is named with where it stopped and why; its reach is every such landing
+    st["gon"][0, 0], st["gpos"][0, 0] = 1, (16, 19)
+    reach = narrate.ghost_reach(st, 0)
+    assert reach and min(reach.values()) == 1 and max(reach.values()) <= narrate.GHOST_MOST_MOVES
+    after = st.copy()
+    (sq,) = [sq for sq, k in reach.items() if k == 1][:1]
+    after["gpos"][0, 0] = sq
+    d = 0 if sq[0] < 16 else 2 if sq[0] > 16 else 1 if sq[1] > 19 else 3
+    line = narrate.slide_line(st, after, 0, SLIDE_OFFSET + d)
+    assert line.startswith(
+        f"ghost g1 slid {('up', 'right', 'down', 'left')[d]} from (16, 19) to ({sq[0]}, {sq[1]}), "
+    )
+    st["items"][0, 0, ITEM_NAMES.index("Exit Key")] = 1
+    assert "Exit Key" not in narrate.illegal_reason(st, DEST_OFFSET + r * MAP + c, 0)

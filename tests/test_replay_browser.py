@@ -60,6 +60,8 @@ def test_write_html_embeds_every_step_and_view_and_needs_no_network(tmp_path):
         text = "".join(data["parts"][i] for i in data["svgs"][k])
         assert text == frames[-1].svgs[v]
         ET.fromstring(text)
+    assert last["outcome"] == frames[-1].outcome == thegame_env.narrate.end_text(env._state)
+    assert all(not f.outcome for f in frames[:-1])
     plain = write_html(frames[:3], tmp_path / "plain.html", compress=False).read_text()
     assert '"views":["omniscient","player_0","player_1"]' in plain
     assert "</script" not in plain.split('id="replay-data"')[1].split("</script>")[0]
@@ -238,3 +240,18 @@ def test_example_records_an_agent_episode(tmp_path):
     data = _payload(out.read_text())
     assert data["views"] == [OMNISCIENT, "player_0", "player_1"] and len(data["frames"]) > 5
     assert data["frames"][1]["note"].startswith("legal actions:")
+
+
+@pytest.mark.parametrize(
+    "game, options", [("thegame", {"num_players": 2}), ("exhaust", {}), ("koikoi", {"rounds": 1})]
+)
+def test_the_last_frame_says_how_the_game_ended_in_one_sentence(game, options):
+    frames = play_episode(game, None, seed=1, views=[OMNISCIENT], **options)
+    outcome = frames[-1].outcome
+    assert outcome and "; ;" not in outcome and "!;" not in outcome and "  " not in outcome
+    assert "!;" not in frames[-1].svgs[OMNISCIENT] and "; score" not in frames[-1].svgs[OMNISCIENT]
+    if game == "thegame":
+        assert re.search(
+            r"\. Score \d+ \(cards left in hands and draw pile\); the team (wins|loses)", outcome
+        )
+        assert re.search(r"game over: .*\. Score \d+ \(cards not played\)", frames[-1].svgs[OMNISCIENT])

@@ -4,17 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from tabletop_core.contract.svg import THEME, Svg, banner, card, card_back, check_view_seat, pile, seat_label
 from tabletop_core.kernel.records import at
 
+from .narrate import end_reason, end_text
 from .rules import min_plays_now_r
 from .spec import FIRE_CARDS, NUM_CARDS, PILE_NAMES, Status
-
-_STATUS_TEXT = {
-    Status.PLAYING: "playing",
-    Status.ALL_PLAYED: "every card played: perfect game!",
-    Status.STUCK: "the active player owed a play and had none",
-    Status.FIRE_LOSS: "a fire card was left burning: lost",
-}
 
 
 def _card(v: int, on_fire: bool) -> str:
@@ -59,7 +54,7 @@ def render_ansi(state: np.ndarray, options=None, seat: int | None = None, i: int
             due = f"{owed - made} more before the turn may end"
         lines.append(f"plays this turn: {made} ({due})")
     else:
-        lines.append(f"game over — {_STATUS_TEXT[Status(int(e['status']))]}; score {left}")
+        lines.append(f"game over: {end_text(state, i)}")
     return "\n".join(lines)
 
 
@@ -70,11 +65,6 @@ SVG_HEIGHT = 560
 ``(SVG_HEIGHT, SVG_WIDTH, 3)``)."""
 
 _PILE_COLOURS = ("#2f6fb5", "#2f6fb5", "#b5452f", "#b5452f")  # ascending blue, descending red
-_SVG_END = {  # the picture's own wording (kept apart from the text view's)
-    Status.ALL_PLAYED: "every card played: a perfect game!",
-    Status.STUCK: "the active player owed a play and had none",
-    Status.FIRE_LOSS: "a fire card was left burning: lost",
-}
 
 
 def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int = 0) -> str:
@@ -96,8 +86,6 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
     Raises:
         ValueError: if ``seat`` is not a seat of this game.
     """
-    from tabletop_core.contract.svg import THEME, Svg, check_view_seat
-
     e = state[i]
     n = int(e["cfg_players"])
     check_view_seat(seat, n)
@@ -111,19 +99,20 @@ def render_svg(state: np.ndarray, options=None, seat: int | None = None, i: int 
     svg.text(SVG_WIDTH - 16, 28, view, size=13, fill=THEME.dim, anchor="end")
     _svg_piles(e, svg, on_fire, draw, left, playing, state, i)
     _svg_hands(n, playing, e, svg, seat, on_fire, left)
+    if not playing:
+        banner(
+            svg, f"game over: {end_reason(state, i)}. Score {left} (cards not played)", height=40, baseline=14
+        )
     return svg.to_string()
 
 
 def _svg_piles(e, svg, on_fire, draw, left, playing, state, i):
     """The four piles (tops, direction, the backwards trick's card), the draw pile and the On Fire marks."""
-    from tabletop_core.contract.svg import THEME, card, pile
-
     cw, ch = 70, 98
     for p in range(4):
         x = 24 + p * 130
         y = 62
         asc = p < 2
-        top = int(e["piles"][p])
         ft = int(e["fire_turn"][p])
         svg.text(
             x,
@@ -133,52 +122,9 @@ def _svg_piles(e, svg, on_fire, draw, left, playing, state, i):
             weight="bold",
         )
         fire = on_fire and ft >= 0
-        if top in (1, 100):
-            svg.rect(
-                x, y, cw, ch, fill="none", stroke=THEME.dim, stroke_width=1.5, rx=7, stroke_dasharray="5 4"
-            )
-            svg.text(x + cw / 2, y + ch / 2 + 8, str(top), size=24, fill=THEME.dim, anchor="middle")
-        else:
-            card(
-                svg,
-                x,
-                y,
-                cw,
-                ch,
-                str(top),
-                colour=_PILE_COLOURS[p],
-                fill="#ffe2c8" if fire else THEME.card_face,
-                corner="↑" if asc else "↓",
-                edge=THEME.fire if fire else None,
-                edge_width=4 if fire else 1.2,
-            )
+        _svg_pile_top(svg, x, y, cw, ch, p, int(e["piles"][p]), fire)
         arrow_y = y + ch + 18
-        if asc:
-            svg.polygon(
-                [
-                    (x, arrow_y - 4),
-                    (x + cw - 10, arrow_y - 4),
-                    (x + cw - 10, arrow_y - 9),
-                    (x + cw, arrow_y),
-                    (x + cw - 10, arrow_y + 9),
-                    (x + cw - 10, arrow_y + 4),
-                    (x, arrow_y + 4),
-                ],
-                fill=_PILE_COLOURS[p],
-            )
-        else:
-            svg.polygon(
-                [
-                    (x + cw, arrow_y - 4),
-                    (x + 10, arrow_y - 4),
-                    (x + 10, arrow_y - 9),
-                    (x, arrow_y),
-                    (x + 10, arrow_y + 9),
-                    (x + 10, arrow_y + 4),
-                    (x + cw, arrow_y + 4),
-                ],
-                fill=_PILE_COLOURS[p],
-            )
+        _svg_arrow(svg, x, arrow_y, cw, asc, _PILE_COLOURS[p])
         if fire:
             when = "this" if ft < int(e["turn"]) else "next"
             svg.text(
@@ -195,10 +141,55 @@ def _svg_piles(e, svg, on_fire, draw, left, playing, state, i):
         svg.text(660, 146, "On Fire: 22, 33, …, 77", size=11, fill=THEME.fire)
 
 
+def _svg_pile_top(svg, x, y, cw, ch, p, top, fire):
+    """A pile's top card (a dashed outline with the start value while it is empty)."""
+    asc = p < 2
+    if top in (1, 100):
+        svg.rect(x, y, cw, ch, fill="none", stroke=THEME.dim, stroke_width=1.5, rx=7, stroke_dasharray="5 4")
+        svg.text(x + cw / 2, y + ch / 2 + 8, str(top), size=24, fill=THEME.dim, anchor="middle")
+        return
+    card(
+        svg,
+        x,
+        y,
+        cw,
+        ch,
+        str(top),
+        colour=_PILE_COLOURS[p],
+        fill="#ffe2c8" if fire else THEME.card_face,
+        corner="↑" if asc else "↓",
+        edge=THEME.fire if fire else None,
+        edge_width=4 if fire else 1.2,
+    )
+
+
+def _svg_arrow(svg, x, arrow_y, cw, asc, colour):
+    """The pile's direction under it: an arrow pointing right (up pile) or left (down pile)."""
+    if asc:
+        points = [
+            (x, arrow_y - 4),
+            (x + cw - 10, arrow_y - 4),
+            (x + cw - 10, arrow_y - 9),
+            (x + cw, arrow_y),
+            (x + cw - 10, arrow_y + 9),
+            (x + cw - 10, arrow_y + 4),
+            (x, arrow_y + 4),
+        ]
+    else:
+        points = [
+            (x + cw, arrow_y - 4),
+            (x + 10, arrow_y - 4),
+            (x + 10, arrow_y - 9),
+            (x, arrow_y),
+            (x + 10, arrow_y + 9),
+            (x + 10, arrow_y + 4),
+            (x + cw, arrow_y + 4),
+        ]
+    svg.polygon(points, fill=colour)
+
+
 def _svg_hands(n, playing, e, svg, seat, on_fire, left):
     """A row per seat (its hand, or card backs from another seat's view) and the result once over."""
-    from tabletop_core.contract.svg import THEME, banner, card, card_back, seat_label
-
     hw, hh = 44, 62
     for k in range(n):
         y = 218 + k * 68
@@ -233,10 +224,3 @@ def _svg_hands(n, playing, e, svg, seat, on_fire, left):
                 )
             else:
                 card_back(svg, x, y, hw, hh - 6)
-    if not playing:
-        banner(
-            svg,
-            f"game over — {_SVG_END[Status(int(e['status']))]}; score {left} (cards not played)",
-            height=40,
-            baseline=14,
-        )

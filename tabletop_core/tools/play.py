@@ -10,11 +10,18 @@ reads the State and the rules' helpers. On the person's turn it prints the table
 that seat's view and the legal moves grouped by kind, in columns that fit the terminal,
 each as the person types it (the game's ``move_text``).
 
+More optional hooks of ``narrate``: ``RULES_SUMMARY`` (``help rules``), ``HELP_TOPICS``
+(more ``help WORD`` texts, e.g. Koikoi's yaku), ``UNDO_HELP`` (what ``undo`` takes back),
+``COMMANDS`` (more commands: ``{word: (state, seat) -> text}``, e.g. Exit Now's
+``legend``), ``intro`` (lines shown once at the start) and ``table_view`` (the table as
+the person's turn shows it, when it differs from the game's ``render_view``).
+
 Commands: a move in the game's own words (the game's ``parse_move``: a card, a card and
 a pile, a square; ``MOVE_HELP`` says how); ``#N`` for action id ``N``; a name or part
 of one (each word must appear in the action's name; a word that is a whole word of the
-name is preferred); ``help`` / ``?``; ``table``; ``undo`` / ``undo all`` (games with
-undoable steps, e.g. Exhaust's selection); ``q`` / ``quit``.
+name is preferred); ``help`` / ``?``; ``help rules`` and the game's other topics;
+``table``; ``undo`` / ``undo all`` (only in games with undoable steps: Exhaust's
+selection, The Game's cards played this turn); the game's own commands; ``q`` / ``quit``.
 
 When the game ends it prints each seat's whole-game result in the game's words (the
 game's ``describe_result``) and the rewards summed over the whole episode.
@@ -28,6 +35,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
+from tabletop_core.agents.seats import is_policy, policy_actions, seat_policy
 from tabletop_core.contract.game import GameDef
 from tabletop_core.envs.factories import game_envs
 from tabletop_core.kernel.rng import bot_seed_word
@@ -39,9 +47,11 @@ HELP = """commands:
   #NUMBER       take the action with that id (the environment's action number)
   WORDS         take the action whose name contains every word
   table         show the table again
-  undo          take back the last undoable step (undo all: every one)
   help, ?       this list
   q, quit       leave the game"""
+
+_UNDO_LINE = "  undo          {}"
+_TOPIC_LINE = "  help {:<8} {}"
 
 
 def columns(entries: list[str], width: int, indent: str = "  ", gap: int = 3) -> list[str]:
@@ -78,8 +88,6 @@ def bot_list_for_others(game: GameDef, bots: str | None, num_seats: int, seat: i
             f"--bots names the bots of the {others} other seat{'s' if others != 1 else ''} "
             f"(one name for all, or {others} comma-separated), got {len(names)}: {','.join(names)}"
         )
-    from tabletop_core.agents.seats import is_policy
-
     scripted = [b for b in names if not is_policy(b)]
     game.bot_ids(scripted, len(scripted))  # validates the names
     out: list[str | None] = list(names)
@@ -135,8 +143,6 @@ class TerminalPlay:
         self.seat = seat
         n = len(self.env.possible_agents)
         self.bots = bot_list_for_others(game, bots, n, seat)
-        from tabletop_core.agents.seats import is_policy, seat_policy
-
         game.check_roles([None if b is None or is_policy(b) else b for b in self.bots], options)
 
         self.policies = {
@@ -153,7 +159,7 @@ class TerminalPlay:
         self.input = input or sys.stdin
         self.out = output or sys.stdout
         self.width = width or shutil.get_terminal_size((100, 24)).columns
-        self.undo_stack: list[dict] = []
+        self.undo_stack: list[tuple[dict, dict[str, float]]] = []  # (saved env, returns)
         self.returns = dict.fromkeys(self.env.possible_agents, 0.0)
         self._warned: int | None = None
 
@@ -166,11 +172,13 @@ class TerminalPlay:
 
     def show_table(self) -> None:
         g, env = self.game, self.env
-        view = (
-            g.render_view(env._state, env.options, self.seat)
-            if g.render_view
-            else g.render_ansi(env._state, env.options)
-        )
+        own = getattr(self.narrate, "table_view", None)
+        if own is not None:
+            view = own(env._state, env.options, self.seat)
+        elif g.render_view:
+            view = g.render_view(env._state, env.options, self.seat)
+        else:
+            view = g.render_ansi(env._state, env.options)
         self.say(view)
         line = getattr(self.narrate, "selection_line", None)
         if line is not None:
@@ -225,71 +233,95 @@ class TerminalPlay:
 
     def run(self) -> int:
         """Play until the game ends or the person quits; returns 0."""
-        from tabletop_core.agents.seats import policy_actions
-
-        env, g = self.env, self.game
-        env.reset(seed=self.seed)
+        self.env.reset(seed=self.seed)
         self._write_svg()
+        self._intro()
+        while not self.env._done:
+            actor = int(self.env._cur[0])
+            if actor != self.seat:
+                self.step(self._bot_action(actor), actor)
+            elif not self._person_turn():
+                self.say("bye")
+                return 0
+        self._finish()
+        return 0
+
+    def _intro(self) -> None:
+        """Who plays what, how to type, and the game's own opening lines (``intro``)."""
+        env, g = self.env, self.game
         bots = ", ".join(f"{self._name(k)} {b}" for k, b in enumerate(self.bots) if b is not None)
         npc = getattr(self.narrate, "npc_line", None)
         npc_text = npc(env._state) if npc is not None else None
         others = "; ".join(x for x in (f"bots: {bots}" if bots else "", npc_text) if x) or "no other seat"
         self.say(f"{g.name}: you are {self._name(self.seat)}; {others}.")
-        self.say("Type a move as the list shows it; 'help' lists the commands, 'q' quits.\n")
-        while not env._done:
-            actor = int(env._cur[0])
-            if actor != self.seat:
-                if actor in self.policies:  # a trained policy (baseline, policy:FILE), greedy
-                    ob = env.observe(env.agent_selection)
-                    a = int(
-                        policy_actions(
-                            self.policies[actor],
-                            ob["observation"][None, :],
-                            ob["action_mask"][None, :],
-                            env._state,
-                            [0],
-                            self.rng,
-                        )[0]
-                    )
-                else:
-                    a = g.bot_decision(self.bot_ids[actor], env._state, env._mask[0], self.rng)
-                self.step(a, actor)
-                continue
-            self.say("")
-            self.show_table()
-            names = self.legal_names()
-            self.show_legal(names)
-            while True:
-                self.out.write("> ")
-                self.out.flush()
-                line = self.input.readline()
-                if not line:
-                    self.say("bye")
-                    return 0
-                result = self._confirmed(self.command(line.strip(), names))
-                if result == "quit":
-                    self.say("bye")
-                    return 0
-                if result == "again":
-                    break
-                if isinstance(result, int):
-                    undoable = getattr(self.narrate, "UNDOABLE", None)
-                    if undoable is not None and undoable(result):
-                        self.undo_stack.append(env.get_state())
-                    else:
-                        self.undo_stack.clear()
-                    self.say(f"you: {self._action_text(result)}")
-                    self.step(result, self.seat)
-                    break
+        rules = " 'help rules' sums up the rules;" if getattr(self.narrate, "RULES_SUMMARY", "") else ""
+        self.say(f"Type a move as the list shows it; 'help' lists the commands,{rules} 'q' quits.")
+        intro = getattr(self.narrate, "intro", None)
+        for line in intro(env._state, self.seat) if intro is not None else []:
+            self.say(line)
         self.say("")
-        self.say(g.render_ansi(env._state, env.options))
+
+    def _bot_action(self, actor: int) -> int:
+        """The action of the bot or trained policy (greedy) at seat ``actor``."""
+        env = self.env
+        if actor in self.policies:
+            ob = env.observe(env.agent_selection)
+            return int(
+                policy_actions(
+                    self.policies[actor],
+                    ob["observation"][None, :],
+                    ob["action_mask"][None, :],
+                    env._state,
+                    [0],
+                    self.rng,
+                )[0]
+            )
+        return self.game.bot_decision(self.bot_ids[actor], env._state, env._mask[0], self.rng)
+
+    def _person_turn(self) -> bool:
+        """Show the table and the legal moves, read lines until one makes a move (or
+        undo changes the table); False when the person quits or the input ends."""
+        self.say("")
+        self.show_table()
+        names = self.legal_names()
+        self.show_legal(names)
+        while True:
+            self.out.write("> ")
+            self.out.flush()
+            line = self.input.readline()
+            if not line:
+                return False
+            result = self._confirmed(self.command(line.strip(), names))
+            if result == "quit":
+                return False
+            if result == "again":
+                return True
+            if isinstance(result, int):
+                undoable = getattr(self.narrate, "UNDOABLE", None)
+                if undoable is not None and undoable(result):
+                    self.undo_stack.append((self.env.get_state(), dict(self.returns)))
+                else:
+                    self.undo_stack.clear()
+                self.say(f"you: {self._action_text(result)}")
+                self.step(result, self.seat)
+                return True
+
+    def _finish(self) -> None:
+        """The final table (every hand open) and the result. The narration announced the
+        end when it happened, so the table's own game-over line is left out here."""
+        env = self.env
+        view = getattr(self.narrate, "table_view", None)
+        table = (
+            view(env._state, env.options, None) if view else self.game.render_ansi(env._state, env.options)
+        )
+        self.say("")
+        self.say("\n".join(x for x in table.splitlines() if not x.startswith("game over")))
         self.say_result()
-        return 0
 
     def say_result(self) -> None:
         """The whole game's result: each seat's, in the game's words (its ``describe_result``),
         then the rewards summed over the whole episode (every round's, not the last)."""
-        self.say("game over — the result:")
+        self.say("the result:")
         result = getattr(self.narrate, "describe_result", None)
         if result is not None:
             for line in result(self.env._state, self.env.options):
@@ -312,6 +344,35 @@ class TerminalPlay:
         self.say(f"careful: {text}. Type the move again to make it, or choose another")
         return None
 
+    def help_text(self, topic: str = "") -> str:
+        """``help`` (the commands and how to type a move) or ``help TOPIC`` (``rules``
+        and the game's ``HELP_TOPICS``); an unknown topic names the topics."""
+        topics = self._topics()
+        if topic:
+            if topic in topics:
+                return topics[topic]
+            return f"no help on '{topic}'; topics: {', '.join(topics) or 'none'}"
+        lines = HELP.splitlines()
+        undo = getattr(self.narrate, "UNDO_HELP", "")
+        if getattr(self.narrate, "UNDOABLE", None) is not None:
+            lines.insert(
+                5, _UNDO_LINE.format(undo or "take back the last undoable step (undo all: every one)")
+            )
+        for word, fn in getattr(self.narrate, "COMMANDS", {}).items():
+            lines.insert(-2, f"  {word:<13} {(fn.__doc__ or '').strip().splitlines()[0]}")
+        for word in topics:
+            first = topics[word].splitlines()[0].rstrip(":")
+            lines.insert(-2, _TOPIC_LINE.format(word, first))
+        text = "\n".join(lines)
+        moves = getattr(self.narrate, "MOVE_HELP", "")
+        if moves:
+            text += f"\nmoves in {self.game.title or self.game.name}:\n{moves}"
+        return text
+
+    def _topics(self) -> dict[str, str]:
+        rules = getattr(self.narrate, "RULES_SUMMARY", "")
+        return ({"rules": rules} if rules else {}) | dict(getattr(self.narrate, "HELP_TOPICS", {}))
+
     def command(self, text: str, names: dict[int, str]) -> int | str | None:
         """Handle one line: an action id to take, ``"quit"``, ``"again"`` (the table
         changed, show it), or None (a message was printed; ask again)."""
@@ -319,47 +380,71 @@ class TerminalPlay:
         if not low:
             self.say("type an action (number or name), or 'help'")
             return None
-        if low in ("q", "quit", "exit"):
-            return "quit"
-        if low in ("help", "?", "h"):
-            self.say(HELP)
-            moves = getattr(self.narrate, "MOVE_HELP", "")
-            if moves:
-                self.say(f"moves in {self.game.title or self.game.name}:\n{moves}")
-            return None
-        if low in ("table", "t", "show"):
-            self.show_table()
-            self.show_legal(names)
-            return None
-        if low in ("undo", "undo all", "u"):
-            if not self.undo_stack:
-                self.say("nothing to undo (only your last undoable steps this turn can be taken back)")
-                return None
-            saved = self.undo_stack[0] if low == "undo all" else self.undo_stack[-1]
-            del self.undo_stack[0 if low == "undo all" else -1 :]
-            self.env.set_state(saved)
-            self.say("undone")
-            return "again"
+        done, result = self._builtin(low, names)
+        if done:
+            return result
         parse = getattr(self.narrate, "parse_move", None)
         if parse is not None and not low.startswith("#"):
             found = parse(text, self.env._state, names)
             if found is not None:
                 return self._pick(text, list(found), names)
         if low.startswith("#") or (parse is None and low.lstrip("-").isdigit()):
-            number = low.lstrip("#").strip()
-            if not number.lstrip("-").isdigit():
-                self.say(f"'{text}': after # comes an action number, e.g. #0")
-                return None
-            a = int(number)
-            if a in names:
-                return a
-            if 0 <= a < self.game.num_actions:
-                self.say(
-                    f"not legal now: {a} ({self.game.action_name(a, self.env._state)}) — {self._reason(a)}"
-                )
-            else:
-                self.say(f"no action {a}: action numbers are 0..{self.game.num_actions - 1}")
+            return self._numbered(text, low, names)
+        return self._named(text, low, names)
+
+    def _builtin(self, low: str, names: dict[int, str]) -> tuple[bool, int | str | None]:
+        """The commands that are not moves: ``(True, result)`` when ``low`` is one."""
+        words = low.split()
+        if low in ("q", "quit", "exit"):
+            return True, "quit"
+        if words[0] in ("help", "?", "h") and len(words) <= 2:
+            self.say(self.help_text(words[1] if len(words) == 2 else ""))
+            return True, None
+        if low in ("table", "t", "show"):
+            self.show_table()
+            self.show_legal(names)
+            return True, None
+        if low in ("undo", "undo all", "u"):
+            return True, self._undo(low == "undo all")
+        extra = getattr(self.narrate, "COMMANDS", {})
+        if low in extra:
+            self.say(extra[low](self.env._state, self.seat))
+            return True, None
+        return False, None
+
+    def _undo(self, every: bool) -> str | None:
+        """Take back the last undoable step (``every``: all of them); ``"again"``."""
+        if getattr(self.narrate, "UNDOABLE", None) is None:
+            self.say(f"{self.game.title or self.game.name} has no undo: every move is final")
             return None
+        if not self.undo_stack:
+            self.say("nothing to undo (only your last undoable steps this turn can be taken back)")
+            return None
+        saved, returns = self.undo_stack[0] if every else self.undo_stack[-1]
+        del self.undo_stack[0 if every else -1 :]
+        self.env.set_state(saved)
+        self.returns = returns
+        self._write_svg()
+        self.say("undone")
+        return "again"
+
+    def _numbered(self, text: str, low: str, names: dict[int, str]) -> int | None:
+        """``#N``: action id ``N`` if legal; else why not."""
+        number = low.lstrip("#").strip()
+        if not number.lstrip("-").isdigit():
+            self.say(f"'{text}': after # comes an action number, e.g. #0")
+            return None
+        a = int(number)
+        if a in names:
+            return a
+        if 0 <= a < self.game.num_actions:
+            self.say(f"not legal now: {a} ({self.game.action_name(a, self.env._state)}) — {self._reason(a)}")
+        else:
+            self.say(f"no action {a}: action numbers are 0..{self.game.num_actions - 1}")
+        return None
+
+    def _named(self, text: str, low: str, names: dict[int, str]) -> int | None:
+        """Words of an action's name: the one legal action they name; else why not."""
         hits = _match(low, names)
         if len(hits) == 1:
             return hits[0]

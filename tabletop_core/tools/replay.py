@@ -27,6 +27,7 @@ From the command line, one game with bots (``policy:FILE.npz`` seats too)::
 from __future__ import annotations
 
 import base64
+import dataclasses
 import gzip
 import html
 import json
@@ -38,6 +39,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from tabletop_core.agents.seats import is_policy, policy_actions, seat_policy
+from tabletop_core.contract.catalog import load_game
+from tabletop_core.contract.game import bot_count_message
+from tabletop_core.contract.svg import rasterize, svg_to_png
+from tabletop_core.envs.factories import game_envs
+from tabletop_core.kernel.rng import bot_seed_word
 
 __all__ = [
     "Frame",
@@ -70,6 +78,9 @@ class Frame:
         captions: ``{view: the action as that view may know it}`` (the game's
             ``narrate.seen_action``: another seat's hidden step, e.g. Exhaust's card added
             to a face-down selection, is not named); empty: ``action_name`` in every view.
+        outcome: once the episode is over, how it ended in the game's words (its
+            ``narrate.end_text``: "every card was played, a perfect game. Score 0 ...");
+            ``""`` before the end.
     """
 
     step: int
@@ -82,6 +93,7 @@ class Frame:
     note: str = ""
     extra: dict = field(default_factory=dict)
     captions: dict[str, str] = field(default_factory=dict)
+    outcome: str = ""
 
     def caption(self, view: str) -> str:
         """The action as ``view`` may know it (``""`` for the start)."""
@@ -96,11 +108,6 @@ def _default_bot(game) -> str:
 def _new_env(game_name: str, options: dict) -> Any:
     """``raw_env(**options)`` of a game; an unknown option is a ValueError naming the
     game's options."""
-    import dataclasses
-
-    from tabletop_core.contract.catalog import load_game
-    from tabletop_core.envs.factories import game_envs
-
     game = load_game(game_name)
     known = [f.name for f in dataclasses.fields(game.make_options())]
     unknown = sorted(set(options) - set(known))
@@ -165,6 +172,7 @@ def capture(
         else:
             captions[v] = name
     done = bool(getattr(raw, "_done", False))
+    end = getattr(game.narrate, "end_text", None)
     return Frame(
         step=0,
         agent=agent,
@@ -177,6 +185,7 @@ def capture(
         acting=None if done else raw.agent_selection,
         note=note,
         captions=captions,
+        outcome=end(raw._state) if done and end is not None else "",
     )
 
 
@@ -206,6 +215,7 @@ def _payload(frames: Sequence[Frame], title: str) -> dict:
                 "totals": [round(totals[a], 6) for a in agents],
                 "acting": f.acting,
                 "note": f.note,
+                "outcome": f.outcome,
                 "svg": ids,
             }
         )
@@ -282,8 +292,6 @@ def write_gif(
     if view not in frames[0].svgs:
         raise ValueError(f"unknown view {view!r}; the frames hold {list(frames[0].svgs)}")
 
-    from tabletop_core.contract.svg import rasterize
-
     cache: dict[str, np.ndarray] = {}
     images = []
     for k, f in enumerate(frames):
@@ -293,6 +301,8 @@ def write_gif(
         text = f"step {k} / {len(frames) - 1}: " + (
             f"{f.agent}: {f.caption(view)}" if f.agent else "start of the episode"
         )
+        if f.outcome:
+            text += f" — {f.outcome}"
         images.append(_captioned(cache[svg], text))
     ms = max(20, int(1000 / fps))
     durations = [ms] * (len(images) - 1) + [3000]
@@ -353,31 +363,13 @@ def play_episode(
         ValueError: unknown game, bad bots or options, a policy of another shape.
     """
 
-    from tabletop_core.agents.seats import is_policy, policy_actions, seat_policy
-    from tabletop_core.contract.catalog import load_game
-    from tabletop_core.contract.game import bot_count_message
-    from tabletop_core.kernel.rng import bot_seed_word
-
     game = load_game(game_name)
     env = _new_env(game_name, options)
-    agents = list(env.possible_agents)
-    if bots is None:
-        bots = _default_bot(game)
-    names = [b.strip() for b in bots.split(",")] if isinstance(bots, str) else list(bots)
-    if len(names) == 1:
-        names = names * len(agents)
-    if len(names) != len(agents):
-        raise ValueError(bot_count_message(game_name, len(agents), names))
-    game.check_roles([None if is_policy(b) else b for b in names], options)
-    players: list[Any] = []
-    for k, b in enumerate(names):
-        if is_policy(b):
-            players.append(seat_policy(game, b, k, options))
-        else:
-            players.append(int(game.bot_ids([b], 1)[0]))
+    players = _players(game, game_name, list(env.possible_agents), bots, options)
     rng = np.array([bot_seed_word(int(seed))], np.uint64)
     env.reset(seed=int(seed))
     frames = [capture(env, views=views)]
+    agents = list(env.possible_agents)
     limit = game.max_episode_steps
     while not env._done and len(frames) <= limit:
         agent = env.agent_selection
@@ -396,6 +388,29 @@ def play_episode(
         f.step = len(frames)
         frames.append(f)
     return frames
+
+
+def _players(game, game_name: str, agents: list[str], bots, options: dict) -> list[Any]:
+    """Each seat's player: a bot id (int) or a policy (``policy:FILE``, ``baseline``).
+
+    Raises:
+        ValueError: a wrong number of bots, an unknown bot or a bot in a wrong role.
+    """
+    if bots is None:
+        bots = _default_bot(game)
+    names = [b.strip() for b in bots.split(",")] if isinstance(bots, str) else list(bots)
+    if len(names) == 1:
+        names = names * len(agents)
+    if len(names) != len(agents):
+        raise ValueError(bot_count_message(game_name, len(agents), names))
+    game.check_roles([None if is_policy(b) else b for b in names], options)
+    players: list[Any] = []
+    for k, b in enumerate(names):
+        if is_policy(b):
+            players.append(seat_policy(game, b, k, options))
+        else:
+            players.append(int(game.bot_ids([b], 1)[0]))
+    return players
 
 
 def replay_game(
@@ -427,8 +442,6 @@ def replay_game(
     frames = play_episode(game_name, bots, seed, **options)
     opts = ", ".join(f"{k}={v}" for k, v in options.items())
     if bots is None:
-        from tabletop_core.contract.catalog import load_game
-
         bots = _default_bot(load_game(game_name))
     label = bots if isinstance(bots, str) else ",".join(bots)
     title = f"{game_name} — seed {seed}, bots {label}" + (f" ({opts})" if opts else "")
@@ -501,7 +514,7 @@ loadReplay().then(R => {
     $("table").innerHTML = picture(f.svg[Number(view.value)]);
     $("step-label").textContent = "step " + cur + " / " + (n - 1);
     $("action").textContent = cur === 0 ? "start of the episode" + (f.acting ? " — " + f.acting + " to act" : "")
-      : f.agent + ": " + f.names[Number(view.value)] + (f.ids[Number(view.value)] === null ? "" : " (action " + f.ids[Number(view.value)] + ")") + (f.acting ? " — next: " + f.acting : " — episode over");
+      : f.agent + ": " + f.names[Number(view.value)] + (f.ids[Number(view.value)] === null ? "" : " (action " + f.ids[Number(view.value)] + ")") + (f.acting ? " — next: " + f.acting : " — episode over" + (f.outcome ? ": " + f.outcome : ""));
     const body = $("rewards").tBodies[0];
     body.innerHTML = "";
     [["reward", f.rewards], ["return", f.totals]].forEach(([label, values]) => {
@@ -570,9 +583,6 @@ def render_to_file(
         ImportError: ``.png`` without the ``render`` extra.
     """
 
-    from tabletop_core.contract.catalog import load_game
-    from tabletop_core.kernel.rng import bot_seed_word
-
     p = Path(out)
     ext = p.suffix.lower()
     if ext not in (".svg", ".png"):
@@ -583,31 +593,35 @@ def render_to_file(
         raise ValueError(f"steps must be an integer >= 0, got {steps!r}")
     game = load_game(game_name)
     env = _new_env(game_name, options)
-    agents = list(env.possible_agents)
-    seat = _seat_of(view, agents)
+    seat = _seat_of(view, list(env.possible_agents))
     env.reset(seed=int(seed))
-    played = 0
-    if steps:
-        if bots is None:
-            bots = _default_bot(game)
-        ids = game.bot_ids(bots, len(agents))
-        rng = np.array([bot_seed_word(int(seed))], np.uint64)
-        for _ in range(int(steps)):
-            if env._done:
-                break
-            s = agents.index(env.agent_selection)
-            env.step(game.bot_decision(ids[s], env._state, env._mask[0], rng))
-            played += 1
+    played = _bot_moves(game, env, int(seed), int(steps), bots) if steps else 0
     if report is not None:
         report.update(steps=played, ended=bool(env._done))
     svg = game.render_svg(env._state, env.options, seat)
     if ext == ".svg":
         p.write_text(svg, encoding="utf-8")
     else:
-        from tabletop_core.contract.svg import svg_to_png
-
         p.write_bytes(svg_to_png(svg))
     return p, game.svg_size
+
+
+def _bot_moves(game, env: Any, seed: int, steps: int, bots) -> int:
+    """Let the bots (default: the game's strong one) play up to ``steps`` moves of
+    ``env`` (fewer when the game ends); returns the moves played."""
+    if bots is None:
+        bots = _default_bot(game)
+    agents = list(env.possible_agents)
+    ids = game.bot_ids(bots, len(agents))
+    rng = np.array([bot_seed_word(seed)], np.uint64)
+    played = 0
+    for _ in range(steps):
+        if env._done:
+            break
+        s = agents.index(env.agent_selection)
+        env.step(game.bot_decision(ids[s], env._state, env._mask[0], rng))
+        played += 1
+    return played
 
 
 def _seat_of(view: str | int | None, agents: list[str]) -> int | None:
