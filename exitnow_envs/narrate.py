@@ -18,7 +18,7 @@ import numpy as np
 from tabletop_core.kernel.records import at
 
 from .render import LEGEND, render_ansi
-from .rules.common import DC, DR, find_kind_r, in_map, is_sealed
+from .rules.common import DC, DIE_SIDES, DR, find_kind_r, ghost_moves_for_roll, in_map, is_sealed
 from .rules.engine import move_ghost_r
 from .rules.ghosts import ghost_moves_r
 from .spec import (
@@ -328,9 +328,21 @@ def _dice_lines(b, a, action: int, viewer: int) -> list[str]:
     return out
 
 
-GHOST_MOST_MOVES = 3
-"""Moves of a ghost's best roll, 6 (half the roll, rounded up: rules "The ghost player's turn")."""
-_MOVES_ROLL = {1: "any roll", 2: "a roll of 3 or more", 3: "a roll of 5 or 6"}
+GHOST_MOST_MOVES = ghost_moves_for_roll(DIE_SIDES)
+"""Moves of a ghost's best roll (:func:`~exitnow_envs.rules.common.ghost_moves_for_roll`)."""
+
+
+def _rolls_for(moves: int) -> str:
+    """The rolls that give a ghost at least ``moves`` moves, in words ("a roll of 5 or 6")."""
+    rolls = [r for r in range(1, DIE_SIDES + 1) if ghost_moves_for_roll(r) >= moves]
+    if len(rolls) == DIE_SIDES:
+        return "any roll"
+    if len(rolls) == 2:
+        return f"a roll of {rolls[0]} or {rolls[1]}"
+    return f"a roll of {rolls[0]} or more"
+
+
+_MOVES_ROLL = {m: _rolls_for(m) for m in range(1, GHOST_MOST_MOVES + 1)}
 
 
 def ghost_reach(state: np.ndarray, g: int) -> dict[tuple[int, int], int]:

@@ -57,10 +57,21 @@ def randint_r(e, n):
     return x
 
 
+#: The sides of the die every player rolls.
+DIE_SIDES = 6
+
+
 @kernel
 def die_r(e):
-    """One die roll 1..6 from the env's generator."""
-    return randint_r(e, 6) + 1
+    """One die roll 1..DIE_SIDES from the env's generator."""
+    return randint_r(e, DIE_SIDES) + 1
+
+
+@kernel(inline="always")
+def ghost_moves_for_roll(roll):
+    """A ghost's moves for a die roll: half the roll, rounded up (rules, "The ghost
+    player's turn")."""
+    return (roll + 1) // 2
 
 
 @kernel

@@ -57,6 +57,7 @@ from .common import (
     die_r,
     find_kind_r,
     ghost_at_r,
+    ghost_moves_for_roll,
     in_map,
     is_sealed,
     randint_r,
@@ -173,7 +174,7 @@ def _ghost_continue_r(e):
         return False
     if e.ghost_rolled == 0:
         e.roll = die_r(e)
-        e.moves_left = (e.roll + 1) // 2
+        e.moves_left = ghost_moves_for_roll(e.roll)
         e.last_dir = -1
         e.ghost_rolled = 1
     if e.moves_left <= 0 or ghost_moves_r(e) == 0:
