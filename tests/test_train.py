@@ -746,27 +746,14 @@ def test_curve_of_a_cloning_run_has_the_cloning_panel(tmp_path):
 
 
 # --- the compiled PPO loss ----------------------------------------------------------------------
-def _torch_ppo_loss(z, lpos, old_logp, adv, value, ret, clip, vf_coef, ent_coef):
-    """The readable reference: the loss as torch operations (CleanRL's PPO)."""
-    logp_all = torch.log_softmax(z, dim=1)
-    new_logp = logp_all.gather(1, lpos[:, None]).squeeze(1)
-    entropy = -(torch.softmax(z, dim=1) * logp_all).sum(1).mean()
-    log_ratio = new_logp - old_logp
-    ratio = log_ratio.exp()
-    a = (adv - adv.mean()) / (adv.std() + 1e-8)
-    pg = torch.max(-a * ratio, -a * ratio.clamp(1 - clip, 1 + clip)).mean()
-    v = 0.5 * (value - ret).pow(2).mean()
-    kl = ((ratio - 1) - log_ratio).mean()
-    clipfrac = ((ratio - 1).abs() > clip).float().mean()
-    return pg + vf_coef * v - ent_coef * entropy, (pg, v, entropy, kl, clipfrac)
-
-
 @pytest.mark.parametrize("seed,k", [(0, 29), (1, 1), (2, 7), (3, 64)])
 def test_compiled_ppo_loss_and_gradient_match_torch(seed, k):
-    """:func:`ppo_loss_grad` against autograd through the torch loss, on a minibatch drawn
-    from a larger rollout, with padded legal lists and ratios inside and outside the clip."""
+    """:func:`ppo_loss_grad` against autograd through the reference loss
+    (:func:`~tabletop_core.train.ppo.ppo_loss`), on a minibatch drawn from a larger rollout,
+    with padded legal lists and ratios inside and outside the clip."""
     from tabletop_core.train.loss import ppo_loss_grad
     from tabletop_core.train.model import NEG
+    from tabletop_core.train.ppo import ppo_loss
 
     rng = np.random.default_rng(seed)
     m, n = 700, 256
@@ -786,19 +773,19 @@ def test_compiled_ppo_loss_and_gradient_match_torch(seed, k):
     ppo_loss_grad(logits, idx, lbias, lpos, old_logp, adv, ret, value, clip, vf, ent, g_logits, g_value, out)
 
     tz, tv = torch.from_numpy(logits.copy()).requires_grad_(), torch.from_numpy(value.copy()).requires_grad_()
-    loss, parts = _torch_ppo_loss(
+    loss, parts = ppo_loss(
         tz + torch.from_numpy(lbias[idx]),
+        tv,
         torch.from_numpy(lpos[idx]),
         torch.from_numpy(old_logp[idx]),
         torch.from_numpy(adv[idx]),
-        tv,
         torch.from_numpy(ret[idx]),
         clip,
         vf,
         ent,
     )
     loss.backward()
-    np.testing.assert_allclose(out, [float(p.detach()) for p in parts], rtol=2e-5, atol=1e-6)
+    np.testing.assert_allclose(out, parts.numpy(), rtol=2e-5, atol=1e-6)
     scale = np.abs(tz.grad.numpy()).max()
     np.testing.assert_allclose(g_logits, tz.grad.numpy(), rtol=0, atol=2e-5 * scale)
     np.testing.assert_allclose(g_value, tv.grad.numpy(), rtol=1e-6, atol=1e-9)

@@ -1,5 +1,9 @@
 """The PPO loss and its gradient in one compiled pass (the CPU trainer's update).
 
+Optimization of :func:`ppo.ppo_loss <tabletop_core.train.ppo.ppo_loss>` and its backward
+pass: the same loss, faster because the softmax, entropy, ratio and their gradients take a
+few compiled passes instead of torch's ~80 small operations.
+
 For each minibatch sample the loss needs the log-softmax of the legal actions' logits, its
 entropy, the probability ratio against the rollout's policy and the value error; torch
 runs ~40 small operations forward and as many backward for that, each a pass over the
@@ -13,8 +17,8 @@ The exponentials are :func:`~tabletop_core.kernel.mathf.exp_nonpositive`, a poly
 LLVM vectorises (numba's ``np.exp`` is a scalar call per element, which keeps a loop from
 vectorising).
 
-Definitions (CleanRL's PPO, as the trainer's ``_ppo_step_torch`` writes them in torch
-for GPUs): advantages normalised per minibatch (mean 0, unbiased std 1, ``+ 1e-8``);
+Definitions (CleanRL's PPO, as :func:`~tabletop_core.train.ppo.ppo_loss` writes them in
+torch): advantages normalised per minibatch (mean 0, unbiased std 1, ``+ 1e-8``);
 ``pg = mean(max(-a r, -a clip(r, 1 - c, 1 + c)))``; ``v = 0.5 mean((V - R)^2)``; ``H``
 the mean entropy; ``loss = pg + vf_coef v - ent_coef H``.
 """
@@ -116,7 +120,9 @@ def _softmax_columns(zt, pt, lse, h):
 def ppo_loss_grad(
     logits, idx, lbias, lpos, old_logp, adv, ret, value, clip, vf_coef, ent_coef, g_logits, g_value, out
 ):
-    """The PPO loss's statistics and its gradient for one minibatch (module docstring).
+    """The PPO loss's statistics and its gradient for one minibatch (module docstring):
+    optimization of :func:`ppo.ppo_loss <tabletop_core.train.ppo.ppo_loss>` with its
+    backward pass to the logits and values, faster because it is a few compiled passes.
 
     Args:
         logits: (N, K) float32 logits of each sample's legal actions (the network's

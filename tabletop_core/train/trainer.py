@@ -56,6 +56,7 @@ from tabletop_core.envs.single_agent import LearnerCore
 from tabletop_core.envs.vector import SelfPlayVectorEnv, available_cores
 from tabletop_core.kernel.jit import shards
 from tabletop_core.kernel.rng import stream_seed, stream_words
+from tabletop_core.train import ppo
 from tabletop_core.train.adam import compiled_step
 from tabletop_core.train.advantages import seat_advantages
 from tabletop_core.train.config import ConfigError, TrainConfig, cpu_bf16_unit, load_init_policy, validate
@@ -760,37 +761,40 @@ class Trainer:
             return self.agent.legal_forward(batch.rows(idx), batch.lidx.index_select(0, idx))
 
     def _ppo_step_torch(self, batch: _Batch, idx: torch.Tensor) -> tuple[float, ...]:
-        """One optimiser step on minibatch ``idx`` with the PPO loss in torch operations
-        (GPU); returns the pg loss, value loss, entropy, approx KL and clip fraction."""
+        """Optimization of :func:`ppo.ppo_step <tabletop_core.train.ppo.ppo_step>` (the
+        trainer's step on a GPU): same update, faster because the head computes the logits
+        of each sample's legal actions alone (``Agent.legal_forward``) and the softmax, the
+        entropy and their gradients run over those K columns (padded with ``NEG``) instead
+        of all A. The loss is :func:`ppo.ppo_loss <tabletop_core.train.ppo.ppo_loss>` itself.
+        Returns the pg loss, value loss, entropy, approx KL and clip fraction."""
         cfg = self.cfg
         legal_logits, value = self._legal_forward(batch, idx)
-        z = legal_logits + batch.lbias.index_select(0, idx)
-        logp_all = torch.log_softmax(z, dim=1)
-        new_logp = logp_all.gather(1, batch.lpos[idx, None]).squeeze(1)
-        # softmax, not logp_all.exp(): torch's CPU exp is slower than its softmax
-        entropy = -(torch.softmax(z, dim=1) * logp_all).sum(1).mean()
-        log_ratio = new_logp - batch.old_logp.index_select(0, idx)
-        ratio = log_ratio.exp()
-        a = batch.advs.index_select(0, idx)
-        a = (a - a.mean()) / (a.std() + 1e-8)
-        pg_loss = torch.max(-a * ratio, -a * ratio.clamp(1 - cfg.clip, 1 + cfg.clip)).mean()
-        v_loss = 0.5 * (value.float() - batch.rets.index_select(0, idx)).pow(2).mean()
-        loss = pg_loss + cfg.vf_coef * v_loss - cfg.ent_coef * entropy
+        loss, stats = ppo.ppo_loss(
+            legal_logits.float() + batch.lbias.index_select(0, idx),
+            value.float(),
+            batch.lpos.index_select(0, idx),
+            batch.old_logp.index_select(0, idx),
+            batch.advs.index_select(0, idx),
+            batch.rets.index_select(0, idx),
+            cfg.clip,
+            cfg.vf_coef,
+            cfg.ent_coef,
+        )
         self._zero_grad()
         loss.backward()
         nn.utils.clip_grad_norm_(self.agent.parameters(), cfg.max_grad_norm)
         for opt in self._optimizers():
             opt.step()
-        with torch.no_grad():
-            kl = float(((ratio - 1) - log_ratio).mean())
-            clipfrac = float(((ratio - 1).abs() > cfg.clip).float().mean())
-        return float(pg_loss.detach()), float(v_loss.detach()), float(entropy.detach()), kl, clipfrac
+        return tuple(stats.tolist())
 
     def _ppo_step_compiled(self, batch: _Batch, idx: torch.Tensor) -> tuple[float, ...]:
-        """:meth:`_ppo_step_torch` on the CPU, the loss and its gradient with respect to the
-        logits and values in one compiled pass (:func:`~tabletop_core.train.loss.ppo_loss_grad`),
-        handed to autograd for the network's backward, then the clipping and Adam's step in
-        another (:func:`~tabletop_core.train.adam.compiled_step`)."""
+        """Optimization of :func:`ppo.ppo_step <tabletop_core.train.ppo.ppo_step>` (the
+        trainer's step on a CPU with ``--optimizer muon``, or bfloat16 without oneDNN's
+        fused linear): same update, faster because, beside :meth:`_ppo_step_torch`'s legal
+        columns, the loss and its gradient with respect to the logits and values come from
+        one compiled pass (:func:`~tabletop_core.train.loss.ppo_loss_grad`) handed to
+        autograd for the network's backward, and the clipping and Adam's step from another
+        (:func:`~tabletop_core.train.adam.compiled_step`)."""
         cfg = self.cfg
         out = self._autograd_gradients(batch, idx)
         if self.muon is None:
@@ -824,8 +828,12 @@ class Trainer:
             opt.zero_grad(set_to_none=True)
 
     def _optimise(self, batch: _Batch) -> tuple[dict[str, float], int]:
-        """``epochs`` passes of full minibatches over ``batch`` (the value head alone during
-        the critic warm-up); returns the summed losses and the number of minibatches."""
+        """Optimization of :func:`ppo.update <tabletop_core.train.ppo.update>`: ``epochs``
+        passes of full minibatches over ``batch``, each step the fastest path for the
+        device and dtype (:class:`~tabletop_core.train.fused.FusedStep`,
+        :class:`~tabletop_core.train.plain.PlainStep`, :meth:`_ppo_step_compiled`,
+        :meth:`_ppo_step_torch`); the value head alone during the critic warm-up. Returns
+        the summed losses and the number of minibatches."""
         cfg = self.cfg
         rets = batch.rets
         m = batch.size
