@@ -513,6 +513,34 @@ def test_league_envs_play_past_snapshots():
     assert (sp.opp[~sp.league] == -1).all()  # self-play envs never get a snapshot
 
 
+# --- progress -----------------------------------------------------------------------------------
+def test_progress_names_the_games_measure_and_the_time_left():
+    """The progress text shows the last evaluation's return with the game's first measure
+    (The Game: score, cards left), and off a terminal the time left at the pace so far."""
+    from types import SimpleNamespace
+
+    from tabletop_core.train.loop import _Budget, _progress_info, _time_left
+
+    ev = {"mean": 40.0, "stats": {"score": {"mean": 58.04, "low": 57.0, "high": 59.0}, "win": {"rate": 0.0}}}
+    tr = SimpleNamespace(global_step=25_000, train_seconds=30.0)
+    text = _progress_info(tr, 1000.0, 38.5, ev, None)
+    assert "eval 40.0 (score 58.0)" in text and "return 38.5" in text and "left" not in text
+    budget = _Budget(seconds=None, steps=100_000)  # a quarter done in 30 s: 90 s left
+    assert _time_left(budget, tr, 30.0) == pytest.approx(90.0)
+    assert "about 1.5 min left" in _progress_info(tr, 1000.0, 38.5, ev, 90.0)
+    assert "(" not in _progress_info(tr, 1000.0, 38.5, {"mean": 1.0}, None)  # a game without measures
+
+
+def test_competitive_evaluation_is_against_its_opponents():
+    """Koikoi's start line names the evaluation's opponents (a competitive game)."""
+    from tabletop_core.cli.train import start_line
+
+    line = start_line(
+        TrainConfig(game="koikoi", options={"num_players": 2}, steps=10, eval_opponents="greedy")
+    )
+    assert "fixed deals against greedy" in line and "copies of itself" not in line
+
+
 # --- end to end -----------------------------------------------------------------------------
 @pytest.mark.slow
 def test_smoke_run_writes_a_policy_that_match_plays(tmp_path, capsys):
@@ -524,6 +552,13 @@ def test_smoke_run_writes_a_policy_that_match_plays(tmp_path, capsys):
         assert (out / name).exists(), name
     summary = json.loads((out / "summary.json").read_text())
     assert summary["steps"] >= 8000 and set(summary["levels"]) == {"random", "greedy", "strong"}
+    # The Game's own measure beside the return: cards left, for the policy and every bot
+    lines = capsys.readouterr().out.splitlines()
+    assert "with copies of itself in every seat" in lines[0] and "against random" not in lines[0]
+    score = summary["final_eval"]["stats"]["score"]
+    assert 0 <= score["low"] <= score["mean"] <= score["high"] <= 98
+    assert all("score" in d["stats"] for d in summary["levels"].values())
+    assert f"(score {score['mean']:.1f}" in lines[-1] and "with copies of itself" in lines[-1]
     assert "final" in summary["ratings"]
     kinds = {json.loads(line)["kind"] for line in (out / "log.jsonl").read_text().splitlines()}
     assert kinds == {"config", "levels", "eval", "update", "final"}

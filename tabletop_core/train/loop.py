@@ -14,7 +14,7 @@ import torch
 
 from tabletop_core.tools.jsonutil import json_default
 from tabletop_core.tools.progress import ProgressBar
-from tabletop_core.train.evaluate import bot_levels, evaluate_policy, rate_entrants
+from tabletop_core.train.evaluate import bot_levels, evaluate_policy, measures_text, rate_entrants
 from tabletop_core.train.trainer import Agent, ConfigError, TrainConfig, Trainer
 
 __all__ = ["run"]
@@ -206,16 +206,41 @@ class _Budget:
         return round(trainer.global_step if self.in_steps else min(trainer.train_seconds, self.seconds), 1)
 
 
+PLAIN_PROGRESS_EVERY = 30.0
+"""Seconds between the progress lines of a run whose progress goes to a log, not a terminal."""
+
+
+def _progress_info(trainer: Trainer, sps: float, recent: float, last_eval: dict, left: float | None) -> str:
+    """The progress bar's text: steps, speed, the training episodes' mean return, the last
+    evaluation's return and the game's first measure, and (``left`` seconds, for the plain
+    lines of a log) the time left."""
+    measure = measures_text(last_eval.get("stats", {}), limit=1)
+    text = (
+        f"step {trainer.global_step:,} · {sps:,.0f} steps/s · return {recent:.1f} · "
+        f"eval {last_eval['mean']:.1f}" + (f" ({measure})" if measure else "")
+    )
+    return text if left is None else f"{text} · about {left / 60:.1f} min left"
+
+
+def _time_left(budget: _Budget, trainer: Trainer, elapsed: float) -> float:
+    """Seconds of training left at the pace so far (``elapsed`` seconds since the start)."""
+    frac = budget.frac_done(trainer)
+    return elapsed * (1.0 - frac) / frac if frac > 0 else float("nan")
+
+
 def _train_to_budget(cfg: TrainConfig, trainer: Trainer, log: _Log, evaluate: _Evaluator) -> None:
     """PPO updates until the budget is spent (or Ctrl-C), evaluating and checkpointing on
-    their schedules."""
+    their schedules. Progress: a ``rich`` bar with the time left on a terminal, else a line
+    every :data:`PLAIN_PROGRESS_EVERY` seconds with the time left."""
     budget = _Budget.of(cfg)
     bar = ProgressBar(
         float(budget.steps) if budget.in_steps else budget.seconds,
         f"train {trainer.game.name}",
         enabled=cfg.progress,
         unit="step" if budget.in_steps else "s",
+        plain_every=PLAIN_PROGRESS_EVERY,
     )
+    t0 = time.perf_counter()
     last_eval = evaluate()
     next_eval = trainer.train_seconds + cfg.eval_every
     next_ck = trainer.train_seconds + cfg.checkpoint_every
@@ -223,11 +248,8 @@ def _train_to_budget(cfg: TrainConfig, trainer: Trainer, log: _Log, evaluate: _E
         while budget.frac_done(trainer) < 1.0:
             lr = cfg.lr * max(0.0, 1.0 - budget.frac_done(trainer)) if cfg.anneal_lr else cfg.lr
             sps, recent = _update(cfg, trainer, log, lr)
-            bar.update(
-                budget.done(trainer),
-                f"step {trainer.global_step:,} · {sps:,.0f} steps/s · return {recent:.1f} · "
-                f"eval {last_eval['mean']:.1f}",
-            )
+            left = None if bar.bar is not None else _time_left(budget, trainer, time.perf_counter() - t0)
+            bar.update(budget.done(trainer), _progress_info(trainer, sps, recent, last_eval, left))
             if trainer.train_seconds >= next_eval:
                 last_eval = evaluate()
                 next_eval = trainer.train_seconds + cfg.eval_every
