@@ -12,9 +12,12 @@ from typing import Any
 import numpy as np
 import torch
 
+from tabletop_core.agents.policy import MLPPolicy
 from tabletop_core.tools.jsonutil import json_default
 from tabletop_core.tools.progress import ProgressBar
 from tabletop_core.train.evaluate import bot_levels, evaluate_policy, measures_text, rate_entrants
+from tabletop_core.train.imitate import behaviour_cloning
+from tabletop_core.train.plot import plot_curve
 from tabletop_core.train.trainer import Agent, ConfigError, TrainConfig, Trainer
 
 __all__ = ["run"]
@@ -114,7 +117,6 @@ def _start(cfg: TrainConfig) -> tuple[Trainer, _Log]:
 
 def _imitate(cfg: TrainConfig, trainer: Trainer, log: _Log) -> None:
     """Behaviour cloning of ``cfg.imitate`` before PPO; its time counts in the budget."""
-    from tabletop_core.train.imitate import behaviour_cloning
 
     def saved(k: int) -> None:  # each round's actor, to compare them after
         trainer.save_policy(os.path.join(cfg.out, f"imitated-{k}.npz"))
@@ -309,8 +311,6 @@ def _save(cfg: TrainConfig, trainer: Trainer) -> None:
 
 def _rate(cfg: TrainConfig, trainer: Trainer, levels: dict, seats) -> dict:
     """openskill ratings of the last snapshots, the final policy and the bots on the same deals."""
-    from tabletop_core.agents.policy import MLPPolicy
-
     game = trainer.game
     entrants: dict[str, np.ndarray] = {}
     snaps = sorted(trainer.league.snapshots.items())[-int(cfg.rate_snapshots) :] if cfg.rate_snapshots else []
@@ -359,8 +359,6 @@ def _write_outputs(cfg: TrainConfig, summary: dict) -> None:
     with open(os.path.join(cfg.out, "summary.json"), "w") as f:
         json.dump(summary, f, indent=1, default=json_default)
     try:
-        from tabletop_core.train.plot import plot_curve
-
         plot_curve(os.path.join(cfg.out, "log.jsonl"), os.path.join(cfg.out, "curve.png"))
     except ImportError:
         print("matplotlib is missing: no curve.png (pip install 'tabletop-rl[train]')", file=sys.stderr)

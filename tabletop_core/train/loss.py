@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import torch
 
 from tabletop_core.kernel.bits import prefetch, prefetch_row
 from tabletop_core.kernel.jit import kernel
@@ -150,6 +151,16 @@ def ppo_loss_grad(
     g_logp = np.empty(n, np.float32)
     _gather_transposed(logits, idx, lbias, lpos, old_logp, adv, ret, zt)
     _softmax_columns(zt, pt, lse, h)
+    _sample_terms(zt, lse, h, idx, lpos, old_logp, adv, ret, value, clip, vf_coef, g_logp, g_value, out)
+    _logit_grads(zt, pt, lse, h, g_logp, np.float32(ent_coef) * np.float32(1.0 / n), idx, lpos, g_logits)
+
+
+@kernel
+def _sample_terms(zt, lse, h, idx, lpos, old_logp, adv, ret, value, clip, vf_coef, g_logp, g_value, out):
+    """Per sample ``i`` of :func:`ppo_loss_grad`: the clipped objective's and the value
+    loss's terms, summed into ``out`` (means); ``g_logp[i]``, d loss / d log pi(taken),
+    and ``g_value[i]``."""
+    n = idx.shape[0]
     mean, inv_std = _normalised_advantage(adv, idx)
     inv_n = np.float32(1.0 / n)
     lo = np.float32(1.0 - clip)
@@ -175,7 +186,18 @@ def ppo_loss_grad(
         ent += h[i]
         kl += (r - 1.0) - log_ratio
         cf += 1.0 if abs(r - 1.0) > clip else 0.0
-    ce = np.float32(ent_coef) * inv_n
+    out[PG_LOSS] = pg / n
+    out[V_LOSS] = vl / n
+    out[ENTROPY] = ent / n
+    out[APPROX_KL] = kl / n
+    out[CLIPFRAC] = cf / n
+
+
+@kernel
+def _logit_grads(zt, pt, lse, h, g_logp, ce, idx, lpos, g_logits):
+    """d loss / d logits of :func:`ppo_loss_grad` into ``g_logits`` (N, K), from the
+    softmax ``pt`` (K, N, overwritten), ``g_logp`` and ``ce`` = ent_coef / N."""
+    k, n = pt.shape
     for j in range(k):  # d loss / d z = p (ent_coef / N (log p + H) - g_logp) + g_logp [taken]
         for i in range(n):
             p = pt[j, i]
@@ -185,11 +207,6 @@ def ppo_loss_grad(
     g_logits[:, :] = pt.T
     for i in range(n):
         g_logits[i, lpos[idx[i]]] += g_logp[i]
-    out[PG_LOSS] = pg / n
-    out[V_LOSS] = vl / n
-    out[ENTROPY] = ent / n
-    out[APPROX_KL] = kl / n
-    out[CLIPFRAC] = cf / n
 
 
 def minibatch_loss_grad(batch, idx, logits, value, clip: float, vf_coef: float, ent_coef: float):
@@ -202,8 +219,6 @@ def minibatch_loss_grad(batch, idx, logits, value, clip: float, vf_coef: float, 
         ``(g_logits, g_value, stats)``: float32 tensors shaped as ``logits`` and
         ``value``, and the (5,) float64 statistics (:data:`PG_LOSS` ...).
     """
-    import torch
-
     logits, value = logits.detach().contiguous(), value.detach().contiguous()
     g_logits, g_value, stats = torch.empty_like(logits), torch.empty_like(value), np.empty(5)
     ppo_loss_grad(

@@ -51,6 +51,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from tabletop_core.agents.baseline import baseline_policy
 from tabletop_core.agents.policy import MLPPolicy
 from tabletop_core.envs.single_agent import LearnerCore
 from tabletop_core.envs.vector import SelfPlayVectorEnv, available_cores
@@ -486,8 +487,6 @@ class Trainer:
     def _baseline_actions(self, obs: torch.Tensor, masks: np.ndarray, cur: np.ndarray) -> torch.Tensor:
         """Greedy actions of the shipped baseline for the rows ``obs`` (its seat's policy
         per row: Exit Now's human and ghost seats may have their own)."""
-        from tabletop_core.agents.baseline import baseline_policy
-
         x = obs.float().cpu().numpy()
         out = np.zeros(len(cur), np.int64)
         for k in np.unique(cur):
@@ -601,21 +600,7 @@ class Trainer:
             t1 = tick()
             actions, logp, value = self._act(agent, self.obs_buf[t], t, slice(None))
             if not learner.all():  # league snapshots and the baseline act for their seats
-                sp = self.selfplay
-                rows = np.flatnonzero(~learner)
-                ids = sp.opp[rows - sp.lo]
-                for sid in np.unique(ids):
-                    r = rows[ids == sid]
-                    if sid == BASELINE:
-                        rt = torch.from_numpy(r).to(self.device)
-                        actions[rt] = self._baseline_actions(
-                            self.obs_buf[t, rt], self.mask_buf[t, rt].cpu().numpy(), sp.cur[r - sp.lo]
-                        )
-                        continue
-                    snap_obs = self.obs_buf[t, torch.from_numpy(r).to(self.device)]
-                    actions[torch.from_numpy(r).to(self.device)] = self._act(
-                        self._snapshot_model(int(sid)), snap_obs, t, r
-                    )[0]
+                self._others_act(actions, np.flatnonzero(~learner), t)
             self.act_buf[t] = actions
             self.logp_buf[t] = logp
             self.val_buf[t] = value.float().cpu().numpy()
@@ -627,18 +612,7 @@ class Trainer:
             for g in self.groups:
                 self.rew_buf[t, g.lo : g.hi] = g.rewards
                 self.done_buf[t, g.lo : g.hi] = g.term
-            if col_cache is None:
-                col_cache = self._reward_column()
-            self.ep_ret += self.rew_buf[t, np.arange(self.num_envs), col_cache]
-            done = self.done_buf[t]
-            if done.any():
-                ended = np.flatnonzero(done)
-                self.finished.extend(self.ep_ret[ended].tolist())
-                self.ep_ret[ended] = 0.0
-                if self.selfplay is not None:
-                    sp = ended[(ended >= self.selfplay.lo) & (ended < self.selfplay.hi)] - self.selfplay.lo
-                    self.selfplay.resample(sp, self.league)
-                    col_cache = None
+            col_cache = self._end_episodes(t, col_cache)
             self.global_step += self.num_envs
             t4 = tick()
             sec["plumbing"] += (t1 - t0) + (t4 - t3)
@@ -647,6 +621,40 @@ class Trainer:
         self.samples["inference"] += self.num_envs * self.cfg.rollout
         if not self.legal_dots:
             self.flops["inference"] += self.flops_per_sample * self.num_envs * self.cfg.rollout
+
+    def _others_act(self, actions: torch.Tensor, rows: np.ndarray, t: int) -> None:
+        """Write into ``actions`` (N,) the moves of the league snapshots and the baseline
+        at ``rows`` (the self-play envs of step ``t`` where the learner does not act)."""
+        sp = self.selfplay
+        ids = sp.opp[rows - sp.lo]
+        for sid in np.unique(ids):
+            r = rows[ids == sid]
+            rt = torch.from_numpy(r).to(self.device)
+            if sid == BASELINE:
+                actions[rt] = self._baseline_actions(
+                    self.obs_buf[t, rt], self.mask_buf[t, rt].cpu().numpy(), sp.cur[r - sp.lo]
+                )
+            else:
+                actions[rt] = self._act(self._snapshot_model(int(sid)), self.obs_buf[t, rt], t, r)[0]
+
+    def _end_episodes(self, t: int, col_cache: np.ndarray | None) -> np.ndarray | None:
+        """Step ``t``'s rewards into the running returns (the seat of ``col_cache``,
+        :meth:`_reward_column`, made when None); the ended episodes' returns into
+        ``finished`` and their self-play envs' opponents drawn again. Returns the
+        column, or None where a draw changed it."""
+        if col_cache is None:
+            col_cache = self._reward_column()
+        self.ep_ret += self.rew_buf[t, np.arange(self.num_envs), col_cache]
+        done = self.done_buf[t]
+        if done.any():
+            ended = np.flatnonzero(done)
+            self.finished.extend(self.ep_ret[ended].tolist())
+            self.ep_ret[ended] = 0.0
+            if self.selfplay is not None:
+                sp = ended[(ended >= self.selfplay.lo) & (ended < self.selfplay.hi)] - self.selfplay.lo
+                self.selfplay.resample(sp, self.league)
+                col_cache = None
+        return col_cache
 
     # --- update --------------------------------------------------------------------------------
     def update(self, lr: float | None = None) -> dict[str, float]:
