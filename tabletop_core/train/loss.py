@@ -155,11 +155,11 @@ def ppo_loss_grad(
     _logit_grads(zt, pt, lse, h, g_logp, np.float32(ent_coef) * np.float32(1.0 / n), idx, lpos, g_logits)
 
 
-@kernel
+@kernel(inline="always")
 def _sample_terms(zt, lse, h, idx, lpos, old_logp, adv, ret, value, clip, vf_coef, g_logp, g_value, out):
     """Per sample ``i`` of :func:`ppo_loss_grad`: the clipped objective's and the value
     loss's terms, summed into ``out`` (means); ``g_logp[i]``, d loss / d log pi(taken),
-    and ``g_value[i]``."""
+    and ``g_value[i]`` (inlined into :func:`ppo_loss_grad`)."""
     n = idx.shape[0]
     mean, inv_std = _normalised_advantage(adv, idx)
     inv_n = np.float32(1.0 / n)
@@ -193,10 +193,11 @@ def _sample_terms(zt, lse, h, idx, lpos, old_logp, adv, ret, value, clip, vf_coe
     out[CLIPFRAC] = cf / n
 
 
-@kernel
+@kernel(inline="always")
 def _logit_grads(zt, pt, lse, h, g_logp, ce, idx, lpos, g_logits):
     """d loss / d logits of :func:`ppo_loss_grad` into ``g_logits`` (N, K), from the
-    softmax ``pt`` (K, N, overwritten), ``g_logp`` and ``ce`` = ent_coef / N."""
+    softmax ``pt`` (K, N, overwritten), ``g_logp`` and ``ce`` = ent_coef / N (inlined into
+    :func:`ppo_loss_grad`)."""
     k, n = pt.shape
     for j in range(k):  # d loss / d z = p (ent_coef / N (log p + H) - g_logp) + g_logp [taken]
         for i in range(n):
