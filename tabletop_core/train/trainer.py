@@ -1,7 +1,10 @@
-"""``tabletop train``: masked PPO on the vector env, one file's worth of hot loop.
+"""``tabletop train``: masked PPO on the vector env, the fast version of :mod:`~tabletop_core.train.ppo`.
 
-Read it like CleanRL's ``ppo.py``: a config (:class:`TrainConfig`, every field a flag),
-a rollout, per-seat advantages, a clipped-objective update. What is built for these envs:
+:mod:`tabletop_core.train.ppo` is the reference, one file read like CleanRL's ``ppo.py``
+(a config, a rollout with action masks, per-seat GAE, the clipped objective, the
+minibatch loop). This trainer computes the same update (``tests/test_ppo_reference.py``)
+with opponents, reward normalisation and timing around it; each faster step names the
+function of the reference it optimizes. What is built for these envs:
 
 * **Rollout.** Thousands of envs. The envs run with ``copy=False``; their observation,
   mask, reward, termination and acting-seat buffers are wrapped once by
@@ -14,15 +17,15 @@ a rollout, per-seat advantages, a clipped-objective update. What is built for th
   whichever seat is to move; league envs share it, a snapshot acting for the seats the
   learner does not hold) and scripted bots (the game's learner kernels: the bots' turns
   run inside compiled code).
-* **Update.** On the CPU the PPO loss and its gradient with respect to the legal logits
-  and values come from one compiled pass (:func:`~tabletop_core.train.loss.ppo_loss_grad`),
-  and the clipping with Adam's step from another
-  (:func:`~tabletop_core.train.adam.compiled_step`). On the fused bfloat16 path the
-  network's forward and backward are written out without autograd
-  (:class:`~tabletop_core.train.fused.FusedStep`, with Adam), and so are they on the
-  float32 path (:class:`~tabletop_core.train.plain.PlainStep`); ``--optimizer muon`` keeps
-  autograd, which takes the backward from the loss's gradient. On a GPU the same loss and step are torch operations (``_ppo_step_torch``, which a test
-  holds the compiled ones to).
+* **Update**, each step an optimization of :func:`ppo.ppo_step
+  <tabletop_core.train.ppo.ppo_step>`: on the CPU with Adam, the network's forward and
+  backward written out without autograd, in bfloat16
+  (:class:`~tabletop_core.train.fused.FusedStep`) or float32
+  (:class:`~tabletop_core.train.plain.PlainStep`); with ``--optimizer muon`` autograd
+  takes the backward from the loss's gradient, computed in one compiled pass
+  (:meth:`Trainer._ppo_step_compiled`, :func:`~tabletop_core.train.loss.ppo_loss_grad`);
+  on a GPU the reference's loss over the legal actions' logits
+  (:meth:`Trainer._ppo_step_torch`).
 * **Credit** per seat (:func:`~tabletop_core.train.advantages.seat_advantages`); a
   cooperative game's team is credited as one chain, as the learner views do.
 * **Threads.** torch's intra-op threads take the cores (``--threads``, default every
