@@ -526,7 +526,7 @@ def test_progress_names_the_games_measure_and_the_time_left():
     text = _progress_info(tr, 1000.0, 38.5, ev, None)
     assert "eval 40.0 (score 58.0)" in text and "return 38.5" in text and "left" not in text
     budget = _Budget(seconds=None, steps=100_000)  # a quarter done in 30 s: 90 s left
-    assert _time_left(budget, tr, 30.0) == pytest.approx(90.0)
+    assert _time_left(budget, tr) == pytest.approx(90.0)
     assert "about 1.5 min left" in _progress_info(tr, 1000.0, 38.5, ev, 90.0)
     assert "(" not in _progress_info(tr, 1000.0, 38.5, {"mean": 1.0}, None)  # a game without measures
 

@@ -224,10 +224,10 @@ def _progress_info(trainer: Trainer, sps: float, recent: float, last_eval: dict,
     return text if left is None else f"{text} · about {left / 60:.1f} min left"
 
 
-def _time_left(budget: _Budget, trainer: Trainer, elapsed: float) -> float:
-    """Seconds of training left at the pace so far (``elapsed`` seconds since the start)."""
+def _time_left(budget: _Budget, trainer: Trainer) -> float:
+    """Seconds of training left at the pace so far (evaluations excluded, as from the budget)."""
     frac = budget.frac_done(trainer)
-    return elapsed * (1.0 - frac) / frac if frac > 0 else float("nan")
+    return trainer.train_seconds * (1.0 - frac) / frac if frac > 0 else float("nan")
 
 
 def _train_to_budget(cfg: TrainConfig, trainer: Trainer, log: _Log, evaluate: _Evaluator) -> None:
@@ -242,7 +242,6 @@ def _train_to_budget(cfg: TrainConfig, trainer: Trainer, log: _Log, evaluate: _E
         unit="step" if budget.in_steps else "s",
         plain_every=PLAIN_PROGRESS_EVERY,
     )
-    t0 = time.perf_counter()
     last_eval = evaluate()
     next_eval = trainer.train_seconds + cfg.eval_every
     next_ck = trainer.train_seconds + cfg.checkpoint_every
@@ -250,7 +249,7 @@ def _train_to_budget(cfg: TrainConfig, trainer: Trainer, log: _Log, evaluate: _E
         while budget.frac_done(trainer) < 1.0:
             lr = cfg.lr * max(0.0, 1.0 - budget.frac_done(trainer)) if cfg.anneal_lr else cfg.lr
             sps, recent = _update(cfg, trainer, log, lr)
-            left = None if bar.bar is not None else _time_left(budget, trainer, time.perf_counter() - t0)
+            left = None if bar.bar is not None else _time_left(budget, trainer)
             bar.update(budget.done(trainer), _progress_info(trainer, sps, recent, last_eval, left))
             if trainer.train_seconds >= next_eval:
                 last_eval = evaluate()
