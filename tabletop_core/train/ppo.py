@@ -108,35 +108,29 @@ def rollout(agent: Agent, env: SelfPlayVectorEnv, state: dict, steps: int, gen: 
     ``episode_return`` (seat 0's) between rollouts, and collects the ``finished`` episodes'
     returns. Autoreset is ``SAME_STEP``: a step that ends an episode returns the next one's
     first observation, so the step's ``done`` cuts the advantages' chains there."""
-    game = env.game
-    obs_l, mask_l, act_l, logp_l, val_l, rew_l, done_l, seat_l = ([] for _ in range(8))
-    for _ in range(steps):
-        obs, mask = torch.from_numpy(state["obs"]), torch.from_numpy(state["mask"]).bool()
-        actions, logp, value = sample_actions(agent, obs, mask, gen)
-        next_obs, rewards, term, trunc, info = env.step(actions.numpy())
-        done = term | trunc
-        for buf, x in zip(
-            (obs_l, mask_l, act_l, logp_l, val_l, rew_l, done_l, seat_l),
-            (obs, mask, actions, logp, value, rewards, done, _chain(state["seat"], game.cooperative)),
-        ):
-            buf.append(x)
-        state["episode_return"] += rewards[:, 0]
-        state["finished"].extend(state["episode_return"][done].tolist())
-        state["episode_return"][done] = 0.0
+    t_len, n, p = steps, env.num_envs, env.num_players
+    obs = torch.zeros((t_len, n, state["obs"].shape[1]))
+    mask = torch.zeros((t_len, n, env.game.num_actions), dtype=torch.bool)
+    actions = torch.zeros((t_len, n), dtype=torch.long)
+    logp = torch.zeros((t_len, n))
+    values = torch.zeros((t_len, n))
+    rewards = np.zeros((t_len, n, p), np.float32)
+    dones = np.zeros((t_len, n), np.bool_)
+    seats = np.zeros((t_len, n), np.int64)
+    for step in range(steps):
+        obs[step] = torch.from_numpy(state["obs"])
+        mask[step] = torch.from_numpy(state["mask"] != 0)
+        seats[step] = _chain(state["seat"], env.game.cooperative)
+        actions[step], logp[step], values[step] = sample_actions(agent, obs[step], mask[step], gen)
+        next_obs, rewards[step], term, trunc, info = env.step(actions[step].numpy())
+        dones[step] = term | trunc
+        state["episode_return"] += rewards[step, :, 0]
+        state["finished"].extend(state["episode_return"][dones[step]].tolist())
+        state["episode_return"][dones[step]] = 0.0
         state.update(obs=next_obs, mask=info["action_mask"], seat=info["current_player"])
     _, last_value = agent(torch.from_numpy(state["obs"]))
-    return Rollout(
-        torch.stack(obs_l),
-        torch.stack(mask_l),
-        torch.stack(act_l),
-        torch.stack(logp_l),
-        torch.stack(val_l),
-        np.stack(rew_l),
-        np.stack(done_l),
-        np.stack(seat_l),
-        last_value.numpy(),
-        _chain(state["seat"], game.cooperative),
-    )
+    last_seat = _chain(state["seat"], env.game.cooperative)
+    return Rollout(obs, mask, actions, logp, values, rewards, dones, seats, last_value.numpy(), last_seat)
 
 
 # --- advantages ------------------------------------------------------------------------------
