@@ -513,6 +513,34 @@ def test_league_envs_play_past_snapshots():
     assert (sp.opp[~sp.league] == -1).all()  # self-play envs never get a snapshot
 
 
+# --- progress -----------------------------------------------------------------------------------
+def test_progress_names_the_games_measure_and_the_time_left():
+    """The progress text shows the last evaluation's return with the game's first measure
+    (The Game: score, cards left), and off a terminal the time left at the pace so far."""
+    from types import SimpleNamespace
+
+    from tabletop_core.train.loop import _Budget, _progress_info, _time_left
+
+    ev = {"mean": 40.0, "stats": {"score": {"mean": 58.04, "low": 57.0, "high": 59.0}, "win": {"rate": 0.0}}}
+    tr = SimpleNamespace(global_step=25_000, train_seconds=30.0)
+    text = _progress_info(tr, 1000.0, 38.5, ev, None)
+    assert "eval 40.0 (score 58.0)" in text and "return 38.5" in text and "left" not in text
+    budget = _Budget(seconds=None, steps=100_000)  # a quarter done in 30 s: 90 s left
+    assert _time_left(budget, tr) == pytest.approx(90.0)
+    assert "about 1.5 min left" in _progress_info(tr, 1000.0, 38.5, ev, 90.0)
+    assert "(" not in _progress_info(tr, 1000.0, 38.5, {"mean": 1.0}, None)  # a game without measures
+
+
+def test_competitive_evaluation_is_against_its_opponents():
+    """Koikoi's start line names the evaluation's opponents (a competitive game)."""
+    from tabletop_core.cli.train import start_line
+
+    line = start_line(
+        TrainConfig(game="koikoi", options={"num_players": 2}, steps=10, eval_opponents="greedy")
+    )
+    assert "fixed deals against greedy" in line and "copies of itself" not in line
+
+
 # --- end to end -----------------------------------------------------------------------------
 @pytest.mark.slow
 def test_smoke_run_writes_a_policy_that_match_plays(tmp_path, capsys):
@@ -524,6 +552,13 @@ def test_smoke_run_writes_a_policy_that_match_plays(tmp_path, capsys):
         assert (out / name).exists(), name
     summary = json.loads((out / "summary.json").read_text())
     assert summary["steps"] >= 8000 and set(summary["levels"]) == {"random", "greedy", "strong"}
+    # The Game's own measure beside the return: cards left, for the policy and every bot
+    lines = capsys.readouterr().out.splitlines()
+    assert "with copies of itself in every seat" in lines[0] and "against random" not in lines[0]
+    score = summary["final_eval"]["stats"]["score"]
+    assert 0 <= score["low"] <= score["mean"] <= score["high"] <= 98
+    assert all("score" in d["stats"] for d in summary["levels"].values())
+    assert f"(score {score['mean']:.1f}" in lines[-1] and "with copies of itself" in lines[-1]
     assert "final" in summary["ratings"]
     kinds = {json.loads(line)["kind"] for line in (out / "log.jsonl").read_text().splitlines()}
     assert kinds == {"config", "levels", "eval", "update", "final"}
@@ -746,27 +781,14 @@ def test_curve_of_a_cloning_run_has_the_cloning_panel(tmp_path):
 
 
 # --- the compiled PPO loss ----------------------------------------------------------------------
-def _torch_ppo_loss(z, lpos, old_logp, adv, value, ret, clip, vf_coef, ent_coef):
-    """The readable reference: the loss as torch operations (CleanRL's PPO)."""
-    logp_all = torch.log_softmax(z, dim=1)
-    new_logp = logp_all.gather(1, lpos[:, None]).squeeze(1)
-    entropy = -(torch.softmax(z, dim=1) * logp_all).sum(1).mean()
-    log_ratio = new_logp - old_logp
-    ratio = log_ratio.exp()
-    a = (adv - adv.mean()) / (adv.std() + 1e-8)
-    pg = torch.max(-a * ratio, -a * ratio.clamp(1 - clip, 1 + clip)).mean()
-    v = 0.5 * (value - ret).pow(2).mean()
-    kl = ((ratio - 1) - log_ratio).mean()
-    clipfrac = ((ratio - 1).abs() > clip).float().mean()
-    return pg + vf_coef * v - ent_coef * entropy, (pg, v, entropy, kl, clipfrac)
-
-
 @pytest.mark.parametrize("seed,k", [(0, 29), (1, 1), (2, 7), (3, 64)])
 def test_compiled_ppo_loss_and_gradient_match_torch(seed, k):
-    """:func:`ppo_loss_grad` against autograd through the torch loss, on a minibatch drawn
-    from a larger rollout, with padded legal lists and ratios inside and outside the clip."""
+    """:func:`ppo_loss_grad` against autograd through the reference loss
+    (:func:`~tabletop_core.train.ppo.ppo_loss`), on a minibatch drawn from a larger rollout,
+    with padded legal lists and ratios inside and outside the clip."""
     from tabletop_core.train.loss import ppo_loss_grad
     from tabletop_core.train.model import NEG
+    from tabletop_core.train.ppo import ppo_loss
 
     rng = np.random.default_rng(seed)
     m, n = 700, 256
@@ -786,19 +808,19 @@ def test_compiled_ppo_loss_and_gradient_match_torch(seed, k):
     ppo_loss_grad(logits, idx, lbias, lpos, old_logp, adv, ret, value, clip, vf, ent, g_logits, g_value, out)
 
     tz, tv = torch.from_numpy(logits.copy()).requires_grad_(), torch.from_numpy(value.copy()).requires_grad_()
-    loss, parts = _torch_ppo_loss(
+    loss, parts = ppo_loss(
         tz + torch.from_numpy(lbias[idx]),
+        tv,
         torch.from_numpy(lpos[idx]),
         torch.from_numpy(old_logp[idx]),
         torch.from_numpy(adv[idx]),
-        tv,
         torch.from_numpy(ret[idx]),
         clip,
         vf,
         ent,
     )
     loss.backward()
-    np.testing.assert_allclose(out, [float(p.detach()) for p in parts], rtol=2e-5, atol=1e-6)
+    np.testing.assert_allclose(out, parts.numpy(), rtol=2e-5, atol=1e-6)
     scale = np.abs(tz.grad.numpy()).max()
     np.testing.assert_allclose(g_logits, tz.grad.numpy(), rtol=0, atol=2e-5 * scale)
     np.testing.assert_allclose(g_value, tv.grad.numpy(), rtol=1e-6, atol=1e-9)

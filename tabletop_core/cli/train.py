@@ -347,15 +347,33 @@ def _run(cfg) -> int:
 
     print(start_line(cfg), flush=True)
     summary = run(cfg)
+    print(final_line(cfg, summary))
+    return 0
+
+
+def final_line(cfg, summary: dict) -> str:
+    """The line ``tabletop train`` prints last: steps and speed, the greedy policy's mean
+    return on the final deals with the game's own measures (The Game: ``score``, the cards
+    left), and each scripted bot's on the same deals."""
+    from tabletop_core.contract.catalog import load_game
+    from tabletop_core.train.evaluate import measures_text, opponents_text
+
     ev = summary["final_eval"]
-    print(
+
+    def with_measures(d: dict) -> str:
+        measures = measures_text(d.get("stats", {}))
+        return f"{d['mean']:.2f}" + (f" ({measures})" if measures else "")
+
+    who = opponents_text(load_game(cfg.game), cfg.eval_opponents)
+    return (
         f"{summary['game']}: {summary['steps']:,} steps in {summary['train_seconds'] / 60:.1f} min "
-        f"({summary['steps_per_s']:,.0f} steps/s); greedy policy on {ev['games']} deals: mean return "
-        f"{ev['mean']:.2f} [{ev['low']:.2f}, {ev['high']:.2f}]; "
-        + ", ".join(f"{b} {d['mean']:.2f}" for b, d in summary["levels"].items())
+        f"({summary['steps_per_s']:,.0f} steps/s); greedy policy {who} on {ev['games']} deals: mean return "
+        f"{ev['mean']:.2f} [{ev['low']:.2f}, {ev['high']:.2f}]"
+        + (f" ({measures_text(ev['stats'])})" if ev.get("stats") else "")
+        + "; the bots in its place: "
+        + ", ".join(f"{b} {with_measures(d)}" for b, d in summary["levels"].items())
         + f"; wrote {cfg.out}/policy.npz"
     )
-    return 0
 
 
 def start_line(cfg) -> str:
@@ -369,11 +387,17 @@ def start_line(cfg) -> str:
         if cfg.steps
         else "no limit"
     )
+    from tabletop_core.contract.catalog import load_game
+    from tabletop_core.train.evaluate import opponents_text
+
+    game = load_game(cfg.game)
     against = cfg.opponents or "self-play"
+    measures = game.match_stats(game.make_options(**cfg.options)) if game.match_stats is not None else {}
+    also = f" and {', '.join(measures)}" if measures else ""
     return (
         f"training {cfg.game} ({options}) for {budget} against {against}, seed {cfg.seed}, on {cfg.device}; "
-        f"evaluated every {cfg.eval_every:g} s on {cfg.eval_games} fixed deals against {cfg.eval_opponents} "
-        f"(the game's episode return); writing {cfg.out}/"
+        f"evaluated every {cfg.eval_every:g} s on {cfg.eval_games} fixed deals {opponents_text(game, cfg.eval_opponents)} "
+        f"(the game's episode return{also}); writing {cfg.out}/"
     )
 
 

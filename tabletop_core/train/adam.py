@@ -1,5 +1,9 @@
 """Gradient clipping and the Adam step in one compiled pass (the CPU trainer's update).
 
+Optimization of the end of :func:`ppo.ppo_step <tabletop_core.train.ppo.ppo_step>`
+(``clip_grad_norm_`` then ``Adam.step()``): the same step, faster because it is two
+compiled passes instead of a dozen dispatched torch operations.
+
 ``nn.utils.clip_grad_norm_`` and ``torch.optim.Adam(fused=True)`` take a dozen torch
 operations a minibatch over the network's eight parameter tensors (a norm per tensor,
 their norm, a scale, then Adam's kernel), each with its own dispatch, which on a few cores
@@ -267,7 +271,8 @@ class KeptGradientsStep:
         ent_coef: float,
         max_grad_norm: float,
     ) -> tuple[float, ...]:
-        """:meth:`gradients`, then the clipping to a total norm of ``max_grad_norm`` and
+        """Optimization of :func:`ppo.ppo_step <tabletop_core.train.ppo.ppo_step>` (Adam):
+        :meth:`gradients`, then the clipping to a total norm of ``max_grad_norm`` and
         Adam's step on ``optim``, whose parameters are the agent's, reading the kept
         gradients in place (and writing the shadows). Returns the loss's five statistics.
 

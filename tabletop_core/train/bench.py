@@ -39,17 +39,19 @@ from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
+import torch
 
+from tabletop_core.contract.catalog import load_game
+from tabletop_core.envs.single_agent import LearnerVectorEnv
 from tabletop_core.tools.progress import ProgressBar
 from tabletop_core.train.config import ConfigError, TrainConfig
+from tabletop_core.train.trainer import Trainer
 
 __all__ = ["iter_train_bench", "matmul_gflops"]
 
 
 def _matmuls(shapes: list[tuple[int, int, int]], dtype_name: str, threads: int):
     """Random operands ``(m, k), (k, n)`` for ``shapes`` (warmed up once) and their FLOPs."""
-    import torch
-
     torch.set_num_threads(threads)
     dtype = torch.bfloat16 if dtype_name == "bfloat16" else torch.float32
     mats = [(torch.randn(m, k, dtype=dtype), torch.randn(k, n, dtype=dtype)) for m, k, n in shapes]
@@ -87,24 +89,12 @@ def _mean_gflops(mats, flops: int, seconds: float) -> float:
             return n * flops / dt / 1e9
 
 
-def _sb3_steps_per_s(
-    game_name: str, options: dict, num_envs: int, rollout: int, seed: int, threads: int
-) -> dict:
-    try:
-        import torch
-        from sb3_contrib import MaskablePPO
-        from stable_baselines3.common.vec_env import VecEnv
-    except ImportError as exc:
-        return {"bench": "sb3", "error": f"sb3-contrib not installed ({exc}): pip install 'tabletop-rl[rl]'"}
-    from tabletop_core.contract.catalog import load_game
-    from tabletop_core.envs.single_agent import LearnerVectorEnv
+def _sb3_vec_env(vec_env_base: type, venv: LearnerVectorEnv, seed: int):
+    """``venv`` (the single-agent view) as a stable-baselines3 ``VecEnv`` (``vec_env_base``,
+    imported by the caller: sb3 is optional) with ``action_masks`` for MaskablePPO."""
+    num_envs = venv.num_envs
 
-    game = load_game(game_name)
-    venv = LearnerVectorEnv(
-        game, num_envs, seat=None if game.cooperative else 0, opponents="random", **options
-    )
-
-    class Adapter(VecEnv):
+    class Adapter(vec_env_base):
         def __init__(self):
             super().__init__(num_envs, venv.single_observation_space, venv.single_action_space)
 
@@ -146,10 +136,27 @@ def _sb3_steps_per_s(
         def close(self):
             pass
 
+    return Adapter()
+
+
+def _sb3_steps_per_s(
+    game_name: str, options: dict, num_envs: int, rollout: int, seed: int, threads: int
+) -> dict:
+    """The "sb3" record (module docstring): one rollout and update of sb3-contrib's
+    MaskablePPO on the same env, timed; an "error" record without sb3-contrib."""
+    try:
+        from sb3_contrib import MaskablePPO
+        from stable_baselines3.common.vec_env import VecEnv
+    except ImportError as exc:
+        return {"bench": "sb3", "error": f"sb3-contrib not installed ({exc}): pip install 'tabletop-rl[rl]'"}
+    game = load_game(game_name)
+    venv = LearnerVectorEnv(
+        game, num_envs, seat=None if game.cooperative else 0, opponents="random", **options
+    )
     torch.set_num_threads(threads)
     model = MaskablePPO(
         "MlpPolicy",
-        Adapter(),
+        _sb3_vec_env(VecEnv, venv, seed),
         n_steps=rollout,
         policy_kwargs={"net_arch": [256, 256], "activation_fn": torch.nn.Tanh},
         seed=seed,
@@ -204,34 +211,19 @@ def iter_train_bench(
     """
     if not (isinstance(seconds, (int, float)) and math.isfinite(seconds) and seconds > 0):
         raise ConfigError(f"seconds must be a finite number above 0, got {seconds!r}")
-    import torch
-
-    from tabletop_core.train.trainer import Trainer
-
     options = dict(options or {})
     cfg = TrainConfig(game=game, options=options, steps=10**12, progress=False, threads=threads, bf16=bf16)
     if minibatch is not None:
         cfg.minibatch = minibatch
     trainer = Trainer(cfg)
     threads, dtype = trainer.threads, "bfloat16" if trainer.bf16 else "float32"
-    d, a, h = trainer.obs_dim, trainer.num_actions, cfg.hidden
-    mb = cfg.minibatch
-    shapes = [(mb, d, h[0])] + [(mb, x, y) for x, y in zip(h[:-1], h[1:])] + [(mb, h[-1], a + 1)]
-    peak = matmul_gflops(shapes, dtype, threads)
-    matmul = {
-        "bench": "matmul",
-        "dtype": dtype,
-        "threads": threads,
-        "shapes": shapes,
-        "gflops": peak,
-        "gflops_float32": matmul_gflops(shapes, "float32", threads) if dtype != "float32" else peak,
-    }
+    shapes = _layer_shapes(trainer)
+    matmul = _matmul_record(shapes, dtype, threads)
     torch.set_num_threads(threads)
-
     wall, steps = _timed_window(trainer, seconds, progress)
     after = matmul_gflops(shapes, dtype, threads)
-    matmul["gflops_before"], matmul["gflops_after"] = peak, after
-    peak = matmul["gflops"] = max(peak, after)
+    matmul["gflops_after"] = after
+    peak = matmul["gflops"] = max(matmul["gflops_before"], after)
     if dtype == "float32":  # the same matmuls: the same best
         matmul["gflops_float32"] = peak
     rec = _train_record(trainer, game, options, wall, steps, peak, matmul["gflops_float32"])
@@ -245,6 +237,30 @@ def iter_train_bench(
         yield s
         if "steps_per_s" in s:
             yield _summary(game, rec, s)
+
+
+def _layer_shapes(trainer: Trainer) -> list[tuple[int, int, int]]:
+    """The network's products at the update's minibatch: ``(mb, in, out)`` per layer, the
+    head's actor and critic as one ``A + 1`` output."""
+    h, mb = trainer.cfg.hidden, trainer.cfg.minibatch
+    d, a = trainer.obs_dim, trainer.num_actions
+    return [(mb, d, h[0])] + [(mb, x, y) for x, y in zip(h[:-1], h[1:])] + [(mb, h[-1], a + 1)]
+
+
+def _matmul_record(shapes: list[tuple[int, int, int]], dtype: str, threads: int) -> dict:
+    """The "matmul" record before the trainer's window: the best rate on ``shapes`` in
+    ``dtype`` and in float32 (``gflops_before``; the caller adds ``gflops_after`` and the
+    higher as ``gflops``)."""
+    peak = matmul_gflops(shapes, dtype, threads)
+    return {
+        "bench": "matmul",
+        "dtype": dtype,
+        "threads": threads,
+        "shapes": shapes,
+        "gflops": peak,
+        "gflops_float32": matmul_gflops(shapes, "float32", threads) if dtype != "float32" else peak,
+        "gflops_before": peak,
+    }
 
 
 def _compute_totals(trainer) -> tuple[float, float]:

@@ -8,7 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_core.agents.policy import ACTIVATIONS
+from tabletop_core.agents.baseline import baseline_policy
+from tabletop_core.agents.policy import ACTIVATIONS, MLPPolicy
 from tabletop_core.contract.catalog import game_names, load_game
 from tabletop_core.train.opponents import default_opponents, parse_opponents, parse_seats, split_envs
 
@@ -225,8 +226,6 @@ def _check_opponents(cfg: TrainConfig, game, options) -> None:
                         f"seats (one bot per seat, in seat order)"
                     )
     if any(name == "baseline" for name, _ in mix):
-        from tabletop_core.agents.baseline import baseline_policy
-
         needed = sorted({k for grp in groups for k in range(num_players) if k not in grp})
         try:
             for k in needed:  # the seats the baseline plays beside the learner
@@ -283,7 +282,7 @@ def auto_num_envs(obs_dim: int, num_actions: int, rollout: int) -> int:
 
 
 def _cuda_available() -> bool:
-    import torch
+    import torch  # here, not at the top: this module imports without torch (the CLI's checks)
 
     return torch.cuda.is_available()
 
@@ -296,8 +295,6 @@ def load_init_policy(path: str, game, options, hidden, activation: str = "tanh")
         ConfigError: the file is missing, not a policy, made for another game or other
             options, or has other hidden widths or another activation.
     """
-    from tabletop_core.agents.policy import MLPPolicy
-
     try:
         policy = MLPPolicy.load(path)
         policy.check(game.observation_layout(options).dim, game.num_actions, f"{game.name} {options}")

@@ -1,5 +1,10 @@
 """The fused bfloat16 CPU path's PPO step, forward and backward written out (no autograd).
 
+Optimization of :func:`ppo.ppo_step <tabletop_core.train.ppo.ppo_step>`: same update
+within bfloat16 rounding (``tests/test_ppo_reference.py``), faster because the products
+run in bfloat16 on oneDNN and no autograd graph, weight cast or gradient copy is paid per
+minibatch.
+
 On the fused path (:meth:`~tabletop_core.train.model.Agent.fuse`) a minibatch's products are
 a few oneDNN bfloat16 matmuls; around them autograd recorded a graph, cast every weight
 to bfloat16 and concatenated the actor and critic heads again, kept float32 copies of the
@@ -109,7 +114,8 @@ def legal_head(out, index, idx, pieces, pidx, gains, lidx, logits, value):
 
 
 class FusedStep(KeptGradientsStep):
-    """The PPO step of a fused :class:`~tabletop_core.train.model.Agent` on the CPU (module
+    """The PPO step of a fused :class:`~tabletop_core.train.model.Agent` on the CPU:
+    optimization of :func:`ppo.ppo_step <tabletop_core.train.ppo.ppo_step>` (module
     docstring): :meth:`gradients` for a minibatch, :meth:`step` for the optimizer step too.
     Call :meth:`refresh` after anything other than :meth:`step` changed the agent's
     parameters or the optimizer's state (a checkpoint, the critic warm-up's steps).

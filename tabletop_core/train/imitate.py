@@ -90,6 +90,25 @@ def collect_demos(
     return xs[:samples], ms[:samples], acts[:samples]
 
 
+def _seat_choices(seat_groups: list[tuple[int, ...]], num_players: int) -> np.ndarray:
+    """``(len(seat_groups) + 1, P)`` bool: row ``k`` the seats of choice ``k``, the last
+    row every seat (what DAgger draws the actor's seats from)."""
+    choices = np.zeros((len(seat_groups) + 1, num_players), np.bool_)
+    for k, grp in enumerate(seat_groups):
+        choices[k, list(grp)] = True
+    choices[-1] = True
+    return choices
+
+
+def _greedy_actions(agent: Agent, x: torch.Tensor, m: torch.Tensor, bf16: bool) -> np.ndarray:
+    """The actor's greedy actions (N,) int64: argmax of the masked logits on observations
+    ``x`` (N, D) with masks ``m`` (N, A) bool (bfloat16 autocast where ``bf16``)."""
+    device = next(agent.parameters()).device
+    with torch.no_grad(), torch.autocast(device.type, dtype=torch.bfloat16, enabled=bf16):
+        logits = masked_logits(agent.actor_logits(x.to(device)), m.to(device))
+    return logits.argmax(dim=1).cpu().numpy()
+
+
 def collect_dagger(
     agent: Agent,
     game,
@@ -116,15 +135,11 @@ def collect_dagger(
     p = venv.num_players
     ids = game.bot_ids(bot, p)
     venv.reset(seed=seed)
-    choices = np.zeros((len(seat_groups) + 1, p), np.bool_)
-    for k, grp in enumerate(seat_groups):
-        choices[k, list(grp)] = True
-    choices[-1] = True
+    choices = _seat_choices(seat_groups, p)
     rng = np.random.default_rng(seed)
     plays = choices[rng.integers(0, len(choices), num_envs)]  # (B, P): the actor's seats
     bot_rng = stream_words(seed, "bots", num_envs)
     labels = np.empty(num_envs, np.int64)
-    device = next(agent.parameters()).device
     d, a = venv._obs.shape[1], game.num_actions
     steps = -(-samples // num_envs)
     xs = torch.empty((steps * num_envs, d), dtype=torch.bfloat16)
@@ -140,9 +155,7 @@ def collect_dagger(
         ms[rows] = m
         game.batch_bot_actions(venv.state, ids, bot_rng, venv._mask, labels)
         acts[rows] = torch.from_numpy(labels)
-        with torch.no_grad(), torch.autocast(device.type, dtype=torch.bfloat16, enabled=bf16):
-            logits = masked_logits(agent.actor_logits(x.to(device)), m.to(device))
-        mine = logits.argmax(dim=1).cpu().numpy()
+        mine = _greedy_actions(agent, x, m, bf16)
         own = plays[rows_b, venv._cur]
         agree += int((mine[own] == labels[own]).sum())
         played += int(own.sum())

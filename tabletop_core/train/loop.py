@@ -12,9 +12,12 @@ from typing import Any
 import numpy as np
 import torch
 
+from tabletop_core.agents.policy import MLPPolicy
 from tabletop_core.tools.jsonutil import json_default
 from tabletop_core.tools.progress import ProgressBar
-from tabletop_core.train.evaluate import bot_levels, evaluate_policy, rate_entrants
+from tabletop_core.train.evaluate import bot_levels, evaluate_policy, measures_text, rate_entrants
+from tabletop_core.train.imitate import behaviour_cloning
+from tabletop_core.train.plot import plot_curve
 from tabletop_core.train.trainer import Agent, ConfigError, TrainConfig, Trainer
 
 __all__ = ["run"]
@@ -114,7 +117,6 @@ def _start(cfg: TrainConfig) -> tuple[Trainer, _Log]:
 
 def _imitate(cfg: TrainConfig, trainer: Trainer, log: _Log) -> None:
     """Behaviour cloning of ``cfg.imitate`` before PPO; its time counts in the budget."""
-    from tabletop_core.train.imitate import behaviour_cloning
 
     def saved(k: int) -> None:  # each round's actor, to compare them after
         trainer.save_policy(os.path.join(cfg.out, f"imitated-{k}.npz"))
@@ -206,15 +208,39 @@ class _Budget:
         return round(trainer.global_step if self.in_steps else min(trainer.train_seconds, self.seconds), 1)
 
 
+PLAIN_PROGRESS_EVERY = 30.0
+"""Seconds between the progress lines of a run whose progress goes to a log, not a terminal."""
+
+
+def _progress_info(trainer: Trainer, sps: float, recent: float, last_eval: dict, left: float | None) -> str:
+    """The progress bar's text: steps, speed, the training episodes' mean return, the last
+    evaluation's return and the game's first measure, and (``left`` seconds, for the plain
+    lines of a log) the time left."""
+    measure = measures_text(last_eval.get("stats", {}), limit=1)
+    text = (
+        f"step {trainer.global_step:,} · {sps:,.0f} steps/s · return {recent:.1f} · "
+        f"eval {last_eval['mean']:.1f}" + (f" ({measure})" if measure else "")
+    )
+    return text if left is None else f"{text} · about {left / 60:.1f} min left"
+
+
+def _time_left(budget: _Budget, trainer: Trainer) -> float:
+    """Seconds of training left at the pace so far (evaluations excluded, as from the budget)."""
+    frac = budget.frac_done(trainer)
+    return trainer.train_seconds * (1.0 - frac) / frac if frac > 0 else float("nan")
+
+
 def _train_to_budget(cfg: TrainConfig, trainer: Trainer, log: _Log, evaluate: _Evaluator) -> None:
     """PPO updates until the budget is spent (or Ctrl-C), evaluating and checkpointing on
-    their schedules."""
+    their schedules. Progress: a ``rich`` bar with the time left on a terminal, else a line
+    every :data:`PLAIN_PROGRESS_EVERY` seconds with the time left."""
     budget = _Budget.of(cfg)
     bar = ProgressBar(
         float(budget.steps) if budget.in_steps else budget.seconds,
         f"train {trainer.game.name}",
         enabled=cfg.progress,
         unit="step" if budget.in_steps else "s",
+        plain_every=PLAIN_PROGRESS_EVERY,
     )
     last_eval = evaluate()
     next_eval = trainer.train_seconds + cfg.eval_every
@@ -223,11 +249,8 @@ def _train_to_budget(cfg: TrainConfig, trainer: Trainer, log: _Log, evaluate: _E
         while budget.frac_done(trainer) < 1.0:
             lr = cfg.lr * max(0.0, 1.0 - budget.frac_done(trainer)) if cfg.anneal_lr else cfg.lr
             sps, recent = _update(cfg, trainer, log, lr)
-            bar.update(
-                budget.done(trainer),
-                f"step {trainer.global_step:,} · {sps:,.0f} steps/s · return {recent:.1f} · "
-                f"eval {last_eval['mean']:.1f}",
-            )
+            left = None if bar.bar is not None else _time_left(budget, trainer)
+            bar.update(budget.done(trainer), _progress_info(trainer, sps, recent, last_eval, left))
             if trainer.train_seconds >= next_eval:
                 last_eval = evaluate()
                 next_eval = trainer.train_seconds + cfg.eval_every
@@ -287,8 +310,6 @@ def _save(cfg: TrainConfig, trainer: Trainer) -> None:
 
 def _rate(cfg: TrainConfig, trainer: Trainer, levels: dict, seats) -> dict:
     """openskill ratings of the last snapshots, the final policy and the bots on the same deals."""
-    from tabletop_core.agents.policy import MLPPolicy
-
     game = trainer.game
     entrants: dict[str, np.ndarray] = {}
     snaps = sorted(trainer.league.snapshots.items())[-int(cfg.rate_snapshots) :] if cfg.rate_snapshots else []
@@ -337,8 +358,6 @@ def _write_outputs(cfg: TrainConfig, summary: dict) -> None:
     with open(os.path.join(cfg.out, "summary.json"), "w") as f:
         json.dump(summary, f, indent=1, default=json_default)
     try:
-        from tabletop_core.train.plot import plot_curve
-
         plot_curve(os.path.join(cfg.out, "log.jsonl"), os.path.join(cfg.out, "curve.png"))
     except ImportError:
         print("matplotlib is missing: no curve.png (pip install 'tabletop-rl[train]')", file=sys.stderr)

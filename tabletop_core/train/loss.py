@@ -1,5 +1,9 @@
 """The PPO loss and its gradient in one compiled pass (the CPU trainer's update).
 
+Optimization of :func:`ppo.ppo_loss <tabletop_core.train.ppo.ppo_loss>` and its backward
+pass: the same loss, faster because the softmax, entropy, ratio and their gradients take a
+few compiled passes instead of torch's ~80 small operations.
+
 For each minibatch sample the loss needs the log-softmax of the legal actions' logits, its
 entropy, the probability ratio against the rollout's policy and the value error; torch
 runs ~40 small operations forward and as many backward for that, each a pass over the
@@ -13,8 +17,8 @@ The exponentials are :func:`~tabletop_core.kernel.mathf.exp_nonpositive`, a poly
 LLVM vectorises (numba's ``np.exp`` is a scalar call per element, which keeps a loop from
 vectorising).
 
-Definitions (CleanRL's PPO, as the trainer's ``_ppo_step_torch`` writes them in torch
-for GPUs): advantages normalised per minibatch (mean 0, unbiased std 1, ``+ 1e-8``);
+Definitions (CleanRL's PPO, as :func:`~tabletop_core.train.ppo.ppo_loss` writes them in
+torch): advantages normalised per minibatch (mean 0, unbiased std 1, ``+ 1e-8``);
 ``pg = mean(max(-a r, -a clip(r, 1 - c, 1 + c)))``; ``v = 0.5 mean((V - R)^2)``; ``H``
 the mean entropy; ``loss = pg + vf_coef v - ent_coef H``.
 """
@@ -24,6 +28,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import torch
 
 from tabletop_core.kernel.bits import prefetch, prefetch_row
 from tabletop_core.kernel.jit import kernel
@@ -116,7 +121,9 @@ def _softmax_columns(zt, pt, lse, h):
 def ppo_loss_grad(
     logits, idx, lbias, lpos, old_logp, adv, ret, value, clip, vf_coef, ent_coef, g_logits, g_value, out
 ):
-    """The PPO loss's statistics and its gradient for one minibatch (module docstring).
+    """The PPO loss's statistics and its gradient for one minibatch (module docstring):
+    optimization of :func:`ppo.ppo_loss <tabletop_core.train.ppo.ppo_loss>` with its
+    backward pass to the logits and values, faster because it is a few compiled passes.
 
     Args:
         logits: (N, K) float32 logits of each sample's legal actions (the network's
@@ -144,6 +151,16 @@ def ppo_loss_grad(
     g_logp = np.empty(n, np.float32)
     _gather_transposed(logits, idx, lbias, lpos, old_logp, adv, ret, zt)
     _softmax_columns(zt, pt, lse, h)
+    _sample_terms(zt, lse, h, idx, lpos, old_logp, adv, ret, value, clip, vf_coef, g_logp, g_value, out)
+    _logit_grads(zt, pt, lse, h, g_logp, np.float32(ent_coef) * np.float32(1.0 / n), idx, lpos, g_logits)
+
+
+@kernel(inline="always")
+def _sample_terms(zt, lse, h, idx, lpos, old_logp, adv, ret, value, clip, vf_coef, g_logp, g_value, out):
+    """Per sample ``i`` of :func:`ppo_loss_grad`: the clipped objective's and the value
+    loss's terms, summed into ``out`` (means); ``g_logp[i]``, d loss / d log pi(taken),
+    and ``g_value[i]`` (inlined into :func:`ppo_loss_grad`)."""
+    n = idx.shape[0]
     mean, inv_std = _normalised_advantage(adv, idx)
     inv_n = np.float32(1.0 / n)
     lo = np.float32(1.0 - clip)
@@ -169,7 +186,19 @@ def ppo_loss_grad(
         ent += h[i]
         kl += (r - 1.0) - log_ratio
         cf += 1.0 if abs(r - 1.0) > clip else 0.0
-    ce = np.float32(ent_coef) * inv_n
+    out[PG_LOSS] = pg / n
+    out[V_LOSS] = vl / n
+    out[ENTROPY] = ent / n
+    out[APPROX_KL] = kl / n
+    out[CLIPFRAC] = cf / n
+
+
+@kernel(inline="always")
+def _logit_grads(zt, pt, lse, h, g_logp, ce, idx, lpos, g_logits):
+    """d loss / d logits of :func:`ppo_loss_grad` into ``g_logits`` (N, K), from the
+    softmax ``pt`` (K, N, overwritten), ``g_logp`` and ``ce`` = ent_coef / N (inlined into
+    :func:`ppo_loss_grad`)."""
+    k, n = pt.shape
     for j in range(k):  # d loss / d z = p (ent_coef / N (log p + H) - g_logp) + g_logp [taken]
         for i in range(n):
             p = pt[j, i]
@@ -179,11 +208,6 @@ def ppo_loss_grad(
     g_logits[:, :] = pt.T
     for i in range(n):
         g_logits[i, lpos[idx[i]]] += g_logp[i]
-    out[PG_LOSS] = pg / n
-    out[V_LOSS] = vl / n
-    out[ENTROPY] = ent / n
-    out[APPROX_KL] = kl / n
-    out[CLIPFRAC] = cf / n
 
 
 def minibatch_loss_grad(batch, idx, logits, value, clip: float, vf_coef: float, ent_coef: float):
@@ -196,8 +220,6 @@ def minibatch_loss_grad(batch, idx, logits, value, clip: float, vf_coef: float, 
         ``(g_logits, g_value, stats)``: float32 tensors shaped as ``logits`` and
         ``value``, and the (5,) float64 statistics (:data:`PG_LOSS` ...).
     """
-    import torch
-
     logits, value = logits.detach().contiguous(), value.detach().contiguous()
     g_logits, g_value, stats = torch.empty_like(logits), torch.empty_like(value), np.empty(5)
     ppo_loss_grad(

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from tabletop_core.envs.single_agent import learner_seats
+
 __all__ = ["parse_opponents", "parse_seats", "League", "default_opponents"]
 
 
@@ -110,8 +112,6 @@ def parse_seats(text: str | None, agents: list[str], cooperative: bool) -> list[
         ValueError: an unknown or repeated seat, a team of every seat, or any value in a
             cooperative game (the learner plays every seat there).
     """
-    from tabletop_core.envs.single_agent import learner_seats
-
     if text is None:
         return [(k,) for k in range(len(agents))]
     if cooperative:

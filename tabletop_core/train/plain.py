@@ -1,5 +1,10 @@
 """The float32 CPU path's PPO step, forward and backward written out (no autograd).
 
+Optimization of :func:`ppo.ppo_step <tabletop_core.train.ppo.ppo_step>`: same update
+(``tests/test_ppo_reference.py``), faster because only the legal logits are computed, the
+first layer reads the observations' nonzero entries, and no autograd graph, gradient
+allocation or optimizer listing is paid per minibatch.
+
 On a CPU without a bfloat16 unit (and for Exit Now's mostly-zero rows on one with
 AVX512-BF16 alone, ``docs/training.md``, "The dtype ``--bf16 auto`` picks") the network
 runs in float32: the first layer reads the observations' nonzero entries
@@ -56,8 +61,9 @@ __all__ = ["PlainStep"]
 
 
 class PlainStep(KeptGradientsStep):
-    """The PPO step of a float32 :class:`~tabletop_core.train.model.Agent` on the CPU
-    (module docstring): :meth:`gradients` for a minibatch, :meth:`step` for the optimizer
+    """The PPO step of a float32 :class:`~tabletop_core.train.model.Agent` on the CPU:
+    optimization of :func:`ppo.ppo_step <tabletop_core.train.ppo.ppo_step>` (module
+    docstring): :meth:`gradients` for a minibatch, :meth:`step` for the optimizer
     step too. Call :meth:`refresh` after anything other than :meth:`step` changed the
     optimizer's state (a checkpoint, the critic warm-up's steps).
 

@@ -17,21 +17,10 @@ def level_labels(levels: dict[str, dict]) -> list[tuple[float, str]]:
     return [(m, f"{' = '.join(b)} bot{'s' if len(b) > 1 else ''} {m:.3g}") for m, b in sorted(same.items())]
 
 
-def plot_curve(log_path: str, out_path: str, title: str | None = None) -> None:
-    """Plot the evaluations of ``log.jsonl`` (mean return of the greedy policy on the fixed
-    deals, with its 95 % interval) against env steps, and every scripted bot's level on
-    the same deals as a dashed line. A run that cloned a bot (``--imitate``) gets a
-    second panel on the left: the share of the bot's moves the actor matched in each
-    cloning epoch, and in each DAgger round the agreement on the positions it reached.
-
-    Raises:
-        ImportError: without matplotlib (the ``train`` extra).
-    """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+def _read_log(log_path: str) -> tuple[list[dict], dict, dict, list[dict], list[tuple[int, dict]]]:
+    """From ``log.jsonl``: the evaluations (by step, the final one last), the bots'
+    levels, the run's config, the cloning epochs and the DAgger rounds (each with the
+    number of cloning epochs before it)."""
     evals, levels, config, imitation, dagger = [], {}, {}, [], []
     with open(log_path) as f:
         for line in f:
@@ -47,34 +36,29 @@ def plot_curve(log_path: str, out_path: str, title: str | None = None) -> None:
             elif rec["kind"] == "dagger":
                 dagger.append((len(imitation), rec))
     evals.sort(key=lambda r: (r["step"], r.get("final", False)))
-    if imitation:
-        fig, (clone, ax) = plt.subplots(1, 2, figsize=(9.6, 3.6), dpi=100, width_ratios=(1, 2))
-        epochs = range(1, len(imitation) + 1)
-        clone.plot(epochs, [100 * r["accuracy"] for r in imitation], "o-", ms=3, label="cloning epoch")
-        if dagger:
-            clone.plot(
-                [k + 0.5 for k, _ in dagger],
-                [100 * r["agreement"] for _, r in dagger],
-                "s",
-                color="C3",
-                label="DAgger: on its own play",
-            )
-        clone.set_xlabel("epoch (all rounds)")
-        clone.set_ylabel(f"% of {imitation[0].get('bot', 'the bot')}'s moves matched")
-        clone.legend(loc="lower right", fontsize=8)
-        clone.grid(alpha=0.3)
-    else:
-        fig, ax = plt.subplots(figsize=(6.4, 3.6), dpi=100)
-    xs = [r["step"] / 1e6 for r in evals]
-    ax.plot(
-        xs,
-        [r["mean"] for r in evals],
-        "o-",
-        ms=3,
-        color="C0",
-        label="trained policy (argmax: its most likely move)",
-    )
-    ax.fill_between(xs, [r["low"] for r in evals], [r["high"] for r in evals], color="C0", alpha=0.2)
+    return evals, levels, config, imitation, dagger
+
+
+def _plot_cloning(ax, imitation: list[dict], dagger: list[tuple[int, dict]]) -> None:
+    """The cloning panel: the share of the bot's moves matched per epoch and per DAgger round."""
+    epochs = range(1, len(imitation) + 1)
+    ax.plot(epochs, [100 * r["accuracy"] for r in imitation], "o-", ms=3, label="cloning epoch")
+    if dagger:
+        ax.plot(
+            [k + 0.5 for k, _ in dagger],
+            [100 * r["agreement"] for _, r in dagger],
+            "s",
+            color="C3",
+            label="DAgger: on its own play",
+        )
+    ax.set_xlabel("epoch (all rounds)")
+    ax.set_ylabel(f"% of {imitation[0].get('bot', 'the bot')}'s moves matched")
+    ax.legend(loc="lower right", fontsize=8)
+    ax.grid(alpha=0.3)
+
+
+def _plot_levels(ax, levels: dict[str, dict]) -> None:
+    """Each distinct bot level as a dashed line, labelled at the left edge."""
     for k, (mean, label) in enumerate(level_labels(levels)):
         ax.axhline(mean, ls="--", lw=1, color=f"C{k + 1}")
         ax.annotate(
@@ -88,6 +72,40 @@ def plot_curve(log_path: str, out_path: str, title: str | None = None) -> None:
             color=f"C{k + 1}",
             bbox={"boxstyle": "square,pad=0.1", "facecolor": "white", "edgecolor": "none", "alpha": 0.85},
         )
+
+
+def plot_curve(log_path: str, out_path: str, title: str | None = None) -> None:
+    """Plot the evaluations of ``log.jsonl`` (mean return of the greedy policy on the fixed
+    deals, with its 95 % interval) against env steps, and every scripted bot's level on
+    the same deals as a dashed line. A run that cloned a bot (``--imitate``) gets a
+    second panel on the left: the share of the bot's moves the actor matched in each
+    cloning epoch, and in each DAgger round the agreement on the positions it reached.
+
+    Raises:
+        ImportError: without matplotlib (the ``train`` extra).
+    """
+    import matplotlib  # here, not at the top: matplotlib is optional (the ``train`` extra)
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    evals, levels, config, imitation, dagger = _read_log(log_path)
+    if imitation:
+        fig, (clone, ax) = plt.subplots(1, 2, figsize=(9.6, 3.6), dpi=100, width_ratios=(1, 2))
+        _plot_cloning(clone, imitation, dagger)
+    else:
+        fig, ax = plt.subplots(figsize=(6.4, 3.6), dpi=100)
+    xs = [r["step"] / 1e6 for r in evals]
+    ax.plot(
+        xs,
+        [r["mean"] for r in evals],
+        "o-",
+        ms=3,
+        color="C0",
+        label="trained policy (argmax: its most likely move)",
+    )
+    ax.fill_between(xs, [r["low"] for r in evals], [r["high"] for r in evals], color="C0", alpha=0.2)
+    _plot_levels(ax, levels)
     ax.set_xlabel("env steps (millions)")
     ax.set_ylabel("mean return on fixed deals")
     opts = ", ".join(f"{k}={v}" for k, v in (config.get("options") or {}).items())

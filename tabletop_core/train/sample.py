@@ -33,7 +33,10 @@ _U1 = np.uint64(1)
 
 @kernel
 def masked_sample(logits, masks, rng, actions, logp, extra=None):
-    """Sample one legal action per row and its log-probability.
+    """Sample one legal action per row and its log-probability: optimization of
+    :func:`ppo.sample_actions <tabletop_core.train.ppo.sample_actions>`'s draw (same
+    distribution, from the env's own generator words), faster because it reads only the
+    legal entries of each row (inverse CDF) in compiled code.
 
     Args:
         logits: (N, A) float32 action logits, or int16 holding bfloat16 bits (the fused
@@ -73,7 +76,8 @@ def _masked_rows(logits, extra, masks, rng, actions, logp):
 
 @kernel(parallel=True)
 def sample_legal_dots(bounds, features, head_weight, head_bias, extra, masks, rng, actions, logp, value):
-    """:func:`masked_sample` from the network's last hidden features, each legal logit one
+    """Optimization of :func:`ppo.sample_actions <tabletop_core.train.ppo.sample_actions>`
+    (the float32 CPU path): :func:`masked_sample` from the network's last hidden features, each legal logit one
     dot product with its head row (:func:`~tabletop_core.train.head.logits_at`) instead of
     all A from a dense head; the same draws from the same logits. Rows ``bounds[k]:bounds[k
     + 1]`` on thread ``k`` (``bounds`` (T + 1,) int64,

@@ -1,7 +1,10 @@
-"""``tabletop train``: masked PPO on the vector env, one file's worth of hot loop.
+"""``tabletop train``: masked PPO on the vector env, the fast version of :mod:`~tabletop_core.train.ppo`.
 
-Read it like CleanRL's ``ppo.py``: a config (:class:`TrainConfig`, every field a flag),
-a rollout, per-seat advantages, a clipped-objective update. What is built for these envs:
+:mod:`tabletop_core.train.ppo` is the reference, one file read like CleanRL's ``ppo.py``
+(a config, a rollout with action masks, per-seat GAE, the clipped objective, the
+minibatch loop). This trainer computes the same update (``tests/test_ppo_reference.py``)
+with opponents, reward normalisation and timing around it; each faster step names the
+function of the reference it optimizes. What is built for these envs:
 
 * **Rollout.** Thousands of envs. The envs run with ``copy=False``; their observation,
   mask, reward, termination and acting-seat buffers are wrapped once by
@@ -14,15 +17,15 @@ a rollout, per-seat advantages, a clipped-objective update. What is built for th
   whichever seat is to move; league envs share it, a snapshot acting for the seats the
   learner does not hold) and scripted bots (the game's learner kernels: the bots' turns
   run inside compiled code).
-* **Update.** On the CPU the PPO loss and its gradient with respect to the legal logits
-  and values come from one compiled pass (:func:`~tabletop_core.train.loss.ppo_loss_grad`),
-  and the clipping with Adam's step from another
-  (:func:`~tabletop_core.train.adam.compiled_step`). On the fused bfloat16 path the
-  network's forward and backward are written out without autograd
-  (:class:`~tabletop_core.train.fused.FusedStep`, with Adam), and so are they on the
-  float32 path (:class:`~tabletop_core.train.plain.PlainStep`); ``--optimizer muon`` keeps
-  autograd, which takes the backward from the loss's gradient. On a GPU the same loss and step are torch operations (``_ppo_step_torch``, which a test
-  holds the compiled ones to).
+* **Update**, each step an optimization of :func:`ppo.ppo_step
+  <tabletop_core.train.ppo.ppo_step>`: on the CPU with Adam, the network's forward and
+  backward written out without autograd, in bfloat16
+  (:class:`~tabletop_core.train.fused.FusedStep`) or float32
+  (:class:`~tabletop_core.train.plain.PlainStep`); with ``--optimizer muon`` autograd
+  takes the backward from the loss's gradient, computed in one compiled pass
+  (:meth:`Trainer._ppo_step_compiled`, :func:`~tabletop_core.train.loss.ppo_loss_grad`);
+  on a GPU the reference's loss over the legal actions' logits
+  (:meth:`Trainer._ppo_step_torch`).
 * **Credit** per seat (:func:`~tabletop_core.train.advantages.seat_advantages`); a
   cooperative game's team is credited as one chain, as the learner views do.
 * **Threads.** torch's intra-op threads take the cores (``--threads``, default every
@@ -51,11 +54,13 @@ import numpy as np
 import torch
 from torch import nn
 
+from tabletop_core.agents.baseline import baseline_policy
 from tabletop_core.agents.policy import MLPPolicy
 from tabletop_core.envs.single_agent import LearnerCore
 from tabletop_core.envs.vector import SelfPlayVectorEnv, available_cores
 from tabletop_core.kernel.jit import shards
 from tabletop_core.kernel.rng import stream_seed, stream_words
+from tabletop_core.train import ppo
 from tabletop_core.train.adam import compiled_step
 from tabletop_core.train.advantages import seat_advantages
 from tabletop_core.train.config import ConfigError, TrainConfig, cpu_bf16_unit, load_init_policy, validate
@@ -485,8 +490,6 @@ class Trainer:
     def _baseline_actions(self, obs: torch.Tensor, masks: np.ndarray, cur: np.ndarray) -> torch.Tensor:
         """Greedy actions of the shipped baseline for the rows ``obs`` (its seat's policy
         per row: Exit Now's human and ghost seats may have their own)."""
-        from tabletop_core.agents.baseline import baseline_policy
-
         x = obs.float().cpu().numpy()
         out = np.zeros(len(cur), np.int64)
         for k in np.unique(cur):
@@ -600,21 +603,7 @@ class Trainer:
             t1 = tick()
             actions, logp, value = self._act(agent, self.obs_buf[t], t, slice(None))
             if not learner.all():  # league snapshots and the baseline act for their seats
-                sp = self.selfplay
-                rows = np.flatnonzero(~learner)
-                ids = sp.opp[rows - sp.lo]
-                for sid in np.unique(ids):
-                    r = rows[ids == sid]
-                    if sid == BASELINE:
-                        rt = torch.from_numpy(r).to(self.device)
-                        actions[rt] = self._baseline_actions(
-                            self.obs_buf[t, rt], self.mask_buf[t, rt].cpu().numpy(), sp.cur[r - sp.lo]
-                        )
-                        continue
-                    snap_obs = self.obs_buf[t, torch.from_numpy(r).to(self.device)]
-                    actions[torch.from_numpy(r).to(self.device)] = self._act(
-                        self._snapshot_model(int(sid)), snap_obs, t, r
-                    )[0]
+                self._others_act(actions, np.flatnonzero(~learner), t)
             self.act_buf[t] = actions
             self.logp_buf[t] = logp
             self.val_buf[t] = value.float().cpu().numpy()
@@ -626,18 +615,7 @@ class Trainer:
             for g in self.groups:
                 self.rew_buf[t, g.lo : g.hi] = g.rewards
                 self.done_buf[t, g.lo : g.hi] = g.term
-            if col_cache is None:
-                col_cache = self._reward_column()
-            self.ep_ret += self.rew_buf[t, np.arange(self.num_envs), col_cache]
-            done = self.done_buf[t]
-            if done.any():
-                ended = np.flatnonzero(done)
-                self.finished.extend(self.ep_ret[ended].tolist())
-                self.ep_ret[ended] = 0.0
-                if self.selfplay is not None:
-                    sp = ended[(ended >= self.selfplay.lo) & (ended < self.selfplay.hi)] - self.selfplay.lo
-                    self.selfplay.resample(sp, self.league)
-                    col_cache = None
+            col_cache = self._end_episodes(t, col_cache)
             self.global_step += self.num_envs
             t4 = tick()
             sec["plumbing"] += (t1 - t0) + (t4 - t3)
@@ -646,6 +624,40 @@ class Trainer:
         self.samples["inference"] += self.num_envs * self.cfg.rollout
         if not self.legal_dots:
             self.flops["inference"] += self.flops_per_sample * self.num_envs * self.cfg.rollout
+
+    def _others_act(self, actions: torch.Tensor, rows: np.ndarray, t: int) -> None:
+        """Write into ``actions`` (N,) the moves of the league snapshots and the baseline
+        at ``rows`` (the self-play envs of step ``t`` where the learner does not act)."""
+        sp = self.selfplay
+        ids = sp.opp[rows - sp.lo]
+        for sid in np.unique(ids):
+            r = rows[ids == sid]
+            rt = torch.from_numpy(r).to(self.device)
+            if sid == BASELINE:
+                actions[rt] = self._baseline_actions(
+                    self.obs_buf[t, rt], self.mask_buf[t, rt].cpu().numpy(), sp.cur[r - sp.lo]
+                )
+            else:
+                actions[rt] = self._act(self._snapshot_model(int(sid)), self.obs_buf[t, rt], t, r)[0]
+
+    def _end_episodes(self, t: int, col_cache: np.ndarray | None) -> np.ndarray | None:
+        """Step ``t``'s rewards into the running returns (the seat of ``col_cache``,
+        :meth:`_reward_column`, made when None); the ended episodes' returns into
+        ``finished`` and their self-play envs' opponents drawn again. Returns the
+        column, or None where a draw changed it."""
+        if col_cache is None:
+            col_cache = self._reward_column()
+        self.ep_ret += self.rew_buf[t, np.arange(self.num_envs), col_cache]
+        done = self.done_buf[t]
+        if done.any():
+            ended = np.flatnonzero(done)
+            self.finished.extend(self.ep_ret[ended].tolist())
+            self.ep_ret[ended] = 0.0
+            if self.selfplay is not None:
+                sp = ended[(ended >= self.selfplay.lo) & (ended < self.selfplay.hi)] - self.selfplay.lo
+                self.selfplay.resample(sp, self.league)
+                col_cache = None
+        return col_cache
 
     # --- update --------------------------------------------------------------------------------
     def update(self, lr: float | None = None) -> dict[str, float]:
@@ -760,37 +772,40 @@ class Trainer:
             return self.agent.legal_forward(batch.rows(idx), batch.lidx.index_select(0, idx))
 
     def _ppo_step_torch(self, batch: _Batch, idx: torch.Tensor) -> tuple[float, ...]:
-        """One optimiser step on minibatch ``idx`` with the PPO loss in torch operations
-        (GPU); returns the pg loss, value loss, entropy, approx KL and clip fraction."""
+        """Optimization of :func:`ppo.ppo_step <tabletop_core.train.ppo.ppo_step>` (the
+        trainer's step on a GPU): same update, faster because the head computes the logits
+        of each sample's legal actions alone (``Agent.legal_forward``) and the softmax, the
+        entropy and their gradients run over those K columns (padded with ``NEG``) instead
+        of all A. The loss is :func:`ppo.ppo_loss <tabletop_core.train.ppo.ppo_loss>` itself.
+        Returns the pg loss, value loss, entropy, approx KL and clip fraction."""
         cfg = self.cfg
         legal_logits, value = self._legal_forward(batch, idx)
-        z = legal_logits + batch.lbias.index_select(0, idx)
-        logp_all = torch.log_softmax(z, dim=1)
-        new_logp = logp_all.gather(1, batch.lpos[idx, None]).squeeze(1)
-        # softmax, not logp_all.exp(): torch's CPU exp is slower than its softmax
-        entropy = -(torch.softmax(z, dim=1) * logp_all).sum(1).mean()
-        log_ratio = new_logp - batch.old_logp.index_select(0, idx)
-        ratio = log_ratio.exp()
-        a = batch.advs.index_select(0, idx)
-        a = (a - a.mean()) / (a.std() + 1e-8)
-        pg_loss = torch.max(-a * ratio, -a * ratio.clamp(1 - cfg.clip, 1 + cfg.clip)).mean()
-        v_loss = 0.5 * (value.float() - batch.rets.index_select(0, idx)).pow(2).mean()
-        loss = pg_loss + cfg.vf_coef * v_loss - cfg.ent_coef * entropy
+        loss, stats = ppo.ppo_loss(
+            legal_logits.float() + batch.lbias.index_select(0, idx),
+            value.float(),
+            batch.lpos.index_select(0, idx),
+            batch.old_logp.index_select(0, idx),
+            batch.advs.index_select(0, idx),
+            batch.rets.index_select(0, idx),
+            cfg.clip,
+            cfg.vf_coef,
+            cfg.ent_coef,
+        )
         self._zero_grad()
         loss.backward()
         nn.utils.clip_grad_norm_(self.agent.parameters(), cfg.max_grad_norm)
         for opt in self._optimizers():
             opt.step()
-        with torch.no_grad():
-            kl = float(((ratio - 1) - log_ratio).mean())
-            clipfrac = float(((ratio - 1).abs() > cfg.clip).float().mean())
-        return float(pg_loss.detach()), float(v_loss.detach()), float(entropy.detach()), kl, clipfrac
+        return tuple(stats.tolist())
 
     def _ppo_step_compiled(self, batch: _Batch, idx: torch.Tensor) -> tuple[float, ...]:
-        """:meth:`_ppo_step_torch` on the CPU, the loss and its gradient with respect to the
-        logits and values in one compiled pass (:func:`~tabletop_core.train.loss.ppo_loss_grad`),
-        handed to autograd for the network's backward, then the clipping and Adam's step in
-        another (:func:`~tabletop_core.train.adam.compiled_step`)."""
+        """Optimization of :func:`ppo.ppo_step <tabletop_core.train.ppo.ppo_step>` (the
+        trainer's step on a CPU with ``--optimizer muon``, or bfloat16 without oneDNN's
+        fused linear): same update, faster because, beside :meth:`_ppo_step_torch`'s legal
+        columns, the loss and its gradient with respect to the logits and values come from
+        one compiled pass (:func:`~tabletop_core.train.loss.ppo_loss_grad`) handed to
+        autograd for the network's backward, and the clipping and Adam's step from another
+        (:func:`~tabletop_core.train.adam.compiled_step`)."""
         cfg = self.cfg
         out = self._autograd_gradients(batch, idx)
         if self.muon is None:
@@ -824,8 +839,12 @@ class Trainer:
             opt.zero_grad(set_to_none=True)
 
     def _optimise(self, batch: _Batch) -> tuple[dict[str, float], int]:
-        """``epochs`` passes of full minibatches over ``batch`` (the value head alone during
-        the critic warm-up); returns the summed losses and the number of minibatches."""
+        """Optimization of :func:`ppo.update <tabletop_core.train.ppo.update>`: ``epochs``
+        passes of full minibatches over ``batch``, each step the fastest path for the
+        device and dtype (:class:`~tabletop_core.train.fused.FusedStep`,
+        :class:`~tabletop_core.train.plain.PlainStep`, :meth:`_ppo_step_compiled`,
+        :meth:`_ppo_step_torch`); the value head alone during the critic warm-up. Returns
+        the summed losses and the number of minibatches."""
         cfg = self.cfg
         rets = batch.rets
         m = batch.size
