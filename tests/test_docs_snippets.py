@@ -145,34 +145,7 @@ def _run(args: list[str], cwd: Path, what: str) -> None:
     )
 
 
-# Blocks of the pages as they stand that are fragments, not programs, keyed by (page, first
-# line of code): expected to fail until the page marks them <!-- skip-test: ... --> or makes
-# them self-contained (a changed block is run for real).
-KNOWN_FRAGMENTS = {
-    ("docs/adding-a-game.md", "from tabletop_core.contract.game import Hooks"): "a file of a game package",
-    ("docs/adding-a-game.md", "GAME = GameDef("): "a file of a game package",
-    (
-        "docs/adding-a-game.md",
-        "from tabletop_core.envs.factories import game_envs",
-    ): "a file of a game package",
-    (
-        "docs/pictures-and-replays.md",
-        "from tabletop_core.tools.replay import capture, write_gif, write_html",
-    ): "needs env and policy",
-    ("docs/vector-env.md", "venv = thegame_env.vector_env(4096, seed=0, num_players=2)"): "needs the import",
-}
-
-
-def _marks(s: Snippet) -> list:
-    reason = KNOWN_FRAGMENTS.get((s.path, s.code.strip().split("\n", 1)[0]))
-    return (
-        [pytest.mark.xfail(reason=f"a fragment ({reason}): mark it skip-test or make it whole")]
-        if reason
-        else []
-    )
-
-
-PYTHON = [pytest.param(s, id=s.id, marks=_marks(s)) for s in all_snippets(("python",))]
+PYTHON = [pytest.param(s, id=s.id) for s in all_snippets(("python",))]
 SHELL = [s for s in all_snippets(("bash", "console", "shell", "sh")) if shell_commands(s.code)]
 
 
