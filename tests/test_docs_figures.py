@@ -87,6 +87,35 @@ for column, game in GAME_COLUMNS.items():
         _pair("search", "strongest scripted bot"),
     )
 
+
+
+def _rate(steps_per_s: float) -> str:
+    """A rate as the README writes it: millions with two decimals, or thousands with one."""
+    return f"{steps_per_s / 1e6:.2f} M" if steps_per_s >= 50_000 else f"{steps_per_s / 1e3:.1f} k"
+
+
+PEER_ROWS = {
+    "ours, vector env": "ours",
+    "Pgx `leduc_holdem`": "pgx",
+    "OpenSpiel `leduc_poker`": "open_spiel",
+    "RLCard `leduc-holdem`": "rlcard",
+}
+for row, impl in PEER_ROWS.items():
+    peer = {"bench": "leduc_peers", "impl": impl}
+    if impl == "ours":
+        HEADLINE["implementation", row, "steps/s"] = (
+            "peers.jsonl",
+            peer,
+            lambda r: f"{_rate(r['steps_per_s'])} {_rate(r['kernel_actions_steps_per_s'])}",
+        )
+        continue
+    HEADLINE["implementation", row, "steps/s"] = ("peers.jsonl", peer, lambda r: _rate(r["steps_per_s"]))
+    HEADLINE["implementation", row, "ours × peer (sampler / in-kernel bots)"] = (
+        "peers.jsonl",
+        peer,
+        lambda r: "{:.1f} {:.1f}".format(*r["ours_over_peer"].values()),
+    )
+
 # README cells that disagree with their JSON line as the two stand: the README's owner
 # updates the cell (or the figure file gains the run it quotes), then the entry goes.
 STALE: dict[tuple[str, str, str], str] = {}
