@@ -32,6 +32,8 @@ __all__ = [
     "check_options",
     "add_option_arguments",
     "options_from_args",
+    "as_options",
+    "options_dict",
 ]
 
 _KEY = "tabletop_option"
@@ -266,3 +268,36 @@ def options_from_args(args: argparse.Namespace, options_cls: Any) -> dict[str, A
         if value is not None:
             out[info.name] = value
     return out
+
+
+def as_options(make_options: Any, options: Any = None, **kwargs: Any) -> Any:
+    """The game's options object, built once where options enter the library (the CLI
+    parser, ``env(**kwargs)``, ``run_match(...)``) and passed as itself after.
+
+    Args:
+        make_options: the game's ``Options`` class (``GameDef.make_options``).
+        options: an instance of it (returned as it is), a dict of keyword arguments, or
+            None (the defaults).
+        **kwargs: options given one by one (over ``options``).
+
+    Raises:
+        ValueError: ``options`` is neither an options object of this game nor a dict, or
+            an option value is not allowed (the game's own message).
+    """
+    if options is None:
+        return make_options(**kwargs)
+    if isinstance(options, dict):
+        return make_options(**{**options, **kwargs})
+    if isinstance(make_options, type) and not isinstance(options, make_options):
+        raise ValueError(
+            f"options must be a {make_options.__qualname__} or a dict of its fields, got {type(options).__name__}"
+        )
+    return dataclasses.replace(options, **kwargs) if kwargs else options
+
+
+def options_dict(options: Any) -> dict[str, Any]:
+    """An options object (or a dict) as a dict of its fields, for what records options as
+    data (a match's JSON, a policy's ``meta``)."""
+    if isinstance(options, dict):
+        return dict(options)
+    return {f.name: getattr(options, f.name) for f in dataclasses.fields(options)}
