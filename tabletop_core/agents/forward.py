@@ -10,12 +10,31 @@ and the last layer computes only the logits of the legal actions.
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
+from functools import cache
+
 import numpy as np
 
 from tabletop_core.kernel.jit import kernel
 from tabletop_core.kernel.mathf import tanh_f32
 
 __all__ = ["PackedMLP", "greedy_actions"]
+
+
+THREAD_ROWS = 512
+"""A batch shares its rows among the process's cores, at least this many rows each (the
+kernel releases the GIL; each row is computed alone, so the actions do not change)."""
+
+
+@cache
+def _cores() -> int:
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+
+
+@cache
+def _pool() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(_cores(), thread_name_prefix="greedy")
 
 
 class PackedMLP:

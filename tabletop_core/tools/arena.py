@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import math
 import sys
-import threading
 import time
-from contextlib import contextmanager
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,14 +25,23 @@ from tabletop_core.contract.game import GameDef, bot_count_message
 from tabletop_core.contract.options import as_options
 from tabletop_core.contract.search import SEARCH
 from tabletop_core.envs.single_agent import LearnerCore
+from tabletop_core.envs.vector import available_cores
 from tabletop_core.kernel.rng import bot_seed_word, check_seed, seed_word
-from tabletop_core.tools.progress import ProgressBar, format_duration
+from tabletop_core.tools.progress import ProgressBar, compile_notice, format_duration
 
 #: The most games one match plays: every game's returns and figures are kept (about
 #: 50 bytes a game), so a larger match is played as several, seeded one after the other.
 MAX_GAMES = 100_000_000
 
-__all__ = ["MAX_GAMES", "MatchResult", "run_match", "summarize", "wilson_interval", "mean_interval"]
+__all__ = [
+    "MAX_GAMES",
+    "MatchResult",
+    "run_match",
+    "summarize",
+    "wilson_interval",
+    "mean_interval",
+    "bootstrap_interval",
+]
 
 
 @dataclass
@@ -123,9 +131,14 @@ def run_match(
         player: _BotPlayer | _PolicyPlayer = _PolicyPlayer(game, bot_list, games, seed, chunk, opts)
     else:
         player = _BotPlayer(game, game.bot_ids(bots, len(agents)), games, seed, chunk, opts)
-    with _compile_notice(game, progress):
+    with compile_notice(game.name, progress):
         player.warm_up()
     done, seconds = _play(player, games, f"{game.name}: {','.join(player.names)}", progress)
+    return _result(game, player, done, seconds, seed, opts, agents)
+
+
+def _result(game: GameDef, player, done: np.ndarray, seconds: float, seed: int, opts, agents) -> MatchResult:
+    """The :class:`MatchResult` of the games ``done`` (G,) bool of ``player``."""
     definitions = game.match_stats(opts) if game.match_stats is not None else dict.fromkeys(player.stats, "")
     return MatchResult(
         game=game.name,
@@ -139,7 +152,7 @@ def run_match(
         agents=agents,
         definitions={k: v for k, v in definitions.items() if k in player.stats},
         interrupted=not done.all(),
-        requested=games,
+        requested=len(done),
     )
 
 
@@ -153,31 +166,6 @@ def _check_games(games, chunk) -> None:
         )
     if isinstance(chunk, bool) or not isinstance(chunk, (int, np.integer)) or chunk < 1:
         raise ValueError(f"chunk must be a positive integer, got {chunk!r}")
-
-
-COMPILE_NOTICE_S = 2.0
-"""A warm-up longer than this says that the kernels are compiling."""
-
-
-@contextmanager
-def _compile_notice(game: GameDef, enabled: bool):
-    """Say once on stderr that the kernels compile when the warm-up inside takes over
-    :data:`COMPILE_NOTICE_S` seconds (a cold numba cache)."""
-    timer = threading.Timer(
-        COMPILE_NOTICE_S,
-        lambda: print(
-            f"compiling the kernels for {game.name} (first run only; cached after)...",
-            file=sys.stderr,
-            flush=True,
-        ),
-    )
-    if enabled:
-        timer.daemon = True
-        timer.start()
-    try:
-        yield
-    finally:
-        timer.cancel()
 
 
 WARN_SECONDS = 600.0
@@ -224,12 +212,16 @@ def _warn_if_long(games: int, played: int, seconds: float) -> None:
 
 class _BotPlayer:
     """Scripted bots in every seat: ``advance`` plays the next ``chunk`` games in the
-    game's ``play_games`` kernel (a search bot takes seconds a game: one game a call)."""
+    game's ``play_games`` kernel. A search bot takes seconds a game: then each call plays
+    one game on each of ``workers`` threads (the kernel releases the GIL; every game is
+    dealt and searched from its own seeds, so the figures are those of one thread)."""
 
-    def __init__(self, game: GameDef, ids: np.ndarray, games: int, seed: int, chunk: int, opts):
+    def __init__(self, game: GameDef, ids: np.ndarray, games: int, seed: int, chunk: int, opts, workers=None):
         self.game, self.ids, self.games, self.seed, self.opts = game, ids, games, seed, opts
         self.names = [game.bot_name(int(k)) for k in ids]
-        self.chunk = 1 if any(int(k) >= SEARCH for k in ids) else chunk
+        searching = any(int(k) >= SEARCH for k in ids)
+        self.workers = (workers or available_cores()) if searching else 1
+        self.chunk = self.workers if searching else chunk
         self.returns = np.zeros((games, len(ids)), np.float64)
         self.steps = np.zeros(games, np.int64)
         self.stats: dict[str, np.ndarray] = {}
@@ -248,9 +240,18 @@ class _BotPlayer:
         s = self.game.new_state(n, self.opts)
         s["rng"] = [seed_word(self.seed + start + k) for k in range(n)]
         bot_rng = np.array([bot_seed_word(self.seed + start + k) for k in range(n)], np.uint64)
-        self.game.play_games(
-            s, self.ids, bot_rng, self.returns[start : start + n], self.steps[start : start + n]
-        )
+        returns, steps = self.returns[start : start + n], self.steps[start : start + n]
+        if self.workers > 1 and n > 1:
+            with ThreadPoolExecutor(min(self.workers, n)) as pool:
+                for _ in pool.map(
+                    lambda k: self.game.play_games(
+                        s[k : k + 1], self.ids, bot_rng[k : k + 1], returns[k : k + 1], steps[k : k + 1]
+                    ),
+                    range(n),
+                ):
+                    pass
+        else:
+            self.game.play_games(s, self.ids, bot_rng, returns, steps)
         rows = np.arange(start, start + n)
         _keep_stats(self.stats, self.game.episode_stats(s), rows, self.games)
         self.start += n
@@ -432,11 +433,52 @@ def wilson_interval(successes: float, n: int, z: float = 1.96) -> tuple[float, f
 
 
 def mean_interval(x: np.ndarray, z: float = 1.96) -> tuple[float, float, float]:
-    """Mean and its 95 % normal interval ``(mean, low, high)``."""
+    """Mean and its 95 % normal interval ``(mean, low, high)`` (it may leave the measure's
+    range for few games: a match's tables use :func:`bootstrap_interval`)."""
     x = np.asarray(x, np.float64)
     m = float(x.mean())
     half = z * float(x.std(ddof=1)) / math.sqrt(len(x)) if len(x) > 1 else float("nan")
     return m, m - half, m + half
+
+
+BOOTSTRAP_RESAMPLES = 2000
+"""Resamples of a mean's percentile bootstrap interval (:func:`bootstrap_interval`)."""
+
+MAX_BOOTSTRAP_VALUES = 4096
+"""A figure taking more distinct values than this gets a normal interval clipped to the
+range it was seen in, as a bootstrap over its values would cost too much."""
+
+INTERVALS = (
+    "95 % intervals: Wilson score for rates, percentile bootstrap "
+    f"({BOOTSTRAP_RESAMPLES:,} resamples) for means; an interval stays within the values seen"
+)
+"""How a match's intervals are made (the table's footer, the JSON's ``intervals``)."""
+
+
+def bootstrap_interval(x: np.ndarray, resamples: int = BOOTSTRAP_RESAMPLES) -> tuple[float, float, float]:
+    """Mean of ``x`` (n,) and its 95 % percentile bootstrap interval ``(mean, low, high)``.
+
+    Each resample's mean is a mean of values of ``x``, so the interval never leaves the
+    range of the values seen, hence never the measure's possible range (a score >= 0 keeps
+    ``low >= 0``). Resampled as counts over the distinct values (a multinomial draw),
+    from a fixed generator: the same ``x`` gives the same interval. A figure with more than
+    :data:`MAX_BOOTSTRAP_VALUES` distinct values gets the normal interval clipped to
+    ``[min(x), max(x)]``. ``low``/``high`` are NaN for fewer than two values.
+    """
+    x = np.asarray(x, np.float64).reshape(-1)
+    n = x.size
+    m = float(x.mean()) if n else float("nan")
+    if n < 2:
+        return m, float("nan"), float("nan")
+    values, counts = np.unique(x, return_counts=True)
+    if values.size == 1:
+        return m, float(values[0]), float(values[0])
+    if values.size > MAX_BOOTSTRAP_VALUES:
+        _, lo, hi = mean_interval(x)
+    else:
+        draws = np.random.default_rng(0).multinomial(n, counts / n, size=resamples)
+        lo, hi = np.quantile(draws @ values / n, [0.025, 0.975])
+    return m, float(np.clip(lo, values[0], values[-1])), float(np.clip(hi, values[0], values[-1]))
 
 
 SEAT_FIGURES = {
@@ -473,9 +515,10 @@ def summarize(result: MatchResult, ratings: bool = True) -> dict:
     """Figures of a match as a JSON-ready dict.
 
     ``stats``: each game figure the game declares meaningful for the options
-    (``GameDef.match_stats``): a rate (flags) or a mean (numbers) with its 95 % interval
-    and its ``definition``. ``seats``: per seat, the mean return, win rate and loss rate
-    with 95 % intervals, and openskill ratings (competitive games, when ``openskill`` is
+    (``GameDef.match_stats``): a rate (flags, Wilson interval) or a mean (numbers,
+    :func:`bootstrap_interval`) with its 95 % interval and its ``definition``; no interval
+    leaves the figure's range. ``intervals``: how they are made (:data:`INTERVALS`).
+    ``seats``: per seat, the mean return, win rate and loss rate with 95 % intervals, and openskill ratings (competitive games, when ``openskill`` is
     installed and ``ratings``; from the first :data:`MAX_RATED_GAMES` games).
     ``definitions``: one line per figure name used.
     """
@@ -501,30 +544,35 @@ def summarize(result: MatchResult, ratings: bool = True) -> dict:
             lo, hi = wilson_interval(float(v.sum()), g)
             stats[key] = {"rate": float(v.mean()), "low": lo, "high": hi}
         else:
-            m, lo, hi = mean_interval(v)
+            m, lo, hi = bootstrap_interval(v)
             stats[key] = {"mean": m, "low": lo, "high": hi}
         if result.definitions.get(key):
             stats[key]["definition"] = result.definitions[key]
     out["stats"] = stats
+    out["intervals"] = INTERVALS
     out["definitions"] = {**SEAT_FIGURES, **{k: v for k, v in result.definitions.items() if v}}
     if g > MAX_RATED_GAMES:
         out["definitions"]["rating"] += f" (from the first {MAX_RATED_GAMES:,} games)"
-    seats = []
     rates = _ratings(result) if ratings and result.returns.shape[1] > 1 else None
-    for k, (agent, bot) in enumerate(zip(result.agents, result.bots)):
-        r = result.returns[:, k]
-        m, lo, hi = mean_interval(r)
-        wins = float((r > 0).sum())
-        losses = float((r < 0).sum())
-        seat = {
-            "agent": agent,
-            "bot": bot,
-            "mean_return": {"mean": m, "low": lo, "high": hi},
-            "win_rate": dict(zip(("rate", "low", "high"), (wins / g, *wilson_interval(wins, g)))),
-            "loss_rate": dict(zip(("rate", "low", "high"), (losses / g, *wilson_interval(losses, g)))),
-        }
-        if rates is not None:
-            seat["rating"] = rates[k]
-        seats.append(seat)
+    seats = [_seat_figures(result, k, None if rates is None else rates[k]) for k in range(len(result.agents))]
     out["seats"] = seats
     return out
+
+
+def _seat_figures(result: MatchResult, k: int, rating: dict | None) -> dict:
+    """Seat ``k``'s figures: mean return, win and loss rates with intervals, its rating."""
+    r = result.returns[:, k]
+    g = len(r)
+    m, lo, hi = bootstrap_interval(r)
+    wins = float((r > 0).sum())
+    losses = float((r < 0).sum())
+    seat = {
+        "agent": result.agents[k],
+        "bot": result.bots[k],
+        "mean_return": {"mean": m, "low": lo, "high": hi},
+        "win_rate": dict(zip(("rate", "low", "high"), (wins / g, *wilson_interval(wins, g)))),
+        "loss_rate": dict(zip(("rate", "low", "high"), (losses / g, *wilson_interval(losses, g)))),
+    }
+    if rating is not None:
+        seat["rating"] = rating
+    return seat

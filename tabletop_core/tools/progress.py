@@ -8,10 +8,36 @@ asks for one (a soak in a log file).
 from __future__ import annotations
 
 import sys
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TextIO
 
-__all__ = ["ProgressBar", "format_duration"]
+__all__ = ["ProgressBar", "compile_notice", "format_duration"]
+
+COMPILE_NOTICE_S = 2.0
+"""A warm-up longer than this says that the kernels are compiling."""
+
+
+@contextmanager
+def compile_notice(name: str, enabled: bool = True) -> Iterator[None]:
+    """Say once on stderr that the kernels of the game ``name`` compile when the warm-up
+    inside the ``with`` takes over :data:`COMPILE_NOTICE_S` seconds (a cold numba cache:
+    a first run), so a long first wait is not silent."""
+    timer = threading.Timer(
+        COMPILE_NOTICE_S,
+        lambda: print(
+            f"compiling the kernels for {name} (first run only; cached after)...", file=sys.stderr, flush=True
+        ),
+    )
+    timer.daemon = True
+    if enabled:
+        timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
 
 
 def format_duration(seconds: float) -> str:
