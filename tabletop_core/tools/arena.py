@@ -1,11 +1,14 @@
-"""Bot matches: many games played entirely in compiled code, summarized with intervals.
+"""Matches: many games played entirely in compiled code, summarized with intervals.
 
 :func:`run_match` seeds game ``g`` of a match with ``seed + g`` (so any game can be
-replayed in an AEC env reset with that seed), runs the game's ``play_games`` kernel in
-chunks (a progress bar between chunks) and gathers every seat's return and the game's
-``episode_stats``. :func:`summarize` turns that into a table: per seat, mean return and
-win/loss rates with 95 % intervals and openskill ratings (competitive games), or team
-win/perfect rates and mean score (cooperative games).
+replayed in an AEC env reset with that seed). One loop (:func:`_play`) drives either
+player: scripted bots play whole games in the game's ``play_games`` kernel, chunk by
+chunk; trained policies play a batch of games in the learner kernels, one greedy pass a
+step for every game waiting on a policy, a game that ends handing its row to the next.
+Both gather every seat's return and the game's ``episode_stats``. :func:`summarize`
+turns that into a table: per seat, mean return and win/loss rates with 95 % intervals
+that never leave the figure's range (:data:`INTERVALS`) and openskill ratings
+(competitive games), or team win/perfect rates and mean score (cooperative games).
 """
 
 from __future__ import annotations
