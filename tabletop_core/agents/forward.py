@@ -68,9 +68,15 @@ class PackedMLP:
         obs = np.ascontiguousarray(obs, np.float32)
         mask = np.ascontiguousarray(mask, np.int8)
         out = np.empty(obs.shape[0], np.int64)
-        greedy_actions(
-            obs, mask, self.scale, self.weights, self.biases, self.relu, self.pieces, self.gains, out
-        )
+        args = (self.scale, self.weights, self.biases, self.relu, self.pieces, self.gains)
+        parts = min(_cores(), obs.shape[0] // THREAD_ROWS)
+        if parts <= 1:
+            greedy_actions(obs, mask, *args, out)
+            return out
+        bounds = np.linspace(0, obs.shape[0], parts + 1).astype(np.int64)
+        spans = [slice(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])]
+        for _ in _pool().map(lambda rows: greedy_actions(obs[rows], mask[rows], *args, out[rows]), spans):
+            pass
         return out
 
 

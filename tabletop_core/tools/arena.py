@@ -177,8 +177,8 @@ WARN_SECONDS = 600.0
 
 def _play(player, games: int, label: str, progress: bool) -> tuple[np.ndarray, float]:
     """The match loop: ``player.advance()`` until every game is played, with progress and
-    its time left, a warning when the first games' rate puts the match over
-    :data:`WARN_SECONDS`, and Ctrl-C keeping the games played. Returns ``(done (G,) bool,
+    its time left, a warning when the rate of the first games (the first ``player.batch``,
+    those played at once) puts the match over :data:`WARN_SECONDS`, and Ctrl-C keeping the games played. Returns ``(done (G,) bool,
     seconds of play)``."""
     done = np.zeros(games, bool)
     bar = ProgressBar(games, label, enabled=progress, unit="games", plain_every=15.0)
@@ -190,7 +190,7 @@ def _play(player, games: int, label: str, progress: bool) -> tuple[np.ndarray, f
             seconds += time.perf_counter() - t0
             done[ended] = True
             played += len(ended)
-            if not warned and played and (seconds >= 1.0 or played == games):
+            if not warned and played >= min(player.batch, games):  # the first batch played
                 warned = True
                 _warn_if_long(games, played, seconds)
             bar.update(played)
@@ -225,6 +225,7 @@ class _BotPlayer:
         searching = any(int(k) >= SEARCH for k in ids)
         self.workers = (workers or available_cores()) if searching else 1
         self.chunk = self.workers if searching else chunk
+        self.batch = self.chunk
         self.returns = np.zeros((games, len(ids)), np.float64)
         self.steps = np.zeros(games, np.int64)
         self.stats: dict[str, np.ndarray] = {}
@@ -316,7 +317,7 @@ class _PolicyPlayer:
         n = min(games, chunk, 8) if searching else min(games, chunk)  # a search takes ms a decision
         self.core = LearnerCore(game, n, None if game.cooperative else seats, others or None, opts)
         self.row_game = np.arange(n)  # the game each row plays
-        self.n = n
+        self.n = self.batch = n
         self.next = n
         self.returns = np.zeros((games, len(bot_list)), np.float64)
         self.steps = np.zeros(games, np.int64)
