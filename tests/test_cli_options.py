@@ -160,3 +160,20 @@ def test_as_options_takes_the_object_a_dict_or_keywords():
         as_options(thegame_env.Options, opts, num_players=99)
     with pytest.raises(ValueError, match="Options or a dict"):
         as_options(thegame_env.Options, 3)
+
+
+def test_the_player_count_is_players_on_the_command_line_wherever_it_is_declared():
+    from dataclasses import dataclass
+
+    from tabletop_core.contract.options import FLAGS, option, option_infos
+
+    @dataclass(frozen=True)
+    class Options:
+        num_players: int = option(2, "number of players", low=2, high=5)
+
+    assert FLAGS["num_players"] == "--players"
+    assert [o.flag for o in option_infos(Options)] == ["--players"]
+    for name in GAMES:
+        game = load_game(name)
+        flags = {o.name: (o.flag, *o.aliases) for o in game.option_infos}
+        assert "--players" in flags[game.players_option]

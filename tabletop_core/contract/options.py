@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "FLAGS",
     "OptionInfo",
     "option",
     "option_infos",
@@ -37,6 +38,13 @@ __all__ = [
 ]
 
 _KEY = "tabletop_option"
+
+FLAGS = {"num_players": "--players"}
+"""The one table of options whose command-line flag is not their field name: the player
+count is ``--players`` on the command line, ``num_players`` in a game's ``Options``, in
+``env(num_players=...)`` and in ``GameDef.players_option`` (the State keeps it as
+``cfg_players``). Exit Now counts its human seats (``num_humans``, ``--humans``) and
+takes ``--players`` as an alias."""
 
 
 @dataclass(frozen=True)
@@ -207,7 +215,7 @@ def option_infos(options_cls: Any) -> tuple[OptionInfo, ...]:
         if not meta:
             default = None if f.default is dataclasses.MISSING else f.default
             meta = {"default": default, "help": "", "type": builtins_type(default)}
-        flag = meta.pop("flag", "") or "--" + f.name.replace("_", "-")
+        flag = meta.pop("flag", "") or FLAGS.get(f.name) or "--" + f.name.replace("_", "-")
         out.append(OptionInfo(name=f.name, flag=flag, **meta))
     return tuple(out)
 
