@@ -61,7 +61,13 @@ from tabletop_core.contract.game import GameDef
 from tabletop_core.contract.options import add_option_arguments, as_options, options_from_args
 from tabletop_core.kernel.rng import SEED_LIMIT
 from tabletop_core.tools.arena import INTERVALS, run_match, summarize
-from tabletop_core.tools.bench import bench_record_count, copy_case, run_benchmarks, thread_cases
+from tabletop_core.tools.bench import (
+    THREAD_CASES,
+    bench_record_count,
+    copy_case,
+    run_benchmarks,
+    thread_cases,
+)
 from tabletop_core.tools.jsonutil import json_default
 from tabletop_core.tools.play import play_in_terminal
 from tabletop_core.tools.progress import ProgressBar, compile_notice
@@ -420,7 +426,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
             peers=not args.no_peers,
             bot_games=2000 if args.quick else 20000,
         )
-    expected = 3 if args.threads else bench_record_count(args.game_def, batches, not args.no_peers)
+    expected = (
+        len(THREAD_CASES) + 1
+        if args.threads
+        else bench_record_count(args.game_def, batches, not args.no_peers)
+    )
     records = _with_progress(records, args.game, expected)
     if args.json:
         for r in records:
