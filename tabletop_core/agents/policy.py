@@ -29,6 +29,7 @@ import numpy as np
 
 from tabletop_core.agents.forward import PackedMLP
 from tabletop_core.contract.encoders import check_action_inputs
+from tabletop_core.contract.options import as_options
 
 __all__ = ["ACTIVATIONS", "MLPPolicy"]
 
@@ -108,7 +109,7 @@ class MLPPolicy:
                 ``strict_options``, with other game options; the message names what the
                 policy was made for.
         """
-        opts = game.make_options(**options) if isinstance(options, dict) else options
+        opts = as_options(game.make_options, options)
         layout = game.observation_layout(opts)
         if self.meta is not None:
             made = self.meta.get("game")

@@ -53,6 +53,7 @@ import numpy as np
 from numba import prange
 
 from tabletop_core.contract.game import GameDef
+from tabletop_core.contract.options import as_options
 from tabletop_core.envs.vector import SelfPlayVectorEnv
 from tabletop_core.kernel.jit import kernel, shards
 from tabletop_core.tools.arena import run_match
@@ -338,7 +339,7 @@ def run_benchmarks(
     the game options (default: the game's defaults).
     """
     options = dict(options or {})
-    opts = game.make_options(**options)
+    opts = as_options(game.make_options, options)
     mod = __import__(package)
     base = {"game": game.name, "options": {k: v for k, v in vars(opts).items()}}
 
@@ -577,7 +578,7 @@ def batch_sweep(
     out = {
         "bench": "batch_sweep",
         "game": game.name,
-        "options": {k: v for k, v in vars(game.make_options(**options)).items()},
+        "options": dict(vars(as_options(game.make_options, options))),
         "threads": num_threads,
         "obs_floats": int(dim),
         "windows": windows,
