@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 import pytest
 
@@ -226,3 +228,172 @@ def test_ratings_are_read_from_the_first_ten_thousand_games():
     assert a["seats"][0]["mean_return"] != b["seats"][0]["mean_return"]  # the other figures use every game
     assert "first 10,000 games" in a["definitions"]["rating"]
     assert "first" not in b["definitions"]["rating"]
+
+
+def _numpy_greedy(pol: MLPPolicy, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The policy's greedy action written plainly in numpy: the reference of its compiled pass."""
+    x = obs * pol.scale if pol.scale is not None else obs
+    for k, (w, b) in enumerate(pol.layers):
+        x = x @ w + b
+        if k < len(pol.layers) - 1:
+            x = np.tanh(x) if pol.activation == "tanh" else np.maximum(x, np.float32(0.0))
+    for (o, n), gain in zip(pol.action_inputs, pol.action_gain):
+        x[:, :n] += gain * np.asarray(obs[:, o : o + n], np.float32)
+    return np.where(mask != 0, x, -np.inf).argmax(axis=1).astype(np.int64)
+
+
+@pytest.mark.parametrize("activation", ["tanh", "relu"])
+def test_the_compiled_greedy_pass_equals_numpy_and_ignores_the_rest_of_the_batch(activation):
+    """On sparse observations and random masks: the same actions as the numpy pass, for the
+    whole batch and row by row; three layers and one (no hidden layer) alike."""
+    rng = np.random.default_rng(1)
+    d, a, b = 40, 17, 300
+    obs = (rng.random((b, d)) * (rng.random((b, d)) < 0.2)).astype(np.float32)
+    mask = (rng.random((b, a)) < 0.3).astype(np.int8)
+    mask[0] = 0  # no legal action: 0, as argmax over -inf
+    deep = {
+        "W0": rng.standard_normal((d, 24)).astype(np.float32),
+        "b0": rng.standard_normal(24).astype(np.float32),
+        "W1": rng.standard_normal((24, 20)).astype(np.float32),
+        "b1": rng.standard_normal(20).astype(np.float32),
+        "W2": rng.standard_normal((20, a)).astype(np.float32),
+        "b2": rng.standard_normal(a).astype(np.float32),
+        "scale": rng.random(d).astype(np.float32),
+        "activation": np.array(activation),
+        "action_inputs": np.array([[3, 5]]),
+        "action_gain": np.array([0.5], np.float32),
+    }
+    linear = {"W0": rng.standard_normal((d, a)).astype(np.float32), "b0": np.zeros(a, np.float32)}
+    for weights in (deep, linear):
+        pol = MLPPolicy(weights)
+        batch = pol(obs, mask)
+        np.testing.assert_array_equal(batch, _numpy_greedy(pol, obs, mask))
+        one = np.concatenate([pol(obs[i : i + 1], mask[i : i + 1]) for i in range(b)])
+        np.testing.assert_array_equal(batch, one)
+        assert batch[0] == 0 and all(mask[i, batch[i]] for i in range(1, b) if mask[i].any())
+
+
+def test_a_batched_policy_match_equals_games_played_one_at_a_time(policy_file):
+    """The policy match plays its games in one batch whose rows deal the next game as one
+    ends: every game's returns, steps and final figures are those of the same game played
+    alone (chunk=1), whatever the batch, and the same for the same seed."""
+    bots = [f"policy:{policy_file}", "greedy", "random"]
+    kw = dict(seed=11, num_players=3, rounds=1)
+    alone = run_match(koikoi_env.GAME, bots, 24, chunk=1, **kw)
+    for chunk in (5, 1000):
+        batch = run_match(koikoi_env.GAME, bots, 24, chunk=chunk, **kw)
+        np.testing.assert_array_equal(batch.returns, alone.returns)
+        np.testing.assert_array_equal(batch.steps, alone.steps)
+        assert batch.stats.keys() == alone.stats.keys()
+        for key in alone.stats:
+            np.testing.assert_array_equal(batch.stats[key], alone.stats[key])
+    other = run_match(koikoi_env.GAME, bots, 24, chunk=5, seed=12, num_players=3, rounds=1)
+    assert not np.array_equal(other.returns, alone.returns)
+
+
+def test_a_match_takes_the_options_object():
+    """run_match takes the game's options object as itself (or a dict, or keywords)."""
+    opts = koikoi_env.Options(num_players=3, rounds=1)
+    a = run_match(koikoi_env.GAME, "greedy", 6, seed=2, options=opts)
+    b = run_match(koikoi_env.GAME, "greedy", 6, seed=2, num_players=3, rounds=1)
+    c = run_match(koikoi_env.GAME, "greedy", 6, seed=2, options={"num_players": 3, "rounds": 1})
+    assert a.options is opts and a.options == b.options == c.options
+    np.testing.assert_array_equal(a.returns, b.returns)
+    np.testing.assert_array_equal(a.returns, c.returns)
+    with pytest.raises(ValueError, match="Options or a dict"):
+        run_match(koikoi_env.GAME, "greedy", 6, options=[3])
+    with pytest.raises(ValueError, match="chunk"):
+        run_match(koikoi_env.GAME, "greedy", 6, chunk=0, options=opts)
+
+
+def test_no_interval_leaves_the_range_of_the_measure():
+    """Five games of The Game: the mean score (>= 0) keeps a low end >= 0, every rate stays
+    in [0, 1], every interval holds its figure; the table says how they are made."""
+    import thegame_env
+    from tabletop_core.tools.arena import INTERVALS
+
+    r = run_match(thegame_env.GAME, "random", 5, seed=0, num_players=2)
+    s = summarize(r, ratings=False)
+    assert s["intervals"] == INTERVALS and "Wilson" in INTERVALS and "bootstrap" in INTERVALS
+    score = s["stats"]["score"]
+    assert r.stats["score"].min() <= score["low"] <= score["mean"] <= score["high"] <= r.stats["score"].max()
+    for d in s["stats"].values():
+        if "rate" in d:
+            assert 0.0 <= d["low"] <= d["rate"] <= d["high"] <= 1.0
+
+
+def test_bootstrap_interval_stays_within_the_values_seen():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from tabletop_core.tools.arena import bootstrap_interval
+
+    @settings(max_examples=60, deadline=None)
+    @given(st.lists(st.integers(0, 60), min_size=2, max_size=40))
+    def check(values):
+        x = np.array(values, np.float64)
+        m, lo, hi = bootstrap_interval(x)
+        assert x.min() <= lo <= hi <= x.max()
+        assert bootstrap_interval(x) == (m, lo, hi)  # the same interval every time
+
+    check()
+    assert bootstrap_interval(np.array([0.0, 0.0, 0.0, 4.0, 0.0]))[1] >= 0.0  # mean_interval's low is < 0
+    m, lo, hi = bootstrap_interval(np.array([3.0]))
+    assert m == 3.0 and np.isnan(lo) and np.isnan(hi)
+
+
+def test_progress_lines_off_a_terminal_give_the_time_left(capsys):
+    from tabletop_core.tools.progress import ProgressBar, format_duration
+
+    bar = ProgressBar(1000, "match", unit="games", plain_every=0.0, stream=io.StringIO())
+    bar.t0 -= 10.0  # ten seconds in
+    bar.update(250)
+    err = capsys.readouterr().err
+    assert "match: 250/1,000 games" in err and "25.0 games/s" in err and "about 30 s left" in err
+    assert format_duration(45) == "45 s" and format_duration(720) == "12 min"
+    assert format_duration(7500) == "2 h 05 min"
+
+
+def test_a_slow_warm_up_says_the_kernels_compile(capsys, monkeypatch):
+    import time
+
+    from tabletop_core.tools import progress
+
+    monkeypatch.setattr(progress, "COMPILE_NOTICE_S", 0.05)
+    with progress.compile_notice("thegame"):
+        time.sleep(0.5)
+    with progress.compile_notice("koikoi"):
+        pass  # a warm cache: nothing said
+    time.sleep(0.1)
+    err = capsys.readouterr().err
+    assert err.count("compiling the kernels for thegame (first run only; cached after)") == 1
+    assert "koikoi" not in err
+
+
+def test_a_long_match_warns_with_its_estimate(capsys, monkeypatch):
+    from tabletop_core.tools import arena
+
+    arena._warn_if_long(10_000, 100, 12.0)  # 20 min at the first games' rate
+    assert "about 20 min" in capsys.readouterr().err
+    arena._warn_if_long(10_000, 5000, 12.0)  # 24 s: nothing
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(arena, "WARN_SECONDS", 0.0)
+    run_match(koikoi_env.GAME, "greedy", 4, seed=0, progress=True, num_players=2, rounds=1)
+    assert "this match will take about" in capsys.readouterr().err
+
+
+def test_search_games_on_several_threads_equal_one_thread(monkeypatch):
+    """A search match plays one game per core at once; each game is dealt and searched
+    from its own seeds, so the figures equal those of one thread."""
+    import thegame_env
+    from tabletop_core.tools import arena
+
+    lineup = ["search:rollouts=8:bot=greedy", "strong"]
+    monkeypatch.setattr(arena, "available_cores", lambda: 1)
+    one = run_match(thegame_env.GAME, lineup, 4, seed=3, num_players=2)
+    monkeypatch.setattr(arena, "available_cores", lambda: 3)
+    three = run_match(thegame_env.GAME, lineup, 4, seed=3, num_players=2)
+    np.testing.assert_array_equal(one.returns, three.returns)
+    np.testing.assert_array_equal(one.steps, three.steps)
+    for key in one.stats:
+        np.testing.assert_array_equal(one.stats[key], three.stats[key])

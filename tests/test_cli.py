@@ -105,3 +105,40 @@ def test_play_in_terminal(capsys):
     assert code == 0
     assert "you are player_0" in out and "no action 9999" in out and "bye" in out
     assert "plays this turn: 2" in out
+
+
+def test_a_baseline_match_is_batched_reproducible_and_honest(capsys):
+    """`--bots baseline` plays its games in one batch: the same figures for the same seed,
+    and no interval leaves its figure's range (the mean score of The Game is >= 0)."""
+    argv = (
+        "match",
+        "thegame",
+        "--players",
+        "2",
+        "--bots",
+        "baseline",
+        "--games",
+        "40",
+        "--seed",
+        "4",
+        "--json",
+    )
+    code, out, _ = run(capsys, *argv)
+    code2, out2, _ = run(capsys, *argv)
+    assert code == code2 == 0
+    a, b = json.loads(out), json.loads(out2)
+    a.pop("games_per_s"), b.pop("games_per_s")
+    assert a == b and a["games"] == 40 and a["bots"] == ["baseline", "baseline"]
+    assert 0 <= a["stats"]["score"]["low"] <= a["stats"]["score"]["mean"] <= a["stats"]["score"]["high"]
+    assert "bootstrap" in a["intervals"]
+
+
+def test_match_warns_before_a_long_run(capsys, monkeypatch):
+    from tabletop_core.tools import arena
+
+    monkeypatch.setattr(arena, "WARN_SECONDS", 0.0)
+    code, out, err = run(
+        capsys, "match", "thegame", "--players", "2", "--bots", "strong", "--games", "30", "--json"
+    )
+    assert code == 0 and json.loads(out)["games"] == 30
+    assert "this match will take about" in err and "games/s" in err

@@ -125,3 +125,55 @@ def test_no_match_table_prints_a_mean_of_seat_numbers(capsys, game):
     for seat_figure in ("winner", "loser"):
         assert seat_figure not in out
     assert "win = share of games with a positive episode return" in out or "team return" in out
+
+
+@pytest.mark.parametrize("bots", ["strong", "baseline"])
+def test_a_match_builds_its_options_object_once(capsys, monkeypatch, bots):
+    """From the parser to the state the options travel as one object: a match from the
+    command line (scripted bots, or the baseline policy in every seat) builds it once."""
+    import thegame_env
+
+    built = []
+    post_init = thegame_env.Options.__post_init__
+
+    def counted(self):
+        built.append(self)
+        post_init(self)
+
+    monkeypatch.setattr(thegame_env.Options, "__post_init__", counted)
+    code, out, _ = run(capsys, "match", "thegame", "--players", "2", "--bots", bots, "--games", "8", "--json")
+    assert code == 0 and json.loads(out)["options"]["num_players"] == 2
+    assert len(built) == 1
+
+
+def test_as_options_takes_the_object_a_dict_or_keywords():
+    import thegame_env
+    from tabletop_core.contract.options import as_options, options_dict
+
+    opts = thegame_env.Options(num_players=3)
+    assert as_options(thegame_env.Options, opts) is opts
+    assert as_options(thegame_env.Options, {"num_players": 3}) == opts
+    assert as_options(thegame_env.Options, None, num_players=3) == opts
+    assert as_options(thegame_env.Options, opts, level=1).level == 1
+    assert options_dict(opts)["num_players"] == 3
+    with pytest.raises(ValueError, match="num_players"):
+        as_options(thegame_env.Options, opts, num_players=99)
+    with pytest.raises(ValueError, match="Options or a dict"):
+        as_options(thegame_env.Options, 3)
+
+
+def test_the_player_count_is_players_on_the_command_line_wherever_it_is_declared():
+    from dataclasses import dataclass
+
+    from tabletop_core.contract.options import FLAGS, option, option_infos
+
+    @dataclass(frozen=True)
+    class Options:
+        num_players: int = option(2, "number of players", low=2, high=5)
+
+    assert FLAGS["num_players"] == "--players"
+    assert [o.flag for o in option_infos(Options)] == ["--players"]
+    for name in GAMES:
+        game = load_game(name)
+        flags = {o.name: (o.flag, *o.aliases) for o in game.option_infos}
+        assert "--players" in flags[game.players_option]

@@ -20,6 +20,7 @@ from functools import cache
 from typing import Any
 
 from tabletop_core.agents.policy import MLPPolicy
+from tabletop_core.contract.options import as_options
 
 __all__ = ["BASELINE", "baseline_files", "baseline_policy", "is_baseline", "package_policy"]
 
@@ -42,13 +43,14 @@ def _load(path: str) -> MLPPolicy:
     return MLPPolicy.load(path)
 
 
-def baseline_policy(game, seat: int | str | None = None, **options: Any) -> MLPPolicy:
+def baseline_policy(game, seat: int | str | None = None, options: Any = None, **kwargs: Any) -> MLPPolicy:
     """The trained baseline of ``game`` for ``seat`` at ``options``.
 
     Args:
         seat: the seat it is to play (index or agent name); ``None``: seat 0. The file
             whose recorded ``seats`` hold it is used.
-        **options: the game's options (defaults where not given).
+        options: the game's options object (or a dict); **kwargs: options one by one
+            (defaults where not given).
 
     Returns:
         The :class:`~tabletop_core.agents.policy.MLPPolicy` (greedy over legal actions).
@@ -58,7 +60,7 @@ def baseline_policy(game, seat: int | str | None = None, **options: Any) -> MLPP
             with other options (the message names the options it was trained for) or on
             another observation layout.
     """
-    opts = game.make_options(**options)
+    opts = as_options(game.make_options, options, **kwargs)
     agents = list(game.agents(opts))
     if seat is None:
         seat = 0

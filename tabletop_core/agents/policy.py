@@ -27,8 +27,9 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
+from tabletop_core.agents.forward import PackedMLP
 from tabletop_core.contract.encoders import check_action_inputs
-from tabletop_core.kernel.mathf import tanh
+from tabletop_core.contract.options import as_options
 
 __all__ = ["ACTIVATIONS", "MLPPolicy"]
 
@@ -108,7 +109,7 @@ class MLPPolicy:
                 ``strict_options``, with other game options; the message names what the
                 policy was made for.
         """
-        opts = game.make_options(**options) if isinstance(options, dict) else options
+        opts = as_options(game.make_options, options)
         layout = game.observation_layout(opts)
         if self.meta is not None:
             made = self.meta.get("game")
@@ -240,15 +241,23 @@ class MLPPolicy:
             )
 
     def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """Greedy legal actions for observations (B, D) and masks (B, A): (B,) int64."""
-        x = obs * self.scale if self.scale is not None else obs
-        for k, (w, b) in enumerate(self.layers):
-            x = x @ w + b
-            if k < len(self.layers) - 1:
-                x = tanh(x) if self.activation == "tanh" else np.maximum(x, np.float32(0.0))
-        for (o, n), gain in zip(self.action_inputs, self.action_gain):
-            x[:, :n] += gain * np.asarray(obs[:, o : o + n], np.float32)
-        return np.where(mask != 0, x, -np.inf).argmax(axis=1).astype(np.int64)
+        """Greedy legal actions for observations (B, D) and masks (B, A): (B,) int64 (the
+        first of equal logits; 0 for a row with no legal action). One compiled pass over
+        the rows (:func:`~tabletop_core.agents.forward.greedy_actions`): a row's action
+        does not depend on the other rows of the batch."""
+        key = (
+            tuple(id(a) for layer in self.layers for a in layer),
+            id(self.scale),
+            self.activation,
+            tuple(self.action_inputs),
+            id(self.action_gain),
+        )
+        if getattr(self, "_packed_key", None) != key:
+            self._packed = PackedMLP(
+                self.layers, self.scale, self.activation == "relu", self.action_inputs, self.action_gain
+            )
+            self._packed_key = key
+        return self._packed(obs, mask)
 
 
 def _action_pieces(weights: dict[str, Any], obs_dim: int, num_actions: int):

@@ -11,9 +11,14 @@ the search bot with the baseline as its default move (``"search:blueprint=baseli
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from tabletop_core.agents.baseline import baseline_policy, is_baseline
+from tabletop_core.agents.policy import MLPPolicy
+from tabletop_core.contract.options import as_options
+from tabletop_core.contract.search import batch_search_actions
 
 __all__ = ["is_policy", "seat_policy", "policy_actions", "search_blueprint", "SearchPolicy"]
 
@@ -84,8 +89,6 @@ class SearchPolicy:
             ValueError: ``rows`` outside the batch, ``obs`` or ``mask`` without one row per
                 env asked, or ``bot_rng`` not a (B,) uint64 array. Nothing is searched then.
         """
-        from tabletop_core.contract.search import batch_search_actions
-
         rows = np.asarray(rows, np.int64).reshape(-1)
         n = len(state)
         if rows.size and not (rows.min() >= 0 and rows.max() < n):
@@ -124,11 +127,11 @@ def policy_actions(
     return pol(obs, mask)
 
 
-def seat_policy(game, bot, seat: int, options: dict):
+def seat_policy(game, bot, seat: int, options: Any = None):
     """The policy that plays ``seat`` for the bot entry ``bot`` (``policy:FILE.npz``,
     ``baseline`` or a policy object: an :class:`~tabletop_core.agents.policy.MLPPolicy`;
     ``search:...:blueprint=baseline``: a :class:`SearchPolicy`), checked against the
-    game and its options.
+    game and its options (the game's options object, or a dict of them).
 
     Raises:
         ValueError: an unreadable file, or a policy made for another game, observation
@@ -136,9 +139,7 @@ def seat_policy(game, bot, seat: int, options: dict):
             role than ``seat``'s (Exit Now's ghost policy in a human seat); a search
             setting out of range, or a blueprint other than ``baseline``.
     """
-    from tabletop_core.agents.policy import MLPPolicy
-
-    opts = game.make_options(**options)
+    opts = as_options(game.make_options, options)
     guided = search_blueprint(bot)
     if guided is not None:
         plain, blueprint = guided
@@ -148,11 +149,11 @@ def seat_policy(game, bot, seat: int, options: dict):
                 f"shipped trained policy for the seat), got {blueprint!r}"
             )
         bot_id = game.bot_ids([plain], 1)[0]
-        return SearchPolicy(baseline_policy(game, seat, **options), int(bot_id), bot)
+        return SearchPolicy(baseline_policy(game, seat, opts), int(bot_id), bot)
     if isinstance(bot, MLPPolicy):
         pol = bot
     elif is_baseline(bot):
-        return baseline_policy(game, seat, **options)
+        return baseline_policy(game, seat, opts)
     else:
         pol = MLPPolicy.load(bot[len("policy:") :])
     pol.check_game(game, opts)

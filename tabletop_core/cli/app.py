@@ -48,10 +48,31 @@ import os
 import sys
 from collections.abc import Callable
 
+from tabletop_core.agents.baseline import BASELINE, baseline_files
+from tabletop_core.cli.train import (
+    TRAIN_HELP,
+    add_bench_flag,
+    bench_train_handler,
+    setup_train,
+    train_handler,
+)
 from tabletop_core.contract.catalog import available_games, load_game
 from tabletop_core.contract.game import GameDef
-from tabletop_core.contract.options import add_option_arguments, options_from_args
+from tabletop_core.contract.options import add_option_arguments, as_options, options_from_args
+from tabletop_core.kernel.rng import SEED_LIMIT
+from tabletop_core.tools.arena import INTERVALS, run_match, summarize
+from tabletop_core.tools.bench import (
+    THREAD_CASES,
+    bench_record_count,
+    copy_case,
+    run_benchmarks,
+    thread_cases,
+)
 from tabletop_core.tools.jsonutil import json_default
+from tabletop_core.tools.play import play_in_terminal
+from tabletop_core.tools.progress import ProgressBar, compile_notice
+from tabletop_core.tools.replay import render_to_file, replay_game
+from tabletop_core.tools.soak import cmd_soak, setup_soak_parser
 
 __all__ = ["main", "build_parser", "add_game_subparsers", "seed_arg", "SEED_RANGE"]
 
@@ -106,8 +127,6 @@ def bench_batches_arg(text: str) -> tuple[int, ...]:
 def seed_arg(text: str) -> int:
     """The argparse ``type`` of a ``--seed``: an integer with ``0 <= seed < 2**64`` (the
     generator's state is one uint64 word; a seed outside would deal as another one)."""
-    from tabletop_core.kernel.rng import SEED_LIMIT
-
     try:
         seed = int(text)
     except ValueError:
@@ -224,8 +243,6 @@ def _fmt_ci(d: dict, pct: bool = False) -> str:
 
 # --- list -----------------------------------------------------------------------------------
 def cmd_list(args: argparse.Namespace) -> int:
-    from tabletop_core.agents.baseline import BASELINE, baseline_files
-
     rows = []
     for name in available_games():
         game = load_game(name)
@@ -285,12 +302,11 @@ def _setup_match(p: argparse.ArgumentParser, game: GameDef) -> None:
 
 
 def cmd_match(args: argparse.Namespace) -> int:
-    from tabletop_core.tools.arena import run_match, summarize
-
     game = args.game_def
     if not args.json:
         _require_rich()
-    result = run_match(game, args.bots, args.games, seed=args.seed, progress=not args.json, **args.options)
+    opts = as_options(game.make_options, args.options)  # the options object, built once here
+    result = run_match(game, args.bots, args.games, seed=args.seed, progress=True, options=opts)
     summary = summarize(result)
     if args.json:
         print(json.dumps(summary, default=json_default))
@@ -339,7 +355,7 @@ def _print_match(game: GameDef, s: dict) -> None:
                 _fmt_ci(seat["loss_rate"], pct=True),
                 rtxt,
             )
-        table.caption = f"win = {defs['win_rate']}; loss = {defs['loss_rate']}; [95 % intervals]\n{speed}"
+        table.caption = f"win = {defs['win_rate']}; loss = {defs['loss_rate']}\n{INTERVALS}\n{speed}"
         console.print(table)
         if not s["stats"]:
             return
@@ -360,7 +376,9 @@ def _print_match(game: GameDef, s: dict) -> None:
             _fmt_ci(s["seats"][0]["mean_return"]),
             "every seat's episode return (one shared reward" + (f", reward={reward!r})" if reward else ")"),
         )
-        figures.caption = speed
+        figures.caption = f"{INTERVALS}\n{speed}"
+    elif not figures.caption:
+        figures.caption = INTERVALS
     console.print(figures)
 
 
@@ -384,21 +402,14 @@ def _setup_bench(p: argparse.ArgumentParser, game: GameDef) -> None:
         action="store_true",
         help="only default vs one thread (quiet, busy process, torch) and copy=True vs copy=False",
     )
-    from tabletop_core.cli.train import add_bench_flag
-
     add_bench_flag(p)
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
     if getattr(args, "train", False):
-        from tabletop_core.cli.train import bench_train_handler
-
         return bench_train_handler(args)
-    from tabletop_core.tools.bench import run_benchmarks
-
     batches = args.batches or ((1, 64, 1024, 4096) if not args.quick else (1, 64, 1024))
     if args.threads:  # only default vs one thread (quiet, busy, torch) and copy=True vs False
-        from tabletop_core.tools.bench import copy_case, thread_cases
 
         def threads_and_copy():
             yield from thread_cases(args.game_def, args.options, seconds=max(args.seconds, 4.0))
@@ -415,6 +426,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
             peers=not args.no_peers,
             bot_games=2000 if args.quick else 20000,
         )
+    expected = (
+        len(THREAD_CASES) + 1
+        if args.threads
+        else bench_record_count(args.game_def, batches, not args.no_peers)
+    )
+    records = _with_progress(records, args.game, expected)
     if args.json:
         for r in records:
             print(json.dumps(r, default=json_default), flush=True)
@@ -422,10 +439,31 @@ def cmd_bench(args: argparse.Namespace) -> int:
     _require_rich()
     console = _console()
     console.print(BENCH_TERMS, markup=False, highlight=False, style="dim")
-    with console.status(f"benchmarking {args.game} ..."):
-        for r in records:
-            console.print(_bench_line(r), markup=False, highlight=False)
+    for r in records:
+        console.print(_bench_line(r), markup=False, highlight=False)
     return 0
+
+
+def _with_progress(records, game: str, expected: int):
+    """``records`` as they come, with progress on stderr: how many of about ``expected``
+    measurements are done and the time left (a bar on a terminal, a line every 15 s
+    otherwise); a first measurement that compiles says so."""
+    bar = ProgressBar(expected, f"bench {game}", unit="measurements", plain_every=15.0, transient=True)
+    done = 0
+    try:
+        with compile_notice(game):
+            first = next(records, None)
+        if first is None:
+            return
+        done += 1
+        bar.update(done)
+        yield first
+        for r in records:
+            done += 1
+            bar.update(min(done, expected))
+            yield r
+    finally:
+        bar.close()
 
 
 BENCH_TERMS = (
@@ -456,6 +494,32 @@ def _bench_line(r: dict) -> str:
         )
     if kind == "aec":
         return f"AEC env(): {r['wrapped_steps_per_s']:,.0f} steps/s · raw_env: {r['raw_steps_per_s']:,.0f} steps/s"
+    if kind in ("peer", "peer_best"):
+        return _peer_line(r)
+    if kind == "vector":
+        return (
+            f"vector batch {r['batch']:>5}, {r['threads']} thread{'s' if r['threads'] > 1 else ' '}: "
+            f"{r['python_actions_steps_per_s']:>12,.0f} steps/s (Python actions) · "
+            f"{r['kernel_actions_steps_per_s']:>12,.0f} steps/s (in-kernel actions) · {r['cores_used']:.1f} cores"
+        )
+    if kind == "bots":
+        return f"bot match '{r['bot']}': {r['games_per_s']:,.0f} games/s (one core)"
+    if kind == "state":
+        return f"state: {r['bytes_per_env']} bytes per env"
+    if kind == "start":
+        parts = []
+        for label in ("cold", "warm"):
+            d = r.get(label, {})
+            parts.append(
+                f"{label} {d['first_step_s']:.2f} s" if "first_step_s" in d else f"{label} failed: {d}"
+            )
+        return "start to first step: " + " · ".join(parts)
+    return json.dumps(r)
+
+
+def _peer_line(r: dict) -> str:
+    """A ``tabletop bench`` line comparing with a peer (PettingZoo classic, Pgx)."""
+    kind = r["bench"]
     if kind == "peer" and "error" in r:
         return f"peer {r['peer']}: {r['error']}"
     if kind == "peer" and "ratio_wrapped" in r:
@@ -487,24 +551,6 @@ def _bench_line(r: dict) -> str:
             f"ours at ours: ×{r['ratio_python_actions']:.2f} (Python actions, batch {r['python_actions_batch']}), "
             f"×{r['ratio_kernel_actions']:.2f} (in-kernel actions, batch {r['kernel_actions_batch']})"
         )
-    if kind == "vector":
-        return (
-            f"vector batch {r['batch']:>5}, {r['threads']} thread{'s' if r['threads'] > 1 else ' '}: "
-            f"{r['python_actions_steps_per_s']:>12,.0f} steps/s (Python actions) · "
-            f"{r['kernel_actions_steps_per_s']:>12,.0f} steps/s (in-kernel actions) · {r['cores_used']:.1f} cores"
-        )
-    if kind == "bots":
-        return f"bot match '{r['bot']}': {r['games_per_s']:,.0f} games/s (one core)"
-    if kind == "state":
-        return f"state: {r['bytes_per_env']} bytes per env"
-    if kind == "start":
-        parts = []
-        for label in ("cold", "warm"):
-            d = r.get(label, {})
-            parts.append(
-                f"{label} {d['first_step_s']:.2f} s" if "first_step_s" in d else f"{label} failed: {d}"
-            )
-        return "start to first step: " + " · ".join(parts)
     return json.dumps(r)
 
 
@@ -532,8 +578,6 @@ def _setup_play(p: argparse.ArgumentParser, game: GameDef) -> None:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    from tabletop_core.tools.play import play_in_terminal
-
     view_file = None
     if args.view is not None:
         kind, view_file = args.view
@@ -561,8 +605,6 @@ def _setup_render(p: argparse.ArgumentParser, game: GameDef) -> None:
 
 def cmd_render(args: argparse.Namespace) -> int:
     """Write the table of a game (dealt with --seed, after --steps bot moves) as SVG or PNG."""
-    from tabletop_core.tools.replay import render_to_file
-
     report: dict = {}
     try:
         path, (w, h) = render_to_file(
@@ -597,8 +639,6 @@ def _setup_replay(p: argparse.ArgumentParser, game: GameDef) -> None:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     """Play one game with bots and write it as a self-contained HTML replay (or a GIF)."""
-    from tabletop_core.tools.replay import replay_game
-
     path, frames = replay_game(args.game, args.out, bots=args.bots, seed=args.seed, **args.options)
     print(f"wrote {path} ({frames - 1} moves: steps 0 / {frames - 1} on its slider; open it in a browser)")
     return 0
@@ -636,9 +676,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="play one game with bots and write an HTML replay",
         setup=_setup_replay,
     )
-    from tabletop_core.cli.train import TRAIN_HELP, setup_train, train_handler
-    from tabletop_core.tools.soak import cmd_soak, setup_soak_parser
-
     add_game_subparsers(
         sub,
         "soak",

@@ -26,15 +26,25 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "FLAGS",
     "OptionInfo",
     "option",
     "option_infos",
     "check_options",
     "add_option_arguments",
     "options_from_args",
+    "as_options",
+    "options_dict",
 ]
 
 _KEY = "tabletop_option"
+
+FLAGS = {"num_players": "--players"}
+"""The one table of options whose command-line flag is not their field name: the player
+count is ``--players`` on the command line, ``num_players`` in a game's ``Options``, in
+``env(num_players=...)`` and in ``GameDef.players_option`` (the State keeps it as
+``cfg_players``). Exit Now counts its human seats (``num_humans``, ``--humans``) and
+takes ``--players`` as an alias."""
 
 
 @dataclass(frozen=True)
@@ -205,7 +215,7 @@ def option_infos(options_cls: Any) -> tuple[OptionInfo, ...]:
         if not meta:
             default = None if f.default is dataclasses.MISSING else f.default
             meta = {"default": default, "help": "", "type": builtins_type(default)}
-        flag = meta.pop("flag", "") or "--" + f.name.replace("_", "-")
+        flag = meta.pop("flag", "") or FLAGS.get(f.name) or "--" + f.name.replace("_", "-")
         out.append(OptionInfo(name=f.name, flag=flag, **meta))
     return tuple(out)
 
@@ -266,3 +276,36 @@ def options_from_args(args: argparse.Namespace, options_cls: Any) -> dict[str, A
         if value is not None:
             out[info.name] = value
     return out
+
+
+def as_options(make_options: Any, options: Any = None, **kwargs: Any) -> Any:
+    """The game's options object, built once where options enter the library (the CLI
+    parser, ``env(**kwargs)``, ``run_match(...)``) and passed as itself after.
+
+    Args:
+        make_options: the game's ``Options`` class (``GameDef.make_options``).
+        options: an instance of it (returned as it is), a dict of keyword arguments, or
+            None (the defaults).
+        **kwargs: options given one by one (over ``options``).
+
+    Raises:
+        ValueError: ``options`` is neither an options object of this game nor a dict, or
+            an option value is not allowed (the game's own message).
+    """
+    if options is None:
+        return make_options(**kwargs)
+    if isinstance(options, dict):
+        return make_options(**{**options, **kwargs})
+    if isinstance(make_options, type) and not isinstance(options, make_options):
+        raise ValueError(
+            f"options must be a {make_options.__qualname__} or a dict of its fields, got {type(options).__name__}"
+        )
+    return dataclasses.replace(options, **kwargs) if kwargs else options
+
+
+def options_dict(options: Any) -> dict[str, Any]:
+    """An options object (or a dict) as a dict of its fields, for what records options as
+    data (a match's JSON, a policy's ``meta``)."""
+    if isinstance(options, dict):
+        return dict(options)
+    return {f.name: getattr(options, f.name) for f in dataclasses.fields(options)}

@@ -31,6 +31,7 @@ from pettingzoo.utils.wrappers import BaseWrapper
 
 from tabletop_core.contract import loops
 from tabletop_core.contract.game import GameDef
+from tabletop_core.contract.options import as_options
 from tabletop_core.kernel.rng import check_seed, seed_word
 
 __all__ = [
@@ -116,7 +117,7 @@ class TabletopAECEnv(AECEnv):
             )
         self.render_mode = render_mode
         g = self.game
-        self.options = g.make_options(**options)
+        self.options = as_options(g.make_options, options.pop("options", None), **options)
         self.possible_agents = list(g.agents(self.options))
         self._seat = {a: k for k, a in enumerate(self.possible_agents)}
         self.layout = g.observation_layout(self.options)

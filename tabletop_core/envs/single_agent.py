@@ -24,6 +24,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from tabletop_core.contract.game import GameDef
+from tabletop_core.contract.options import as_options
 from tabletop_core.envs.vector import first_unmasked
 from tabletop_core.kernel.rng import bot_seed_word, check_seed, seed_word
 
@@ -67,7 +68,7 @@ class LearnerCore:
         if game.batch_step_learner is None or game.batch_reset_learner is None:
             raise ValueError(f"{game.name} has no single-agent kernels")
         self.game = game
-        self.options = game.make_options(**options)
+        self.options = as_options(game.make_options, options)  # an options object or a dict
         self.agents = list(game.agents(self.options))
         p = len(self.agents)
         every = not isinstance(seat, (int, np.integer, str, type(None))) and set(seat) == set(range(p))

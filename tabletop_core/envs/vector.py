@@ -75,6 +75,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 
 from tabletop_core.contract import loops
 from tabletop_core.contract.game import GameDef, bot_count_message
+from tabletop_core.contract.options import as_options
 from tabletop_core.kernel.jit import kernel, shards
 from tabletop_core.kernel.rng import (
     bot_seed_word,
@@ -307,7 +308,8 @@ class SelfPlayVectorEnv(VectorEnv):
             numba's ``NUMBA_NUM_THREADS``, used only while they are faster than one
             thread (:class:`ThreadChooser`; :attr:`threads_in_use`). An int fixes the
             count. Results do not depend on it.
-        **options: the game's options (validated; ValueError on a bad one).
+        **options: the game's options (validated; ValueError on a bad one), or ``options=`` the
+            game's options object itself (built once by the caller).
 
     Raises:
         ValueError: ``num_envs`` or ``num_threads`` not a positive integer, ``num_threads``
@@ -344,7 +346,7 @@ class SelfPlayVectorEnv(VectorEnv):
             raise ValueError(f"{game.name} has no threaded batch kernels: num_threads must be 1 or None")
         self.num_threads = int(num_threads)
         self.game = game
-        self.options = game.make_options(**options)
+        self.options = as_options(game.make_options, options.pop("options", None), **options)
         self.num_envs = int(num_envs)
         self.copy = bool(copy)
         if seed is not None:

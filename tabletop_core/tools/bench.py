@@ -53,7 +53,10 @@ import numpy as np
 from numba import prange
 
 from tabletop_core.contract.game import GameDef
+from tabletop_core.contract.options import as_options
+from tabletop_core.envs.vector import SelfPlayVectorEnv
 from tabletop_core.kernel.jit import kernel, shards
+from tabletop_core.tools.arena import run_match
 
 __all__ = ["run_benchmarks", "aec_steps_per_second", "batch_sweep", "row_fill_loop"]
 
@@ -114,8 +117,6 @@ def _vector_loops(
     """A reset ``copy=False`` vector env and its two timed loops, each one step returning
     the env steps made: actions from the compiled sampler through ``step``, and the
     random bot inside the kernel (``step_bots``)."""
-    from tabletop_core.envs.vector import SelfPlayVectorEnv
-
     venv = SelfPlayVectorEnv(game, batch, seed=0, copy=False, num_threads=num_threads, **options)
     venv.reset(seed=0)
 
@@ -147,8 +148,6 @@ def _vector_rates(
 
 
 def bot_games_per_second(game: GameDef, bot: str, games: int, options: dict) -> float:
-    from tabletop_core.tools.arena import run_match
-
     res = run_match(game, game.lineup_for(bot, options), games, seed=12345, chunk=games, **options)
     return res.games_per_second
 
@@ -340,7 +339,7 @@ def run_benchmarks(
     the game options (default: the game's defaults).
     """
     options = dict(options or {})
-    opts = game.make_options(**options)
+    opts = as_options(game.make_options, options)
     mod = __import__(package)
     base = {"game": game.name, "options": {k: v for k, v in vars(opts).items()}}
 
@@ -363,6 +362,23 @@ def run_benchmarks(
     yield rec("state", bytes_per_env=int(game.new_state(1, opts).dtype.itemsize))
     # (f) start times
     yield rec("start", **_start_times(game, package))
+
+
+def bench_record_count(game: GameDef, batches: tuple[int, ...], peers: bool, threads: bool = True) -> int:
+    """About how many records :func:`run_benchmarks` yields for these arguments (for its
+    progress: the peers' records depend on what is installed)."""
+    big = max(batches)
+    peer_batches = len({b for b in batches if b >= PEER_MIN_BATCH} or {big})
+    return (
+        1  # AEC
+        + (2 if peers else 0)  # PettingZoo classic: tic-tac-toe, Connect Four
+        + len(batches)
+        + 1  # one thread at the largest batch
+        + ((peer_batches + 1) if peers else 0)
+        + (4 if threads else 0)  # three thread cases and copy=True
+        + len(game.bot_names)
+        + 2  # state size, start times
+    )
 
 
 def _aec_records(rec, mod, options: dict, seconds: float, peers: bool) -> Iterator[dict]:
@@ -502,6 +518,21 @@ def _pgx_record(rec, game: GameDef, options: dict, seconds: float, b: int, ours:
     )
 
 
+def _check_sweep(batches, windows: int, seconds: float, num_threads: int | None) -> None:
+    """:func:`batch_sweep`'s Raises."""
+    if (
+        not batches
+        or min(batches) < 1
+        or windows < 1
+        or not seconds > 0
+        or (num_threads is not None and num_threads < 1)
+    ):
+        raise ValueError(
+            f"batch_sweep needs batches >= 1 (got {batches!r}), windows >= 1 (got {windows}), "
+            f"seconds > 0 (got {seconds}) and num_threads >= 1 or None (got {num_threads})"
+        )
+
+
 def batch_sweep(
     game: GameDef,
     options: dict | None = None,
@@ -529,17 +560,7 @@ def batch_sweep(
         ValueError: if ``batches`` is empty or holds a batch below 1, or ``windows``,
             ``seconds`` or ``num_threads`` is not positive.
     """
-    if (
-        not batches
-        or min(batches) < 1
-        or windows < 1
-        or not seconds > 0
-        or (num_threads is not None and num_threads < 1)
-    ):
-        raise ValueError(
-            f"batch_sweep needs batches >= 1 (got {batches!r}), windows >= 1 (got {windows}), "
-            f"seconds > 0 (got {seconds}) and num_threads >= 1 or None (got {num_threads})"
-        )
+    _check_sweep(batches, windows, seconds, num_threads)
     options = dict(options or {})
     loops: dict[str, Callable[[], int]] = {}
     dim = 0
@@ -558,7 +579,7 @@ def batch_sweep(
     out = {
         "bench": "batch_sweep",
         "game": game.name,
-        "options": {k: v for k, v in vars(game.make_options(**options)).items()},
+        "options": dict(vars(as_options(game.make_options, options))),
         "threads": num_threads,
         "obs_floats": int(dim),
         "windows": windows,
@@ -632,8 +653,6 @@ def thread_cases(
     load landing in one env's window), ``threads`` (the default env's ``num_threads``),
     ``threads_in_use`` at the end, numba's threading layer and the OpenMP wait policy.
     """
-    from tabletop_core.envs.vector import SelfPlayVectorEnv
-
     options = dict(options or {})
     for case in cases:
         if case not in THREAD_CASES:
@@ -650,53 +669,65 @@ def thread_cases(
                 continue
         busy = _busy_process() if case == "busy" else None
         try:
-            spent = {k: 0.0 for k in envs}
-            steps = {k: 0 for k in envs}
-            pairs = []  # (default, one thread) seconds of back-to-back windows
-            obs = {}
-            for k, v in envs.items():  # warm up in the case's conditions: compilation,
-                obs[k] = v.reset()[0]  # thread start, the default env's first choices
-                for _ in range(warmup):
-                    if forward is not None:
-                        forward(obs[k])
-                    obs[k] = v.step(v.sample_actions())[0]
-            t_end = time.perf_counter() + seconds
-            while time.perf_counter() < t_end or steps["one"] < min_steps:
-                window = {}
-                for k, v in envs.items():
-                    window[k] = 0.0
-                    for _ in range(10):
-                        if forward is not None:
-                            forward(obs[k])
-                        t0 = time.perf_counter()
-                        obs[k] = v.step(v.sample_actions())[0]
-                        window[k] += time.perf_counter() - t0
-                    spent[k] += window[k]
-                    steps[k] += 10
-                pairs.append((window["default"], window["one"]))
+            spent, steps, pairs = _alternate_windows(envs, forward, seconds, warmup, min_steps)
         finally:
             if busy is not None:
                 busy.kill()
                 busy.wait()
-        import numba
+        yield _thread_record(game, case, options, num_envs, envs, spent, steps, pairs)
 
-        rate = {k: steps[k] * num_envs / spent[k] for k in envs}
-        yield {
-            "bench": "threads",
-            "case": case,
-            "game": game.name,
-            "options": options,
-            "batch": num_envs,
-            "default_steps_per_s": rate["default"],
-            "one_thread_steps_per_s": rate["one"],
-            "ratio": rate["default"] / rate["one"],
-            "median_window_ratio": float(np.median([one / dflt for dflt, one in pairs])),
-            "threads": envs["default"].num_threads,
-            "threads_in_use": envs["default"].threads_in_use,
-            "steps_by_threads": envs["default"].steps_by_threads,
-            "layer": numba.threading_layer() if envs["default"].num_threads > 1 else "none",
-            "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY", ""),
-        }
+
+def _thread_record(game: GameDef, case: str, options: dict, num_envs: int, envs, spent, steps, pairs) -> dict:
+    """One :func:`thread_cases` record from the windows' times."""
+    rate = {k: steps[k] * num_envs / spent[k] for k in envs}
+    return {
+        "bench": "threads",
+        "case": case,
+        "game": game.name,
+        "options": options,
+        "batch": num_envs,
+        "default_steps_per_s": rate["default"],
+        "one_thread_steps_per_s": rate["one"],
+        "ratio": rate["default"] / rate["one"],
+        "median_window_ratio": float(np.median([one / dflt for dflt, one in pairs])),
+        "threads": envs["default"].num_threads,
+        "threads_in_use": envs["default"].threads_in_use,
+        "steps_by_threads": envs["default"].steps_by_threads,
+        "layer": numba.threading_layer() if envs["default"].num_threads > 1 else "none",
+        "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY", ""),
+    }
+
+
+def _alternate_windows(envs: dict, forward, seconds: float, warmup: int, min_steps: int) -> tuple:
+    """Warm each env of ``envs`` up with ``warmup`` steps, then step them in alternating
+    windows of 10 steps (``forward`` on the observations before each step, untimed) for
+    ``seconds`` and at least ``min_steps`` steps each. Returns ``(seconds spent per env,
+    steps per env, [(default, one thread) seconds of back-to-back windows])``."""
+    spent = {k: 0.0 for k in envs}
+    steps = {k: 0 for k in envs}
+    pairs = []
+    obs = {}
+    for k, v in envs.items():  # warm up in the case's conditions: compilation,
+        obs[k] = v.reset()[0]  # thread start, the default env's first choices
+        for _ in range(warmup):
+            if forward is not None:
+                forward(obs[k])
+            obs[k] = v.step(v.sample_actions())[0]
+    t_end = time.perf_counter() + seconds
+    while time.perf_counter() < t_end or steps["one"] < min_steps:
+        window = {}
+        for k, v in envs.items():
+            window[k] = 0.0
+            for _ in range(10):
+                if forward is not None:
+                    forward(obs[k])
+                t0 = time.perf_counter()
+                obs[k] = v.step(v.sample_actions())[0]
+                window[k] += time.perf_counter() - t0
+            spent[k] += window[k]
+            steps[k] += 10
+        pairs.append((window["default"], window["one"]))
+    return spent, steps, pairs
 
 
 def copy_case(game: GameDef, options: dict | None = None, num_envs: int = 4096, seconds: float = 4.0) -> dict:
@@ -707,8 +738,6 @@ def copy_case(game: GameDef, options: dict | None = None, num_envs: int = 4096, 
     the next step, as a training loop does. Returns the ``copy`` record:
     ``copy_steps_per_s``, ``no_copy_steps_per_s``, ``ratio`` and ``median_window_ratio``.
     """
-    from tabletop_core.envs.vector import SelfPlayVectorEnv
-
     options = dict(options or {})
     envs = {c: SelfPlayVectorEnv(game, num_envs, seed=0, copy=c, **options) for c in (True, False)}
     out = {}

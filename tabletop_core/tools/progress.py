@@ -8,10 +8,46 @@ asks for one (a soak in a log file).
 from __future__ import annotations
 
 import sys
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TextIO
 
-__all__ = ["ProgressBar"]
+__all__ = ["ProgressBar", "compile_notice", "format_duration"]
+
+COMPILE_NOTICE_S = 2.0
+"""A warm-up longer than this says that the kernels are compiling."""
+
+
+@contextmanager
+def compile_notice(name: str, enabled: bool = True) -> Iterator[None]:
+    """Say once on stderr that the kernels of the game ``name`` compile when the warm-up
+    inside the ``with`` takes over :data:`COMPILE_NOTICE_S` seconds (a cold numba cache:
+    a first run), so a long first wait is not silent."""
+    timer = threading.Timer(
+        COMPILE_NOTICE_S,
+        lambda: print(
+            f"compiling the kernels for {name} (first run only; cached after)...", file=sys.stderr, flush=True
+        ),
+    )
+    timer.daemon = True
+    if enabled:
+        timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+
+
+def format_duration(seconds: float) -> str:
+    """A duration as a person reads it: ``"45 s"``, ``"12 min"``, ``"2 h 05 min"``."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    minutes = seconds / 60
+    if minutes < 90:
+        return f"{minutes:.0f} min"
+    return f"{int(minutes // 60)} h {int(minutes % 60):02d} min"
 
 
 class ProgressBar:
@@ -76,11 +112,19 @@ class ProgressBar:
         now = time.perf_counter()
         if self.plain_every is not None and now - self.last >= self.plain_every:
             self.last = now
-            print(
-                f"{self.label}: {done}/{self.total} {self.unit}, {info}, {now - self.t0:,.0f} s",
-                file=sys.stderr,
-                flush=True,
-            )
+            print(self.plain_line(done, now - self.t0, info), file=sys.stderr, flush=True)
+
+    def plain_line(self, done: float, elapsed: float, info: str = "") -> str:
+        """The line shown off a terminal: ``"label: 3,200/10,000 games, 1,234 games/s,
+        about 6 s left"`` (the time left at the rate so far)."""
+        parts = [f"{self.label}: {done:,}/{self.total:,} {self.unit}".rstrip()]
+        if info:
+            parts.append(info)
+        if done > 0 and elapsed > 0:
+            rate = done / elapsed
+            parts.append(f"{rate:,.1f} {self.unit or 'units'}/s")
+            parts.append(f"about {format_duration((self.total - done) / rate)} left")
+        return ", ".join(parts)
 
     def close(self, done: float | None = None, info: str = "") -> None:
         """Stop the bar, showing ``done`` and ``info`` last where given (idempotent)."""

@@ -22,6 +22,7 @@ violations (counted; the first few described).
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -29,7 +30,8 @@ from typing import Any
 import numpy as np
 
 from tabletop_core.contract.catalog import load_game
-from tabletop_core.tools.progress import ProgressBar
+from tabletop_core.envs.vector import SelfPlayVectorEnv
+from tabletop_core.tools.progress import ProgressBar, compile_notice
 
 __all__ = ["soak"]
 
@@ -68,8 +70,9 @@ def soak(
         num_envs: vector env batch size.
         seed: reset seed (env i gets seed + i).
         validate_every: run the game's ``validate_state`` every this many steps (>= 1).
-        progress: show progress on stderr: a ``rich`` progress bar on a terminal, else a
-            status line every 30 s (for logs of long runs).
+        progress: show progress with the time left on stderr: a ``rich`` progress bar on
+            a terminal, else a status line every 15 s (for logs of long runs); say when the
+            kernels compile.
         num_threads: the vector env's ``num_threads`` (None: its default).
         **options: the game's options.
 
@@ -82,8 +85,6 @@ def soak(
     Raises:
         ValueError: unknown game, bad option, ``games`` < 1 or ``validate_every`` < 1.
     """
-    from tabletop_core.envs.vector import SelfPlayVectorEnv
-
     _check_counts(games, validate_every)
     game = load_game(game_name)
     num_envs = int(max(1, min(num_envs, games)))
@@ -100,28 +101,39 @@ def soak(
         ret=np.zeros((num_envs, p), np.float64),
         length=np.zeros(num_envs, np.int64),
     )
-    bar = ProgressBar(games, f"soak {game.name}", enabled=progress, unit="games", plain_every=30.0)
-    obs, info = venv.reset(seed=seed)
+    bar = ProgressBar(games, f"soak {game.name}", enabled=progress, unit="games", plain_every=15.0)
     t0 = time.perf_counter()
-    while run.done < games:
-        random_phase = run.done_random < run.half
-        if random_phase:
-            obs, rew, term, trunc, info = venv.step(venv.sample_actions())
-        else:
-            obs, rew, term, trunc, info = venv.step_bots(bots)
-        run.steps += 1
-        _check_step(run, obs, rew, info["action_mask"])
-        if term.any():
-            _end_episodes(run, np.flatnonzero(term), info["final_obs"], random_phase)
-            bar.update(run.done, _progress_info(bar, run))
-        if game.validate_state is not None and run.steps % validate_every == 0:
-            try:
-                game.validate_state(venv.state)
-            except ValueError as exc:
-                run.viol.add("validate_state", 1, f"step {run.steps}: {exc}")
-    seconds = time.perf_counter() - t0
-    bar.close(run.done, _progress_info(bar, run))
-    return _result(run, bots, seconds, num_envs, validate_every, options)
+    try:
+        with compile_notice(game.name, progress):  # the first reset and step compile (or load)
+            venv.reset(seed=seed)
+            t0 = time.perf_counter()
+            _soak_step(run, venv, bots, bar, validate_every)
+        while run.done < games:
+            _soak_step(run, venv, bots, bar, validate_every)
+    finally:
+        bar.close(run.done, _progress_info(bar, run))
+    return _result(run, bots, time.perf_counter() - t0, num_envs, validate_every, options)
+
+
+def _soak_step(run: _Run, venv, bots: list, bar: ProgressBar, validate_every: int) -> None:
+    """One step of ``venv`` (random actions for the first half of the games, then
+    ``bots``), checked."""
+    game = run.game
+    random_phase = run.done_random < run.half
+    if random_phase:
+        obs, rew, term, trunc, info = venv.step(venv.sample_actions())
+    else:
+        obs, rew, term, trunc, info = venv.step_bots(bots)
+    run.steps += 1
+    _check_step(run, obs, rew, info["action_mask"])
+    if term.any():
+        _end_episodes(run, np.flatnonzero(term), info["final_obs"], random_phase)
+        bar.update(run.done, _progress_info(bar, run))
+    if game.validate_state is not None and run.steps % validate_every == 0:
+        try:
+            game.validate_state(venv.state)
+        except ValueError as exc:
+            run.viol.add("validate_state", 1, f"step {run.steps}: {exc}")
 
 
 def _check_counts(games: int, validate_every: int) -> None:
@@ -262,15 +274,16 @@ def setup_soak_parser(sp, game) -> None:
     sp.add_argument("--seed", type=int, default=0)
     sp.add_argument("--validate-every", type=int, default=1, help="run validate_state every this many steps")
     sp.add_argument("--threads", type=int, default=None, help="vector env num_threads (default: its own)")
-    sp.add_argument("--progress", action="store_true", help="progress on stderr (default: on a terminal)")
+    sp.add_argument(
+        "--progress",
+        action="store_true",
+        help="kept for old scripts: progress always shows on stderr (a bar on a terminal, else a line every 15 s)",
+    )
 
 
 def cmd_soak(args) -> int:
     """Run :func:`soak` for parsed ``tabletop soak`` arguments (``args.options``: the game
     options given); print one JSON line. Exit status 1 when a violation was found."""
-    import json
-    import sys
-
     options = dict(args.options)
     result = soak(
         args.game,
@@ -278,7 +291,7 @@ def cmd_soak(args) -> int:
         num_envs=args.num_envs,
         seed=args.seed,
         validate_every=args.validate_every,
-        progress=args.progress or sys.stderr.isatty(),
+        progress=True,
         num_threads=args.threads,
         **options,
     )
