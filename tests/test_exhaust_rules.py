@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import KernelTable
 
 from exhaust_env import rules
 from exhaust_env.spec import (
@@ -35,18 +36,17 @@ def K(name: str) -> int:
     return parse_card(name)
 
 
-class Table:
+class Table(KernelTable):
     """A batch-of-one kernel State with helpers to play it by card names."""
 
+    rules = rules
+    num_actions = NUM_ACTIONS
+
     def __init__(self, options: Options, seed: int = 0):
+        super().__init__(new_state(1, options))
         self.options = options
-        self.s = new_state(1, options)
         self.s["rng"][0] = seed_word(seed)
         at(rules.deal_r, self.s, 0)
-
-    @property
-    def e(self):
-        return self.s[0]
 
     def set_hand(self, seat: int, cards: str) -> Table:
         e = self.e
@@ -60,15 +60,6 @@ class Table:
         from exhaust_env.spec import card_name
 
         return [card_name(k) for k in range(61) for _ in range(int(self.e["hand"][seat, k]))]
-
-    def legal(self) -> set[int]:
-        mask = np.zeros(NUM_ACTIONS, np.int8)
-        n = at(rules.legal_mask_r, self.s, 0, mask[None, :], 0)
-        legal = set(np.flatnonzero(mask).tolist())
-        assert n == len(legal)
-        for a in range(NUM_ACTIONS):
-            assert bool(at(rules.is_legal_r, self.s, 0, a)) == (a in legal)
-        return legal
 
     def select(self, cards: str) -> Table:
         for name in cards.split():
