@@ -5,13 +5,19 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from pettingzoo.test import render_test
+from helpers import (
+    assert_illegal_move_ends_the_episode,
+    assert_vector_env_rejects_bad_actions,
+    option_id,
+    play_learner_episode,
+    render_test_for,
+)
 
 import exhaust_env
 from exhaust_env import observe, rules
 from exhaust_env.spec import CAST_OFFSET, NUM_ACTIONS, PLAY_TIME_MAGIC, Options
 from exhaust_env.state import new_state
-from tabletop_core.envs.aec import ActionOutOfBoundsError, IllegalActionError, ResetNeededError
+from tabletop_core.envs.aec import IllegalActionError, ResetNeededError
 from tabletop_core.kernel.rng import sample_legal, seed_word
 from tabletop_core.tools.testing import assert_state_roundtrip, at
 
@@ -25,15 +31,11 @@ OPTION_SETS = [
 ]
 
 
-def _id(o):
-    return ",".join(f"{k}={v}" for k, v in o.items())
-
-
 # PettingZoo's api and seed tests, AEC = vector and save/restore over every option:
 # tests/test_api.py (tabletop_core.tools.testing.api_test)
-@pytest.mark.parametrize("options", OPTION_SETS, ids=_id)
+@pytest.mark.parametrize("options", OPTION_SETS, ids=option_id)
 def test_pettingzoo_render(options):
-    render_test(lambda render_mode=None: exhaust_env.env(render_mode=render_mode, **options))
+    render_test_for(exhaust_env, options)
 
 
 def test_registry_make_and_agents():
@@ -96,19 +98,6 @@ def test_call_order_and_stepping_after_the_end():
     assert env.agents == ["player_0", "player_1"]
 
 
-@pytest.mark.parametrize("bad", [-1, NUM_ACTIONS, 10**9, 2.5, "3", None, True, np.array([1, 2])])
-def test_out_of_range_or_wrong_type_action(bad):
-    for make in (exhaust_env.env, exhaust_env.raw_env):
-        env = make(num_players=2)
-        env.reset(seed=0)
-        before = env.unwrapped.get_state()
-        with pytest.raises(ActionOutOfBoundsError) as err:
-            env.step(bad)
-        assert isinstance(err.value, ValueError) and isinstance(err.value, AssertionError)
-        np.testing.assert_array_equal(env.unwrapped.get_state()["state"], before["state"])
-        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
-
-
 def test_raw_env_rejects_illegal_action_and_stays_usable():
     env = exhaust_env.raw_env(num_players=4)
     env.reset(seed=4)
@@ -126,12 +115,7 @@ def test_raw_env_rejects_illegal_action_and_stays_usable():
 def test_lean_wrapper_illegal_move_terminates_with_warning():
     env = exhaust_env.env(num_players=3)
     env.reset(seed=0)
-    offender = env.agent_selection
-    with pytest.warns(UserWarning, match="Illegal move"):
-        env.step(CAST_OFFSET)
-    assert all(env.terminations.values())
-    assert env._cumulative_rewards[offender] == -1
-    assert all(v == 0 for a, v in env._cumulative_rewards.items() if a != offender)
+    assert_illegal_move_ends_the_episode(env, CAST_OFFSET)
 
 
 @pytest.mark.parametrize(
@@ -171,20 +155,10 @@ def test_vector_env_api_errors_and_bots():
     obs, info = venv.reset()
     assert obs.shape == (8, observe.observation_dim(4)) and obs.dtype == np.float32
     assert info["action_mask"].shape == (8, NUM_ACTIONS) and info["action_mask"].dtype == np.int8
-    before = venv.get_state()
     acts = venv.sample_actions()
-    bad = acts.copy()
-    bad[5] = CAST_OFFSET + 9
-    with pytest.raises(ValueError, match=r"env 5: action 70 \(cast on Any\) is illegal"):
-        venv.step(bad)
-    np.testing.assert_array_equal(venv.get_state()["state"], before["state"])
-    with pytest.raises(ValueError, match="shape"):
-        venv.step(acts[:3])
-    with pytest.raises(ValueError, match="integers"):
-        venv.step(acts.astype(np.float32))
-    bad[5] = NUM_ACTIONS + 4
-    with pytest.raises(ValueError, match="out of range"):
-        venv.step(bad)
+    assert_vector_env_rejects_bad_actions(
+        venv, acts, 5, CAST_OFFSET + 9, NUM_ACTIONS, match=r"env 5: action 70 \(cast on Any\) is illegal"
+    )
     obs, rewards, term, trunc, info = venv.step(acts)
     assert rewards.shape == (8, 4) and rewards.dtype == np.float32
     ended = 0
@@ -338,16 +312,7 @@ def test_single_agent_learner_seat_against_bots():
     for options in ({"num_players": 3}, {"mode": "solo"}):
         env = LearnerEnv(exhaust_env.GAME, seat=0, opponents="npc", **options)
         for seed in range(4):
-            obs, info = env.reset(seed=seed)
-            total = 0.0
-            rng = np.random.default_rng(seed)
-            while True:
-                assert info["action_mask"].any()
-                a = int(rng.choice(np.flatnonzero(info["action_mask"])))
-                obs, r, term, trunc, info = env.step(a)
-                total += r
-                if term or trunc:
-                    break
+            total, _ = play_learner_episode(env, seed)
             loser = int(env._core.state["loser"][0])
             if options.get("mode") == "solo":
                 assert total == (1.0 if loser == 1 else -1.0)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import KernelTable
 
 from exhaust_env import rules
 from exhaust_env.spec import (
@@ -35,18 +36,17 @@ def K(name: str) -> int:
     return parse_card(name)
 
 
-class Table:
+class Table(KernelTable):
     """A batch-of-one kernel State with helpers to play it by card names."""
 
+    rules = rules
+    num_actions = NUM_ACTIONS
+
     def __init__(self, options: Options, seed: int = 0):
+        super().__init__(new_state(1, options))
         self.options = options
-        self.s = new_state(1, options)
         self.s["rng"][0] = seed_word(seed)
         at(rules.deal_r, self.s, 0)
-
-    @property
-    def e(self):
-        return self.s[0]
 
     def set_hand(self, seat: int, cards: str) -> Table:
         e = self.e
@@ -61,15 +61,6 @@ class Table:
 
         return [card_name(k) for k in range(61) for _ in range(int(self.e["hand"][seat, k]))]
 
-    def legal(self) -> set[int]:
-        mask = np.zeros(NUM_ACTIONS, np.int8)
-        n = at(rules.legal_mask_r, self.s, 0, mask[None, :], 0)
-        legal = set(np.flatnonzero(mask).tolist())
-        assert n == len(legal)
-        for a in range(NUM_ACTIONS):
-            assert bool(at(rules.is_legal_r, self.s, 0, a)) == (a in legal)
-        return legal
-
     def select(self, cards: str) -> Table:
         for name in cards.split():
             assert K(name) in self.legal(), f"cannot add {name}"
@@ -82,11 +73,15 @@ class Table:
     def can_cast(self, area: int) -> bool:
         return CAST_OFFSET + area in self.legal()
 
+    def cast(self, area: int) -> Table:
+        """Casts the selection on ``area`` (the caller checks that it may)."""
+        at(rules.apply_action_r, self.s, 0, CAST_OFFSET + area)
+        return self
+
     def play(self, cards: str, area: int) -> Table:
         self.select(cards)
         assert self.can_cast(area), f"cannot cast {cards} on {area}"
-        at(rules.apply_action_r, self.s, 0, CAST_OFFSET + area)
-        return self
+        return self.cast(area)
 
     def act(self, action: int) -> Table:
         assert action in self.legal()
@@ -119,7 +114,7 @@ def test_single_with_four_areas_takes_only_its_colour_and_higher_numbers():
     t.e["area_top"][PAIR:ANY] = (15, 15, 15, 0, 0)
     t.e["area_top"][ANY] = 4  # the Any would need 5 cards
     assert t.legal() == {CAST_OFFSET + 0}  # only the red Single is left for R5
-    at(rules.apply_action_r, t.s, 0, CAST_OFFSET + 0)
+    t.cast(0)
     assert int(t.e["area_top"][0]) == 5 and int(t.e["tm"][0]) == 0  # no reward
     assert int(t.e["current"]) == 1
     t.set_hand(1, "R4 R5 R7 G1")
@@ -162,7 +157,7 @@ def test_pair_needs_one_number_higher_than_the_top_and_draws_a_replenishment_car
     assert not t.can_add("Y8")  # mixed numbers make no set
     t.select("B7")
     assert t.legal() == {CAST_OFFSET + PAIR, K("C")}  # or R7 B7 C on 3 cards
-    at(rules.apply_action_r, t.s, 0, CAST_OFFSET + PAIR)
+    t.cast(PAIR)
     assert int(t.e["area_top"][PAIR]) == 7
     assert int(t.e["repl_n"]) == 3
     kind = top_card if top_card < 60 else COPY_KIND
@@ -213,7 +208,7 @@ def test_straight_consecutive_numbers_any_colours_no_copy_no_wrap():
     assert not t.can_add("C") and not t.can_add("G1")  # no copy, no wrap-around 15 -> 1
     t.select("Y15")
     assert t.legal() == {CAST_OFFSET + STRAIGHT}
-    at(rules.apply_action_r, t.s, 0, CAST_OFFSET + STRAIGHT)
+    t.cast(STRAIGHT)
     assert int(t.e["area_top"][STRAIGHT]) == 3 and int(t.e["tm"][0]) == 1
 
 
@@ -240,7 +235,7 @@ def test_flush_one_colour_with_copies_count_restricted():
     assert not t.can_add("R4")  # another colour breaks the flush
     t.select("G9 G11")
     assert t.legal() == {CAST_OFFSET + FLUSH}
-    at(rules.apply_action_r, t.s, 0, CAST_OFFSET + FLUSH)
+    t.cast(FLUSH)
     assert int(t.e["area_top"][FLUSH]) == 4 and int(t.e["tm"][0]) == 1
 
 
@@ -248,7 +243,7 @@ def test_any_takes_anything_but_copies_only():
     t = four_players(p0="R1 G9 B4 C C")
     t.select("R1 G9 C")
     assert t.can_cast(ANY) and not t.can_cast(FLUSH) and not t.can_cast(STRAIGHT)
-    at(rules.apply_action_r, t.s, 0, CAST_OFFSET + ANY)
+    t.cast(ANY)
     assert int(t.e["tm"][0]) == 1 and int(t.e["area_top"][ANY]) == 3
 
 

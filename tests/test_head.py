@@ -13,6 +13,9 @@ from tabletop_core.kernel.jit import column_blocks, shards
 from tabletop_core.train.head import legal_grad_input, legal_grad_weight, legal_logits, logits_at
 from tabletop_core.train.sample import masked_sample, sample_legal_dots
 
+THREADS = st.integers(1, 3)  # thread counts the kernels split their work over
+SEEDS = st.integers(0, 2**32 - 1)
+
 
 def _head(z, weight, bias, index, gl, gv, threads=1):
     """The three update kernels on ``threads`` shards: logits, value, and the gradients."""
@@ -59,8 +62,8 @@ def _dense_reference(z, weight, bias, index, grad_logits, grad_value):
     h=st.integers(1, 70),
     a=st.integers(1, 50),
     k=st.integers(1, 9),
-    threads=st.integers(1, 3),
-    seed=st.integers(0, 2**32 - 1),
+    threads=THREADS,
+    seed=SEEDS,
 )
 def test_kernels_match_the_dense_head(n, h, a, k, threads, seed):
     z, weight, bias, index, gl, gv = _case(n, h, a, k, seed)
@@ -94,8 +97,8 @@ def test_the_same_floats_on_every_call_whatever_the_thread_count():
     n=st.integers(1, 30),
     h=st.integers(1, 40),
     a=st.integers(1, 140),
-    threads=st.integers(1, 3),
-    seed=st.integers(0, 2**32 - 1),
+    threads=THREADS,
+    seed=SEEDS,
     extra_width=st.integers(0, 140),
 )
 def test_sampler_from_features_draws_what_the_masked_sampler_draws(n, h, a, threads, seed, extra_width):

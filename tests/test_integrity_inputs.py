@@ -1,13 +1,22 @@
-"""Small input gaps closed with clear ValueErrors (issue 17, item 4)."""
+"""Bad input to the envs gets a clear error and changes nothing: actions out of range or of
+the wrong type, calls before reset, options, seeds and bot names of the wrong type."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import BAD_ACTIONS, assert_out_of_range_action_rejected
 
 import exhaust_env
 import thegame_env
 from tabletop_core.envs.aec import ResetNeededError
+
+
+@pytest.mark.parametrize(
+    "package, bad", [(p, bad) for p in (thegame_env, exhaust_env) for bad in (p.NUM_ACTIONS, *BAD_ACTIONS)]
+)
+def test_out_of_range_or_wrong_type_action(package, bad):
+    assert_out_of_range_action_rejected(package, bad, num_players=2)
 
 
 def test_raw_env_step_and_observe_before_reset():

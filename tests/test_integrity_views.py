@@ -70,25 +70,14 @@ def _thegame_swap(s: np.ndarray, viewer: int, rng) -> np.ndarray | None:
     return t
 
 
-def test_thegame_views_hide_other_hands_and_the_draw_pile():
-    game, options, states = _positions("thegame", {"num_players": 3})
-    rng = np.random.default_rng(0)
-    changed = 0
-    for s in states:
-        for viewer in range(3):
-            t = _thegame_swap(s, viewer, rng)
-            if t is not None:
-                _same_view(game, options, s, t, viewer)
-                changed += 1
-    assert changed > 20
-
-
 # --- Koikoi: other hands and the stock ------------------------------------------------------
 def _koikoi_swap(s: np.ndarray, viewer: int, rng) -> np.ndarray | None:
     from koikoi_env import rules
     from koikoi_env.state import LOC_HAND, LOC_STOCK
 
     e = s[0]
+    if e["phase"] != 0:
+        return None  # a pending choice: keep the position simple
     pos = int(e["deck_pos"])
     n = int(e["cfg_players"])
     other = [
@@ -109,15 +98,18 @@ def _koikoi_swap(s: np.ndarray, viewer: int, rng) -> np.ndarray | None:
     return t
 
 
-def test_koikoi_views_hide_other_hands_and_the_stock():
-    game, options, states = _positions("koikoi", {"num_players": 3}, limit=120)
+@pytest.mark.parametrize(
+    "game_name, swap, limit",
+    [("thegame", _thegame_swap, 150), ("koikoi", _koikoi_swap, 120)],
+    ids=["thegame: other hands and the draw pile", "koikoi: other hands and the stock"],
+)
+def test_views_hide_other_hands_and_the_undealt_cards(game_name, swap, limit):
+    game, options, states = _positions(game_name, {"num_players": 3}, limit=limit)
     rng = np.random.default_rng(0)
     changed = 0
     for s in states:
-        if s[0]["phase"] != 0:
-            continue  # a pending choice: keep the position simple
         for viewer in range(3):
-            t = _koikoi_swap(s, viewer, rng)
+            t = swap(s, viewer, rng)
             if t is not None:
                 _same_view(game, options, s, t, viewer)
                 changed += 1

@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 import pettingzoo
 import pytest
+from helpers import assert_vector_env_rejects_bad_actions
 from pettingzoo.test import render_test
 
 import koikoi_env
@@ -159,42 +160,56 @@ def _observe(s, seat, n):
     return out
 
 
+def _midgame(num_players: int, seed: int, rng: np.random.Generator, most_plays: int):
+    """A dealt round after up to ``most_plays`` random plays (drawn from ``rng``), or None
+    when the round is over by then."""
+    s = new_state(1, Options(num_players=num_players))
+    s["rng"][0] = seed_word(seed)
+    at(rules.deal_r, s, 0)
+    mask = np.zeros(NUM_ACTIONS, np.int8)
+    for _ in range(int(rng.integers(0, most_plays))):
+        at(rules.legal_mask_r, s, 0, mask[None, :], 0)
+        if s["status"][0] != 0:
+            break
+        at(rules.apply_action_r, s, 0, int(rng.choice(np.flatnonzero(mask))))
+    return None if s["status"][0] != 0 else s
+
+
+def _shuffle_hidden(s, seat: int, rng: np.random.Generator):
+    """A copy of ``s`` with the cards ``seat`` cannot see (the other hands and the stock)
+    dealt among those places anew, keeping every count, and the stock in a new order."""
+    t = s.copy()
+    e = t[0]
+    hidden = [
+        c
+        for c in range(NUM_CARDS)
+        if e["loc"][c] == LOC_STOCK
+        or (LOC_HAND <= e["loc"][c] < LOC_CAPTURED and e["loc"][c] != LOC_HAND + seat)
+    ]
+    perm = rng.permutation(hidden)
+    codes = [int(e["loc"][c]) for c in hidden]
+    for c, code in zip(perm, codes):
+        e["loc"][c] = code
+    at(rules.sync_bits_r, t, 0)
+    e["deck"][int(e["deck_pos"]) :] = [
+        c for c in perm[[k for k, code in enumerate(codes) if code == LOC_STOCK]]
+    ]
+    return t
+
+
 @pytest.mark.parametrize("num_players", PLAYERS)
 def test_other_hands_and_stock_order_never_change_a_seats_observation(num_players):
     rng = np.random.default_rng(num_players)
     for seed in range(20):
-        s = new_state(1, Options(num_players=num_players))
-        s["rng"][0] = seed_word(seed)
-        at(rules.deal_r, s, 0)
-        mask = np.zeros(NUM_ACTIONS, np.int8)
-        for _ in range(int(rng.integers(0, 30))):  # some play first
-            at(rules.legal_mask_r, s, 0, mask[None, :], 0)
-            if s["status"][0] != 0:
-                break
-            at(rules.apply_action_r, s, 0, int(rng.choice(np.flatnonzero(mask))))
-        if s["status"][0] != 0:
+        s = _midgame(num_players, seed, rng, 30)  # some play first
+        if s is None:
             continue
         for seat in range(num_players):
             before = _observe(s, seat, num_players)
-            # swap the hidden cards: other hands and the stock, keeping every count
-            t = s.copy()
-            e = t[0]
-            hidden = [
-                c
-                for c in range(NUM_CARDS)
-                if e["loc"][c] == LOC_STOCK
-                or (LOC_HAND <= e["loc"][c] < LOC_CAPTURED and e["loc"][c] != LOC_HAND + seat)
-            ]
-            perm = rng.permutation(hidden)
-            codes = [int(e["loc"][c]) for c in hidden]
-            for c, code in zip(perm, codes):
-                e["loc"][c] = code
-            at(rules.sync_bits_r, t, 0)
-            stock = [c for c in perm[[k for k, code in enumerate(codes) if code == LOC_STOCK]]]
-            e["deck"][int(e["deck_pos"]) :] = stock
+            t = _shuffle_hidden(s, seat, rng)
             assert np.array_equal(_observe(t, seat, num_players), before)
             # ... while the own hand does show
-            own = np.flatnonzero(e["loc"] == LOC_HAND + seat)
+            own = np.flatnonzero(t[0]["loc"] == LOC_HAND + seat)
             decoded = koikoi_env.decode_observation(before)
             assert set(np.flatnonzero(decoded["hand"]).tolist()) == set(own.tolist())
 
@@ -206,31 +221,11 @@ def test_bots_do_not_read_hidden_cards():
     bot_rng = np.array([seed_word(1)], np.uint64)
     checked = 0
     for seed in range(60):
-        s = new_state(1, Options(num_players=3))
-        s["rng"][0] = seed_word(seed)
-        at(rules.deal_r, s, 0)
-        for _ in range(int(rng.integers(0, 25))):
-            at(rules.legal_mask_r, s, 0, mask[None, :], 0)
-            at(rules.apply_action_r, s, 0, int(rng.choice(np.flatnonzero(mask))))
-            if s["status"][0] != 0:
-                break
-        if s["status"][0] != 0:
+        s = _midgame(3, seed, rng, 25)
+        if s is None:
             continue
         at(rules.legal_mask_r, s, 0, mask[None, :], 0)
-        seat = int(s["current"][0])
-        t = s.copy()
-        e = t[0]
-        hidden = [
-            c
-            for c in range(NUM_CARDS)
-            if e["loc"][c] == LOC_STOCK
-            or (LOC_HAND <= e["loc"][c] < LOC_CAPTURED and e["loc"][c] != LOC_HAND + seat)
-        ]
-        perm = rng.permutation(hidden)
-        codes = [int(e["loc"][c]) for c in hidden]
-        for c, code in zip(perm, codes):
-            e["loc"][c] = code
-        at(rules.sync_bits_r, t, 0)
+        t = _shuffle_hidden(s, int(s["current"][0]), rng)
         for bot in (1, 2):
             assert at(bots.bot_action_r, s, 0, bot, mask[None, :], 0, bot_rng, 0) == at(
                 bots.bot_action_r, t, 0, bot, mask[None, :], 0, bot_rng, 0
@@ -353,20 +348,8 @@ def test_step_after_the_end_warns_and_stepping_before_reset_raises():
 def test_vector_env_rejects_bad_actions_without_stepping():
     venv = koikoi_env.vector_env(3, num_players=2, seed=0)
     obs, info = venv.reset()
-    before = venv.get_state()["state"].copy()
     good = np.array([np.flatnonzero(m)[0] for m in info["action_mask"]])
-    bad = good.copy()
-    bad[1] = TAKE_OFFSET + 5
-    with pytest.raises(ValueError, match="env 1"):
-        venv.step(bad)
-    with pytest.raises(ValueError, match="shape"):
-        venv.step(good[:2])
-    with pytest.raises(ValueError, match="integers"):
-        venv.step(good.astype(np.float64))
-    bad[1] = 10_000
-    with pytest.raises(ValueError, match="out of range"):
-        venv.step(bad)
-    assert np.array_equal(venv.get_state()["state"], before)
+    assert_vector_env_rejects_bad_actions(venv, good, 1, TAKE_OFFSET + 5, NUM_ACTIONS)
     venv.step(good)
 
 

@@ -13,6 +13,7 @@ import random
 
 import numpy as np
 import pytest
+from helpers import KernelTable
 from koikoi_reference import yaku_of
 
 from koikoi_env import observe, rules
@@ -44,24 +45,12 @@ def cards(names: str) -> list[int]:
 
 
 # --- a readable table builder -----------------------------------------------------------
-class Table:
+class Table(KernelTable):
     """A batch-of-one kernel State with helpers to play it by card name."""
 
-    def __init__(self, state: np.ndarray):
-        self.s = state
-
-    @property
-    def e(self):
-        return self.s[0]
-
-    def legal(self) -> set[int]:
-        mask = np.zeros(NUM_ACTIONS, np.int8)
-        n = at(rules.legal_mask_r, self.s, 0, mask[None, :], 0)
-        legal = set(np.flatnonzero(mask).tolist())
-        assert n == len(legal)
-        for a in range(NUM_ACTIONS):
-            assert bool(at(rules.is_legal_r, self.s, 0, a)) == (a in legal)
-        return legal
+    rules = rules
+    num_actions = NUM_ACTIONS
+    status_type = Status
 
     def _act(self, action: int) -> list[int]:
         assert action in self.legal(), f"{action} should be legal; legal: {sorted(self.legal())}"
@@ -111,14 +100,6 @@ class Table:
     @property
     def phase(self) -> Phase:
         return Phase(int(self.e["phase"]))
-
-    @property
-    def status(self) -> Status:
-        return Status(int(self.e["status"]))
-
-    @property
-    def current(self) -> int:
-        return int(self.e["current"])
 
     @property
     def dealer(self) -> int:
@@ -265,12 +246,6 @@ def test_played_card_with_three_matches_takes_all_three():
     assert t.current == 1
 
 
-def test_matching_is_by_rank_for_non_number_cards_too():
-    t = table(["♠α ♠9", "♥1 ♥2"], field="♥α ♥β", stock="♣3 ♣4")
-    t.play("♠α")
-    assert t.captured(0) == set(cards("♠α ♥α")) and t.field == {C("♥β")}
-
-
 # --- step 3: the flip -------------------------------------------------------------------------
 def test_unmatched_play_stays_and_the_flip_captures_with_one_match():
     t = table(["♠7 ♠9", "♥1 ♥2"], field="♥3 ♦5", stock="♣3 ♣4 ♣6")
@@ -295,17 +270,42 @@ def test_flipped_card_with_two_matches_the_same_player_chooses():
     assert t.current == 1
 
 
-def test_flipped_card_with_three_matches_takes_all_three():
-    t = table(["♠7 ♠9", "♥1 ♥2"], field="♥3 ♦3 ♠3", stock="♣3 ♣4")
-    t.play("♠9")
-    assert t.captured(0) == set(cards("♣3 ♥3 ♦3 ♠3"))
-    assert t.field == {C("♠9")}
-
-
-def test_the_flip_can_match_the_card_just_played():
-    t = table(["♠9 ♠1", "♥1 ♥2"], field="♥3", stock="♣9 ♣4")
-    t.play("♠9")
-    assert t.captured(0) == set(cards("♠9 ♣9")) and t.field == {C("♥3")}
+@pytest.mark.parametrize(
+    "hands, field, stock, play, captured, field_after",
+    [
+        pytest.param(
+            ["♠α ♠9", "♥1 ♥2"],
+            "♥α ♥β",
+            "♣3 ♣4",
+            "♠α",
+            "♠α ♥α",
+            "♥β",
+            id="matching is by rank for non-number cards too",
+        ),
+        pytest.param(
+            ["♠7 ♠9", "♥1 ♥2"],
+            "♥3 ♦3 ♠3",
+            "♣3 ♣4",
+            "♠9",
+            "♣3 ♥3 ♦3 ♠3",
+            "♠9",
+            id="flipped card with three matches takes all three",
+        ),
+        pytest.param(
+            ["♠9 ♠1", "♥1 ♥2"],
+            "♥3",
+            "♣9 ♣4",
+            "♠9",
+            "♠9 ♣9",
+            "♥3",
+            id="the flip can match the card just played",
+        ),
+    ],
+)
+def test_a_play_and_its_flip_capture(hands, field, stock, play, captured, field_after):
+    t = table(hands, field=field, stock=stock)
+    t.play(play)
+    assert t.captured(0) == set(cards(captured)) and t.field == set(cards(field_after))
 
 
 # --- step 4: the draw -------------------------------------------------------------------------

@@ -9,11 +9,16 @@ import warnings
 import numpy as np
 import pettingzoo
 import pytest
-from pettingzoo.test import render_test
+from helpers import (
+    assert_illegal_move_ends_the_episode,
+    assert_vector_env_rejects_bad_actions,
+    option_id,
+    render_test_for,
+)
 from pettingzoo.utils.wrappers import AssertOutOfBoundsWrapper, OrderEnforcingWrapper, TerminateIllegalWrapper
 
 import thegame_env
-from tabletop_core.envs.aec import ActionOutOfBoundsError, IllegalActionError, ResetNeededError
+from tabletop_core.envs.aec import IllegalActionError, ResetNeededError
 from tabletop_core.tools.testing import assert_state_roundtrip
 from thegame_env import END_TURN, NUM_ACTIONS, decode_observation
 
@@ -24,15 +29,11 @@ OPTION_SETS = [
 ] + [{"num_players": 3, "on_fire": True, "level": 1, "reward": "cards", "start_player": 2}]
 
 
-def _id(o):
-    return "-".join(f"{k}={v}" for k, v in o.items())
-
-
 # PettingZoo's api and seed tests, AEC = vector and save/restore over every option:
 # tests/test_api.py (tabletop_core.tools.testing.api_test)
-@pytest.mark.parametrize("options", OPTION_SETS, ids=_id)
+@pytest.mark.parametrize("options", OPTION_SETS, ids=option_id)
 def test_pettingzoo_render(options):
-    render_test(lambda render_mode=None: thegame_env.env(render_mode=render_mode, **options))
+    render_test_for(thegame_env, options)
 
 
 def test_registry_make():
@@ -105,13 +106,7 @@ def test_lean_wrapper_illegal_move_terminates_with_warning():
     env = thegame_env.env(num_players=2)
     env.reset(seed=0)
     mask = env.observe(env.agent_selection)["action_mask"]
-    bad = int(np.flatnonzero(mask == 0)[0])
-    offender = env.agent_selection
-    with pytest.warns(UserWarning, match="Illegal move"):
-        env.step(bad)
-    assert all(env.terminations.values())
-    assert env._cumulative_rewards[offender] == -1
-    assert all(v == 0 for a, v in env._cumulative_rewards.items() if a != offender)
+    assert_illegal_move_ends_the_episode(env, int(np.flatnonzero(mask == 0)[0]))
 
 
 def test_call_order_checks():
@@ -128,21 +123,6 @@ def test_call_order_checks():
     assert env.agents == []
     with pytest.warns(UserWarning, match="after all agents"):
         env.step(0)
-
-
-@pytest.mark.parametrize("bad", [-1, NUM_ACTIONS, 10**9, 2.5, "3", None, True, np.array([1, 2])])
-def test_out_of_range_or_wrong_type_action(bad):
-    for make in (thegame_env.env, thegame_env.raw_env):
-        env = make(num_players=2)
-        env.reset(seed=0)
-        before = env.unwrapped.get_state()
-        with pytest.raises(ActionOutOfBoundsError) as err:
-            env.step(bad)
-        assert isinstance(err.value, ValueError) and isinstance(err.value, AssertionError)
-        assert "action" in str(err.value)
-        np.testing.assert_array_equal(env.unwrapped.get_state()["state"], before["state"])
-        # still usable
-        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
 
 
 def test_raw_env_rejects_illegal_action_and_stays_usable():
@@ -195,21 +175,11 @@ def test_vector_env_api_and_errors():
     obs, info = venv.reset()
     assert obs.shape == (8, 608) and obs.dtype == np.float32
     assert info["action_mask"].shape == (8, NUM_ACTIONS) and info["action_mask"].dtype == np.int8
-    state_before = venv.get_state()
     acts = venv.sample_actions()
     assert all(info["action_mask"][i, a] for i, a in enumerate(acts))
-    bad = acts.copy()
-    bad[5] = END_TURN
-    with pytest.raises(ValueError, match=r"env 5: action 392 \(end turn\) is illegal"):
-        venv.step(bad)
-    np.testing.assert_array_equal(venv.get_state()["state"], state_before["state"])
-    with pytest.raises(ValueError, match="shape"):
-        venv.step(acts[:3])
-    with pytest.raises(ValueError, match="integers"):
-        venv.step(acts.astype(np.float32))
-    bad[5] = NUM_ACTIONS + 4
-    with pytest.raises(ValueError, match="out of range"):
-        venv.step(bad)
+    assert_vector_env_rejects_bad_actions(
+        venv, acts, 5, END_TURN, NUM_ACTIONS, match=r"env 5: action 392 \(end turn\) is illegal"
+    )
     obs, rewards, term, trunc, info = venv.step(acts)
     assert rewards.shape == (8, 4) and rewards.dtype == np.float32
     assert np.all(rewards == rewards[:, :1])  # cooperative

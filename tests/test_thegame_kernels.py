@@ -19,9 +19,10 @@ import random
 import numba
 import numpy as np
 import pytest
+from helpers import assert_observe_writes_every_entry, deals_against_shuffle_prefix
 
 from tabletop_core.contract import loops
-from tabletop_core.kernel.rng import sample_legal, sample_legal_batch, seed_word, shuffle_prefix
+from tabletop_core.kernel.rng import sample_legal, sample_legal_batch, seed_word
 from tabletop_core.tools.testing import at
 from thegame_env import bots, observe, rules, vector_env
 from thegame_env.spec import END_TURN, NUM_ACTIONS, NUM_CARDS, Options
@@ -55,13 +56,7 @@ def test_the_deal_shuffles_exactly_like_tabletop_core_shuffle_prefix():
     for seed in range(300):
         s = new_state(1, Options(num_players=1 + seed % 5))
         s["rng"][0] = seed_word(seed)
-        for _ in range(3):  # consecutive deals continue the same stream
-            word = s["rng"].copy()
-            deck = np.arange(2, 2 + NUM_CARDS, dtype=np.int8)
-            shuffle_prefix(word, 0, deck, NUM_CARDS)
-            at(rules.deal_r, s, 0)
-            assert np.array_equal(s["deck"][0], deck)
-            assert s["rng"][0] == word[0]
+        for deck in deals_against_shuffle_prefix(s, rules.deal_r, 2, NUM_CARDS):
             h, n = int(s["cfg_hand_size"][0]), int(s["cfg_players"][0])
             for seat in range(5):
                 dealt = list(deck[seat * h : (seat + 1) * h]) if seat < n else []
@@ -184,12 +179,7 @@ def test_observe_and_legal_mask_write_every_entry(options):
     dim = observe.observation_dim(n)
     rnd = random.Random(n)
     for s, mask in _games(options, range(6), lambda m: rnd.choice(np.flatnonzero(m))):
-        for seat in range(n):
-            clean = np.zeros(dim, np.float32)
-            dirty = np.full(dim, np.nan, np.float32)
-            at(observe.observe_r, s, 0, seat, clean[None, :], 0)
-            at(observe.observe_r, s, 0, seat, dirty[None, :], 0)
-            assert np.array_equal(clean, dirty)
+        assert_observe_writes_every_entry(observe.observe_r, s, n, dim)
         dirty_mask = np.full(NUM_ACTIONS, 7, np.int8)
         assert at(rules.legal_mask_r, s, 0, dirty_mask[None, :], 0) == int(mask.sum())
         assert np.array_equal(mask, dirty_mask)
@@ -197,6 +187,7 @@ def test_observe_and_legal_mask_write_every_entry(options):
         obs = np.full((3, dim), np.nan, np.float32)
         masks = np.full((3, NUM_ACTIONS), 7, np.int8)
         cur = np.full(3, -1, np.int64)
+        clean = np.zeros(dim, np.float32)
         loops.batch_observe(np.concatenate([s, s, s]), np.zeros(3, loops.NO_NOTES), obs, masks, cur)
         at(observe.observe_r, s, 0, int(s["current"][0]), clean[None, :], 0)
         assert np.array_equal(obs, np.stack([clean] * 3)) and np.array_equal(masks, np.stack([mask] * 3))

@@ -11,6 +11,7 @@ import random
 
 import numpy as np
 import pytest
+from helpers import KernelTable
 
 from tabletop_core.kernel.rng import seed_word
 from tabletop_core.tools.testing import at
@@ -22,23 +23,16 @@ ALL_CARDS = list(range(2, 100))
 
 
 # --- a readable table builder -----------------------------------------------------------
-class Table:
-    """A batch-of-one kernel State with small helpers to play it by card and pile."""
+class Table(KernelTable):
+    """A batch-of-one kernel State with small helpers to play it by card and pile; each
+    legality reading is checked against ``is_legal_r`` by :meth:`can` and :meth:`can_end`."""
 
-    def __init__(self, state: np.ndarray):
-        self.s = state
-
-    @property
-    def e(self):
-        return self.s[0]
+    rules = rules
+    num_actions = NUM_ACTIONS
+    status_type = Status
+    check_each_action = False
 
     # reading
-    def legal(self) -> set[int]:
-        mask = np.zeros(NUM_ACTIONS, np.int8)
-        n = at(rules.legal_mask_r, self.s, 0, mask[None, :], 0)
-        legal = set(np.flatnonzero(mask).tolist())
-        assert n == len(legal)
-        return legal
 
     def can(self, card: int, pile: int) -> bool:
         legal = play_to_action(pile, card) in self.legal()
@@ -52,14 +46,6 @@ class Table:
 
     def hand(self, seat: int) -> list[int]:
         return sorted(int(c) for c in self.e["hand"][seat, : self.e["hand_size"][seat]])
-
-    @property
-    def status(self) -> Status:
-        return Status(int(self.e["status"]))
-
-    @property
-    def current(self) -> int:
-        return int(self.e["current"])
 
     @property
     def turn(self) -> int:
@@ -86,6 +72,12 @@ class Table:
         placed = at(rules.apply_action_r, self.s, 0, action)
         assert placed == 1
         return float(at(rules.step_reward_r, self.s, 0, placed))
+
+    def play_turn(self, *plays: tuple[int, int]) -> float:
+        """Plays each ``(card, pile)`` in order, then ends the turn; returns END_TURN's reward."""
+        for card, pile in plays:
+            self.play(card, pile)
+        return self.end_turn()
 
     def end_turn(self) -> float:
         assert self.can_end(), "END_TURN should be legal"
@@ -170,28 +162,24 @@ def test_can_place_matches_the_rule_for_every_top_and_card():
             assert rules.can_place(top, 3, card) == (card < top or card == top + 10)
 
 
-def test_backwards_trick_on_an_ascending_pile_is_exactly_ten_lower():
-    t = table([[40, 39, 41, 49, 60]], piles=(50, 95, 5, 5))
-    assert t.can(40, 0)  # top - 10
-    assert not t.can(39, 0)  # top - 11
-    assert not t.can(41, 0)  # top - 9
-    assert not t.can(49, 0)  # lower, not by 10
-    assert t.can(60, 0)  # higher
-    t.play(40, 0)
-    assert t.piles[0] == 40
-    assert t.can(60, 0) and not t.can(39, 0)
-
-
-def test_backwards_trick_on_a_descending_pile_is_exactly_ten_higher():
-    t = table([[60, 59, 61, 51, 40]], piles=(95, 95, 50, 8))
-    assert t.can(60, 2)  # top + 10
-    assert not t.can(61, 2)  # top + 11
-    assert not t.can(59, 2)  # top + 9
-    assert not t.can(51, 2)  # higher, not by 10
-    assert t.can(40, 2)  # lower
-    t.play(60, 2)
-    assert t.piles[2] == 60
-    assert t.can(40, 2) and not t.can(61, 2)
+@pytest.mark.parametrize(
+    "pile, piles, back",
+    [(0, (50, 95, 5, 5), -1), (2, (95, 95, 50, 8), 1)],
+    ids=["ascending pile: exactly ten lower", "descending pile: exactly ten higher"],
+)
+def test_backwards_trick_is_exactly_ten_back(pile, piles, back):
+    """``back`` is the pile's backwards direction (-1 on an ascending pile, +1 descending)."""
+    top = piles[pile]
+    trick = top + 10 * back
+    t = table([[trick, trick + back, trick - back, top + back, top - 10 * back]], piles=piles)
+    assert t.can(trick, pile)  # top -/+ 10
+    assert not t.can(trick + back, pile)  # top -/+ 11
+    assert not t.can(trick - back, pile)  # top -/+ 9
+    assert not t.can(top + back, pile)  # backwards, not by 10
+    assert t.can(top - 10 * back, pile)  # the pile's own direction
+    t.play(trick, pile)
+    assert t.piles[pile] == trick
+    assert t.can(top - 10 * back, pile) and not t.can(trick + back, pile)
 
 
 def test_backwards_trick_at_the_edges():
@@ -349,27 +337,19 @@ def test_covering_the_fire_card_on_the_next_turn_saves_the_game():
     t = table(
         [[22, 30, 31, 32, 40, 41, 42, 43]], draw=[90, 91, 92, 93], piles=(10, 20, 100, 100), on_fire=True
     )
-    t.play(22, 0)
-    t.play(30, 1)
-    t.end_turn()
+    t.play_turn((22, 0), (30, 1))
     t.play(40, 0)  # covers the 22
     assert list(t.obs()["fire_tops"]) == [0, 0, 0, 0] and list(t.obs()["fire_deadline"]) == [0] * 4
-    t.play(31, 1)
-    t.end_turn()
+    t.play_turn((31, 1))
     assert t.status == Status.PLAYING and t.turn == 2
-    t.play(41, 0)
-    t.play(42, 0)
-    t.end_turn()
+    t.play_turn((41, 0), (42, 0))
     assert t.status == Status.PLAYING
 
 
 def test_covering_in_the_same_turn_clears_the_fire():
     t = table([[22, 23, 30, 31, 32]], piles=(10, 20, 100, 100), on_fire=True)
-    t.play(22, 0)
-    t.play(23, 0)
-    t.end_turn()
-    t.play(30, 1)
-    t.end_turn()
+    t.play_turn((22, 0), (23, 0))
+    t.play_turn((30, 1))
     assert t.status == Status.PLAYING
 
 
@@ -391,16 +371,11 @@ def test_fire_deadline_with_several_players_is_the_end_of_the_next_players_turn(
 def test_fire_card_covered_by_the_next_player_is_fine():
     hands = [[22, 30, 31, 32, 33, 34], [50, 51, 52, 53, 54, 55], [60, 61, 62, 63, 64, 65]]
     t = table(hands, draw=[90, 91, 92, 93, 94, 95], piles=(10, 20, 100, 100), on_fire=True)
-    t.play(22, 0)
-    t.play(30, 1)
-    t.end_turn()
+    t.play_turn((22, 0), (30, 1))
     t.play(50, 0)  # seat 1 covers
-    t.play(55, 2)
-    t.end_turn()
+    t.play_turn((55, 2))
     assert t.status == Status.PLAYING and t.current == 2
-    t.play(65, 2)
-    t.play(64, 2)
-    t.end_turn()
+    t.play_turn((65, 2), (64, 2))
     assert t.status == Status.PLAYING and t.current == 0
 
 
@@ -409,8 +384,7 @@ def test_fire_on_fire_keeps_the_older_deadline():
         [[22, 33, 30, 31, 34, 40, 41, 42]], draw=[90, 91, 92, 93], piles=(10, 20, 100, 100), on_fire=True
     )
     t.play(22, 0)  # turn 0
-    t.play(30, 1)
-    t.end_turn()
+    t.play_turn((30, 1))
     t.play(33, 0)  # turn 1: a fire card on the uncovered 22
     assert list(t.obs()["fire_deadline"]) == [1, 0, 0, 0]  # still the 22's deadline
     assert int(t.e["fire_turn"][0]) == 0
@@ -423,12 +397,8 @@ def test_fire_on_fire_then_a_normal_card_covers_both():
     t = table(
         [[22, 33, 30, 31, 34, 40, 41, 42]], draw=[90, 91, 92, 93], piles=(10, 20, 100, 100), on_fire=True
     )
-    t.play(22, 0)
-    t.play(30, 1)
-    t.end_turn()
-    t.play(33, 0)
-    t.play(34, 0)
-    t.end_turn()
+    t.play_turn((22, 0), (30, 1))
+    t.play_turn((33, 0), (34, 0))
     assert t.status == Status.PLAYING and list(t.obs()["fire_tops"]) == [0] * 4
 
 
@@ -437,27 +407,20 @@ def test_a_new_fire_card_after_a_cover_gets_a_new_deadline():
         [[22, 25, 33, 30, 31, 32, 40, 41]], draw=[90, 91, 92, 93, 94], piles=(10, 20, 100, 100), on_fire=True
     )
     t.play(22, 0)  # turn 0
-    t.play(30, 1)
-    t.end_turn()
+    t.play_turn((30, 1))
     t.play(25, 0)  # turn 1: cover
     t.play(33, 0)  # turn 1: a new fire card, due by the end of turn 2
     assert list(t.obs()["fire_deadline"]) == [2, 0, 0, 0]
     t.end_turn()
     assert t.status == Status.PLAYING
-    t.play(31, 1)
-    t.play(32, 1)
-    t.end_turn()
+    t.play_turn((31, 1), (32, 1))
     t.assert_over(Status.FIRE_LOSS)
 
 
 def test_fire_cards_are_ordinary_without_the_on_fire_option():
     t = table([[22, 30, 31, 32, 40, 41, 42, 43]], draw=[90, 91, 92, 93], piles=(10, 20, 100, 100))
-    t.play(22, 0)
-    t.play(30, 1)
-    t.end_turn()
-    t.play(31, 1)
-    t.play(32, 1)
-    t.end_turn()
+    t.play_turn((22, 0), (30, 1))
+    t.play_turn((31, 1), (32, 1))
     assert t.status == Status.PLAYING
     assert list(t.obs()["fire_tops"]) == [0] * 4
 
@@ -475,18 +438,15 @@ def test_a_fire_loss_is_a_loss_even_with_a_winning_score():
 # --- skipping empty hands ---------------------------------------------------------------
 def test_seats_with_empty_hands_are_skipped_once_the_draw_pile_is_empty():
     t = table([[10, 11], [], [20, 21, 23]])
-    t.play(10, 0)
-    t.end_turn()
+    t.play_turn((10, 0))
     assert t.current == 2 and t.turn == 1
     assert list(t.obs(2)["hand_sizes"]) == [3, 1, 0]  # from seat 2: itself, seat 0, seat 1
-    t.play(20, 0)
-    t.end_turn()
+    t.play_turn((20, 0))
     assert t.current == 0
     t.play(11, 1)  # seat 0 plays its last card
     t.end_turn()
     assert t.current == 2  # seats 0 and 1 are both empty now
-    t.play(21, 0)
-    t.end_turn()
+    t.play_turn((21, 0))
     assert t.current == 2 and t.turn == 4  # the only seat with cards plays again
     assert t.status == Status.PLAYING
 
@@ -531,8 +491,7 @@ def test_stuck_at_the_start_of_the_next_players_turn():
 
 def test_not_stuck_while_the_next_player_can_play():
     t = table([[99, 2], [50, 13]], piles=(98, 98, 3, 3))
-    t.play(99, 0)
-    t.end_turn()
+    t.play_turn((99, 0))
     assert t.status == Status.PLAYING and t.current == 1
     assert t.legal() == {play_to_action(2, 13), play_to_action(3, 13)}  # 3 + 10
 
