@@ -480,13 +480,6 @@ def write_mask_row(w0, w1, masks, row):
 
 
 @kernel
-def write_mask(w0, w1, out):
-    """Write the legal-action words ``(w0, w1)`` into ``out`` ((73,) int8, 0 or 1);
-    return the count of legal actions."""
-    return write_mask_row(w0, w1, out[None, :], 0)
-
-
-@kernel
 def legal_mask_r(e, masks, row):
     """Write the action mask of the env record ``e`` into ``masks[row]`` (``masks`` (B, 73)
     int8); return the count of legal actions.
