@@ -4,8 +4,8 @@
 the game's State and calls the same kernels as the vector env, so the two can never
 disagree. :class:`LeanChecks` is the single wrapper ``env()`` applies: it performs the
 checks of PettingZoo's three stock wrappers (``OrderEnforcingWrapper``,
-``AssertOutOfBoundsWrapper``, ``TerminateIllegalWrapper``) in one layer, about twice as
-fast as stacking them.
+``AssertOutOfBoundsWrapper``, ``TerminateIllegalWrapper``) in one layer (why: its
+docstring).
 
 Illegal-action policy:
     * ``raw_env``: an illegal or out-of-range action raises :class:`IllegalActionError`
@@ -436,12 +436,26 @@ class LeanChecks(BaseWrapper):
     """One wrapper with the checks of PettingZoo's three stock wrappers.
 
     * call order (``OrderEnforcingWrapper``): ``step``/``observe``/``last``/``render``/
-      ``agent_iter`` before ``reset`` raise :class:`ResetNeededError`; reading
-      ``agents``, ``rewards``, ... before reset raises AttributeError; ``step`` after
-      the episode ended warns and does nothing;
-    * action bounds (``AssertOutOfBoundsWrapper``): :class:`ActionOutOfBoundsError`;
-    * illegal moves (``TerminateIllegalWrapper``): the episode ends, the offender gets
-      ``illegal_reward``.
+      ``state``/``agent_iter`` before ``reset`` raise :class:`ResetNeededError` (an
+      AssertionError); reading ``agents``, ``rewards``, ... before reset raises
+      AttributeError; ``step`` after every agent was removed warns and does nothing;
+    * action bounds (``AssertOutOfBoundsWrapper``): :class:`ActionOutOfBoundsError` (an
+      AssertionError), the env unchanged;
+    * illegal moves (``TerminateIllegalWrapper``): the episode ends (every agent
+      terminated and truncated), the offender gets ``illegal_reward``, the others 0.
+
+    Why one layer: the stock stack is three ``BaseWrapper`` layers, so each step passes
+    three ``step`` calls and every ``agent_selection``/``terminations``/... read is
+    forwarded through ``__getattr__`` three times, while the kernel step under them is
+    cheap; this layer reads the raw env's own mask and bookkeeping, and ``env()`` steps
+    at close to ``raw_env``'s rate (``tabletop bench <game>`` reports both).
+    ``tests/test_api.py`` passes the same calls through this and the stock stack and
+    requires the same outcomes.
+
+    Differences from the stock stack: warnings go through :mod:`warnings` (``UserWarning``),
+    not PettingZoo's ``EnvLogger``; a 1-element integer array is taken as its one integer
+    (``Discrete.contains`` refuses it) and a ``bool`` is refused as out of bounds; once an
+    illegal move has ended the episode, observations carry an all-zero action mask.
     """
 
     _PRE_RESET = (
