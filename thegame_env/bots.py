@@ -34,6 +34,8 @@ from .spec import BACKWARDS_STEP, DESCENDING_START, END_TURN, MAX_HAND, MIN_CARD
 BOT_NAMES = ("random", "strong", "greedy")
 BOT_IDS = {name: k for k, name in enumerate(BOT_NAMES)}
 RANDOM_BOT = BOT_IDS["random"]
+STRONG_BOT = BOT_IDS["strong"]
+GREEDY_BOT = BOT_IDS["greedy"]
 
 # Parameter vector of the strong bot (index -> meaning).
 P_DEPTH = 0  # plays looked ahead (1..8)
@@ -558,8 +560,8 @@ STRONG_PARAMS = np.array(
 def bot_action_r(e, bot_id, masks, row, rng, r):
     """:func:`bot_action_r` of the record ``e``; ``masks[row]`` is the acting seat's mask
     (read by ``strong`` and ``greedy`` only)."""
-    if bot_id == 1:
+    if bot_id == STRONG_BOT:
         return strong_decide_r(e, masks, row, STRONG_PARAMS[e.cfg_players])
-    if bot_id == 2:
+    if bot_id == GREEDY_BOT:
         return greedy_bot_r(e, masks, row)
     return random_bot_r(e, rng, r)
