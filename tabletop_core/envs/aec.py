@@ -31,6 +31,7 @@ from pettingzoo.utils.wrappers import BaseWrapper
 
 from tabletop_core.contract import loops
 from tabletop_core.contract.game import GameDef
+from tabletop_core.contract.svg import rasterize
 from tabletop_core.kernel.rng import check_seed, seed_word
 
 __all__ = [
@@ -296,8 +297,6 @@ class TabletopAECEnv(AECEnv):
             svg = self.game.render_svg(self._state, self.options, seat)
             if self.render_mode == "svg":
                 return svg
-            from tabletop_core.contract.svg import rasterize
-
             return rasterize(svg)
         text = self.game.render_ansi(self._state, self.options)
         if self.render_mode == "human":

@@ -63,6 +63,7 @@ buffers, which the next step overwrites.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 import time
@@ -73,6 +74,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
+from tabletop_core.agents.seats import is_policy, policy_actions, seat_policy
 from tabletop_core.contract import loops
 from tabletop_core.contract.game import GameDef, bot_count_message
 from tabletop_core.kernel.jit import kernel, shards
@@ -578,10 +580,6 @@ class SelfPlayVectorEnv(VectorEnv):
         """``(bot ids (P,) int64, [(policy, seats (k,) int64), ...])`` for :meth:`step_bots`:
         every name checked and every policy loaded and checked once. A policy seat gets
         the game's random bot id, whose kernel choice there is never played."""
-        import dataclasses
-
-        from tabletop_core.agents.seats import is_policy, seat_policy
-
         names = [b.strip() for b in bots.split(",")] if isinstance(bots, str) else list(bots)
         if len(names) == 1:
             names = names * self.num_players
@@ -605,8 +603,6 @@ class SelfPlayVectorEnv(VectorEnv):
 
     def _step_policies(self, ids: np.ndarray, policies: list) -> tuple:
         """One :meth:`step_bots` step with trained policies among the bots."""
-        from tabletop_core.agents.seats import policy_actions
-
         a = self._actions
         if self.copy:  # the previous step wrote its observations into the caller's array
             self.game.batch_step(self.state, self._notes, a, *self._step_out_buffers, loops.OBSERVE)
