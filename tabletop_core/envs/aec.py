@@ -373,6 +373,12 @@ class TabletopAECEnv(AECEnv):
             raise ValueError(
                 f"saved state lacks {missing}; set_state expects a dict from {self.game.env_id} get_state()"
             )
+        agents, sel, done = self._checked_turn(saved)
+        return (agents, sel, *self._checked_dicts(saved, agents), done)
+
+    def _checked_turn(self, saved: dict) -> tuple[list[str], str, bool]:
+        """``(agents, agent_selection, done)`` of ``saved``, checked against the saved
+        State: while the episode runs every agent is listed and the acting one selected."""
         possible = self.possible_agents
         agents = saved["agents"]
         if not isinstance(agents, (list, tuple)) or any(a not in self._seat for a in agents):
@@ -385,35 +391,41 @@ class TabletopAECEnv(AECEnv):
         done = saved["done"]
         if not isinstance(done, (bool, np.bool_)):
             raise ValueError(f"saved 'done' must be True or False, got {done!r}")
-        done = bool(done)
         sel = saved["agent_selection"]
         if sel not in self._seat:
             raise ValueError(f"saved 'agent_selection' must be one of {possible}, got {sel!r}")
+        if done:
+            return agents, sel, True
         st = np.asarray(saved["state"])
         status = int(st["status"][0])
-        if not done:
-            if status != 0:
-                raise ValueError(
-                    f"saved 'done' is False but the game is over (status {status}); allowed: True"
-                )
-            if agents != possible:
-                raise ValueError(
-                    f"saved 'agents' must be every agent {possible} while the episode runs, got {agents}"
-                )
-            acting = possible[int(st["current"][0])]
-            if sel != acting:
-                raise ValueError(
-                    f"saved 'agent_selection' is {sel!r} but the acting seat of the saved game is {acting!r}; "
-                    "allowed: the acting agent while the episode runs"
-                )
+        if status != 0:
+            raise ValueError(f"saved 'done' is False but the game is over (status {status}); allowed: True")
+        if agents != possible:
+            raise ValueError(
+                f"saved 'agents' must be every agent {possible} while the episode runs, got {agents}"
+            )
+        acting = possible[int(st["current"][0])]
+        if sel != acting:
+            raise ValueError(
+                f"saved 'agent_selection' is {sel!r} but the acting seat of the saved game is {acting!r}; "
+                "allowed: the acting agent while the episode runs"
+            )
+        return agents, sel, False
+
+    _SAVED_DICTS = (
+        ("rewards", (int, float, np.number)),
+        ("cumulative_rewards", (int, float, np.number)),
+        ("terminations", (bool, np.bool_)),
+        ("truncations", (bool, np.bool_)),
+        ("infos", dict),
+    )
+
+    def _checked_dicts(self, saved: dict, agents: list[str]) -> list[dict]:
+        """Fresh copies of the per-agent dicts of ``saved`` (:attr:`_SAVED_DICTS` order),
+        each checked to be keyed by ``agents`` with values of its type (a bool is no
+        reward)."""
         out = []
-        for key, kind in (
-            ("rewards", (int, float, np.number)),
-            ("cumulative_rewards", (int, float, np.number)),
-            ("terminations", (bool, np.bool_)),
-            ("truncations", (bool, np.bool_)),
-            ("infos", dict),
-        ):
+        for key, kind in self._SAVED_DICTS:
             d = saved[key]
             if not isinstance(d, dict) or set(d) != set(agents):
                 raise ValueError(
@@ -428,7 +440,7 @@ class TabletopAECEnv(AECEnv):
                     f"saved {key!r} has values of the wrong type for {bad}: {[d[k] for k in bad]}"
                 )
             out.append({k: dict(v) for k, v in d.items()} if key == "infos" else dict(d))
-        return (agents, sel, *out, done)
+        return out
 
 
 class LeanChecks(BaseWrapper):
