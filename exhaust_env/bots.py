@@ -188,6 +188,17 @@ def _card_value(k, tops, singles, w):
     return w[W_BASE] + w[W_ALIVE] + w[W_HIGH] * n / NUM_NUMBERS
 
 
+@kernel(inline="always")
+def _stranded(k, t, number, area, singles):
+    """Whether number card ``k`` is stranded by a play raising ``area``'s top from ``t`` to
+    ``number``: its number lies between them and it could have gone on that area (a
+    Single area takes one colour)."""
+    n = k % NUM_NUMBERS + 1
+    if n <= t or n >= number:
+        return False
+    return not (area < 4 and single_area_of(singles, k // NUM_NUMBERS) != area)
+
+
 @kernel
 def _score(hand, play, area, tops, singles, tm_pile, repl_n, played, w):
     """The strong bot's value of casting ``play`` onto ``area``."""
@@ -215,24 +226,12 @@ def _score(hand, play, area, tops, singles, tm_pile, repl_n, played, w):
         # own cards of this area stranded between the old top and the new number
         t = tops[area]
         for k in range(COPY_KIND):
-            if hand[k] == 0 or play[k] != 0:
-                continue
-            n = k % NUM_NUMBERS + 1
-            if n <= t or n >= number:
-                continue
-            if area < 4 and single_area_of(singles, k // NUM_NUMBERS) != area:
-                continue
-            v -= w[W_STRAND]
+            if hand[k] != 0 and play[k] == 0 and _stranded(k, t, number, area, singles):
+                v -= w[W_STRAND]
         # unseen cards (not in the own hand, not played) stranded the same way
         for k in range(COPY_KIND):
-            if hand[k] != 0 or played[k] != 0:
-                continue
-            n = k % NUM_NUMBERS + 1
-            if n <= t or n >= number:
-                continue
-            if area < 4 and single_area_of(singles, k // NUM_NUMBERS) != area:
-                continue
-            v += w[W_BLOCK]
+            if hand[k] == 0 and played[k] == 0 and _stranded(k, t, number, area, singles):
+                v += w[W_BLOCK]
     elif area == ANY:
         v -= w[W_ANY] * total
     else:
