@@ -18,6 +18,7 @@ from tabletop_core.tools.arena import mean_interval, run_match, wilson_interval
 from tabletop_core.tools.jsonutil import json_default
 from tabletop_core.tools.ratings import round_robin
 from tabletop_core.tools.scripts import run_script
+from thegame_env.spec import NUM_CARDS
 
 
 def _mean(x) -> dict:
@@ -47,8 +48,6 @@ def _rows(name: str, games: int, seed: int) -> list[tuple[str, str, str, str, np
     game = load_game(name)
     rows = []
     if name == "thegame":  # mean cards left = NUM_CARDS - the team's return (reward 'cards')
-        from thegame_env.spec import NUM_CARDS
-
         for bot in ("baseline", "greedy", "strong"):
             r = run_match(game, [bot, bot], games, seed=seed)
             rows.append(

@@ -30,6 +30,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from tabletop_core.tools.scripts import run_script  # noqa: E402
 from tabletop_core.train.bench import iter_train_bench  # noqa: E402
+from tabletop_core.train.config import ConfigError, TrainConfig  # noqa: E402
 
 
 def wait_for_idle(limit_s: float = 180.0) -> float:
@@ -51,8 +52,7 @@ def wait_for_idle(limit_s: float = 180.0) -> float:
 def quality_run(minutes: float, seed: int, out: str) -> dict:
     """One from-scratch run of ``tabletop train thegame --players 2`` and its quality line
     (``threads``: the torch threads the trainer chose)."""
-    from tabletop_core.train.config import TrainConfig
-    from tabletop_core.train.loop import train
+    from tabletop_core.train.loop import train  # imports torch (the train extra)
 
     run_dir = os.path.join(out, f"thegame2p_{minutes:g}min_seed{seed}")
     cfg = TrainConfig(game="thegame", options={"num_players": 2}, minutes=minutes, seed=seed, out=run_dir)
@@ -110,8 +110,6 @@ def main() -> None:
             wait_for_idle()
             print(json.dumps(quality_run(minutes, args.seed, args.out)), flush=True)
         return
-    from tabletop_core.train.config import ConfigError
-
     records = iter_train_bench(
         args.game,
         seconds=args.seconds,

@@ -30,6 +30,9 @@ import time
 import numpy as np
 import ray
 
+from tabletop_core.agents.policy import MLPPolicy
+from tabletop_core.contract.catalog import load_game
+
 
 def random_mlp(obs_dim: int, num_actions: int, hidden: int = 256, seed: int = 0) -> dict:
     rng = np.random.default_rng(seed)
@@ -44,12 +47,8 @@ def random_mlp(obs_dim: int, num_actions: int, hidden: int = 256, seed: int = 0)
 @ray.remote
 class RolloutWorker:
     def __init__(self, game: str, num_envs: int, seed: int, options: dict, policy: dict | None, bots):
-        from tabletop_core.contract.catalog import load_game
-
         package = importlib.import_module(load_game(game).package)
         self.venv = package.vector_env(num_envs, seed=seed, copy=False, **options)
-        from tabletop_core.agents.policy import MLPPolicy
-
         self.policy, self.bots = (MLPPolicy(policy) if policy is not None else None), bots
         self.obs, self.info = self.venv.reset()
         self.ep_ret = np.zeros((num_envs, self.venv.num_players))
@@ -108,8 +107,6 @@ def main() -> None:
         ray.init(address=args.address)
     else:
         ray.init(num_cpus=args.num_cpus or max(2, args.workers), include_dashboard=False, log_to_driver=False)
-    from tabletop_core.contract.catalog import load_game
-
     game = load_game(args.game)
     options = {"num_players": args.players}
     policy = None

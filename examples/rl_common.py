@@ -16,6 +16,8 @@ from collections.abc import Callable
 import numpy as np
 
 from tabletop_core.contract.catalog import load_game
+from tabletop_core.envs.single_agent import LearnerVectorEnv
+from tabletop_core.tools.arena import run_match
 
 
 def load(name: str):
@@ -26,8 +28,6 @@ def load(name: str):
 
 def bot_baseline(game, bot: str, episodes: int, seed: int, **options) -> np.ndarray:
     """Episode returns of seat 0 with ``bot`` in every seat; game g is seeded ``seed + g``."""
-    from tabletop_core.tools.arena import run_match
-
     result = run_match(game, bot, episodes, seed=seed, **options)
     return result.returns[:, 0]
 
@@ -46,8 +46,6 @@ def evaluate_policy(
     Game g is dealt with seed ``seed + g`` (as :func:`bot_baseline` and the arena deal it);
     every game runs in its own env of a ``LearnerVectorEnv`` and its first episode counts.
     """
-    from tabletop_core.envs.single_agent import LearnerVectorEnv
-
     venv = LearnerVectorEnv(game, episodes, seat=seat, opponents=opponents, **options)
     obs, info = venv.reset(seed=seed)
     mask = info["action_mask"].astype(bool)

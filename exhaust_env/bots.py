@@ -41,7 +41,7 @@ from tabletop_core.kernel.jit import kernel
 from tabletop_core.kernel.rng import randint
 
 from .bits import popcount
-from .rules import count_needed, npc_choose, nth_legal, set_size, single_area_of
+from .rules import count_needed, npc_choose, nth_legal, set_size, single_area_of, take_colour, take_number
 from .spec import (
     ANY,
     CAST_OFFSET,
@@ -188,6 +188,17 @@ def _card_value(k, tops, singles, w):
     return w[W_BASE] + w[W_ALIVE] + w[W_HIGH] * n / NUM_NUMBERS
 
 
+@kernel(inline="always")
+def _stranded(k, t, number, area, singles):
+    """Whether number card ``k`` is stranded by a play raising ``area``'s top from ``t`` to
+    ``number``: its number lies between them and it could have gone on that area (a
+    Single area takes one colour)."""
+    n = k % NUM_NUMBERS + 1
+    if n <= t or n >= number:
+        return False
+    return not (area < 4 and single_area_of(singles, k // NUM_NUMBERS) != area)
+
+
 @kernel
 def _score(hand, play, area, tops, singles, tm_pile, repl_n, played, w):
     """The strong bot's value of casting ``play`` onto ``area``."""
@@ -215,24 +226,12 @@ def _score(hand, play, area, tops, singles, tm_pile, repl_n, played, w):
         # own cards of this area stranded between the old top and the new number
         t = tops[area]
         for k in range(COPY_KIND):
-            if hand[k] == 0 or play[k] != 0:
-                continue
-            n = k % NUM_NUMBERS + 1
-            if n <= t or n >= number:
-                continue
-            if area < 4 and single_area_of(singles, k // NUM_NUMBERS) != area:
-                continue
-            v -= w[W_STRAND]
+            if hand[k] != 0 and play[k] == 0 and _stranded(k, t, number, area, singles):
+                v -= w[W_STRAND]
         # unseen cards (not in the own hand, not played) stranded the same way
         for k in range(COPY_KIND):
-            if hand[k] != 0 or played[k] != 0:
-                continue
-            n = k % NUM_NUMBERS + 1
-            if n <= t or n >= number:
-                continue
-            if area < 4 and single_area_of(singles, k // NUM_NUMBERS) != area:
-                continue
-            v += w[W_BLOCK]
+            if hand[k] == 0 and played[k] == 0 and _stranded(k, t, number, area, singles):
+                v += w[W_BLOCK]
     elif area == ANY:
         v -= w[W_ANY] * total
     else:
@@ -337,13 +336,7 @@ def _consider_sets(hand, hn, ch, play, tops, singles, tm_pile, repl_n, played, w
             if hn[n] == 0 or hn[n] + ch < size:
                 continue
             play[:] = 0
-            left = size
-            for c in range(NUM_COLOURS):
-                k = c * NUM_NUMBERS + n - 1
-                if hand[k] != 0 and left > 0:
-                    play[k] = 1
-                    left -= 1
-            play[COPY_KIND] = left
+            play[COPY_KIND] = take_number(hand, play, n - 1, size)
             _consider(
                 hand, play, np.int64(area), tops, singles, tm_pile, repl_n, played, w, best, best_play, work
             )
@@ -363,12 +356,7 @@ def _consider_straights(hand, hn, play, tops, singles, tm_pile, repl_n, played, 
             continue
         play[:] = 0
         for n in range(lo, lo + need):
-            # the lowest-valued card of that number: the first colour held
-            for c in range(NUM_COLOURS):
-                k = c * NUM_NUMBERS + n - 1
-                if hand[k] != 0:
-                    play[k] = 1
-                    break
+            take_number(hand, play, n - 1, 1)  # the lowest-valued card: the first colour held
         _consider(
             hand, play, np.int64(STRAIGHT), tops, singles, tm_pile, repl_n, played, w, best, best_play, work
         )
@@ -383,13 +371,7 @@ def _consider_flushes(hand, hcol, ch, play, tops, singles, tm_pile, repl_n, play
         if hcol[c] == 0 or hcol[c] + ch < need:
             continue
         play[:] = 0
-        left = need
-        for n in range(1, NUM_NUMBERS + 1):
-            k = c * NUM_NUMBERS + n - 1
-            if hand[k] != 0 and left > 0:
-                play[k] = 1
-                left -= 1
-        play[COPY_KIND] = left
+        play[COPY_KIND] = take_colour(hand, play, c, need)
         _consider(
             hand, play, np.int64(FLUSH), tops, singles, tm_pile, repl_n, played, w, best, best_play, work
         )

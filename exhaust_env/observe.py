@@ -12,7 +12,7 @@ value it takes in game units (``high``; the vector holds ``value / high``, see
     area_top         (10,)    15/64 per area: top number (Single/Pair/3/4, high 15) or last
                                     play's count (Straight/Flush/Any, high 64); 0 when empty
     area_cards       (10,)    64    cards lying in each area
-    area_kind        (10, 7)  1-hot spec.Kind of each area slot (zeros: unused Single)
+    area_kind        (10, 7)  1-hot spec.AREA_KIND of each area slot (zeros: unused Single)
     area_colours     (10, 4)  flag  colours a Single area accepts (zeros for other areas)
     time_magic       (S,)     16    Time Magic cards held per seat
     hand_sizes       (S,)     64    cards held per seat (solo: the NPC's open hand)

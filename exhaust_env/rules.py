@@ -482,13 +482,6 @@ def write_mask_row(w0, w1, masks, row):
 
 
 @kernel
-def write_mask(w0, w1, out):
-    """Write the legal-action words ``(w0, w1)`` into ``out`` ((73,) int8, 0 or 1);
-    return the count of legal actions."""
-    return write_mask_row(w0, w1, out[None, :], 0)
-
-
-@kernel
 def legal_mask_r(e, masks, row):
     """Write the action mask of the env record ``e`` into ``masks[row]`` (``masks`` (B, 73)
     int8); return the count of legal actions.
@@ -594,6 +587,19 @@ def deal_r(e):
 
 
 # --- acting -------------------------------------------------------------------------------
+@kernel(inline="always")
+def _lay_r(e, seat, area, k, c, n_area):
+    """Move ``c`` cards of kind ``k`` from ``seat``'s hand onto ``area``, listed from slot
+    ``n_area``; returns the next free slot."""
+    if c > 0:
+        e.hand[seat, k] -= c
+        e.played[k] += c
+        for _ in range(c):
+            e.area_cards[area, n_area] = k
+            n_area += 1
+    return n_area
+
+
 @kernel
 def cast(e, seat, area, play):
     """Move the cards ``play`` (61,) counts from ``seat``'s hand onto ``area`` of the env
@@ -602,7 +608,6 @@ def cast(e, seat, area, play):
     deck), 3 cards 1 Time Magic, 4 cards 2, Straight / Flush / Any 1, as far as the piles
     go. The play must be legal (unchecked). The area lists the cards in number order
     (then colour order, copies last), so it reads as played."""
-    total = 0
     first = np.int64(e.area_n[area])
     n_area = first
     cards = card_word(play)
@@ -613,23 +618,9 @@ def cast(e, seat, area, play):
         nums &= nums - _U1
         for col in range(NUM_COLOURS):
             k = col * NUM_NUMBERS + n0
-            c = np.int64(play[k])
-            if c == 0:
-                continue
-            e.hand[seat, k] -= c
-            e.played[k] += c
-            for _ in range(c):
-                e.area_cards[area, n_area] = k
-                n_area += 1
-            total += c
-    c = np.int64(play[COPY_KIND])
-    if c > 0:
-        e.hand[seat, COPY_KIND] -= c
-        e.played[COPY_KIND] += c
-        for _ in range(c):
-            e.area_cards[area, n_area] = COPY_KIND
-            n_area += 1
-        total += c
+            n_area = _lay_r(e, seat, area, k, np.int64(play[k]), n_area)
+    n_area = _lay_r(e, seat, area, COPY_KIND, np.int64(play[COPY_KIND]), n_area)
+    total = n_area - first
     e.area_n[area] = n_area
     e.area_start[area, first] = 1
     e.hand_n[seat] -= total
@@ -665,15 +656,67 @@ def _npc_draw(e):
 
 
 @kernel(inline="always")
-def _take_number(hand, play, n0, left):
+def take_number(hand, play, n0, left):
     """Add up to ``left`` held cards of number ``n0 + 1`` to ``play``, in colour order;
-    return how many are still missing (filled with copy cards by the NPC)."""
+    return how many are still missing (filled with copy cards)."""
     for c in range(NUM_COLOURS):
         k = c * NUM_NUMBERS + n0
         if hand[k] != 0 and left > 0:
             play[k] = 1
             left -= 1
     return left
+
+
+@kernel(inline="always")
+def take_colour(hand, play, c, left):
+    """Add up to ``left`` held cards of colour ``c`` to ``play``, lowest numbers first;
+    return how many are still missing (filled with copy cards)."""
+    for n0 in range(NUM_NUMBERS):
+        k = c * NUM_NUMBERS + n0
+        if hand[k] != 0 and left > 0:
+            play[k] = 1
+            left -= 1
+    return left
+
+
+@kernel(inline="always")
+def _npc_flush(cards, ch, tops, play):
+    """The NPC's Flush (:func:`npc_choose`): the colour needing the fewest copies, then
+    the lexicographically lowest numbers; writes the play and returns FLUSH, or -1."""
+    need = count_needed(tops[FLUSH])
+    best = -1
+    best_copies = 99
+    for c in range(NUM_COLOURS):
+        mine = colour_slice(cards, c)
+        hc = popcount(mine)
+        if hc == 0 or hc + ch < need:
+            continue
+        copies = max(0, need - hc)
+        better = False
+        if copies < best_copies:
+            better = True
+        elif copies == best_copies:
+            # lexicographic comparison of the ascending numbers used
+            theirs = colour_slice(cards, best)
+            for _ in range(need - copies):
+                na = lowest_bit(mine)
+                nb = lowest_bit(theirs)
+                if na != nb:
+                    better = na < nb
+                    break
+                mine &= mine - _U1
+                theirs &= theirs - _U1
+        if better:
+            best = c
+            best_copies = copies
+    if best >= 0:
+        mine = colour_slice(cards, best)
+        for _ in range(need - best_copies):
+            play[best * NUM_NUMBERS + lowest_bit(mine)] = 1
+            mine &= mine - _U1
+        play[COPY_KIND] = best_copies
+        return FLUSH
+    return -1
 
 
 @kernel
@@ -710,7 +753,7 @@ def npc_choose(hand, tops, singles, play):
         nums = _set_numbers(at_least, size, ch, tops[area])
         if nums != _U0:
             n0 = lowest_bit(nums)
-            play[COPY_KIND] = _take_number(hand, play, n0, size)
+            play[COPY_KIND] = take_number(hand, play, n0, size)
             return area
     # Straight: lowest run of the smallest legal length
     need = count_needed(tops[STRAIGHT])
@@ -724,46 +767,14 @@ def npc_choose(hand, tops, singles, play):
                     play[k] = 1
                     break
         return STRAIGHT
-    # Flush
-    need = count_needed(tops[FLUSH])
-    best = -1
-    best_copies = 99
-    for c in range(NUM_COLOURS):
-        mine = colour_slice(cards, c)
-        hc = popcount(mine)
-        if hc == 0 or hc + ch < need:
-            continue
-        copies = max(0, need - hc)
-        better = False
-        if copies < best_copies:
-            better = True
-        elif copies == best_copies:
-            # lexicographic comparison of the ascending numbers used
-            theirs = colour_slice(cards, best)
-            for _ in range(need - copies):
-                na = lowest_bit(mine)
-                nb = lowest_bit(theirs)
-                if na != nb:
-                    better = na < nb
-                    break
-                mine &= mine - _U1
-                theirs &= theirs - _U1
-        if better:
-            best = c
-            best_copies = copies
-    if best >= 0:
-        mine = colour_slice(cards, best)
-        for _ in range(need - best_copies):
-            play[best * NUM_NUMBERS + lowest_bit(mine)] = 1
-            mine &= mine - _U1
-        play[COPY_KIND] = best_copies
+    if _npc_flush(cards, ch, tops, play) >= 0:
         return FLUSH
     # Any: the lowest numbers, colour order, copies last
     need = count_needed(tops[ANY])
     if hnum >= 1 and hnum + ch >= need:
         left = need
         for n0 in range(NUM_NUMBERS):
-            left = _take_number(hand, play, n0, left)
+            left = take_number(hand, play, n0, left)
         play[COPY_KIND] = left
         return ANY
     return -1

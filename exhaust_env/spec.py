@@ -62,20 +62,10 @@ NUM_AREAS = 10
 MIN_COUNT_PLAY = 3  # first play on Straight / Flush / Any
 
 
-class Kind(IntEnum):
-    """Kind of a combo area (observation piece ``area_kind`` is a one-hot of it)."""
-
-    SINGLE = 0
-    PAIR = 1
-    THREE = 2
-    FOUR = 3
-    STRAIGHT = 4
-    FLUSH = 5
-    ANY = 6
-
-
 NUM_AREA_KINDS = 7
-AREA_KIND = (0, 0, 0, 0, 1, 2, 3, 4, 5, 6)  # Kind of each area slot
+# kind of each area slot (observation piece ``area_kind`` is a one-hot of it):
+# 0 Single, 1 Pair, 2 Three, 3 Four, 4 Straight, 5 Flush, 6 Any
+AREA_KIND = (0, 0, 0, 0, 1, 2, 3, 4, 5, 6)
 AREA_NAMES = (
     "Single",
     "Single",

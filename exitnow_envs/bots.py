@@ -498,38 +498,16 @@ def human_bot_r(e, mask, rng, r):
         return CROSS_YES if mask[CROSS_YES] else CROSS_NO
     if ph != _P_ITEM and ph != _P_MOVE:
         return sample_legal(rng, r, mask)
+    need = stack_i64(_NSQ)
+    acts = stack_i64(_NSQ)
+    n, chosen = _human_squares_r(e, mask, rng, r, need, acts)
+    if chosen >= 0:
+        return chosen
     key = e.items[h, I_KEY] > 0
     er, ec = find_kind_r(e, EXIT)
     conf = 0
     for k in range(NUM_ITEM_KINDS):
         conf += e.confiscated[k]
-    need = stack_i64(_NSQ)
-    acts = stack_i64(_NSQ)
-    n = 0
-    if ph == _P_ITEM:
-        if mask[ITEM_MOVE7] == 0 and mask[ITEM_DOUBLE] == 0:
-            return ITEM_NONE  # nothing to boost with: no need to weigh the square
-        need[0] = _padded(e.hpos[h, 0], e.hpos[h, 1])
-        n = 1
-    else:
-        for a0 in range(DEST_OFFSET, CROSS_NO, 64):  # the legal destinations, 64 at a time
-            bits = nonzero_bits(mask, a0, 64)
-            while bits != 0:
-                a = a0 + np.int64(ctz(bits))
-                bits &= bits - np.uint64(1)
-                if a >= CROSS_NO:
-                    break
-                q = a - DEST_OFFSET
-                if e.cell[q // MAP, q % MAP] == EXIT:
-                    for _ in range(n):  # one tie-break draw per destination weighed before
-                        random01(rng, r)
-                    return a
-                need[n] = _padded(q // MAP, q % MAP)
-                acts[n] = a
-                n += 1
-        if n == 1:  # one destination: its tie-break draw, and no need to weigh it
-            random01(rng, r)
-            return acts[0]
     free = stack_u8(_NSQ)
     wall = stack_u8(_NSQ)
     ghost_grids_r(e, free, wall)
@@ -543,14 +521,57 @@ def human_bot_r(e, mask, rng, r):
     _human_seed_r(e, key, er, ec, conf, seed)
     _distance_bits_r(e.wbits, seed, need, n, dist)
     if ph == _P_ITEM:
-        far = dist[0]
-        boost = (key and far > 3) or danger[0] > 0.3
+        boost = (key and dist[0] > 3) or danger[0] > 0.3
         if boost:
             if mask[ITEM_MOVE7]:
                 return ITEM_MOVE7
             if mask[ITEM_DOUBLE]:
                 return ITEM_DOUBLE
         return ITEM_NONE
+    return _human_move_r(e, h, acts, n, dist, danger, key, conf, rng, r)
+
+
+@kernel(inline="always")
+def _human_squares_r(e, mask, rng, r, need, acts):
+    """``(n, chosen)``: the ``n`` squares the smart human weighs into ``need`` (padded
+    indexes; before the roll its own square, after it the legal destinations, their
+    actions in ``acts``), or ``chosen >= 0`` when the choice needs no weighing: no
+    boost to use, a destination on the exit, or a single destination (each destination
+    passed draws its tie-break)."""
+    if e.phase == _P_ITEM:
+        if mask[ITEM_MOVE7] == 0 and mask[ITEM_DOUBLE] == 0:
+            return 0, ITEM_NONE  # nothing to boost with: no need to weigh the square
+        h = e.current
+        need[0] = _padded(e.hpos[h, 0], e.hpos[h, 1])
+        return 1, -1
+    n = 0
+    for a0 in range(DEST_OFFSET, CROSS_NO, 64):  # the legal destinations, 64 at a time
+        bits = nonzero_bits(mask, a0, 64)
+        while bits != 0:
+            a = a0 + np.int64(ctz(bits))
+            bits &= bits - np.uint64(1)
+            if a >= CROSS_NO:
+                break
+            q = a - DEST_OFFSET
+            if e.cell[q // MAP, q % MAP] == EXIT:
+                for _ in range(n):  # one tie-break draw per destination weighed before
+                    random01(rng, r)
+                return n, a
+            need[n] = _padded(q // MAP, q % MAP)
+            acts[n] = a
+            n += 1
+    if n == 1:  # one destination: its tie-break draw, and no need to weigh it
+        random01(rng, r)
+        return n, acts[0]
+    return n, -1
+
+
+@kernel(inline="always")
+def _human_move_r(e, h, acts, n, dist, danger, key, conf, rng, r):
+    """The smart human's destination among ``acts[:n]``: nearer its target, away from the
+    ghosts' reach (onto a ghost only with a cross), onto event chips without the key and
+    item chips while items are confiscated, off team-mates, onto rivals holding items;
+    a small random tie-break per destination."""
     cross = e.items[h, I_CROSS] > 0
     best = -1
     best_v = -1.0e18
@@ -642,25 +663,60 @@ def ghost_bot_r(e, mask, rng, r):
         random01(rng, r)
         return only
     er, ec = find_kind_r(e, EXIT)
-    g = e.ghost_idx
     held_total = 0
     for h in range(e.cfg_humans):
         if e.hpos[h, 0] >= 0:
             for k in range(NUM_ITEM_KINDS):
                 held_total += e.items[h, k]
+    guard = er >= 0 and held_total > 0  # GUARD * 0 adds nothing: no need to sweep the exit
+    need = stack_i64(_NEED)
+    n_humans, n = _ghost_needs_r(e, er, ec, guard, need)
     free = stack_u8(_NSQ)
     wall = stack_u8(_NSQ)
     ghost_grids_r(e, free, wall)
+    rows = stack_u64(MAP)
+    cols = stack_u64(MAP)
+    _free_lines_r(free, rows, cols)
+    hits = stack_u16(_NSQ)
+    at = stack_u16(_NSQ)
+    _need_bits_r(free, need, n, hits, at)
     front = stack_i16(_NSQ)
     bucket = stack_i16(_BUCKET)
-    need = stack_i64(_NEED)
+    sweep = stack_i16(_NEED)
+    best = -1
+    best_v = -1.0e18
+    for a in range(SLIDE_OFFSET, CHIP_OFFSET):
+        if mask[a] == 0:
+            continue
+        lr, lc, hit = ghost_landing_r(e, e.ghost_idx, a)
+        if hit:
+            v = 0.0
+            for h in range(e.cfg_humans):
+                if e.hpos[h, 0] == lr and e.hpos[h, 1] == lc:
+                    v += 1000.0 + 100.0 * _human_weight_r(e, h, er, ec)
+        else:
+            left = e.moves_left - (1 if a < PASS_OFFSET else 2)
+            _sweep_need_r(
+                free, wall, rows, cols, hits, at, (lr + 1) * _W + lc + 1, 6, front, bucket, n, sweep
+            )
+            v = _ghost_landing_value_r(e, lr, lc, left, er, ec, sweep, n_humans, n, guard, held_total)
+        v += 0.01 * random01(rng, r)
+        if v > best_v:
+            best_v = v
+            best = a
+    return best
+
+
+@kernel(inline="always")
+def _ghost_needs_r(e, er, ec, guard, need):
+    """``(n_humans, n)``: the squares a ghost's sweep must reach into ``need`` (padded
+    indexes): the humans on the map, then with ``guard`` the exit's approaches."""
     n = 0
     for h in range(e.cfg_humans):
         if e.hpos[h, 0] >= 0:
             need[n] = (np.int64(e.hpos[h, 0]) + 1) * _W + e.hpos[h, 1] + 1
             n += 1
     n_humans = n
-    guard = er >= 0 and held_total > 0  # GUARD * 0 adds nothing: no need to sweep the exit
     if guard:
         for d in range(4):
             r1 = er + DR[d]
@@ -668,59 +724,41 @@ def ghost_bot_r(e, mask, rng, r):
             if in_map(r1, c1):
                 need[n] = (r1 + 1) * _W + c1 + 1
                 n += 1
-    rows = stack_u64(MAP)
-    cols = stack_u64(MAP)
-    _free_lines_r(free, rows, cols)
-    hits = stack_u16(_NSQ)
-    at = stack_u16(_NSQ)
-    _need_bits_r(free, need, n, hits, at)
-    sweep = stack_i16(_NEED)
-    best = -1
-    best_v = -1.0e18
-    for a in range(SLIDE_OFFSET, CHIP_OFFSET):
-        if mask[a] == 0:
+    return n_humans, n
+
+
+@kernel(inline="always")
+def _ghost_landing_value_r(e, lr, lc, left, er, ec, sweep, n_humans, n, guard, held_total):
+    """The smart ghost's value of landing on (lr, lc) with ``left`` moves to spare and
+    the move counts ``sweep`` from there: the most wanted human within reach (or near
+    it), nearness to the exit and, with ``guard``, its approaches."""
+    v = 0.0
+    j = 0
+    for h in range(e.cfg_humans):
+        if e.hpos[h, 0] < 0:
             continue
-        cost = 1 if a < PASS_OFFSET else 2
-        lr, lc, hit = ghost_landing_r(e, g, a)
-        v = 0.0
-        if hit:
-            for h in range(e.cfg_humans):
-                if e.hpos[h, 0] == lr and e.hpos[h, 1] == lc:
-                    v += 1000.0 + 100.0 * _human_weight_r(e, h, er, ec)
+        m = sweep[j]
+        j += 1
+        w = _human_weight_r(e, h, er, ec)
+        if m <= left:
+            val = 300.0 * w
+        elif m < _FAR:
+            val = w * 20.0 / (m - left)
         else:
-            left = e.moves_left - cost
-            p0 = (lr + 1) * _W + lc + 1
-            _sweep_need_r(free, wall, rows, cols, hits, at, p0, 6, front, bucket, n, sweep)
-            j = 0
-            for h in range(e.cfg_humans):
-                if e.hpos[h, 0] < 0:
-                    continue
-                m = sweep[j]
-                j += 1
-                w = _human_weight_r(e, h, er, ec)
-                if m <= left:
-                    val = 300.0 * w
-                elif m < _FAR:
-                    val = w * 20.0 / (m - left)
-                else:
-                    val = w * (1.0 - 0.02 * (abs(e.hpos[h, 0] - lr) + abs(e.hpos[h, 1] - lc)))
-                if val > v:
-                    v = val
-            if er >= 0:
-                v -= 0.05 * (abs(er - lr) + abs(ec - lc))
-            if guard:
-                # guard the exit's approach while the humans hold items (a key may be among them)
-                m_ex = _FAR
-                for j in range(n_humans, n):
-                    if sweep[j] < m_ex:
-                        m_ex = sweep[j]
-                if m_ex < _FAR:
-                    v += GUARD * held_total / max(m_ex, 1)
-        v += 0.01 * random01(rng, r)
-        if v > best_v:
-            best_v = v
-            best = a
-    return best
+            val = w * (1.0 - 0.02 * (abs(e.hpos[h, 0] - lr) + abs(e.hpos[h, 1] - lc)))
+        if val > v:
+            v = val
+    if er >= 0:
+        v -= 0.05 * (abs(er - lr) + abs(ec - lc))
+    if guard:
+        # guard the exit's approach while the humans hold items (a key may be among them)
+        m_ex = _FAR
+        for j in range(n_humans, n):
+            if sweep[j] < m_ex:
+                m_ex = sweep[j]
+        if m_ex < _FAR:
+            v += GUARD * held_total / max(m_ex, 1)
+    return v
 
 
 @kernel

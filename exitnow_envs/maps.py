@@ -98,6 +98,18 @@ def parse_board(text: str, kind: str, name: str = "board") -> np.ndarray:
     """
     if kind not in ("corner", "edge", "centre"):
         raise ValueError(f"{name}: kind must be 'corner', 'edge' or 'centre', got {kind!r}")
+    grid = _board_grid(text, name)
+    _check_outer_walls(grid, kind, name)
+    _check_inner_sides(grid, kind, name)
+    _check_exits(grid, kind, name)
+    _check_connected(grid, name)
+    _check_places_and_pieces(grid, kind, name)
+    return grid
+
+
+def _board_grid(text: str, name: str) -> np.ndarray:
+    """The (7, 7) uint8 square kinds of a drawing; ValueError for a wrong size or an
+    unknown character."""
     lines = [ln.rstrip("\r") for ln in text.split("\n")]
     while lines and not lines[-1].strip():
         lines.pop()
@@ -115,6 +127,12 @@ def parse_board(text: str, kind: str, name: str = "board") -> np.ndarray:
                     f"allowed: {' '.join(sorted(CHAR_KIND))}"
                 )
             grid[r, c] = CHAR_KIND[ch]
+    return grid
+
+
+def _check_outer_walls(grid: np.ndarray, kind: str, name: str) -> None:
+    """Walls face outward: a corner's top and left sides and an edge's top side are walls
+    (an edge's top may hold the exit door)."""
     outer = []
     if kind in ("corner", "edge"):
         outer += [(0, c) for c in range(BOARD)]
@@ -128,6 +146,10 @@ def parse_board(text: str, kind: str, name: str = "board") -> np.ndarray:
                 f"is {KIND_CHAR[int(grid[r, c])]!r}, expected '#'"
                 + (" (or 'E' in an edge board's outer wall)" if kind == "edge" else "")
             )
+
+
+def _check_inner_sides(grid: np.ndarray, kind: str, name: str) -> None:
+    """The middle square of each inner side (where boards connect) is passable for humans."""
     m = BOARD // 2
     inner = {"corner": [(m, BOARD - 1), (BOARD - 1, m)], "edge": [(m, 0), (m, BOARD - 1), (BOARD - 1, m)]}
     inner["centre"] = [(0, m), (m, 0), (m, BOARD - 1), (BOARD - 1, m)]
@@ -137,27 +159,40 @@ def parse_board(text: str, kind: str, name: str = "board") -> np.ndarray:
                 f"{name}: the middle square ({r}, {c}) of an inner side must be passable for humans "
                 f"(boards connect there), got {KIND_CHAR[int(grid[r, c])]!r}"
             )
-    exits = np.argwhere(grid == _EXIT)
-    for r, c in exits:
+
+
+def _check_exits(grid: np.ndarray, kind: str, name: str) -> None:
+    """An exit door lies in an edge board's outer wall, a passable square below it."""
+    for r, c in np.argwhere(grid == _EXIT):
         if not (kind == "edge" and r == 0):
             raise ValueError(f"{name}: the exit door 'E' must be in an edge board's outer wall (row 0)")
         if grid[1, c] in (_WALL, _WATER):
             raise ValueError(f"{name}: the exit door at (0, {c}) must have a passable square below it")
+
+
+def _check_connected(grid: np.ndarray, name: str) -> None:
+    """The squares humans may walk form one orthogonally connected region."""
     passable = (grid != _WALL) & (grid != _WATER) & (grid != _EXIT)
     cells = [tuple(x) for x in np.argwhere(passable)]
-    if cells:
-        seen = {cells[0]}
-        todo = [cells[0]]
-        while todo:
-            r, c = todo.pop()
-            for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1)):
-                q = (r + dr, c + dc)
-                if 0 <= q[0] < BOARD and 0 <= q[1] < BOARD and passable[q] and q not in seen:
-                    seen.add(q)
-                    todo.append(q)
-        if len(seen) != len(cells):
-            lost = sorted(set(cells) - seen)[0]
-            raise ValueError(f"{name}: the squares humans may walk are not all connected (e.g. {lost})")
+    if not cells:
+        return
+    seen = {cells[0]}
+    todo = [cells[0]]
+    while todo:
+        r, c = todo.pop()
+        for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+            q = (r + dr, c + dc)
+            if 0 <= q[0] < BOARD and 0 <= q[1] < BOARD and passable[q] and q not in seen:
+                seen.add(q)
+                todo.append(q)
+    if len(seen) != len(cells):
+        lost = sorted(set(cells) - seen)[0]
+        raise ValueError(f"{name}: the squares humans may walk are not all connected (e.g. {lost})")
+
+
+def _check_places_and_pieces(grid: np.ndarray, kind: str, name: str) -> None:
+    """A centre board has one event-chip place ``?`` and only ``. # ~ ?``; the others two
+    places."""
     want = 1 if kind == "centre" else 2
     got = int((grid == _PLACE).sum())
     if got != want:
@@ -167,7 +202,6 @@ def parse_board(text: str, kind: str, name: str = "board") -> np.ndarray:
         if special:
             chars = sorted(KIND_CHAR[k] for k in special)
             raise ValueError(f"{name}: the centre piece may only hold . # ~ ?, found {chars}")
-    return grid
 
 
 def load_board(path: str | Path, kind: str) -> np.ndarray:

@@ -53,6 +53,8 @@ from .state import LOC_FIELD
 BOT_NAMES = ("random", "greedy", "strong")
 BOT_IDS = {name: k for k, name in enumerate(BOT_NAMES)}
 RANDOM_BOT = BOT_IDS["random"]
+GREEDY_BOT = BOT_IDS["greedy"]
+STRONG_BOT = BOT_IDS["strong"]
 
 _PLAY = int(Phase.PLAY)
 _DECIDE = int(Phase.DECIDE)
@@ -271,8 +273,8 @@ def _koikoi_or_stop(e, prm):
 def bot_action_r(e, bot_id, masks, row, rng, r):
     """:func:`bot_action_r` of the record ``e``."""
     mask = masks[row]
-    if bot_id == 1:
+    if bot_id == GREEDY_BOT:
         return decide_r(e, mask, GREEDY_PARAMS)
-    if bot_id == 2:
+    if bot_id == STRONG_BOT:
         return decide_r(e, mask, STRONG_PARAMS)
     return random_bot_r(e, rng, r)

@@ -185,8 +185,24 @@ def observe_r(e, seat, out, row):
     """
     n = np.int64(e.cfg_players)
     seat = np.int64(seat)
-    loc = e.loc
     playing = e.status == 0
+    _card_planes_r(e, seat, out, row, playing)
+    _write_actions_r(e, seat, out, row)
+    phase = np.int64(e.phase) if playing else -1
+    for k in range(NUM_PHASES):
+        out[row, O_PHASE + k] = _ONE if k == phase else _ZERO
+    out[row, O_DECK] = np.float32(NUM_CARDS - np.int64(e.deck_pos)) * S_DECK
+    out[row, O_ROUND] = np.float32(e.round) * S_ROUND
+    left = np.int64(e.cfg_rounds) - e.round
+    out[row, O_LEFT] = np.float32(left) * S_ROUND if playing and left > 0 else _ZERO
+    _seat_pieces_r(e, seat, out, row, playing, n)
+
+
+@kernel(inline="always")
+def _card_planes_r(e, seat, out, row, playing):
+    """The card planes of ``seat``'s view: its hand, the field, the pending card and the
+    field cards matching it, and the unseen cards (flags summed per rank)."""
+    loc = e.loc
     hand_code = np.int8(LOC_HAND + seat)
     field = np.int8(LOC_FIELD)
     for c in range(NUM_CARDS):
@@ -211,14 +227,13 @@ def observe_r(e, seat, out, row):
         ) * S_UNSEEN
         for suit in range(NUM_SUITS):
             out[row, O_UNSEEN + suit * RANKS_PER_SUIT + r] = u
-    _write_actions_r(e, seat, out, row)
-    phase = np.int64(e.phase) if playing else -1
-    for k in range(NUM_PHASES):
-        out[row, O_PHASE + k] = _ONE if k == phase else _ZERO
-    out[row, O_DECK] = np.float32(NUM_CARDS - np.int64(e.deck_pos)) * S_DECK
-    out[row, O_ROUND] = np.float32(e.round) * S_ROUND
-    left = np.int64(e.cfg_rounds) - e.round
-    out[row, O_LEFT] = np.float32(left) * S_ROUND if playing and left > 0 else _ZERO
+
+
+@kernel(inline="always")
+def _seat_pieces_r(e, seat, out, row, playing, n):
+    """The per-seat pieces, ``seat`` first and the others in turn order: captured cards,
+    current, dealer, chips, hand size, koi-koi calls and yaku scores."""
+    loc = e.loc
     o_cur = O_CAPT + n * NUM_CARDS
     o_dealer = o_cur + n
     o_chips = o_dealer + n
@@ -400,43 +415,26 @@ def _put_values(out, row, card, o_rise, o_closer, o_run, v, long):
     out[row, o_run + 2 * card + 1] = np.float32(long) * S_RUN
 
 
-@kernel
-def _write_actions_r(e, seat, out, row):
-    """The action pieces (``action_takes`` to ``rival_run``, module docstring): zero, then
-    the acting seat's actions when ``seat`` is the one to act. Every seat's suit words
-    are read once (``rules.rise_base``: a capture's cards share one rank, so each action
-    costs only the cheap rank part per seat and suit). The field cards of a rank are a
-    bit set of suits, read from ``loc``."""
-    for k in range(O_TAKES, O_RIVAL_RUN + 2 * NUM_CARDS):
-        out[row, k] = _ZERO
-    if e.status != 0 or np.int64(e.current) != seat or e.phase == _DECIDE:
-        return
-    n = np.int64(e.cfg_players)
-    work = stack_i64(_WORK)
-    _bases_r(e, work, n * NUM_SUITS)
+@kernel(inline="always")
+def _choose_actions_r(e, seat, out, row, work, n):
+    """The action pieces of a CHOOSE_* phase: take field card ``f`` with the pending card,
+    for each field card of the pending card's rank."""
+    field = np.int8(LOC_FIELD)
+    pending = np.int64(e.pending)
+    r = pending % RANKS_PER_SUIT
+    own = np.int64(1) << (pending // RANKS_PER_SUIT)
+    for suit in range(NUM_SUITS):
+        f = suit * RANKS_PER_SUIT + r
+        if e.loc[f] == field:
+            _stake_r(work, n, seat, out, row, f, 2, r, own | (np.int64(1) << suit), -1, -1)
+
+
+@kernel(inline="always")
+def _play_actions_r(e, seat, out, row, work, n):
+    """The action pieces of the PLAY phase: each hand card with the field cards it
+    captures (two matches: the best of either capture, value by value)."""
     field = np.int8(LOC_FIELD)
     loc = e.loc
-    if e.phase != _PLAY:  # CHOOSE_*: take field card f with the pending card
-        pending = np.int64(e.pending)
-        r = pending % RANKS_PER_SUIT
-        own = np.int64(1) << (pending // RANKS_PER_SUIT)
-        for suit in range(NUM_SUITS):
-            f = suit * RANKS_PER_SUIT + r
-            if loc[f] == field:
-                _stake_r(
-                    work,
-                    n,
-                    seat,
-                    out,
-                    row,
-                    f,
-                    2,
-                    r,
-                    own | (np.int64(1) << suit),
-                    -1,
-                    -1,
-                )
-        return
     for half in range(2):  # the hand's cards, from its suit words two at a time
         bits = np.int64(e.hand_bits[seat, 2 * half]) | (np.int64(e.hand_bits[seat, 2 * half + 1]) << 32)
         while bits != 0:
@@ -455,19 +453,27 @@ def _write_actions_r(e, seat, out, row):
                 f1 = lowest_bit(matches & (matches - 1))
                 _stake_r(work, n, seat, out, row, c, 2, r, own, f0, f1)
             else:  # none (c itself is at stake), one or three: all taken
-                _stake_r(
-                    work,
-                    n,
-                    seat,
-                    out,
-                    row,
-                    c,
-                    2 * m if m < 3 else 4,
-                    r,
-                    own | matches,
-                    -1,
-                    -1,
-                )
+                _stake_r(work, n, seat, out, row, c, 2 * m if m < 3 else 4, r, own | matches, -1, -1)
+
+
+@kernel
+def _write_actions_r(e, seat, out, row):
+    """The action pieces (``action_takes`` to ``rival_run``, module docstring): zero, then
+    the acting seat's actions when ``seat`` is the one to act. Every seat's suit words
+    are read once (``rules.rise_base``: a capture's cards share one rank, so each action
+    costs only the cheap rank part per seat and suit). The field cards of a rank are a
+    bit set of suits, read from ``loc``."""
+    for k in range(O_TAKES, O_RIVAL_RUN + 2 * NUM_CARDS):
+        out[row, k] = _ZERO
+    if e.status != 0 or np.int64(e.current) != seat or e.phase == _DECIDE:
+        return
+    n = np.int64(e.cfg_players)
+    work = stack_i64(_WORK)
+    _bases_r(e, work, n * NUM_SUITS)
+    if e.phase != _PLAY:  # CHOOSE_*: take field card f with the pending card
+        _choose_actions_r(e, seat, out, row, work, n)
+    else:
+        _play_actions_r(e, seat, out, row, work, n)
 
 
 def decode_observation(vector: np.ndarray, num_players: int | None = None) -> dict[str, np.ndarray]:

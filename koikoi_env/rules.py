@@ -570,6 +570,25 @@ def _draw_r(e, seat):
         k += 1
 
 
+@kernel(inline="always")
+def _meet_field_r(e, card, seat, choose_phase):
+    """The played or flipped ``card`` meets the field: with no card of its rank it stays
+    there (returns True, the turn goes on); with two ``seat`` chooses one (phase
+    ``choose_phase``); with one or three it captures them all. Returns False then."""
+    m = match_count_r(e, card)
+    if m == 0:
+        e.loc[card] = LOC_FIELD
+        return True
+    if m == 2:
+        e.loc[card] = LOC_PENDING
+        e.pending = card
+        e.phase = choose_phase
+    else:
+        _capture_rank_r(e, card, seat)
+        _after_capture_r(e)
+    return False
+
+
 @kernel
 def _flip_r(e):
     """Step 3: flip the stock's top and match it; no match -> step 4 and end the turn."""
@@ -578,18 +597,9 @@ def _flip_r(e):
         return
     card = e.deck[e.deck_pos]
     e.deck_pos += 1
-    m = match_count_r(e, card)
-    if m == 0:
-        e.loc[card] = LOC_FIELD
+    if _meet_field_r(e, card, e.current, _CHOOSE_FLIPPED):
         _draw_r(e, e.current)
         _end_turn_r(e)
-    elif m == 2:
-        e.loc[card] = LOC_PENDING
-        e.pending = card
-        e.phase = _CHOOSE_FLIPPED
-    else:
-        _capture_rank_r(e, card, e.current)
-        _after_capture_r(e)
 
 
 @kernel
@@ -628,17 +638,8 @@ def apply_action_r(e, action):
         card = action - PLAY_OFFSET
         e.hand_size[seat] -= 1
         e.hand_bits[seat, SUIT_OF[card]] &= ~BIT_OF[card]
-        m = match_count_r(e, card)
-        if m == 0:
-            e.loc[card] = LOC_FIELD
+        if _meet_field_r(e, card, seat, _CHOOSE_PLAYED):
             _flip_r(e)
-        elif m == 2:
-            e.loc[card] = LOC_PENDING
-            e.pending = card
-            e.phase = _CHOOSE_PLAYED
-        else:
-            _capture_rank_r(e, card, seat)
-            _after_capture_r(e)
     elif ph == _DECIDE:
         if action == KOIKOI:
             if e.koikoi[seat] < 127:

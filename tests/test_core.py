@@ -550,29 +550,6 @@ def test_kernels_keep_unsigned_widths():
     assert caller(0) == 0xFFFFFFFF
 
 
-@pytest.mark.parametrize(
-    "old, new",
-    [
-        ("tabletop_core.replay", "tabletop_core.tools.replay"),
-        ("tabletop_core.single_agent", "tabletop_core.envs.single_agent"),
-        ("tabletop_core.policy", "tabletop_core.agents.policy"),
-        ("tabletop_core.vector", "tabletop_core.envs.vector"),
-        ("tabletop_core.aec", "tabletop_core.envs.aec"),
-    ],
-)
-def test_moved_modules_keep_a_deprecated_alias(old, new):
-    """Imports users wrote before the layered core keep working for a release, with a
-    DeprecationWarning naming the new home."""
-    import importlib
-    import sys
-
-    sys.modules.pop(old, None)
-    with pytest.warns(DeprecationWarning, match=new.replace(".", r"\.")):
-        module = importlib.import_module(old)
-    assert module is importlib.import_module(new)
-    sys.modules.pop(old, None)
-
-
 def test_the_catalog_lists_the_games_from_entry_points():
     """The four games come from the ``tabletop_rl.games`` entry points, and an unknown game
     names the listed ones."""

@@ -188,11 +188,11 @@ def test_the_core_never_tests_a_game_name():
     assert hits == [], f"the core tests a game's name at {hits}"
 
 
-def test_the_core_top_level_holds_at_most_8_modules():
+def test_the_core_top_level_holds_only_its_init():
     """The core's modules live in its floors (sub-packages); its top level keeps only the
-    package itself and the deprecated aliases of moved modules."""
+    package itself."""
     top = sorted(p.name for p in (ROOT / "tabletop_core").glob("*.py"))
-    assert len(top) <= 8, top
+    assert top == ["__init__.py"], top
     floors = {p.name for p in (ROOT / "tabletop_core").iterdir() if (p / "__init__.py").is_file()}
     assert {"kernel", "contract", "agents", "envs", "tools", "train", "cli"} <= floors
 

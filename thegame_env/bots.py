@@ -35,6 +35,8 @@ from .spec import BACKWARDS_STEP, DESCENDING_START, END_TURN, MAX_HAND, MIN_CARD
 BOT_NAMES = ("random", "strong", "greedy")
 BOT_IDS = {name: k for k, name in enumerate(BOT_NAMES)}
 RANDOM_BOT = BOT_IDS["random"]
+STRONG_BOT = BOT_IDS["strong"]
+GREEDY_BOT = BOT_IDS["greedy"]
 
 # Parameter vector of the strong bot (index -> meaning).
 P_DEPTH = 0  # plays looked ahead (1..8)
@@ -444,6 +446,56 @@ def _push_child(w, b, used, acc, owed, pile, root, card):
     w[nb + _F_T0 + pile] = card
 
 
+@kernel(inline="always")
+def _search_plans_r(w, nh, nc, no, depth, bonus, wtrick, btrick, stuck, gain1, hm0, hm1, best_a, best_v):
+    """The strong bot's depth-first search of the turn's plans from the root level
+    written in ``w`` (:func:`strong_decide_r`): owed plays first, then optional ones worth
+    the bonus; returns the root action of the cheapest plan (``best_a`` when none beats
+    ``best_v``)."""
+    one = np.int64(1)
+    lvl = 0
+    while lvl >= 0:
+        b = _ST + lvl * _NF
+        it = w[b + _F_IT]
+        lastp = w[b + _F_LASTP]
+        optional = lvl > 0 and w[b + _F_OWED] <= 0
+        if it == nh:
+            if optional:
+                it = nh + nc + w[_OSTART + lastp + 1]
+            else:
+                it = nh + w[_PSTART + lastp + 1]
+        if it >= nh + nc + no or (not optional and it >= nh + nc):
+            if w[b + _F_CHILD] == 0 and w[b + _F_OWED] > 0:
+                v = w[b + _F_ACC] + stuck
+                if v < best_v:
+                    best_v = v
+                    best_a = w[b + _F_ROOT]
+            lvl -= 1
+            continue
+        w[b + _F_IT] = it + 1
+        used = w[b + _F_USED]
+        ok, k, pile, card, c, lo, hi, trick = _level_option(w, b, it, nh, nc, used, lastp, wtrick, btrick)
+        if not ok:
+            continue
+        w[b + _F_CHILD] = 1
+        c += _plan_overlap(w, lvl, lo, hi, trick, wtrick)
+        owed = w[b + _F_OWED]
+        if owed <= 0:
+            c -= bonus
+            # an optional play that costs is searched only if it sets up a trick
+            if c >= 0 and not _sets_up_trick(hm0, hm1, pile, card):
+                continue
+        total = w[b + _F_ACC] + c
+        root = pile * NUM_CARDS + card - MIN_CARD if lvl == 0 else w[b + _F_ROOT]
+        if (owed <= 1 or lvl + 1 >= depth) and total < best_v:
+            best_v = total
+            best_a = root
+        if lvl + 1 < depth and (owed > 1 or total - gain1 * (depth - lvl - 1) < best_v):
+            _push_child(w, b, used | (one << k), total, owed - 1, pile, root, card)
+            lvl += 1
+    return best_a
+
+
 @kernel
 def strong_decide_r(e, masks, row, prm):
     """The strong bot's decision for the record ``e`` with parameter vector ``prm``
@@ -492,49 +544,11 @@ def strong_decide_r(e, masks, row, prm):
     if masks[row, END_TURN] != 0:
         best_a = END_TURN
         best_v = 0
-    one = np.int64(1)
     # root level: no chain options (it = nh)
     _set_level(w, _ST, t0, t1, t2, t3, 0, 0, owed0, nh, -1, -1, 0)
-    lvl = 0
-    while lvl >= 0:
-        b = _ST + lvl * _NF
-        it = w[b + _F_IT]
-        lastp = w[b + _F_LASTP]
-        optional = lvl > 0 and w[b + _F_OWED] <= 0
-        if it == nh:
-            if optional:
-                it = nh + nc + w[_OSTART + lastp + 1]
-            else:
-                it = nh + w[_PSTART + lastp + 1]
-        if it >= nh + nc + no or (not optional and it >= nh + nc):
-            if w[b + _F_CHILD] == 0 and w[b + _F_OWED] > 0:
-                v = w[b + _F_ACC] + stuck
-                if v < best_v:
-                    best_v = v
-                    best_a = w[b + _F_ROOT]
-            lvl -= 1
-            continue
-        w[b + _F_IT] = it + 1
-        used = w[b + _F_USED]
-        ok, k, pile, card, c, lo, hi, trick = _level_option(w, b, it, nh, nc, used, lastp, wtrick, btrick)
-        if not ok:
-            continue
-        w[b + _F_CHILD] = 1
-        c += _plan_overlap(w, lvl, lo, hi, trick, wtrick)
-        owed = w[b + _F_OWED]
-        if owed <= 0:
-            c -= bonus
-            # an optional play that costs is searched only if it sets up a trick
-            if c >= 0 and not _sets_up_trick(hm0, hm1, pile, card):
-                continue
-        total = w[b + _F_ACC] + c
-        root = pile * NUM_CARDS + card - MIN_CARD if lvl == 0 else w[b + _F_ROOT]
-        if (owed <= 1 or lvl + 1 >= depth) and total < best_v:
-            best_v = total
-            best_a = root
-        if lvl + 1 < depth and (owed > 1 or total - gain1 * (depth - lvl - 1) < best_v):
-            _push_child(w, b, used | (one << k), total, owed - 1, pile, root, card)
-            lvl += 1
+    best_a = _search_plans_r(
+        w, nh, nc, no, depth, bonus, wtrick, btrick, stuck, gain1, hm0, hm1, best_a, best_v
+    )
     if best_a < 0 or masks[row, best_a] == 0:
         return first_legal_r(masks, row)
     return best_a
@@ -559,8 +573,8 @@ STRONG_PARAMS = np.array(
 def bot_action_r(e, bot_id, masks, row, rng, r):
     """:func:`bot_action_r` of the record ``e``; ``masks[row]`` is the acting seat's mask
     (read by ``strong`` and ``greedy`` only)."""
-    if bot_id == 1:
+    if bot_id == STRONG_BOT:
         return strong_decide_r(e, masks, row, STRONG_PARAMS[e.cfg_players])
-    if bot_id == 2:
+    if bot_id == GREEDY_BOT:
         return greedy_bot_r(e, masks, row)
     return random_bot_r(e, rng, r)

@@ -88,6 +88,17 @@ from .walks import (
 
 
 # --- turn engine ------------------------------------------------------------------------------
+@kernel(inline="always")
+def _enter_r(e, h, r, c):
+    """Human ``h`` enters the map on (r, c) (its start, or the restart square after a
+    capture), on top of the square's pieces; returns the ghost standing there, or -1."""
+    e.entered[h] = 1
+    e.hpos[h, 0] = r
+    e.hpos[h, 1] = c
+    _on_top_r(e, h)
+    return ghost_at_r(e, r, c)
+
+
 @kernel
 def _human_turn_start_r(e, h):
     """Start human ``h``'s turn; return True when ``h`` has a decision to take."""
@@ -96,11 +107,7 @@ def _human_turn_start_r(e, h):
         r, c = find_kind_r(e, RESTART)
         if die_r(e) == 6 and r >= 0:
             e.captured[h] = 0
-            e.entered[h] = 1
-            e.hpos[h, 0] = r
-            e.hpos[h, 1] = c
-            _on_top_r(e, h)
-            g = ghost_at_r(e, r, c)
+            g = _enter_r(e, h, r, c)
             if g >= 0:
                 start_contact_r(e, g)
         return False
@@ -113,11 +120,7 @@ def _human_turn_start_r(e, h):
         if r < 0:  # only on hand-made test maps without a start square
             e.turn_seat = h + 1
             return False
-        e.entered[h] = 1
-        e.hpos[h, 0] = r
-        e.hpos[h, 1] = c
-        _on_top_r(e, h)
-        g = ghost_at_r(e, r, c)
+        g = _enter_r(e, h, r, c)
         if g >= 0:
             e.turn_seat = h + 1
             start_contact_r(e, g)

@@ -69,29 +69,13 @@ def walk_bits_r(e, h, length, acc):
     passable squares. A step only visits a window of 8, 16 or 24 rows around the start
     (those ``length`` steps can reach): a fixed row count per window, so that each step
     compiles to straight-line code. Allocates nothing (stack scratch, 32-bit rows)."""
-    xm = _ALL if e.items[h, I_KEY] > 0 else np.uint32(0)
-    sm = _ALL if e.items[h, I_PICKAXE] > 0 else np.uint32(0)
     pas = stack_u32(_R)  # walked through (walkable, no ghost)
     end = stack_u32(_R)  # entering ends the walk (a ghost; the exit with a key; a sealed door with a pickaxe)
     stop = stack_u32(_R)  # may stop early (a chip)
     dest = stack_u32(_R)  # the destinations found
     f = stack_u32(_RF)  # the walks of an even number of steps (start: 0 steps)
     g = stack_u32(_RF)  # ... of an odd number
-    for j in range(_R):
-        pas[j] = e.wbits[j]
-        end[j] = (e.xbits[j] & xm) | (e.sbits[j] & sm)
-        dest[j] = 0
-    for q in range(_RF):
-        f[q] = 0
-        g[q] = 0
-    for gh in range(MAX_GHOSTS):
-        if e.gon[gh] != 0:
-            j = np.int64(e.gpos[gh, 0]) + 1
-            b = _ONE32 << np.uint32(e.gpos[gh, 1])
-            end[j] |= e.wbits[j] & b
-            pas[j] &= ~b
-    for j in range(_R):
-        stop[j] = pas[j] & e.cbits[j]
+    _walk_boards_r(e, h, pas, end, stop, dest, f, g)
     j0 = np.int64(e.hpos[h, 0]) + 1
     b0 = _ONE32 << np.uint32(e.hpos[h, 1])
     for d in range(4):
@@ -124,6 +108,31 @@ def walk_bits_r(e, h, length, acc):
         acc[j] = dest[j]
         n += popcount(np.uint64(dest[j]))
     return n
+
+
+@kernel(inline="always")
+def _walk_boards_r(e, h, pas, end, stop, dest, f, g):
+    """The bit boards of human ``h``'s walk (:func:`walk_bits_r`): ``pas`` the squares
+    walked through, ``end`` those entering ends the walk (a ghost; the exit with a key; a
+    sealed door with a pickaxe), ``stop`` those it may stop early on (a chip); ``dest``
+    and the walks ``f``, ``g`` cleared."""
+    xm = _ALL if e.items[h, I_KEY] > 0 else np.uint32(0)
+    sm = _ALL if e.items[h, I_PICKAXE] > 0 else np.uint32(0)
+    for j in range(_R):
+        pas[j] = e.wbits[j]
+        end[j] = (e.xbits[j] & xm) | (e.sbits[j] & sm)
+        dest[j] = 0
+    for q in range(_RF):
+        f[q] = 0
+        g[q] = 0
+    for gh in range(MAX_GHOSTS):
+        if e.gon[gh] != 0:
+            j = np.int64(e.gpos[gh, 0]) + 1
+            b = _ONE32 << np.uint32(e.gpos[gh, 1])
+            end[j] |= e.wbits[j] & b
+            pas[j] &= ~b
+    for j in range(_R):
+        stop[j] = pas[j] & e.cbits[j]
 
 
 @kernel

@@ -8,13 +8,6 @@ Imports agents, the contract and the kernel layer.
 ``register_games()`` registers every game of the catalog with PettingZoo
 (``pettingzoo.make("aec", "tabletop/thegame-v1")``)."""
 
-
-def register_games() -> list[str]:
-    """Register every game of the catalog with PettingZoo (see
-    :func:`tabletop_core.envs.factories.register_games`); returns the ids."""
-    from tabletop_core.envs.factories import register_games as _register
-
-    return _register()
-
+from tabletop_core.envs.factories import register_games
 
 __all__ = ["register_games"]

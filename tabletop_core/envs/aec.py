@@ -4,8 +4,8 @@
 the game's State and calls the same kernels as the vector env, so the two can never
 disagree. :class:`LeanChecks` is the single wrapper ``env()`` applies: it performs the
 checks of PettingZoo's three stock wrappers (``OrderEnforcingWrapper``,
-``AssertOutOfBoundsWrapper``, ``TerminateIllegalWrapper``) in one layer, about twice as
-fast as stacking them.
+``AssertOutOfBoundsWrapper``, ``TerminateIllegalWrapper``) in one layer (why: its
+docstring).
 
 Illegal-action policy:
     * ``raw_env``: an illegal or out-of-range action raises :class:`IllegalActionError`
@@ -32,6 +32,7 @@ from pettingzoo.utils.wrappers import BaseWrapper
 from tabletop_core.contract import loops
 from tabletop_core.contract.game import GameDef
 from tabletop_core.contract.options import as_options
+from tabletop_core.contract.svg import rasterize
 from tabletop_core.kernel.rng import check_seed, seed_word
 
 __all__ = [
@@ -297,8 +298,6 @@ class TabletopAECEnv(AECEnv):
             svg = self.game.render_svg(self._state, self.options, seat)
             if self.render_mode == "svg":
                 return svg
-            from tabletop_core.contract.svg import rasterize
-
             return rasterize(svg)
         text = self.game.render_ansi(self._state, self.options)
         if self.render_mode == "human":
@@ -375,6 +374,12 @@ class TabletopAECEnv(AECEnv):
             raise ValueError(
                 f"saved state lacks {missing}; set_state expects a dict from {self.game.env_id} get_state()"
             )
+        agents, sel, done = self._checked_turn(saved)
+        return (agents, sel, *self._checked_dicts(saved, agents), done)
+
+    def _checked_turn(self, saved: dict) -> tuple[list[str], str, bool]:
+        """``(agents, agent_selection, done)`` of ``saved``, checked against the saved
+        State: while the episode runs every agent is listed and the acting one selected."""
         possible = self.possible_agents
         agents = saved["agents"]
         if not isinstance(agents, (list, tuple)) or any(a not in self._seat for a in agents):
@@ -387,35 +392,41 @@ class TabletopAECEnv(AECEnv):
         done = saved["done"]
         if not isinstance(done, (bool, np.bool_)):
             raise ValueError(f"saved 'done' must be True or False, got {done!r}")
-        done = bool(done)
         sel = saved["agent_selection"]
         if sel not in self._seat:
             raise ValueError(f"saved 'agent_selection' must be one of {possible}, got {sel!r}")
+        if done:
+            return agents, sel, True
         st = np.asarray(saved["state"])
         status = int(st["status"][0])
-        if not done:
-            if status != 0:
-                raise ValueError(
-                    f"saved 'done' is False but the game is over (status {status}); allowed: True"
-                )
-            if agents != possible:
-                raise ValueError(
-                    f"saved 'agents' must be every agent {possible} while the episode runs, got {agents}"
-                )
-            acting = possible[int(st["current"][0])]
-            if sel != acting:
-                raise ValueError(
-                    f"saved 'agent_selection' is {sel!r} but the acting seat of the saved game is {acting!r}; "
-                    "allowed: the acting agent while the episode runs"
-                )
+        if status != 0:
+            raise ValueError(f"saved 'done' is False but the game is over (status {status}); allowed: True")
+        if agents != possible:
+            raise ValueError(
+                f"saved 'agents' must be every agent {possible} while the episode runs, got {agents}"
+            )
+        acting = possible[int(st["current"][0])]
+        if sel != acting:
+            raise ValueError(
+                f"saved 'agent_selection' is {sel!r} but the acting seat of the saved game is {acting!r}; "
+                "allowed: the acting agent while the episode runs"
+            )
+        return agents, sel, False
+
+    _SAVED_DICTS = (
+        ("rewards", (int, float, np.number)),
+        ("cumulative_rewards", (int, float, np.number)),
+        ("terminations", (bool, np.bool_)),
+        ("truncations", (bool, np.bool_)),
+        ("infos", dict),
+    )
+
+    def _checked_dicts(self, saved: dict, agents: list[str]) -> list[dict]:
+        """Fresh copies of the per-agent dicts of ``saved`` (:attr:`_SAVED_DICTS` order),
+        each checked to be keyed by ``agents`` with values of its type (a bool is no
+        reward)."""
         out = []
-        for key, kind in (
-            ("rewards", (int, float, np.number)),
-            ("cumulative_rewards", (int, float, np.number)),
-            ("terminations", (bool, np.bool_)),
-            ("truncations", (bool, np.bool_)),
-            ("infos", dict),
-        ):
+        for key, kind in self._SAVED_DICTS:
             d = saved[key]
             if not isinstance(d, dict) or set(d) != set(agents):
                 raise ValueError(
@@ -430,19 +441,33 @@ class TabletopAECEnv(AECEnv):
                     f"saved {key!r} has values of the wrong type for {bad}: {[d[k] for k in bad]}"
                 )
             out.append({k: dict(v) for k, v in d.items()} if key == "infos" else dict(d))
-        return (agents, sel, *out, done)
+        return out
 
 
 class LeanChecks(BaseWrapper):
     """One wrapper with the checks of PettingZoo's three stock wrappers.
 
     * call order (``OrderEnforcingWrapper``): ``step``/``observe``/``last``/``render``/
-      ``agent_iter`` before ``reset`` raise :class:`ResetNeededError`; reading
-      ``agents``, ``rewards``, ... before reset raises AttributeError; ``step`` after
-      the episode ended warns and does nothing;
-    * action bounds (``AssertOutOfBoundsWrapper``): :class:`ActionOutOfBoundsError`;
-    * illegal moves (``TerminateIllegalWrapper``): the episode ends, the offender gets
-      ``illegal_reward``.
+      ``state``/``agent_iter`` before ``reset`` raise :class:`ResetNeededError` (an
+      AssertionError); reading ``agents``, ``rewards``, ... before reset raises
+      AttributeError; ``step`` after every agent was removed warns and does nothing;
+    * action bounds (``AssertOutOfBoundsWrapper``): :class:`ActionOutOfBoundsError` (an
+      AssertionError), the env unchanged;
+    * illegal moves (``TerminateIllegalWrapper``): the episode ends (every agent
+      terminated and truncated), the offender gets ``illegal_reward``, the others 0.
+
+    Why one layer: the stock stack is three ``BaseWrapper`` layers, so each step passes
+    three ``step`` calls and every ``agent_selection``/``terminations``/... read is
+    forwarded through ``__getattr__`` three times, while the kernel step under them is
+    cheap; this layer reads the raw env's own mask and bookkeeping, and ``env()`` steps
+    at close to ``raw_env``'s rate (``tabletop bench <game>`` reports both).
+    ``tests/test_api.py`` passes the same calls through this and the stock stack and
+    requires the same outcomes.
+
+    Differences from the stock stack: warnings go through :mod:`warnings` (``UserWarning``),
+    not PettingZoo's ``EnvLogger``; a 1-element integer array is taken as its one integer
+    (``Discrete.contains`` refuses it) and a ``bool`` is refused as out of bounds; once an
+    illegal move has ended the episode, observations carry an all-zero action mask.
     """
 
     _PRE_RESET = (

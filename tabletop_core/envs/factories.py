@@ -20,11 +20,19 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any, NamedTuple
 
+import pettingzoo
+
 from tabletop_core.agents.baseline import baseline_policy as _baseline
+from tabletop_core.contract.catalog import game_names, load_game
 from tabletop_core.contract.game import GameDef, registry_id
 from tabletop_core.contract.options import option_infos
 from tabletop_core.envs.aec import LeanChecks, TabletopAECEnv
 from tabletop_core.envs.vector import SelfPlayVectorEnv
+
+try:
+    from pettingzoo.env_registry.registration import _get_registry
+except ImportError:  # pragma: no cover - PettingZoo < 1.27 has no registry
+    _get_registry = None
 
 __all__ = ["GameEnvs", "game_envs", "register_aec", "register_games"]
 
@@ -145,10 +153,7 @@ def game_envs(game: GameDef) -> GameEnvs:
 def register_aec(name: str, version: int, entry_point: str) -> str | None:
     """Register ``tabletop/<name>-v<version>`` with PettingZoo's registry (once); return the
     id, or None when this PettingZoo has no registry."""
-    try:
-        import pettingzoo
-        from pettingzoo.env_registry.registration import _get_registry
-    except ImportError:  # pragma: no cover - PettingZoo < 1.27
+    if _get_registry is None:  # pragma: no cover - PettingZoo < 1.27
         return None
     env_id = registry_id(name, version)
     if env_id not in _get_registry("aec"):
@@ -171,8 +176,6 @@ def register_games() -> list[str]:
         The registered ids (``["tabletop/thegame-v1", ...]``); empty when this PettingZoo
         has no registry. A game that does not load is left out.
     """
-    from tabletop_core.contract.catalog import game_names, load_game
-
     ids = []
     for name in game_names():
         try:

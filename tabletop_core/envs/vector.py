@@ -63,6 +63,7 @@ buffers, which the next step overwrites.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 import time
@@ -73,6 +74,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
+from tabletop_core.agents.seats import is_policy, policy_actions, seat_policy
 from tabletop_core.contract import loops
 from tabletop_core.contract.game import GameDef, bot_count_message
 from tabletop_core.contract.options import as_options
@@ -287,6 +289,32 @@ def _read_only(x: np.ndarray) -> np.ndarray:
     return v
 
 
+def _thread_count(game: GameDef, num_envs: int, num_threads: int | None) -> int:
+    """The threads a vector env of ``num_envs`` steps with: ``num_threads`` checked, or for
+    ``None`` up to one per :data:`MIN_ENVS_PER_THREAD` envs within the cores and numba's
+    threads (1 for a game without threaded batch kernels).
+
+    Raises:
+        ValueError: ``num_threads`` not an integer in ``1..num_envs``, or above 1 for a
+            game without threaded batch kernels.
+    """
+    threaded = game.batch_step_threads is not None and game.batch_step_bots_threads is not None
+    if num_threads is None:
+        cap = min(available_cores(), numba.config.NUMBA_NUM_THREADS) if threaded else 1
+        return max(1, min(cap, num_envs // MIN_ENVS_PER_THREAD))
+    if (
+        isinstance(num_threads, bool)
+        or not isinstance(num_threads, (int, np.integer))
+        or not 1 <= num_threads <= num_envs
+    ):
+        raise ValueError(
+            f"num_threads must be an integer in 1..num_envs={num_envs} or None, got {num_threads!r}"
+        )
+    if num_threads > 1 and not threaded:
+        raise ValueError(f"{game.name} has no threaded batch kernels: num_threads must be 1 or None")
+    return int(num_threads)
+
+
 class SelfPlayVectorEnv(VectorEnv):
     """``num_envs`` copies of a game, stepped together in compiled code.
 
@@ -329,22 +357,8 @@ class SelfPlayVectorEnv(VectorEnv):
     ):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-        threaded = game.batch_step_threads is not None and game.batch_step_bots_threads is not None
         adaptive = num_threads is None
-        if num_threads is None:
-            cap = min(available_cores(), numba.config.NUMBA_NUM_THREADS) if threaded else 1
-            num_threads = max(1, min(cap, int(num_envs) // MIN_ENVS_PER_THREAD))
-        elif (
-            isinstance(num_threads, bool)
-            or not isinstance(num_threads, (int, np.integer))
-            or not 1 <= num_threads <= num_envs
-        ):
-            raise ValueError(
-                f"num_threads must be an integer in 1..num_envs={num_envs} or None, got {num_threads!r}"
-            )
-        elif num_threads > 1 and not threaded:
-            raise ValueError(f"{game.name} has no threaded batch kernels: num_threads must be 1 or None")
-        self.num_threads = int(num_threads)
+        self.num_threads = _thread_count(game, int(num_envs), num_threads)
         self.game = game
         self.options = as_options(game.make_options, options.pop("options", None), **options)
         self.num_envs = int(num_envs)
@@ -355,13 +369,27 @@ class SelfPlayVectorEnv(VectorEnv):
         self.agents = list(game.agents(self.options))
         self.num_players = len(self.agents)
         self.layout = game.observation_layout(self.options)
-        b, d, a, p = self.num_envs, self.layout.dim, game.num_actions, self.num_players
+        self._make_spaces()
+        self.metadata = dict(self.metadata)
+        self.render_mode = None
+        self._make_buffers()
+        self._has_reset = False
+        self._bot_plans: dict = {}  # step_bots' bots -> (bot ids, policies)
+        self._plan_shards(adaptive)
+
+    def _make_spaces(self) -> None:
+        """The single and batched observation and action spaces."""
+        b, d, a = self.num_envs, self.layout.dim, self.game.num_actions
         self.single_observation_space = spaces.Box(0.0, 1.0, (d,), np.float32)
         self.single_action_space = spaces.Discrete(a)
         self.observation_space = spaces.Box(0.0, 1.0, (b, d), np.float32)
         self.action_space = spaces.MultiDiscrete(np.full(b, a))
-        self.metadata = dict(self.metadata)
-        self.render_mode = None
+
+    def _make_buffers(self) -> None:
+        """The State records, the buffers the batch kernels write, their read-only views
+        (``copy=False``) and the pools of fresh output arrays (``copy=True``)."""
+        game = self.game
+        b, d, a, p = self.num_envs, self.layout.dim, game.num_actions, self.num_players
         self.state = game.new_state(b, self.options)
         self._notes = game.new_notes(b)  # what the kernels wrote to _obs / _final (not game state)
         self._obs = np.zeros((b, d), np.float32)
@@ -378,17 +406,19 @@ class SelfPlayVectorEnv(VectorEnv):
         self._step_mode = loops.STEP_AUTORESET + (loops.FRESH if self.copy else 0)
         self._sample_rng = np.zeros(b, np.uint64)
         self._bot_rng = np.zeros(b, np.uint64)
-        self._has_reset = False
-        self._bot_plans: dict = {}  # step_bots' bots -> (bot ids, policies)
         self._views = {id(x): _read_only(x) for x in self._buffers()}
         # copy=True: the large outputs come from recycled arrays (see Recycler)
         self._pools = {id(x): Recycler(x.shape, x.dtype) for x in (self._obs, self._mask, self._final)}
+
+    def _plan_shards(self, adaptive: bool) -> None:
+        """The shards of envs the threads step and, with ``num_threads=None``
+        (``adaptive``), the choosers that time one thread against ``num_threads``."""
         # shard k is envs bounds[k]:bounds[k + 1]
         parts = self.num_threads
         if parts > 1:  # more shards than threads, handed out one at a time (see _threaded)
-            parts = max(parts, min(SHARDS_PER_THREAD * parts, b // MIN_ENVS_PER_SHARD))
+            parts = max(parts, min(SHARDS_PER_THREAD * parts, self.num_envs // MIN_ENVS_PER_SHARD))
         self.num_shards = int(parts)
-        self._bounds = shards(b, self.num_shards)
+        self._bounds = shards(self.num_envs, self.num_shards)
         self._numba_threads = min(self.num_threads, numba.config.NUMBA_NUM_THREADS)
         # num_threads=None: time one thread against num_threads and keep the faster
         self._sampled = (0, 0.0)  # threads and seconds of the last sample_actions()
@@ -580,10 +610,6 @@ class SelfPlayVectorEnv(VectorEnv):
         """``(bot ids (P,) int64, [(policy, seats (k,) int64), ...])`` for :meth:`step_bots`:
         every name checked and every policy loaded and checked once. A policy seat gets
         the game's random bot id, whose kernel choice there is never played."""
-        import dataclasses
-
-        from tabletop_core.agents.seats import is_policy, seat_policy
-
         names = [b.strip() for b in bots.split(",")] if isinstance(bots, str) else list(bots)
         if len(names) == 1:
             names = names * self.num_players
@@ -607,8 +633,6 @@ class SelfPlayVectorEnv(VectorEnv):
 
     def _step_policies(self, ids: np.ndarray, policies: list) -> tuple:
         """One :meth:`step_bots` step with trained policies among the bots."""
-        from tabletop_core.agents.seats import policy_actions
-
         a = self._actions
         if self.copy:  # the previous step wrote its observations into the caller's array
             self.game.batch_step(self.state, self._notes, a, *self._step_out_buffers, loops.OBSERVE)
