@@ -88,7 +88,6 @@ for column, game in GAME_COLUMNS.items():
     )
 
 
-
 def _rate(steps_per_s: float) -> str:
     """A rate as the README writes it: millions with two decimals, or thousands with one."""
     return f"{steps_per_s / 1e6:.2f} M" if steps_per_s >= 50_000 else f"{steps_per_s / 1e3:.1f} k"
