@@ -656,11 +656,11 @@ def _npc_draw(e):
 
 
 @kernel(inline="always")
-def take_number(hand, play, n0, left):
-    """Add up to ``left`` held cards of number ``n0 + 1`` to ``play``, in colour order;
-    return how many are still missing (filled with copy cards)."""
-    for c in range(NUM_COLOURS):
-        k = c * NUM_NUMBERS + n0
+def _take_run(hand, play, start, stride, count, left):
+    """Add up to ``left`` held cards of ``hand`` among the ``count`` card ids ``start``,
+    ``start + stride``, ... to ``play``, in that order; return how many are still missing."""
+    for i in range(count):
+        k = start + i * stride
         if hand[k] != 0 and left > 0:
             play[k] = 1
             left -= 1
@@ -668,15 +668,17 @@ def take_number(hand, play, n0, left):
 
 
 @kernel(inline="always")
+def take_number(hand, play, n0, left):
+    """Add up to ``left`` held cards of number ``n0 + 1`` to ``play``, in colour order;
+    return how many are still missing (filled with copy cards)."""
+    return _take_run(hand, play, n0, NUM_NUMBERS, NUM_COLOURS, left)
+
+
+@kernel(inline="always")
 def take_colour(hand, play, c, left):
     """Add up to ``left`` held cards of colour ``c`` to ``play``, lowest numbers first;
     return how many are still missing (filled with copy cards)."""
-    for n0 in range(NUM_NUMBERS):
-        k = c * NUM_NUMBERS + n0
-        if hand[k] != 0 and left > 0:
-            play[k] = 1
-            left -= 1
-    return left
+    return _take_run(hand, play, c * NUM_NUMBERS, 1, NUM_NUMBERS, left)
 
 
 @kernel(inline="always")

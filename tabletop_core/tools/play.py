@@ -504,19 +504,11 @@ def _match(text: str, names: dict[int, str]) -> list[int]:
     return exact or whole or hits
 
 
-def play_in_terminal(
-    game: GameDef,
-    options: dict[str, Any],
-    seat: int = 0,
-    bots: str | None = None,
-    seed: int | None = None,
-    svg_file: str | None = None,
-    input: TextIO | None = None,
-    output: TextIO | None = None,
-) -> int:
-    """Play one game of ``game`` in the terminal (see :class:`TerminalPlay`); returns 0.
+def play_in_terminal(game: GameDef, options: dict[str, Any], *args: Any, **kwargs: Any) -> int:
+    """Play one game of ``game`` in the terminal; returns 0. Takes :class:`TerminalPlay`'s
+    arguments (``seat``, ``bots``, ``seed``, ``svg_file``, ``input``, ``output``, ``width``).
 
     Raises:
         ValueError: bad options, seat, bots, or ``svg_file`` for a game without SVG.
     """
-    return TerminalPlay(game, options, seat, bots, seed, svg_file, input, output).run()
+    return TerminalPlay(game, options, *args, **kwargs).run()
