@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from tabletop_core.contract.validation import StateChecker, check_legal_action_exists, row_counts, states_of
 from tabletop_core.kernel.records import blank_state
 
+from .rules import legal_mask_r
 from .spec import (
     COPY_KIND,
     HAND_SIZE,
@@ -125,9 +127,6 @@ def validate_state(saved) -> None:
     Raises:
         ValueError: naming the env index, the field, the value and what is allowed.
     """
-    from tabletop_core.contract.validation import StateChecker, check_legal_action_exists, states_of
-
-    from .rules import legal_mask_r
 
     s = states_of(saved, STATE_DTYPE, "exhaust")
     ck = StateChecker(s, "exhaust")
@@ -171,7 +170,6 @@ def _check_options(ck, s):
 
 def _check_cards(ck, s, solo, seats, in_game):
     """Deck, hands, selection, replenishment and NPC decks; every card once (conserved)."""
-    from tabletop_core.contract.validation import row_counts
 
     n = s.shape[0]
     ck.range("deck", 0, NUM_CARDS - 1)
@@ -227,7 +225,6 @@ def _check_cards(ck, s, solo, seats, in_game):
 
 def _check_areas(ck, s):
     """Combo areas: cards listed below area_n, played = listed, tops, unused Singles."""
-    from tabletop_core.contract.validation import row_counts
 
     n = s.shape[0]
     area_n = s["area_n"].astype(np.int64)

@@ -17,20 +17,40 @@ from __future__ import annotations
 
 import numpy as np
 
+from tabletop_core.contract.validation import StateChecker, check_legal_action_exists, row_counts, states_of
 from tabletop_core.kernel.records import blank_state
 
 from .maps import default_boards
+from .rules import ST_ROUND_END, legal_mask_r
 from .spec import (
     BIT_ROWS,
     BOARD,
+    DECK,
     DECK_SIZE,
+    EXIT,
+    FIRST_ITEM,
+    GHOST_START,
+    I_CROSS,
     MAP,
     MAX_GHOSTS,
     MAX_HUMANS,
+    MAX_MAX_ROUNDS,
+    MIN_HUMANS,
+    NUM_ACTIONS,
+    NUM_CARD_KINDS,
     NUM_ITEM_KINDS,
     NUM_KINDS,
+    NUM_LAYOUTS,
+    NUM_PHASES,
     NUM_PLACES,
+    PLACE,
+    SEALED_A,
+    SEALED_C,
+    WALL,
+    WATER,
     Options,
+    Phase,
+    Status,
 )
 
 STATE_DTYPE = np.dtype(
@@ -165,7 +185,6 @@ def derived_map_fields(s: np.ndarray) -> dict[str, np.ndarray]:
     """The fields :func:`exitnow_envs.rules.sync_map_r` derives from ``cell``, ``chip`` and
     ``place`` (``wbits``, ``xbits``, ``sbits``, ``cbits``, ``kpos``, ``ppos``), computed
     in NumPy for a whole ``(B,)`` State whose ``cell`` / ``place`` are in range."""
-    from .spec import EXIT, PLACE, SEALED_A, SEALED_C, WALL, WATER
 
     n = s.shape[0]
     cell = s["cell"].astype(np.int64)
@@ -230,14 +249,6 @@ def validate_state(saved) -> None:
     Raises:
         ValueError: naming the env index, the field, the value and what is allowed.
     """
-    from tabletop_core.contract.validation import StateChecker, states_of
-
-    from .spec import (
-        GHOST_START,
-        MAX_MAX_ROUNDS,
-        MIN_HUMANS,
-        NUM_LAYOUTS,
-    )
 
     s = states_of(saved, STATE_DTYPE, "exitnow")
     ck = StateChecker(s, "exitnow")
@@ -262,9 +273,6 @@ def validate_state(saved) -> None:
 
 def _check_map(ck, s, n, b):
     """Boards and layout in range; cell kinds, chips, places and the derived map fields."""
-    from tabletop_core.contract.validation import row_counts
-
-    from .spec import NUM_LAYOUTS
 
     ck.range("layout", 0, NUM_LAYOUTS - 1)
     ck.range("slot_board", 0, 3)
@@ -285,7 +293,6 @@ def _check_map(ck, s, n, b):
 
 def _check_humans(ck, s, nh, b):
     """Human pieces: flags, on the map exactly when entered and not captured, squares, heights."""
-    from .spec import EXIT, SEALED_A, SEALED_C, WALL, WATER, Status
 
     seat = np.arange(MAX_HUMANS)[None, :]
     used = seat < nh[:, None]
@@ -319,7 +326,6 @@ def _check_humans(ck, s, nh, b):
 
 def _check_ghosts(ck, s, b):
     """Ghosts on the map exactly when on, never on a wall, sealed door, exit or chip."""
-    from .spec import EXIT, SEALED_A, SEALED_C, WALL
 
     ck.range("gon", 0, 1)
     gon = s["gon"] == 1
@@ -341,9 +347,6 @@ def _check_ghosts(ck, s, b):
 
 def _check_cards_and_items(ck, s, n, b):
     """Event deck and items conserved (held + confiscated + used + in the deck)."""
-    from tabletop_core.contract.validation import row_counts
-
-    from .spec import DECK, FIRST_ITEM, NUM_CARD_KINDS
 
     ck.range("deck", 0, NUM_CARD_KINDS - 1)
     deck = s["deck"].astype(np.int64)
@@ -381,8 +384,6 @@ def _check_turn(ck, s, nh, on, gon, b):
 def _check_phase(ck, s, nh, on):
     """Status, winner, phase, stage and the acting seat consistent with the phase, and the
     roll; returns ``(playing, phase, current)`` as (B,) arrays."""
-    from .rules import ST_ROUND_END
-    from .spec import NUM_PHASES, Phase, Status
 
     ck.range("status", 0, len(Status) - 1)
     playing = s["status"] == Status.PLAYING
@@ -425,7 +426,6 @@ def _check_phase(ck, s, nh, on):
 def _check_ghost_turn(ck, s, playing, ph, gon, b):
     """The ghost player's turn fields: the acting ghost on the map with moves left in the
     GHOST phase."""
-    from .spec import Phase
 
     ck.range("ghost_idx", 0, MAX_GHOSTS)
     ck.range("ghost_rolled", 0, 1)
@@ -444,7 +444,6 @@ def _check_ghost_turn(ck, s, playing, ph, gon, b):
 def _check_contact(ck, s, nh, gon, b, playing, ph, cur):
     """A pending contact (ghost met humans): its queue and ghost, and the CROSS phase only
     for the asked human holding a Cross."""
-    from .spec import I_CROSS, Phase
 
     ck.range("contact_n", 0, nh, allowed="0..cfg_humans")
     cn = s["contact_n"].astype(np.int64)
@@ -471,9 +470,5 @@ def _check_contact(ck, s, nh, gon, b, playing, ph, cur):
 
 def _check_notes(ck, s, playing):
     """Observation notes in range (set_state rewrites them), and a legal action while playing."""
-    from tabletop_core.contract.validation import check_legal_action_exists
-
-    from .rules import legal_mask_r
-    from .spec import NUM_ACTIONS
 
     check_legal_action_exists(s, legal_mask_r, NUM_ACTIONS, playing, "exitnow")

@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from tabletop_core.contract.validation import StateChecker, check_legal_action_exists, row_counts, states_of
 from tabletop_core.kernel.records import blank_state
 
+from .rules import BIT_OF, RANK_OF, SUIT_OF, legal_mask_r, suit_bits_yaku
 from .spec import (
     HAND_SIZE,
     LOC_CAPTURED,
@@ -119,9 +121,6 @@ def validate_state(saved) -> None:
     Raises:
         ValueError: naming the env index, the field, the value and what is allowed.
     """
-    from tabletop_core.contract.validation import StateChecker, check_legal_action_exists, states_of
-
-    from .rules import legal_mask_r
 
     s = states_of(saved, STATE_DTYPE, "koikoi")
     ck = StateChecker(s, "koikoi")
@@ -141,7 +140,6 @@ def validate_state(saved) -> None:
 def _check_deck_and_stock(ck, s, p):
     """``deck`` a permutation, ``deck_pos``, ``loc`` codes, the stock = deck[deck_pos:];
     returns ``loc`` (int64)."""
-    from tabletop_core.contract.validation import row_counts
 
     n = s.shape[0]
     ck.range("deck", 0, NUM_CARDS - 1)
@@ -173,7 +171,6 @@ def _check_deck_and_stock(ck, s, p):
 
 def _check_hands(ck, s, loc):
     """``hand_size`` and the hand / captured bit words are what ``loc`` says."""
-    from .rules import BIT_OF, SUIT_OF
 
     n = s.shape[0]
     seats = np.arange(MAX_PLAYERS)
@@ -194,7 +191,6 @@ def _check_hands(ck, s, loc):
 
 def _check_phase_and_pending(ck, s, loc, playing):
     """``phase`` and the one ``pending`` card of the CHOOSE phases."""
-    from .rules import RANK_OF
 
     ck.range("phase", 0, NUM_PHASES - 1)
     ph = s["phase"].astype(np.int64)
@@ -220,7 +216,6 @@ def _check_phase_and_pending(ck, s, loc, playing):
 
 def _check_round(ck, s, p, playing):
     """Yaku, koi-koi counts, dealer, current seat and turn; DECIDE only with a yaku."""
-    from .rules import suit_bits_yaku
 
     ph = s["phase"].astype(np.int64)
     max_yaku = NUM_SUITS * int(suit_bits_yaku(np.int32((1 << 22) - 1)))

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from tabletop_core.contract.validation import StateChecker, check_legal_action_exists, row_counts, states_of
 from tabletop_core.kernel.records import blank_state
 
+from .rules import legal_mask_r
 from .spec import (
     ASCENDING_START,
     DESCENDING_START,
@@ -99,9 +101,6 @@ def validate_state(saved) -> None:
     Raises:
         ValueError: naming the env index, the field, the value and what is allowed.
     """
-    from tabletop_core.contract.validation import StateChecker, check_legal_action_exists, states_of
-
-    from .rules import legal_mask_r
 
     s = states_of(saved, STATE_DTYPE, "thegame")
     ck = StateChecker(s, "thegame")
@@ -131,7 +130,6 @@ def _check_options(ck, s) -> np.ndarray:
 
 def _check_deck(ck, s) -> np.ndarray:
     """Check the deck is a permutation of the 98 cards and ``deck_pos`` in range; return it (int64)."""
-    from tabletop_core.contract.validation import row_counts
 
     n = s.shape[0]
     ck.range("deck", MIN_CARD, MAX_CARD)
@@ -166,7 +164,6 @@ def _check_hands(ck, s, players) -> tuple[np.ndarray, np.ndarray]:
 
 def _check_cards_conserved(ck, s, deck, hand, held) -> None:
     """Check the dealt cards are exactly the hands plus the played cards, each once."""
-    from tabletop_core.contract.validation import row_counts
 
     n = s.shape[0]
     count = np.zeros((n, NUM_CARDS + MIN_CARD), np.int64)

@@ -14,12 +14,17 @@ the Python API (``<game>.baseline_policy()``).
 
 from __future__ import annotations
 
+import argparse
+import dataclasses
 import glob
 import os
 from functools import cache
 from typing import Any
 
+import numpy as np
+
 from tabletop_core.agents.policy import MLPPolicy
+from tabletop_core.contract.catalog import load_game
 from tabletop_core.contract.options import as_options
 
 __all__ = ["BASELINE", "baseline_files", "baseline_policy", "is_baseline", "package_policy"]
@@ -112,9 +117,6 @@ def package_policy(
         ValueError: the file is no policy of this game's sizes, or its recorded game or
             layout differ (with ``added``: from the current layout without those pieces).
     """
-    import dataclasses
-
-    import numpy as np
 
     opts = game.make_options(**options)
     pol = MLPPolicy.load(src)
@@ -143,9 +145,6 @@ def main(argv: list[str] | None = None) -> int:
     """``python -m tabletop_core.agents.baseline GAME RUN/policy.npz [--seats 0+1+2,3] [--out FILE]
     [--added PIECE,...]``: ship a trained policy as the game's baseline (at its default
     options)."""
-    import argparse
-
-    from tabletop_core.contract.catalog import load_game
 
     ap = argparse.ArgumentParser(prog="python -m tabletop_core.agents.baseline", description=main.__doc__)
     ap.add_argument("game")

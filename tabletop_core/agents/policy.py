@@ -19,6 +19,7 @@ to an observation cannot silently break a trained policy.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import zipfile
@@ -28,7 +29,7 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from tabletop_core.agents.forward import PackedMLP
-from tabletop_core.contract.encoders import check_action_inputs
+from tabletop_core.contract.encoders import ObservationLayout, check_action_inputs
 from tabletop_core.contract.options import as_options
 
 __all__ = ["ACTIVATIONS", "MLPPolicy"]
@@ -157,7 +158,6 @@ class MLPPolicy:
                 layer whose width is not that of the layout without the pieces, or a
                 recorded layout that is not it (another change than these pieces).
         """
-        from tabletop_core.contract.encoders import ObservationLayout
 
         added = list(added)
         unknown = [n for n in added if n not in layout.offset]
@@ -287,7 +287,6 @@ def _shown(options: dict[str, Any]) -> str:
 
 
 def _as_dict(options: Any) -> dict[str, Any]:
-    import dataclasses
 
     return dataclasses.asdict(options) if dataclasses.is_dataclass(options) else dict(options)
 

@@ -17,7 +17,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import fields
 from typing import Any
+
+from tabletop_core.contract.catalog import load_game
+from tabletop_core.train.config import OPTIMIZERS, TrainConfig, validate
 
 __all__ = [
     "add_train_parser",
@@ -78,9 +82,6 @@ def setup_train(sp: argparse.ArgumentParser, game=None) -> None:
     """Add the trainer's own arguments to ``sp``: usable as the ``setup(parser, game)``
     callback of a per-game sub-parser (``tabletop_core.cli.add_game_subparsers``), whose
     handler is then :func:`train_handler`."""
-    from dataclasses import fields
-
-    from tabletop_core.train.config import TrainConfig
 
     D = {f.name: f.default for f in fields(TrainConfig) if not callable(f.default_factory)}
     _add_run_arguments(sp.add_argument_group("run"))
@@ -164,7 +165,6 @@ def _add_rollout_arguments(g, D: dict) -> None:
 def _add_ppo_arguments(g, D: dict) -> None:
     """PPO's hyper-parameters, the network's widths, bf16 and the threads."""
     from tabletop_core.agents.policy import ACTIVATIONS
-    from tabletop_core.train.config import OPTIMIZERS
 
     g.add_argument("--epochs", type=int, default=D["epochs"], help="passes over each rollout")
     g.add_argument(
@@ -296,7 +296,6 @@ def config_from_args(args: argparse.Namespace, extra: list[str]):
     Raises:
         ValueError: a bad game, game option, bot, opponent mix or policy file.
     """
-    from tabletop_core.contract.catalog import load_game
 
     game = load_game(args.game)
     options = game_options(extra)
@@ -307,8 +306,6 @@ def config_from_args(args: argparse.Namespace, extra: list[str]):
 
 def config_from_options(args: argparse.Namespace, options: dict[str, Any]):
     """The same from parsed arguments and the game options as a dict."""
-    from tabletop_core.contract.catalog import load_game
-    from tabletop_core.train.config import TrainConfig, validate
 
     game = load_game(args.game)
     try:
@@ -355,7 +352,6 @@ def final_line(cfg, summary: dict) -> str:
     """The line ``tabletop train`` prints last: steps and speed, the greedy policy's mean
     return on the final deals with the game's own measures (The Game: ``score``, the cards
     left), and each scripted bot's on the same deals."""
-    from tabletop_core.contract.catalog import load_game
     from tabletop_core.train.evaluate import measures_text, opponents_text
 
     ev = summary["final_eval"]
@@ -387,7 +383,6 @@ def start_line(cfg) -> str:
         if cfg.steps
         else "no limit"
     )
-    from tabletop_core.contract.catalog import load_game
     from tabletop_core.train.evaluate import opponents_text
 
     game = load_game(cfg.game)

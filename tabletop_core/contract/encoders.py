@@ -22,6 +22,7 @@ Pattern after OpenSpiel's ``kuhn_poker.py`` (``pieces = [("player", 2, (2,)), ..
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -132,7 +133,6 @@ class ObservationLayout:
         """A 16-hex-digit hash of the pieces' names, shapes and scales (``high``): what a
         trained policy records of the observation it was trained on, so that a changed
         observation is an error when the policy loads, not silent nonsense."""
-        import hashlib
 
         text = ";".join(
             f"{p.name}:{','.join(map(str, p.shape))}:{np.asarray(p.high, np.float64).tolist()!r}"

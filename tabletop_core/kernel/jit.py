@@ -37,6 +37,8 @@ import signal
 import threading
 from contextlib import contextmanager
 from functools import cache
+from importlib.metadata import entry_points
+from importlib.util import find_spec
 
 import numba
 import numpy as np
@@ -82,8 +84,6 @@ def stamp_package(package: str) -> None:
 @cache
 def _package_dirs() -> dict[str, str]:
     """``{package: folder}`` of ``tabletop_core`` and of every listed game package."""
-    from importlib.metadata import entry_points
-    from importlib.util import find_spec
 
     names = {_CORE, *_EXTRA, *(package_of(ep.value) for ep in entry_points(group=GAMES_GROUP))}
     out = {}

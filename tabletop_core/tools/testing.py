@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import pickle
 from types import ModuleType
 from typing import Any
 
 import numpy as np
+from pettingzoo.test import api_test as pz_api_test
+from pettingzoo.test import seed_test
 
+from tabletop_core.contract.catalog import load_game
+from tabletop_core.contract.options import option_infos
+from tabletop_core.envs.factories import game_envs
 from tabletop_core.kernel.records import at
 from tabletop_core.kernel.rng import sample_legal, seed_word
 
@@ -75,7 +81,6 @@ def assert_state_roundtrip(env: Any, seed: int = 11, warmup: int = 7, steps: int
     Returns:
         The saved state (for further checks, e.g. rejection by an env with other options).
     """
-    import pickle
 
     env.reset(seed=seed)
     for _ in range(warmup):
@@ -112,7 +117,6 @@ def option_grid(game: Any) -> list[dict[str, Any]]:
     values at once as the game accepts together. Read from the game's ``spec.Options``
     declarations (:mod:`tabletop_core.contract.options`).
     """
-    from tabletop_core.contract.options import option_infos
 
     grid: list[dict[str, Any]] = [{}]
     for o in option_infos(type(game.make_options())):
@@ -167,12 +171,6 @@ def api_test(
     Raises:
         AssertionError: at the first failure, naming the options.
     """
-
-    from pettingzoo.test import api_test as pz_api_test
-    from pettingzoo.test import seed_test
-
-    from tabletop_core.contract.catalog import load_game
-    from tabletop_core.envs.factories import game_envs
 
     game = load_game(name)
     package = game_envs(game)
