@@ -16,6 +16,7 @@ from tabletop_core.envs.factories import game_envs
 from tabletop_core.tools.testing import api_test, option_grid
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", game_names())
 def test_every_game_passes_the_api_test_over_every_option(name):
     assert api_test(name) == len(option_grid(load_game(name)))

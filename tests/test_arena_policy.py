@@ -33,6 +33,7 @@ def policy_file(tmp_path):
     return _random_policy(tmp_path / "p.npz", layout.dim, koikoi_env.GAME.num_actions)
 
 
+@pytest.mark.slow
 def test_policy_seat_match_conserves_chips_and_is_reproducible(policy_file):
     bots = [f"policy:{policy_file}", "greedy", "random"]
     a = run_match(koikoi_env.GAME, bots, 60, seed=5, chunk=25, num_players=3, rounds=1)
@@ -242,6 +243,7 @@ def _numpy_greedy(pol: MLPPolicy, obs: np.ndarray, mask: np.ndarray) -> np.ndarr
     return np.where(mask != 0, x, -np.inf).argmax(axis=1).astype(np.int64)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("activation", ["tanh", "relu"])
 def test_the_compiled_greedy_pass_equals_numpy_and_ignores_the_rest_of_the_batch(activation):
     """On sparse observations and random masks: the same actions as the numpy pass, for the
@@ -306,6 +308,7 @@ def test_a_match_takes_the_options_object():
         run_match(koikoi_env.GAME, "greedy", 6, chunk=0, options=opts)
 
 
+@pytest.mark.slow
 def test_no_interval_leaves_the_range_of_the_measure():
     """Five games of The Game: the mean score (>= 0) keeps a low end >= 0, every rate stays
     in [0, 1], every interval holds its figure; the table says how they are made."""
@@ -382,6 +385,7 @@ def test_a_long_match_warns_with_its_estimate(capsys, monkeypatch):
     assert "this match will take about" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_search_games_on_several_threads_equal_one_thread(monkeypatch):
     """A search match plays one game per core at once; each game is dealt and searched
     from its own seeds, so the figures equal those of one thread."""

@@ -47,6 +47,7 @@ def test_every_game_ships_a_small_baseline_made_for_the_current_layout(name):
     assert seats == set(range(len(game.agents(opts))))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", GAMES)
 def test_baseline_plays_only_legal_actions_over_200_deals(name):
     """The single-agent core refuses an illegal action with a ValueError, so 200 complete

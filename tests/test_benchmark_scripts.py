@@ -23,6 +23,7 @@ def test_benchmark_script_starts(script):
     assert "usage" in proc.stdout.lower()
 
 
+@pytest.mark.slow
 def test_batch_sweep_script_takes_the_games_options_and_refuses_bad_ones():
     """``benchmarks/batches.py GAME``: the game's options as ``tabletop bench GAME`` takes
     them land in the record (Koikoi's ``--rounds`` is the game's, the sweep's is
@@ -51,6 +52,7 @@ def test_batch_sweep_script_takes_the_games_options_and_refuses_bad_ones():
     assert bad.returncode == 2 and "invalid choice: 'nogame'" in bad.stderr
 
 
+@pytest.mark.slow
 def test_search_table_times_the_guided_search_and_refuses_a_bad_blueprint():
     import json
 

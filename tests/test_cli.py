@@ -78,6 +78,7 @@ def test_match_errors_are_clear(capsys, argv, message):
     assert code == 2 and message in err
 
 
+@pytest.mark.slow
 def test_bench_quick_json(capsys):
     code, out, _ = run(capsys, "bench", "thegame", "--json", "--quick", "--no-peers", "--seconds", "0.05")
     assert code == 0

@@ -162,6 +162,7 @@ def warm_match_cache():
     assert done.returncode == 0, done.stderr
 
 
+@pytest.mark.slow
 def test_ctrl_c_in_a_match_prints_the_games_played_and_exits_130(warm_match_cache):
     """SIGINT (Ctrl-C) in a long match: the table of the games played so far, the word
     "interrupted" and exit status 130."""

@@ -160,6 +160,7 @@ def test_copy_false_buffers_are_read_only_views_the_next_step_overwrites(name):
         assert np.array_equal(fresh.state[f], shared.state[f]), f
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", available_games())
 def test_threaded_vector_env_plays_exactly_as_one_thread(name):
     """``num_threads`` > 1 steps shards of the batch on numba's threads; every env owns its

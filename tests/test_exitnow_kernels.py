@@ -103,6 +103,7 @@ def _draw_mismatches(snaps, words):
     return bad
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("options", OPTIONS)
 def test_is_legal_and_random_legal_match_the_mask(options):
     snaps = decision_snapshots(options, 3000, 5)
@@ -309,6 +310,7 @@ def _observe_all(s, out):
         observe_r(s[i], s[i].current, out, i)
 
 
+@pytest.mark.slow
 def test_copy_true_writes_full_rows_into_recycled_arrays_the_caller_scribbled_on():
     """``copy=True`` steps write every observation row in full into a recycled array (the
     loops' ``FRESH`` mode; at this batch the buffer is large enough for the rows to be

@@ -256,6 +256,7 @@ def _seat_texts(env, game, before, action: int, actor: int, seat: int) -> tuple[
     return frame.caption(agents[seat]), lines, env.observe(agents[seat])["observation"].tobytes()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "game_name, options",
     [

@@ -92,6 +92,7 @@ def assert_same(s, ref: KoikoiReference, buf, where: str) -> None:
             assert np.array_equal(got[name], np.asarray(value, np.float32)), f"{where} seat {seat} {name}"
 
 
+@pytest.mark.slow
 def test_kernels_agree_with_the_reference_at_every_step():
     stats = Counter()
     styles = ("uniform", "stop", "koikoi", "short")
@@ -171,6 +172,7 @@ def test_random_play_conserves_chips_and_returns_are_final_chips_minus_25(num_pl
     assert (loc[:, :] < LOC_CAPTURED + num_players).all()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bots", ["greedy", "strong", "strong,greedy,random,random"])
 def test_bot_games_are_legal_and_conserve_chips(bots):
     names = bots.split(",")
@@ -186,6 +188,7 @@ def test_bot_games_are_legal_and_conserve_chips(bots):
     assert np.array_equal(returns, chips - 25)
 
 
+@pytest.mark.slow
 def test_bots_only_choose_legal_actions_step_by_step():
     for n, bot in itertools.product((2, 3, 4), (0, 1, 2)):
         s, bot_rng = _seeded(Options(num_players=n, rounds=2), 30, n * 10 + bot)

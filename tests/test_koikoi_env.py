@@ -41,6 +41,7 @@ def _random_actions(env, seed: int, max_steps: int = 10_000):
 
 
 # --- PettingZoo test suite (api and seed tests over every option: tests/test_api.py) -------
+@pytest.mark.slow
 @pytest.mark.parametrize("num_players", PLAYERS)
 def test_pettingzoo_render_test(num_players, capsys):
     render_test(functools.partial(koikoi_env.env, num_players=num_players, rounds=1))

@@ -74,6 +74,7 @@ def test_each_rule_difference_of_rlcard_changes_the_exact_figures():
         assert peers.rules_walk(undone)["expected"] != got, field
 
 
+@pytest.mark.slow
 def test_our_vector_env_agrees_with_the_tree_walk():
     mc = peers.ours_monte_carlo(20000, seed=3, batch=1024)
     assert mc["episodes"] >= 20000

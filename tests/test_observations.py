@@ -75,6 +75,7 @@ def assert_decodes_to_game_units(layout: ObservationLayout, obs: np.ndarray) -> 
                 assert np.all(pieces[name].sum(axis=-1) <= 1), name
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pkg,k", CASES)
 def test_aec_observations_in_unit_box(pkg, k):
     package = importlib.import_module(pkg)
@@ -105,6 +106,7 @@ def test_aec_observations_in_unit_box(pkg, k):
     assert_decodes_to_game_units(layout, np.stack(seen))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pkg,k", CASES)
 def test_vector_observations_in_unit_box(pkg, k):
     package = importlib.import_module(pkg)
@@ -132,6 +134,7 @@ def test_vector_observations_in_unit_box(pkg, k):
     assert ended > 0 or pkg == "koikoi_env"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pkg,k", CASES)
 def test_single_agent_observations_in_unit_box(pkg, k):
     package = importlib.import_module(pkg)

@@ -54,6 +54,7 @@ def play_full_game(child, choose=first_move) -> tuple[str, list[str]]:
     return "\n".join(transcript), typed
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "game, env_moves",
     [
@@ -195,6 +196,7 @@ def choose_koikoi(screen: str) -> str:
     return move[1:] if len(same_rank) == 1 else "shdc"["♠♥♦♣".index(move[0])] + move[1:]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "game, argv, choose, check",
     [

@@ -67,6 +67,7 @@ def test_write_html_embeds_every_step_and_view_and_needs_no_network(tmp_path):
     assert "</script" not in plain.split('id="replay-data"')[1].split("</script>")[0]
 
 
+@pytest.mark.slow
 def test_write_gif_animates_one_view(tmp_path):
     pytest.importorskip("resvg_py")
     from PIL import Image

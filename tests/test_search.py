@@ -53,6 +53,7 @@ def _positions(name: str, count: int, seed: int):
     return game, out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(GAMES))
 def test_decisions_are_legal_deterministic_and_leave_the_position(name):
     game, positions = _positions(name, 6, seed=1)
@@ -121,6 +122,7 @@ def test_a_game_without_resample_hidden_has_no_search():
         game.bot_ids(["search"], 1)
 
 
+@pytest.mark.slow
 def test_match_vector_env_and_trainer_opponents_take_the_search_bot():
     import thegame_env
     from tabletop_core.train.opponents import parse_opponents
@@ -168,6 +170,7 @@ def test_a_given_default_move_replaces_the_rollout_bots_choice():
     assert out[0] == -1
 
 
+@pytest.mark.slow
 def test_search_guided_by_the_baseline_in_match_vector_env_and_replay():
     import exitnow_envs
     from tabletop_core.agents.seats import SearchPolicy, is_policy, policy_actions, seat_policy

@@ -182,6 +182,7 @@ def play_differential(
         stats["win"] += 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("num_players", PLAYER_COUNTS)
 def test_dealt_games_match_reference(num_players):
     stats = Counter()
@@ -196,6 +197,7 @@ def test_dealt_games_match_reference(num_players):
     assert stats["FIRE_LOSS"] > 0, stats
 
 
+@pytest.mark.slow
 def test_near_sorted_decks_reach_the_late_game():
     """Decks that are sorted up to a few swaps: perfect games, skipped seats, empty hands."""
     stats = Counter()
