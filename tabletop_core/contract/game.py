@@ -68,8 +68,8 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from collections.abc import Callable
-from dataclasses import dataclass, fields
+from collections.abc import Callable, Mapping
+from dataclasses import MISSING, dataclass, fields
 from typing import Any
 
 import numpy as np
@@ -185,6 +185,49 @@ class Hooks:
     resample_hidden: Callable | None = None
     rollout_phase: Callable | None = None
     notes_dtype: np.dtype = loops.NO_NOTES
+
+    @classmethod
+    def from_names(cls, num_actions: int, *namespaces: Any, **given: Any) -> Hooks:
+        """A game's hooks found by the kernels' naming convention: each hook ``h`` (a field
+        of this class) is the first kernel named ``h_r`` in ``namespaces`` (modules or
+        mappings, searched in order: typically the hooks module's ``globals()``, then its
+        ``rules``, ``observe``, ``bots`` and ``resample`` modules), unless ``given`` names
+        it; a hook found nowhere is left to its default. The game passes only what differs
+        from the convention (``random_move=bots.random_bot_r``, ``notes_dtype=...``).
+
+        Args:
+            num_actions: the size ``A`` of the action space.
+            namespaces: modules or mappings holding the ``<hook>_r`` kernels.
+            given: hooks (and ``notes_dtype``) by field name, taken as they are.
+
+        Raises:
+            ValueError: a keyword that is not a field of :class:`Hooks`, or a required
+                hook (``deal``, ``step``, ``legal_mask``, ``observe``, ``bot_action``,
+                ``is_legal``) neither given nor found as ``<hook>_r``.
+        """
+        names = [f.name for f in fields(cls) if f.name != "num_actions"]
+        unknown = sorted(set(given) - set(names))
+        if unknown:
+            raise ValueError(f"Hooks.from_names: unknown hooks {unknown}; allowed: {names}")
+        found = dict(given)
+        for name in names[: names.index("notes_dtype")]:
+            for space in () if name in found else namespaces:
+                kernel = (
+                    space.get(f"{name}_r")
+                    if isinstance(space, Mapping)
+                    else getattr(space, f"{name}_r", None)
+                )
+                if kernel is not None:
+                    found[name] = kernel
+                    break
+        required = [f.name for f in fields(cls) if f.default is MISSING and f.name != "num_actions"]
+        missing = [name for name in required if found.get(name) is None]
+        if missing:
+            raise ValueError(
+                f"Hooks.from_names: no kernel for the hooks {missing}: define '<hook>_r' in one of"
+                " the namespaces or pass the hook by keyword"
+            )
+        return cls(num_actions=int(num_actions), **found)
 
     def as_dict(self) -> dict[str, Callable | None]:
         """The hook kernels by name (what :func:`tabletop_core.contract.loops.register`
@@ -327,11 +370,96 @@ def _action_only(action_name: Callable, action: int, state: np.ndarray = None) -
     return action_name(action)
 
 
+CONVENTION: dict[str, tuple[str, ...]] = {
+    "make_options": ("Options",),
+    "agents": ("agents",),
+    "observation_layout": ("observation_layout",),
+    "state": ("STATE_DTYPE", "new_state", "validate_state", "record_agents?"),
+    "hooks": ("HOOKS",),
+    "max_episode_steps": ("MAX_EPISODE_STEPS",),
+    "action_name": ("action_name",),
+    "views": ("render", "narrate?"),
+    "ending": ("episode_stats", "match_stats?", "final_info?"),
+    "identity": ("return_identity?",),
+    "seat_roles": ("seat_roles?",),
+    "action_pieces": ("ACTION_PIECES?",),
+}
+"""The names by which :class:`GameDef` fills each field a declaration leaves out, looked
+up in the declaring module (:attr:`GameDef.module`), then in its package's modules
+(:data:`CONVENTION_MODULES`, the first that has the name): ``state`` is
+``StateDef(STATE_DTYPE, new_state, validate_state, record_agents)``, ``views``
+``Views.of(render, narrate)`` (the package's modules), ``ending``
+``Ending(episode_stats, match_stats, final_info)``, the others the one name as it is. A name
+marked ``?`` may be absent (its default, None, stands)."""
+
+CONVENTION_MODULES = ("spec", "state", "hooks", "observe", "rules", "bots")
+"""The modules of a game's package searched, in order, after the declaring module for the
+names of :data:`CONVENTION`; the package's ``render`` and ``narrate`` modules are the
+names ``render`` and ``narrate``."""
+
+_BUILD: dict[str, Callable[..., Any]] = {"state": StateDef, "views": Views.of, "ending": Ending}
+
+
+def _convention_lookup(module: str) -> Callable[[str], Any]:
+    """``name -> value or None`` over the declaring module ``module`` and its package's
+    modules (:data:`CONVENTION_MODULES`; ``render``/``narrate``: the modules themselves)."""
+    import importlib
+    import importlib.util
+
+    package = module.rpartition(".")[0]
+    own = vars(sys.modules[module]) if module in sys.modules else {}
+
+    def sub(name: str) -> Any:
+        full = f"{package}.{name}"
+        if full in sys.modules:
+            return sys.modules[full]
+        return importlib.import_module(full) if package and importlib.util.find_spec(full) else None
+
+    def lookup(name: str) -> Any:
+        if name in own:
+            return own[name]
+        if name in ("render", "narrate"):
+            return sub(name)
+        for mod in filter(None, map(sub, CONVENTION_MODULES)):
+            if hasattr(mod, name):
+                return getattr(mod, name)
+        return None
+
+    return lookup
+
+
+def _fill_by_convention(game: GameDef) -> None:
+    """Fill ``game``'s fields left out from the names of its package (:data:`CONVENTION`).
+
+    Raises:
+        ValueError: a required name found nowhere, naming the field and the name.
+    """
+    lookup = _convention_lookup(game.module)
+    for field, names in CONVENTION.items():
+        if getattr(game, field) not in (None, ()):
+            continue
+        values = [lookup(n.rstrip("?")) for n in names]
+        missing = [n for n, v in zip(names, values) if v is None and not n.endswith("?")]
+        if missing:
+            raise ValueError(
+                f"{game.name}: GameDef field {field!r} not given, and neither module {game.module!r}"
+                f" nor its package's {list(CONVENTION_MODULES)} has {missing} to make it from"
+                f" (pass {field}=...)"
+            )
+        value = _BUILD[field](*values) if field in _BUILD else values[0]
+        if value is not None:
+            object.__setattr__(game, field, value)
+
+
 @dataclass(frozen=True, eq=False)
 class GameDef:
     """Everything the adapters need to know about one game (see the module docstring).
 
-    Declared (what only the game knows):
+    Declared (what only the game knows). A field from ``make_options`` on, left out, is
+    made from the game package's names by convention (:data:`CONVENTION`: ``Options``,
+    ``agents``, ``observation_layout``, ``STATE_DTYPE``, ``HOOKS``, ``MAX_EPISODE_STEPS``,
+    ``action_name``, ``render``, ``episode_stats``, ...), so a declaration states only its
+    name, version, words, bots, reward bounds and the facts that differ from the defaults:
 
     Attributes:
         name: registry name, e.g. ``"thegame"``.
@@ -385,17 +513,17 @@ class GameDef:
     version: int
     module: str
     docs: Docs
-    make_options: Callable[..., Any]
-    agents: Callable[[Any], list[str]]
-    observation_layout: Callable[[Any], ObservationLayout]
-    state: StateDef
-    hooks: Hooks
     bots: Bots
-    max_episode_steps: int
     reward_range: tuple[float, float]
-    action_name: Callable[[int, np.ndarray], str]
-    views: Views
-    ending: Ending
+    make_options: Callable[..., Any] = None
+    agents: Callable[[Any], list[str]] = None
+    observation_layout: Callable[[Any], ObservationLayout] = None
+    state: StateDef = None
+    hooks: Hooks = None
+    max_episode_steps: int = None
+    action_name: Callable[[int, np.ndarray], str] = None
+    views: Views = None
+    ending: Ending = None
     cooperative: bool = False
     zero_sum: bool = False
     identity: Callable[[np.ndarray, Any], np.ndarray] | None = None
@@ -406,8 +534,11 @@ class GameDef:
         """Register the hooks with the batch loops (the ``random`` bot's id with them).
 
         Raises:
-            ValueError: a required hook missing, or bots without a ``random`` bot.
+            ValueError: a required hook missing, a field neither given nor found by its
+                conventional name in :attr:`module` (:data:`CONVENTION`), or bots without
+                a ``random`` bot.
         """
+        _fill_by_convention(self)
         if "random" not in self.bots.names:
             raise ValueError(f"{self.name}: the bots must include 'random', got {self.bots.names}")
         object.__setattr__(self, "action_name", _call_with_action(self.action_name))
