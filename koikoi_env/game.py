@@ -74,7 +74,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_core.contract.game import Bots, Docs, GameDef, player_agents
+from tabletop_core.contract.game import Bots, Docs, GameDef
 
 from .bots import BOT_NAMES
 from .spec import (
@@ -118,14 +118,6 @@ def match_stats(options: Options) -> dict[str, str]:
     for k in range(options.num_players):
         out[f"chips_{k}"] = f"chips of player_{k} at the end"
     return out
-
-
-def agents(options: Options) -> list[str]:
-    return player_agents(options.num_players)
-
-
-def record_agents(e: np.void) -> list[str]:
-    return player_agents(e["cfg_players"])
 
 
 def final_info(state: np.ndarray, options: Options) -> list[dict]:

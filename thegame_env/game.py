@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_core.contract.game import Bots, Docs, GameDef, player_agents
+from tabletop_core.contract.game import Bots, Docs, GameDef
 from tabletop_core.kernel.records import at
 
 from .bots import BOT_NAMES
@@ -80,14 +80,6 @@ def return_identity(returns: np.ndarray, options: Any) -> np.ndarray:
     if options.reward == "win":
         return (r == 1.0) | (r == -1.0)
     return (r >= 0) & (r <= NUM_CARDS) & (r == np.round(r))
-
-
-def agents(options: Options) -> list[str]:
-    return player_agents(options.num_players)
-
-
-def record_agents(e: np.void) -> list[str]:
-    return player_agents(e["cfg_players"])
 
 
 GAME = GameDef(

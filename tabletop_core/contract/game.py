@@ -372,9 +372,9 @@ def _action_only(action_name: Callable, action: int, state: np.ndarray = None) -
 
 CONVENTION: dict[str, tuple[str, ...]] = {
     "make_options": ("Options",),
-    "agents": ("agents",),
+    "agents": ("agents",),  # default: seat_agents
     "observation_layout": ("observation_layout",),
-    "state": ("STATE_DTYPE", "new_state", "validate_state", "record_agents?"),
+    "state": ("STATE_DTYPE", "new_state", "validate_state", "record_agents?"),  # default: record_seat_agents
     "hooks": ("HOOKS",),
     "max_episode_steps": ("MAX_EPISODE_STEPS",),
     "action_name": ("action_name",),
@@ -398,6 +398,24 @@ names of :data:`CONVENTION`; the package's ``render`` and ``narrate`` modules ar
 names ``render`` and ``narrate``."""
 
 _BUILD: dict[str, Callable[..., Any]] = {"state": StateDef, "views": Views.of, "ending": Ending}
+
+
+def seat_agents(options: Any) -> list[str]:
+    """The agents of a game whose seats are all alike, from its ``num_players`` option:
+    ``player_0`` .. ``player_{n-1}`` (the ``agents`` of a package that defines none)."""
+    return player_agents(options.num_players)
+
+
+def record_seat_agents(e: np.void) -> list[str]:
+    """The agents of one env's record from its ``cfg_players`` field (the ``record_agents``
+    of a package that defines no ``agents``)."""
+    return player_agents(e["cfg_players"])
+
+
+_DEFAULTS: dict[str, Callable[..., Any]] = {"agents": seat_agents, "record_agents": record_seat_agents}
+"""What stands for a name of :data:`CONVENTION` a package leaves out: seats named
+``player_<k>`` from the ``num_players`` option and the record's ``cfg_players`` (both only
+where the package defines no ``agents`` of its own)."""
 
 
 def _convention_lookup(module: str) -> Callable[[str], Any]:
@@ -434,7 +452,13 @@ def _fill_by_convention(game: GameDef) -> None:
     Raises:
         ValueError: a required name found nowhere, naming the field and the name.
     """
-    lookup = _convention_lookup(game.module)
+    found = _convention_lookup(game.module)
+    alike = found("agents") is None  # seats all alike: the default agents and record agents
+
+    def lookup(name: str) -> Any:
+        value = found(name)
+        return _DEFAULTS[name] if value is None and alike and name in _DEFAULTS else value
+
     for field, names in CONVENTION.items():
         if getattr(game, field) not in (None, ()):
             continue
