@@ -70,7 +70,7 @@ import os
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import MISSING, dataclass, fields
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 
@@ -78,6 +78,8 @@ from tabletop_core.contract import loops, search
 from tabletop_core.contract.encoders import ObservationLayout, check_action_inputs
 from tabletop_core.contract.resample import resample_entry
 from tabletop_core.kernel.records import at
+
+_T = TypeVar("_T")
 
 __all__ = [
     "GameDef",
@@ -475,6 +477,22 @@ def _fill_by_convention(game: GameDef) -> None:
             object.__setattr__(game, field, value)
 
 
+class _Forward(Generic[_T]):
+    """A read-only attribute of :class:`GameDef` read from one of its groups, the name the
+    adapters read (``game.title`` is ``game.docs.title``): ``getattr(game.<group>, <field>)``."""
+
+    def __init__(self, group: str, field: str, doc: str) -> None:
+        self.group, self.field, self.__doc__ = group, field, doc
+
+    def __get__(self, game: Any, owner: type | None = None) -> _T:
+        if game is None:
+            return self  # the class attribute itself, for help() and the docs
+        return getattr(getattr(game, self.group), self.field)
+
+    def __set__(self, game: Any, value: Any) -> None:
+        raise AttributeError(f"GameDef's {self.field!r} is read-only: it is {self.group}.{self.field}")
+
+
 @dataclass(frozen=True, eq=False)
 class GameDef:
     """Everything the adapters need to know about one game (see the module docstring).
@@ -583,15 +601,11 @@ class GameDef:
         """The PettingZoo registry id, ``tabletop/<name>-v<version>`` (:func:`registry_id`)."""
         return registry_id(self.name, self.version)
 
-    @property
-    def num_actions(self) -> int:
-        """The size ``A`` of the action space (:attr:`Hooks.num_actions`)."""
-        return self.hooks.num_actions
+    num_actions = _Forward[int](
+        "hooks", "num_actions", "The size ``A`` of the action space (:attr:`Hooks.num_actions`)."
+    )
 
-    @property
-    def state_dtype(self) -> np.dtype:
-        """The State record dtype (:attr:`StateDef.dtype`)."""
-        return self.state.dtype
+    state_dtype = _Forward[np.dtype]("state", "dtype", "The State record dtype (:attr:`StateDef.dtype`).")
 
     def new_state(self, batch: int, options: Any) -> np.ndarray:
         """A ``(batch,)`` State configured by ``options``, not yet dealt (:attr:`StateDef.new`).
@@ -601,15 +615,13 @@ class GameDef:
         """
         return self.state.new(batch, options)
 
-    @property
-    def validate_state(self) -> Callable[[Any], None]:
-        """The game's one validation of a saved State (:attr:`StateDef.validate`)."""
-        return self.state.validate
+    validate_state = _Forward[Callable[[Any], None]](
+        "state", "validate", "The game's one validation of a saved State (:attr:`StateDef.validate`)."
+    )
 
-    @property
-    def notes_dtype(self) -> np.dtype:
-        """The observation notes' dtype (:attr:`Hooks.notes_dtype`)."""
-        return self.hooks.notes_dtype
+    notes_dtype = _Forward[np.dtype](
+        "hooks", "notes_dtype", "The observation notes' dtype (:attr:`Hooks.notes_dtype`)."
+    )
 
     @functools.cached_property
     def observe(self) -> Callable:
@@ -653,60 +665,48 @@ class GameDef:
         return self.returns_hold(returns, options)
 
     # --- views and endings ------------------------------------------------------------------
-    @property
-    def render_ansi(self) -> Callable[..., str]:
-        """``(state (1,), options, seat=None) -> str`` (:attr:`Views.ansi`)."""
-        return self.views.ansi
+    render_ansi = _Forward[Callable[..., str]](
+        "views", "ansi", "``(state (1,), options, seat=None) -> str`` (:attr:`Views.ansi`)."
+    )
 
     def render_view(self, state: np.ndarray, options: Any, seat: int) -> str:
         """The table as text as ``seat`` may see it (:attr:`Views.ansi` with ``seat``)."""
         return self.views.ansi(state, options, seat=seat)
 
-    @property
-    def render_svg(self) -> Callable[..., str] | None:
-        """``(state (1,), options, seat) -> str`` SVG, or None (:attr:`Views.svg`)."""
-        return self.views.svg
+    render_svg = _Forward[Callable[..., str] | None](
+        "views", "svg", "``(state (1,), options, seat) -> str`` SVG, or None (:attr:`Views.svg`)."
+    )
 
-    @property
-    def svg_size(self) -> tuple[int, int]:
-        """``(width, height)`` of :attr:`render_svg`'s picture."""
-        return self.views.svg_size
+    svg_size = _Forward[tuple[int, int]](
+        "views", "svg_size", "``(width, height)`` of :attr:`render_svg`'s picture."
+    )
 
-    @property
-    def narrate(self) -> Any:
-        """The game's narration module, or None (:attr:`Views.narrate`)."""
-        return self.views.narrate
+    narrate = _Forward[Any](
+        "views", "narrate", "The game's narration module, or None (:attr:`Views.narrate`)."
+    )
 
-    @property
-    def episode_stats(self) -> Callable[[np.ndarray], dict[str, np.ndarray]]:
-        """The figures of finished episodes (:attr:`Ending.stats`)."""
-        return self.ending.stats
+    episode_stats = _Forward[Callable[[np.ndarray], dict[str, np.ndarray]]](
+        "ending", "stats", "The figures of finished episodes (:attr:`Ending.stats`)."
+    )
 
-    @property
-    def match_stats(self) -> Callable[[Any], dict[str, str]] | None:
-        """The figures a match reports, defined (:attr:`Ending.match_stats`)."""
-        return self.ending.match_stats
+    match_stats = _Forward[Callable[[Any], dict[str, str]] | None](
+        "ending", "match_stats", "The figures a match reports, defined (:attr:`Ending.match_stats`)."
+    )
 
-    @property
-    def final_info(self) -> Callable[[np.ndarray, Any], list[dict]] | None:
-        """Each agent's info when an episode ends (:attr:`Ending.info`)."""
-        return self.ending.info
+    final_info = _Forward[Callable[[np.ndarray, Any], list[dict]] | None](
+        "ending", "info", "Each agent's info when an episode ends (:attr:`Ending.info`)."
+    )
 
     # --- words ------------------------------------------------------------------------------
-    @property
-    def title(self) -> str:
-        """The game's name as people write it (:attr:`Docs.title`)."""
-        return self.docs.title
+    title = _Forward[str]("docs", "title", "The game's name as people write it (:attr:`Docs.title`).")
 
-    @property
-    def description(self) -> str:
-        """One line on what the game is (:attr:`Docs.description`)."""
-        return self.docs.description
+    description = _Forward[str](
+        "docs", "description", "One line on what the game is (:attr:`Docs.description`)."
+    )
 
-    @property
-    def rewards_doc(self) -> str:
-        """One paragraph on the vector env's rewards (:attr:`Docs.rewards`)."""
-        return self.docs.rewards
+    rewards_doc = _Forward[str](
+        "docs", "rewards", "One paragraph on the vector env's rewards (:attr:`Docs.rewards`)."
+    )
 
     @property
     def page(self) -> str:
@@ -725,35 +725,29 @@ class GameDef:
         return self.module.rpartition(".")[0] or self.module
 
     # --- bots -------------------------------------------------------------------------------
-    @property
-    def bot_names(self) -> tuple[str, ...]:
-        """The scripted bots' names, index = bot id (:attr:`Bots.names`)."""
-        return self.bots.names
+    bot_names = _Forward[tuple[str, ...]](
+        "bots", "names", "The scripted bots' names, index = bot id (:attr:`Bots.names`)."
+    )
 
-    @property
-    def default_bot(self) -> str:
-        """The bot ``tabletop play`` seats by default (:attr:`Bots.play`)."""
-        return self.bots.play
+    default_bot = _Forward[str](
+        "bots", "play", "The bot ``tabletop play`` seats by default (:attr:`Bots.play`)."
+    )
 
-    @property
-    def play_bot(self) -> str:
-        """The bot ``tabletop play`` seats by default (:attr:`Bots.play`)."""
-        return self.bots.play
+    play_bot = _Forward[str](
+        "bots", "play", "The bot ``tabletop play`` seats by default (:attr:`Bots.play`)."
+    )
 
-    @property
-    def rollout_bot(self) -> str:
-        """The ``search`` bot's rollout bot by default (:attr:`Bots.rollout`)."""
-        return self.bots.rollout
+    rollout_bot = _Forward[str](
+        "bots", "rollout", "The ``search`` bot's rollout bot by default (:attr:`Bots.rollout`)."
+    )
 
-    @property
-    def search_rollouts(self) -> int:
-        """The ``search`` bot's rollouts per decision as declared (:attr:`Bots.rollouts`)."""
-        return self.bots.rollouts
+    search_rollouts = _Forward[int](
+        "bots", "rollouts", "The ``search`` bot's rollouts per decision as declared (:attr:`Bots.rollouts`)."
+    )
 
-    @property
-    def bot_roles(self) -> tuple[tuple[str, str], ...]:
-        """The bots bound to one role (:attr:`Bots.roles`)."""
-        return self.bots.roles
+    bot_roles = _Forward[tuple[tuple[str, str], ...]](
+        "bots", "roles", "The bots bound to one role (:attr:`Bots.roles`)."
+    )
 
     @functools.cached_property
     def resample_hidden(self) -> Callable[[Any, Any, Any], dict] | None:
