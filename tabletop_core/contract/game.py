@@ -756,15 +756,8 @@ class GameDef:
         ``resample_hidden`` hook), or None for a game without that hook."""
         if self.hooks.resample_hidden is None:
             return None
-        return resample_entry(
-            self.name,
-            self.docs.title or self.name,
-            self.state.dtype,
-            self.state.validate,
-            self.hooks.resample_hidden,
-            self.state.agents,
-            self.package,
-        )
+        title = self.docs.title or self.name
+        return resample_entry(self.name, title, self.state, self.hooks.resample_hidden, self.package)
 
     def action_inputs(self, options: Any) -> tuple[tuple[int, int], ...]:
         """``((offset, size), ...)``: where each of :attr:`action_pieces` lies in the flat
