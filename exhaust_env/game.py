@@ -98,14 +98,10 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_core.contract.game import Bots, Docs, Ending, GameDef, StateDef, Views, player_agents
+from tabletop_core.contract.game import Bots, Docs, GameDef, player_agents
 
-from . import narrate, render
 from .bots import BOT_NAMES
-from .hooks import HOOKS
-from .observe import observation_layout
-from .spec import MAX_EPISODE_STEPS, Mode, Options, action_name
-from .state import STATE_DTYPE, new_state, validate_state
+from .spec import Mode, Options
 
 
 def episode_stats(final: np.ndarray) -> dict[str, np.ndarray]:
@@ -131,11 +127,11 @@ def match_stats(options: Options) -> dict[str, str]:
     return out
 
 
-def _agents(options: Options) -> list[str]:
+def agents(options: Options) -> list[str]:
     return player_agents(options.players)
 
 
-def _record_agents(e: np.void) -> list[str]:
+def record_agents(e: np.void) -> list[str]:
     return player_agents(e["cfg_agents"])
 
 
@@ -167,20 +163,10 @@ GAME = GameDef(
     version=1,
     module=__name__,
     docs=Docs(
-        title="Exhaust",
-        description="shed spell cards onto combo areas; the player who cannot act loses",
-        rewards="""Rewards are (B, num_players) float32, (B, 1) in solo.""",
+        "Exhaust",
+        "shed spell cards onto combo areas; the player who cannot act loses",
+        "Rewards are (B, num_players) float32, (B, 1) in solo.",
     ),
-    make_options=Options,
-    agents=_agents,
-    observation_layout=observation_layout,
-    state=StateDef(STATE_DTYPE, new_state, validate_state, _record_agents),
-    hooks=HOOKS,
     bots=Bots(BOT_NAMES, rollout="npc", rollouts=1024),
-    max_episode_steps=MAX_EPISODE_STEPS,
     reward_range=(-1.0, 1.0),
-    identity=return_identity,
-    action_name=action_name,
-    views=Views.of(render, narrate),
-    ending=Ending(episode_stats, match_stats, final_info),
 )

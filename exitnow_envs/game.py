@@ -80,20 +80,13 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_core.contract.game import Bots, Docs, Ending, GameDef, StateDef, Views
+from tabletop_core.contract.game import Bots, Docs, GameDef
 
-from . import narrate, render
 from .bots import BOT_NAMES, BOT_ROLES
-from .hooks import HOOKS
-from .observe import observation_layout
 from .spec import (
-    MAX_MAX_ROUNDS,
-    STEPS_PER_ROUND_BOUND,
     Options,
     Status,
-    action_name,
 )
-from .state import STATE_DTYPE, new_state, validate_state
 
 
 def episode_stats(final: np.ndarray) -> dict[str, np.ndarray]:
@@ -123,11 +116,11 @@ def match_stats(options: Options) -> dict[str, str]:
     }
 
 
-def _agents(options: Options) -> list[str]:
+def agents(options: Options) -> list[str]:
     return [f"human_{k}" for k in range(options.num_humans)] + ["ghost_0"]
 
 
-def _record_agents(e: np.void) -> list[str]:
+def record_agents(e: np.void) -> list[str]:
     return [f"human_{k}" for k in range(int(e["cfg_humans"]))] + ["ghost_0"]
 
 
@@ -140,12 +133,6 @@ def final_info(state: np.ndarray, options: Options) -> list[dict]:
         "rounds": int(state["round"][0]),
     }
     return [dict(info) for _ in range(options.num_humans + 1)]
-
-
-def seat_roles(options: Options) -> tuple[str, ...]:
-    """The role of each seat: the humans, then the ghost player (seats of one role play
-    as one team in ratings)."""
-    return ("human",) * options.num_humans + ("ghost",)
 
 
 def return_identity(returns: np.ndarray, options: Any) -> np.ndarray:
@@ -161,28 +148,23 @@ def return_identity(returns: np.ndarray, options: Any) -> np.ndarray:
     return unit & ok
 
 
+def seat_roles(options: Options) -> tuple[str, ...]:
+    """The role of each seat: the humans, then the ghost player (seats of one role play
+    as one team in ratings)."""
+    return ("human",) * options.num_humans + ("ghost",)
+
+
 GAME = GameDef(
     name="exitnow",
     version=1,
     module=__name__,
     docs=Docs(
-        title="Exit Now",
-        description="humans race for the exit with a key while the ghost player hunts them",
-        rewards="""Rewards are (B, num_humans + 1) float32, the ghost player last. With ``copy=False`` the
+        "Exit Now",
+        "humans race for the exit with a key while the ghost player hunts them",
+        """Rewards are (B, num_humans + 1) float32, the ghost player last. With ``copy=False`` the
 returned observations are a read-only view of the env's own buffer, which each step
 patches in place (only what changed is rewritten).""",
     ),
-    make_options=Options,
-    agents=_agents,
-    seat_roles=seat_roles,
-    observation_layout=observation_layout,
-    state=StateDef(STATE_DTYPE, new_state, validate_state, _record_agents),
-    hooks=HOOKS,
     bots=Bots(BOT_NAMES, play="smart", rollout="smart", rollouts=128, roles=BOT_ROLES),
-    max_episode_steps=MAX_MAX_ROUNDS * STEPS_PER_ROUND_BOUND,
     reward_range=(-1.0, 1.0),
-    identity=return_identity,
-    action_name=action_name,
-    views=Views.of(render, narrate),
-    ending=Ending(episode_stats, match_stats, final_info),
 )

@@ -11,7 +11,7 @@ which streams the rows of a large buffer to memory). The mask goes
 through an action bit set on the stack (:func:`rules.legal_bits_r`), written to the row
 in vector stores; the random bot draws from the bit set or from the mask row the
 previous call wrote (:func:`bots.random_bot_row`). A step also asks the CPU for the
-memory of the next envs (:func:`prefetch`)."""
+memory of the next envs (:func:`prefetch_r`)."""
 
 from __future__ import annotations
 
@@ -20,19 +20,9 @@ from tabletop_core.kernel.bits import prefetch as prefetch_line
 from tabletop_core.kernel.bits import stack_u64
 from tabletop_core.kernel.jit import kernel
 
-from .bots import bot_action_r, random_bot_row
+from . import bots, resample, rules
 from .observe import _C_GHOST, _C_OTHERS, _C_OWN, _SQ, O_SEAT, OBS_DIM, observe_full_r, refresh_observation_r
-from .resample import resample_hidden_r
-from .rules import (
-    MASK_WORDS,
-    apply_action_r,
-    deal_r,
-    is_legal_r,
-    legal_bits_r,
-    legal_mask_r,
-    sample_bits,
-    seat_reward_r,
-)
+from .rules import MASK_WORDS, apply_action_r, legal_bits_r, sample_bits, seat_reward_r
 from .spec import MAP, MAX_GHOSTS, MAX_HUMANS, NUM_ACTIONS
 from .state import NOTES_DTYPE, STATE_DTYPE
 
@@ -49,7 +39,7 @@ _OBS_TAIL = O_SEAT * 4  # bytes of the planes: the scalar pieces follow
 
 
 @kernel(inline="always")
-def step(e, action, acc, row):
+def step_r(e, action, acc, row):
     """Play ``action``; the episode's outcome (+1 / -1 per seat) is the reward of the step
     that ends it."""
     apply_action_r(e, action)
@@ -59,12 +49,12 @@ def step(e, action, acc, row):
 
 
 @kernel(inline="always")
-def observe_patch(e, n, seat, out, row, note):
+def observe_patch_r(e, n, seat, out, row, note):
     refresh_observation_r(e, n, seat, out, row, note)
 
 
 @kernel(inline="always")
-def observe_fresh(e, n, seat, out, row):
+def observe_fresh_r(e, n, seat, out, row):
     """In full, and the final-observation note is dropped: this State may come from
     elsewhere, so its final-obs row must be written in full next time."""
     n.addr[0] = 0
@@ -73,7 +63,7 @@ def observe_fresh(e, n, seat, out, row):
 
 
 @kernel(inline="always")
-def random_move(e, rng, r):
+def random_move_r(e, rng, r):
     """The random bot's draw from the legal bit set (:func:`rules.sample_bits`, the draw
     :func:`bots.random_bot_r` makes on the mask), without a mask."""
     bits = stack_u64(MASK_WORDS)
@@ -81,7 +71,7 @@ def random_move(e, rng, r):
 
 
 @kernel(inline="always")
-def prefetch(s, notes, obs, masks, i):
+def prefetch_r(s, notes, obs, masks, i):
     """Ask the CPU for the memory the step of the next envs will touch (State fields and
     notes of env i + 2; observation scalars, piece squares and mask of env i + 1): a hint that hides
     memory latency at large batches, with no effect on results."""
@@ -112,20 +102,14 @@ def prefetch(s, notes, obs, masks, i):
                 prefetch_line(obs, ob + (_C_GHOST + g * _SQ + n.gpos[0, g, 0] * MAP + n.gpos[0, g, 1]) * 4)
 
 
-HOOKS = Hooks(
-    num_actions=NUM_ACTIONS,
-    deal=deal_r,
-    step=step,
-    legal_mask=legal_mask_r,
+HOOKS = Hooks.from_names(
+    NUM_ACTIONS,
+    globals(),
+    rules,
+    bots,
+    resample,
     observe=observe_full_r,
-    bot_action=bot_action_r,
-    random_move=random_move,
-    random_on_mask=random_bot_row,
-    is_legal=is_legal_r,
-    resample_hidden=resample_hidden_r,
-    observe_patch=observe_patch,
-    observe_fresh=observe_fresh,
-    prefetch=prefetch,
+    random_on_mask=bots.random_bot_row,
     notes_dtype=NOTES_DTYPE,
 )
 """Exit Now's hooks, declared in :data:`exitnow_envs.game.GAME`."""

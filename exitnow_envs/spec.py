@@ -116,6 +116,7 @@ MAX_MAX_ROUNDS = 1000
 # Agent steps per round (a generous bound): each human at most item + move + item chip +
 # five Cross questions; the ghost player 3 ghosts x (3 moves + five Cross questions + item chip).
 STEPS_PER_ROUND_BOUND = MAX_HUMANS * 8 + 3 * (3 + 5 + 1)
+MAX_EPISODE_STEPS = MAX_MAX_ROUNDS * STEPS_PER_ROUND_BOUND  # longest possible episode (agent steps)
 
 
 class Phase(IntEnum):

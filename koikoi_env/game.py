@@ -74,22 +74,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_core.contract.game import Bots, Docs, Ending, GameDef, StateDef, Views, player_agents
+from tabletop_core.contract.game import Bots, Docs, GameDef
 
-from . import narrate, render
 from .bots import BOT_NAMES
-from .hooks import HOOKS
-from .observe import observation_layout
 from .spec import (
-    MAX_EPISODE_STEPS,
     MAX_PLAYERS,
     START_CHIPS,
     Options,
     RoundEnd,
     Status,
-    action_name,
 )
-from .state import STATE_DTYPE, new_state, validate_state
 
 
 def episode_stats(final: np.ndarray) -> dict[str, np.ndarray]:
@@ -126,14 +120,6 @@ def match_stats(options: Options) -> dict[str, str]:
     return out
 
 
-def _agents(options: Options) -> list[str]:
-    return player_agents(options.num_players)
-
-
-def _record_agents(e: np.void) -> list[str]:
-    return player_agents(e["cfg_players"])
-
-
 def final_info(state: np.ndarray, options: Options) -> list[dict]:
     """Every agent's info when an episode ends: its ``chips``, ``status``, ``rounds``
     played, ``win`` (top chips, ties share) and ``last_round_end``."""
@@ -158,20 +144,11 @@ GAME = GameDef(
     version=1,
     module=__name__,
     docs=Docs(
-        title="Shikokushi Koikoi",
-        description="koi-koi for 2-4 players with 88 cards: capture by rank, build yaku, stop or koi-koi",
-        rewards="""Rewards are (B, num_players) float32 chip changes; observations are the acting seat's.""",
+        "Shikokushi Koikoi",
+        "koi-koi for 2-4 players with 88 cards: capture by rank, build yaku, stop or koi-koi",
+        "Rewards are (B, num_players) float32 chip changes; observations are the acting seat's.",
     ),
-    make_options=Options,
-    agents=_agents,
-    observation_layout=observation_layout,
-    state=StateDef(STATE_DTYPE, new_state, validate_state, _record_agents),
-    hooks=HOOKS,
     bots=Bots(BOT_NAMES, rollouts=1024),
     zero_sum=True,
-    max_episode_steps=MAX_EPISODE_STEPS,
     reward_range=(-float(START_CHIPS * MAX_PLAYERS), float(START_CHIPS * MAX_PLAYERS)),
-    action_name=action_name,
-    views=Views.of(render, narrate),
-    ending=Ending(episode_stats, match_stats, final_info),
 )

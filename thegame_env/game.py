@@ -31,16 +31,12 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_core.contract.game import Bots, Docs, Ending, GameDef, StateDef, Views, player_agents
+from tabletop_core.contract.game import Bots, Docs, GameDef
 from tabletop_core.kernel.records import at
 
-from . import narrate, render
 from .bots import BOT_NAMES
-from .hooks import HOOKS
-from .observe import ACTION_PIECES, observation_layout
 from .rules import is_win_r, score_r
-from .spec import MAX_EPISODE_STEPS, NUM_CARDS, WIN_THRESHOLD, Options, Status, action_name
-from .state import STATE_DTYPE, new_state, validate_state
+from .spec import NUM_CARDS, WIN_THRESHOLD, Options, Status
 
 
 def episode_stats(final: np.ndarray) -> dict[str, np.ndarray]:
@@ -86,36 +82,17 @@ def return_identity(returns: np.ndarray, options: Any) -> np.ndarray:
     return (r >= 0) & (r <= NUM_CARDS) & (r == np.round(r))
 
 
-def _agents(options: Options) -> list[str]:
-    return player_agents(options.num_players)
-
-
-def _record_agents(e: np.void) -> list[str]:
-    return player_agents(e["cfg_players"])
-
-
 GAME = GameDef(
     name="thegame",
     version=1,
     module=__name__,
     docs=Docs(
-        title="The Game",
-        description="cooperative: play all 98 cards onto two ascending and two descending piles",
-        rewards="""Rewards are (B, num_players) float32 with the same value in every column (the game is
+        "The Game",
+        "cooperative: play all 98 cards onto two ascending and two descending piles",
+        """Rewards are (B, num_players) float32 with the same value in every column (the game is
 cooperative).""",
     ),
-    make_options=Options,
-    agents=_agents,
-    observation_layout=observation_layout,
-    action_pieces=ACTION_PIECES,
-    state=StateDef(STATE_DTYPE, new_state, validate_state, _record_agents),
-    hooks=HOOKS,
     bots=Bots(BOT_NAMES),
     cooperative=True,
-    max_episode_steps=MAX_EPISODE_STEPS,
     reward_range=(-1.0, 1.0),
-    identity=return_identity,
-    action_name=action_name,
-    views=Views.of(render, narrate),
-    ending=Ending(episode_stats, match_stats, final_info),
 )

@@ -68,9 +68,9 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from collections.abc import Callable
-from dataclasses import dataclass, fields
-from typing import Any
+from collections.abc import Callable, Mapping
+from dataclasses import MISSING, dataclass, fields
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 
@@ -78,6 +78,8 @@ from tabletop_core.contract import loops, search
 from tabletop_core.contract.encoders import ObservationLayout, check_action_inputs
 from tabletop_core.contract.resample import resample_entry
 from tabletop_core.kernel.records import at
+
+_T = TypeVar("_T")
 
 __all__ = [
     "GameDef",
@@ -185,6 +187,49 @@ class Hooks:
     resample_hidden: Callable | None = None
     rollout_phase: Callable | None = None
     notes_dtype: np.dtype = loops.NO_NOTES
+
+    @classmethod
+    def from_names(cls, num_actions: int, *namespaces: Any, **given: Any) -> Hooks:
+        """A game's hooks found by the kernels' naming convention: each hook ``h`` (a field
+        of this class) is the first kernel named ``h_r`` in ``namespaces`` (modules or
+        mappings, searched in order: typically the hooks module's ``globals()``, then its
+        ``rules``, ``observe``, ``bots`` and ``resample`` modules), unless ``given`` names
+        it; a hook found nowhere is left to its default. The game passes only what differs
+        from the convention (``random_move=bots.random_bot_r``, ``notes_dtype=...``).
+
+        Args:
+            num_actions: the size ``A`` of the action space.
+            namespaces: modules or mappings holding the ``<hook>_r`` kernels.
+            given: hooks (and ``notes_dtype``) by field name, taken as they are.
+
+        Raises:
+            ValueError: a keyword that is not a field of :class:`Hooks`, or a required
+                hook (``deal``, ``step``, ``legal_mask``, ``observe``, ``bot_action``,
+                ``is_legal``) neither given nor found as ``<hook>_r``.
+        """
+        names = [f.name for f in fields(cls) if f.name != "num_actions"]
+        unknown = sorted(set(given) - set(names))
+        if unknown:
+            raise ValueError(f"Hooks.from_names: unknown hooks {unknown}; allowed: {names}")
+        found = dict(given)
+        for name in names[: names.index("notes_dtype")]:
+            for space in () if name in found else namespaces:
+                kernel = (
+                    space.get(f"{name}_r")
+                    if isinstance(space, Mapping)
+                    else getattr(space, f"{name}_r", None)
+                )
+                if kernel is not None:
+                    found[name] = kernel
+                    break
+        required = [f.name for f in fields(cls) if f.default is MISSING and f.name != "num_actions"]
+        missing = [name for name in required if found.get(name) is None]
+        if missing:
+            raise ValueError(
+                f"Hooks.from_names: no kernel for the hooks {missing}: define '<hook>_r' in one of"
+                " the namespaces or pass the hook by keyword"
+            )
+        return cls(num_actions=int(num_actions), **found)
 
     def as_dict(self) -> dict[str, Callable | None]:
         """The hook kernels by name (what :func:`tabletop_core.contract.loops.register`
@@ -327,11 +372,136 @@ def _action_only(action_name: Callable, action: int, state: np.ndarray = None) -
     return action_name(action)
 
 
+CONVENTION: dict[str, tuple[str, ...]] = {
+    "make_options": ("Options",),
+    "agents": ("agents",),  # default: seat_agents
+    "observation_layout": ("observation_layout",),
+    "state": ("STATE_DTYPE", "new_state", "validate_state", "record_agents?"),  # default: record_seat_agents
+    "hooks": ("HOOKS",),
+    "max_episode_steps": ("MAX_EPISODE_STEPS",),
+    "action_name": ("action_name",),
+    "views": ("render", "narrate?"),
+    "ending": ("episode_stats", "match_stats?", "final_info?"),
+    "identity": ("return_identity?",),
+    "seat_roles": ("seat_roles?",),
+    "action_pieces": ("ACTION_PIECES?",),
+}
+"""The names by which :class:`GameDef` fills each field a declaration leaves out, looked
+up in the declaring module (:attr:`GameDef.module`), then in its package's modules
+(:data:`CONVENTION_MODULES`, the first that has the name): ``state`` is
+``StateDef(STATE_DTYPE, new_state, validate_state, record_agents)``, ``views``
+``Views.of(render, narrate)`` (the package's modules), ``ending``
+``Ending(episode_stats, match_stats, final_info)``, the others the one name as it is. A name
+marked ``?`` may be absent (its default, None, stands)."""
+
+CONVENTION_MODULES = ("spec", "state", "hooks", "observe", "rules", "bots")
+"""The modules of a game's package searched, in order, after the declaring module for the
+names of :data:`CONVENTION`; the package's ``render`` and ``narrate`` modules are the
+names ``render`` and ``narrate``."""
+
+_BUILD: dict[str, Callable[..., Any]] = {"state": StateDef, "views": Views.of, "ending": Ending}
+
+
+def seat_agents(options: Any) -> list[str]:
+    """The agents of a game whose seats are all alike, from its ``num_players`` option:
+    ``player_0`` .. ``player_{n-1}`` (the ``agents`` of a package that defines none)."""
+    return player_agents(options.num_players)
+
+
+def record_seat_agents(e: np.void) -> list[str]:
+    """The agents of one env's record from its ``cfg_players`` field (the ``record_agents``
+    of a package that defines no ``agents``)."""
+    return player_agents(e["cfg_players"])
+
+
+_DEFAULTS: dict[str, Callable[..., Any]] = {"agents": seat_agents, "record_agents": record_seat_agents}
+"""What stands for a name of :data:`CONVENTION` a package leaves out: seats named
+``player_<k>`` from the ``num_players`` option and the record's ``cfg_players`` (both only
+where the package defines no ``agents`` of its own)."""
+
+
+def _convention_lookup(module: str) -> Callable[[str], Any]:
+    """``name -> value or None`` over the declaring module ``module`` and its package's
+    modules (:data:`CONVENTION_MODULES`; ``render``/``narrate``: the modules themselves)."""
+    import importlib
+    import importlib.util
+
+    package = module.rpartition(".")[0]
+    own = vars(sys.modules[module]) if module in sys.modules else {}
+
+    def sub(name: str) -> Any:
+        full = f"{package}.{name}"
+        if full in sys.modules:
+            return sys.modules[full]
+        return importlib.import_module(full) if package and importlib.util.find_spec(full) else None
+
+    def lookup(name: str) -> Any:
+        if name in own:
+            return own[name]
+        if name in ("render", "narrate"):
+            return sub(name)
+        for mod in filter(None, map(sub, CONVENTION_MODULES)):
+            if hasattr(mod, name):
+                return getattr(mod, name)
+        return None
+
+    return lookup
+
+
+def _fill_by_convention(game: GameDef) -> None:
+    """Fill ``game``'s fields left out from the names of its package (:data:`CONVENTION`).
+
+    Raises:
+        ValueError: a required name found nowhere, naming the field and the name.
+    """
+    found = _convention_lookup(game.module)
+    alike = found("agents") is None  # seats all alike: the default agents and record agents
+
+    def lookup(name: str) -> Any:
+        value = found(name)
+        return _DEFAULTS[name] if value is None and alike and name in _DEFAULTS else value
+
+    for field, names in CONVENTION.items():
+        if getattr(game, field) not in (None, ()):
+            continue
+        values = [lookup(n.rstrip("?")) for n in names]
+        missing = [n for n, v in zip(names, values) if v is None and not n.endswith("?")]
+        if missing:
+            raise ValueError(
+                f"{game.name}: GameDef field {field!r} not given, and neither module {game.module!r}"
+                f" nor its package's {list(CONVENTION_MODULES)} has {missing} to make it from"
+                f" (pass {field}=...)"
+            )
+        value = _BUILD[field](*values) if field in _BUILD else values[0]
+        if value is not None:
+            object.__setattr__(game, field, value)
+
+
+class _Forward(Generic[_T]):
+    """A read-only attribute of :class:`GameDef` read from one of its groups, the name the
+    adapters read (``game.title`` is ``game.docs.title``): ``getattr(game.<group>, <field>)``."""
+
+    def __init__(self, group: str, field: str, doc: str) -> None:
+        self.group, self.field, self.__doc__ = group, field, doc
+
+    def __get__(self, game: Any, owner: type | None = None) -> _T:
+        if game is None:
+            return self  # the class attribute itself, for help() and the docs
+        return getattr(getattr(game, self.group), self.field)
+
+    def __set__(self, game: Any, value: Any) -> None:
+        raise AttributeError(f"GameDef's {self.field!r} is read-only: it is {self.group}.{self.field}")
+
+
 @dataclass(frozen=True, eq=False)
 class GameDef:
     """Everything the adapters need to know about one game (see the module docstring).
 
-    Declared (what only the game knows):
+    Declared (what only the game knows). A field from ``make_options`` on, left out, is
+    made from the game package's names by convention (:data:`CONVENTION`: ``Options``,
+    ``agents``, ``observation_layout``, ``STATE_DTYPE``, ``HOOKS``, ``MAX_EPISODE_STEPS``,
+    ``action_name``, ``render``, ``episode_stats``, ...), so a declaration states only its
+    name, version, words, bots, reward bounds and the facts that differ from the defaults:
 
     Attributes:
         name: registry name, e.g. ``"thegame"``.
@@ -385,17 +555,17 @@ class GameDef:
     version: int
     module: str
     docs: Docs
-    make_options: Callable[..., Any]
-    agents: Callable[[Any], list[str]]
-    observation_layout: Callable[[Any], ObservationLayout]
-    state: StateDef
-    hooks: Hooks
     bots: Bots
-    max_episode_steps: int
     reward_range: tuple[float, float]
-    action_name: Callable[[int, np.ndarray], str]
-    views: Views
-    ending: Ending
+    make_options: Callable[..., Any] = None
+    agents: Callable[[Any], list[str]] = None
+    observation_layout: Callable[[Any], ObservationLayout] = None
+    state: StateDef = None
+    hooks: Hooks = None
+    max_episode_steps: int = None
+    action_name: Callable[[int, np.ndarray], str] = None
+    views: Views = None
+    ending: Ending = None
     cooperative: bool = False
     zero_sum: bool = False
     identity: Callable[[np.ndarray, Any], np.ndarray] | None = None
@@ -406,8 +576,11 @@ class GameDef:
         """Register the hooks with the batch loops (the ``random`` bot's id with them).
 
         Raises:
-            ValueError: a required hook missing, or bots without a ``random`` bot.
+            ValueError: a required hook missing, a field neither given nor found by its
+                conventional name in :attr:`module` (:data:`CONVENTION`), or bots without
+                a ``random`` bot.
         """
+        _fill_by_convention(self)
         if "random" not in self.bots.names:
             raise ValueError(f"{self.name}: the bots must include 'random', got {self.bots.names}")
         object.__setattr__(self, "action_name", _call_with_action(self.action_name))
@@ -428,15 +601,11 @@ class GameDef:
         """The PettingZoo registry id, ``tabletop/<name>-v<version>`` (:func:`registry_id`)."""
         return registry_id(self.name, self.version)
 
-    @property
-    def num_actions(self) -> int:
-        """The size ``A`` of the action space (:attr:`Hooks.num_actions`)."""
-        return self.hooks.num_actions
+    num_actions = _Forward[int](
+        "hooks", "num_actions", "The size ``A`` of the action space (:attr:`Hooks.num_actions`)."
+    )
 
-    @property
-    def state_dtype(self) -> np.dtype:
-        """The State record dtype (:attr:`StateDef.dtype`)."""
-        return self.state.dtype
+    state_dtype = _Forward[np.dtype]("state", "dtype", "The State record dtype (:attr:`StateDef.dtype`).")
 
     def new_state(self, batch: int, options: Any) -> np.ndarray:
         """A ``(batch,)`` State configured by ``options``, not yet dealt (:attr:`StateDef.new`).
@@ -446,15 +615,13 @@ class GameDef:
         """
         return self.state.new(batch, options)
 
-    @property
-    def validate_state(self) -> Callable[[Any], None]:
-        """The game's one validation of a saved State (:attr:`StateDef.validate`)."""
-        return self.state.validate
+    validate_state = _Forward[Callable[[Any], None]](
+        "state", "validate", "The game's one validation of a saved State (:attr:`StateDef.validate`)."
+    )
 
-    @property
-    def notes_dtype(self) -> np.dtype:
-        """The observation notes' dtype (:attr:`Hooks.notes_dtype`)."""
-        return self.hooks.notes_dtype
+    notes_dtype = _Forward[np.dtype](
+        "hooks", "notes_dtype", "The observation notes' dtype (:attr:`Hooks.notes_dtype`)."
+    )
 
     @functools.cached_property
     def observe(self) -> Callable:
@@ -498,60 +665,48 @@ class GameDef:
         return self.returns_hold(returns, options)
 
     # --- views and endings ------------------------------------------------------------------
-    @property
-    def render_ansi(self) -> Callable[..., str]:
-        """``(state (1,), options, seat=None) -> str`` (:attr:`Views.ansi`)."""
-        return self.views.ansi
+    render_ansi = _Forward[Callable[..., str]](
+        "views", "ansi", "``(state (1,), options, seat=None) -> str`` (:attr:`Views.ansi`)."
+    )
 
     def render_view(self, state: np.ndarray, options: Any, seat: int) -> str:
         """The table as text as ``seat`` may see it (:attr:`Views.ansi` with ``seat``)."""
         return self.views.ansi(state, options, seat=seat)
 
-    @property
-    def render_svg(self) -> Callable[..., str] | None:
-        """``(state (1,), options, seat) -> str`` SVG, or None (:attr:`Views.svg`)."""
-        return self.views.svg
+    render_svg = _Forward[Callable[..., str] | None](
+        "views", "svg", "``(state (1,), options, seat) -> str`` SVG, or None (:attr:`Views.svg`)."
+    )
 
-    @property
-    def svg_size(self) -> tuple[int, int]:
-        """``(width, height)`` of :attr:`render_svg`'s picture."""
-        return self.views.svg_size
+    svg_size = _Forward[tuple[int, int]](
+        "views", "svg_size", "``(width, height)`` of :attr:`render_svg`'s picture."
+    )
 
-    @property
-    def narrate(self) -> Any:
-        """The game's narration module, or None (:attr:`Views.narrate`)."""
-        return self.views.narrate
+    narrate = _Forward[Any](
+        "views", "narrate", "The game's narration module, or None (:attr:`Views.narrate`)."
+    )
 
-    @property
-    def episode_stats(self) -> Callable[[np.ndarray], dict[str, np.ndarray]]:
-        """The figures of finished episodes (:attr:`Ending.stats`)."""
-        return self.ending.stats
+    episode_stats = _Forward[Callable[[np.ndarray], dict[str, np.ndarray]]](
+        "ending", "stats", "The figures of finished episodes (:attr:`Ending.stats`)."
+    )
 
-    @property
-    def match_stats(self) -> Callable[[Any], dict[str, str]] | None:
-        """The figures a match reports, defined (:attr:`Ending.match_stats`)."""
-        return self.ending.match_stats
+    match_stats = _Forward[Callable[[Any], dict[str, str]] | None](
+        "ending", "match_stats", "The figures a match reports, defined (:attr:`Ending.match_stats`)."
+    )
 
-    @property
-    def final_info(self) -> Callable[[np.ndarray, Any], list[dict]] | None:
-        """Each agent's info when an episode ends (:attr:`Ending.info`)."""
-        return self.ending.info
+    final_info = _Forward[Callable[[np.ndarray, Any], list[dict]] | None](
+        "ending", "info", "Each agent's info when an episode ends (:attr:`Ending.info`)."
+    )
 
     # --- words ------------------------------------------------------------------------------
-    @property
-    def title(self) -> str:
-        """The game's name as people write it (:attr:`Docs.title`)."""
-        return self.docs.title
+    title = _Forward[str]("docs", "title", "The game's name as people write it (:attr:`Docs.title`).")
 
-    @property
-    def description(self) -> str:
-        """One line on what the game is (:attr:`Docs.description`)."""
-        return self.docs.description
+    description = _Forward[str](
+        "docs", "description", "One line on what the game is (:attr:`Docs.description`)."
+    )
 
-    @property
-    def rewards_doc(self) -> str:
-        """One paragraph on the vector env's rewards (:attr:`Docs.rewards`)."""
-        return self.docs.rewards
+    rewards_doc = _Forward[str](
+        "docs", "rewards", "One paragraph on the vector env's rewards (:attr:`Docs.rewards`)."
+    )
 
     @property
     def page(self) -> str:
@@ -570,35 +725,29 @@ class GameDef:
         return self.module.rpartition(".")[0] or self.module
 
     # --- bots -------------------------------------------------------------------------------
-    @property
-    def bot_names(self) -> tuple[str, ...]:
-        """The scripted bots' names, index = bot id (:attr:`Bots.names`)."""
-        return self.bots.names
+    bot_names = _Forward[tuple[str, ...]](
+        "bots", "names", "The scripted bots' names, index = bot id (:attr:`Bots.names`)."
+    )
 
-    @property
-    def default_bot(self) -> str:
-        """The bot ``tabletop play`` seats by default (:attr:`Bots.play`)."""
-        return self.bots.play
+    default_bot = _Forward[str](
+        "bots", "play", "The bot ``tabletop play`` seats by default (:attr:`Bots.play`)."
+    )
 
-    @property
-    def play_bot(self) -> str:
-        """The bot ``tabletop play`` seats by default (:attr:`Bots.play`)."""
-        return self.bots.play
+    play_bot = _Forward[str](
+        "bots", "play", "The bot ``tabletop play`` seats by default (:attr:`Bots.play`)."
+    )
 
-    @property
-    def rollout_bot(self) -> str:
-        """The ``search`` bot's rollout bot by default (:attr:`Bots.rollout`)."""
-        return self.bots.rollout
+    rollout_bot = _Forward[str](
+        "bots", "rollout", "The ``search`` bot's rollout bot by default (:attr:`Bots.rollout`)."
+    )
 
-    @property
-    def search_rollouts(self) -> int:
-        """The ``search`` bot's rollouts per decision as declared (:attr:`Bots.rollouts`)."""
-        return self.bots.rollouts
+    search_rollouts = _Forward[int](
+        "bots", "rollouts", "The ``search`` bot's rollouts per decision as declared (:attr:`Bots.rollouts`)."
+    )
 
-    @property
-    def bot_roles(self) -> tuple[tuple[str, str], ...]:
-        """The bots bound to one role (:attr:`Bots.roles`)."""
-        return self.bots.roles
+    bot_roles = _Forward[tuple[tuple[str, str], ...]](
+        "bots", "roles", "The bots bound to one role (:attr:`Bots.roles`)."
+    )
 
     @functools.cached_property
     def resample_hidden(self) -> Callable[[Any, Any, Any], dict] | None:
@@ -607,15 +756,8 @@ class GameDef:
         ``resample_hidden`` hook), or None for a game without that hook."""
         if self.hooks.resample_hidden is None:
             return None
-        return resample_entry(
-            self.name,
-            self.docs.title or self.name,
-            self.state.dtype,
-            self.state.validate,
-            self.hooks.resample_hidden,
-            self.state.agents,
-            self.package,
-        )
+        title = self.docs.title or self.name
+        return resample_entry(self.name, title, self.state, self.hooks.resample_hidden, self.package)
 
     def action_inputs(self, options: Any) -> tuple[tuple[int, int], ...]:
         """``((offset, size), ...)``: where each of :attr:`action_pieces` lies in the flat

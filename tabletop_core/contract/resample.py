@@ -105,19 +105,16 @@ def _seat_number(seat: Any, game: str) -> int:
 
 
 def resample_entry(
-    game: str,
-    title: str,
-    state_dtype: np.dtype,
-    validate_state: Callable[[Any], None],
-    kernel: Callable,
-    agents_of: Callable[[np.void], list[str]] | None,
-    module: str,
+    game: str, title: str, state: Any, kernel: Callable, module: str
 ) -> Callable[[Any, Any, Any], dict]:
     """A game's public ``resample_hidden(saved, seat, seed) -> dict``: :func:`resample_saved`
-    of its kernel, with its own docstring (``module``: the package that exports it)."""
+    of its kernel over its State (``state``: a :class:`~tabletop_core.contract.game.StateDef`,
+    its ``dtype``, ``validate`` and ``agents``), with its own docstring (``module``: the
+    package that exports it)."""
+    bound = (game, state.dtype, state.validate, kernel, state.agents)
 
     def resample_hidden(saved: Any, seat: Any, seed: Any) -> dict:
-        return resample_saved(game, state_dtype, validate_state, kernel, agents_of, saved, seat, seed)
+        return resample_saved(*bound, saved, seat, seed)
 
     resample_hidden.__doc__ = f"""A determinization of ``saved`` (a ``get_state()`` dict of an AEC env or a vector
 env: every env is resampled) for ``seat`` (an int or an agent name): a new dict, ``saved``

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tabletop_core.contract.game import Bots, Docs, Ending, GameDef, StateDef, Views, player_agents
+from tabletop_core.contract.game import Bots, Docs, GameDef, Views, player_agents
 from tabletop_core.contract.options import check_options, option
 
 from .rules import (
@@ -27,19 +27,14 @@ from .rules import (
     BOT_NAMES,
     CALL,
     FOLD,
-    HOOKS,
     LAYOUT,
     MAX_CONTRIB,
-    MAX_EPISODE_STEPS,
     MAX_RAISES,
     NUM_ACTIONS,
     NUM_SEATS,
     RAISE,
     REWARD_NAMES,
-    STATE_DTYPE,
     Status,
-    new_state,
-    validate_state,
 )
 
 ACTION_NAMES = ("fold", "call", "raise")
@@ -238,20 +233,12 @@ GAME = GameDef(
     version=1,
     module=__name__,
     docs=Docs(
-        title="Leduc hold'em",
-        description="two-player Leduc hold'em: six cards, two betting rounds, a public card",
-        rewards="Rewards are (B, 2) float32, zero-sum.",
+        "Leduc hold'em",
+        "two-player Leduc hold'em: six cards, two betting rounds, a public card",
+        "Rewards are (B, 2) float32, zero-sum.",
     ),
-    make_options=Options,
-    agents=agents,
-    observation_layout=observation_layout,
-    state=StateDef(STATE_DTYPE, new_state, validate_state),
-    hooks=HOOKS,
     bots=Bots(BOT_NAMES),
     zero_sum=True,
-    max_episode_steps=MAX_EPISODE_STEPS,
     reward_range=(-float(MAX_CONTRIB), float(MAX_CONTRIB)),
-    action_name=action_name,
     views=Views(render_ansi, render_svg, (SVG_WIDTH, SVG_HEIGHT), narration),
-    ending=Ending(episode_stats, match_stats, final_info),
 )

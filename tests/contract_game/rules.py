@@ -343,13 +343,4 @@ def bot_action_r(e, bot, masks, row, rng, r):
     return random_bot_r(e, rng, r)
 
 
-HOOKS = Hooks(
-    num_actions=NUM_ACTIONS,
-    deal=deal_r,
-    step=step_r,
-    legal_mask=legal_mask_r,
-    observe=observe_r,
-    bot_action=bot_action_r,
-    random_move=random_bot_r,
-    is_legal=is_legal_r,
-)
+HOOKS = Hooks.from_names(NUM_ACTIONS, globals(), random_move=random_bot_r)
