@@ -54,7 +54,7 @@ def baseline_policy(game, seat: int | str | None = None, options: Any = None, **
     Args:
         seat: the seat it is to play (index or agent name); ``None``: seat 0. The file
             whose recorded ``seats`` hold it is used.
-        options: the game's options object (or a dict); **kwargs: options one by one
+        options: the game's options object (or a dict); ``**kwargs``: options one by one
             (defaults where not given).
 
     Returns:
