@@ -211,8 +211,8 @@ def inherited_from(name: str, obj: Any) -> str | None:
 def literal_if_not_rst(app: Any, what: str, name: str, obj: Any, options: Any, lines: list[str]) -> None:
     """``autodoc-process-docstring`` (after napoleon): a docstring that is not valid reST
     (a layout written for ``help()``: a table cell broken over lines, an indented block
-    under a line of text) is shown as written, in a literal block, instead of failing the
-    ``-W`` build. Each one is logged (``-v``) so that it can be fixed at the source."""
+    under a line of text) is shown as written, in a literal block, and reported as a
+    warning, which fails the ``-W`` build: such a docstring is fixed at the source."""
     base = inherited_from(name, obj)
     if base:
         # a method without a docstring of its own shows its third-party base's (Gymnasium,
@@ -220,7 +220,7 @@ def literal_if_not_rst(app: Any, what: str, name: str, obj: Any, options: Any, l
         lines[:] = [f"The ``{base}`` method (its documentation: Gymnasium or PyTorch).", ""]
         return
     if lines and not rst_is_clean("\n".join(lines)):
-        logger.info(f"docstring of {name} is not valid reST: shown as written")
+        logger.warning(f"docstring of {name} is not valid reST: shown as written; fix it at the source")
         lines[:] = ["::", ""] + ["   " + line for line in lines] + [""]
 
 
