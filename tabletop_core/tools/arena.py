@@ -185,9 +185,8 @@ def _play(player, games: int, label: str, progress: bool) -> tuple[np.ndarray, f
     seconds, warned, played = 0.0, not progress, 0
     try:
         while played < games:
-            t0 = time.perf_counter()
-            ended = player.advance()
-            seconds += time.perf_counter() - t0
+            ended, took = player.advance()
+            seconds += took
             done[ended] = True
             played += len(ended)
             if not warned and played >= min(player.batch, games):  # the first batch played
@@ -238,13 +237,16 @@ class _BotPlayer:
         rng = np.array([bot_seed_word(self.seed)], np.uint64)
         self.game.play_games(warm, self.ids, rng, np.zeros((1, len(self.ids))), np.zeros(1, np.int64))
 
-    def advance(self) -> np.ndarray:
-        """Play the next games; returns their indices."""
+    def advance(self) -> tuple[np.ndarray, float]:
+        """Play the next games; returns their indices and the seconds of compiled play
+        (the dealing and the figures read after are not timed, as in ``play_games``' own
+        rate)."""
         start, n = self.start, min(self.chunk, self.games - self.start)
         s = self.game.new_state(n, self.opts)
         s["rng"] = [seed_word(self.seed + start + k) for k in range(n)]
         bot_rng = np.array([bot_seed_word(self.seed + start + k) for k in range(n)], np.uint64)
         returns, steps = self.returns[start : start + n], self.steps[start : start + n]
+        t0 = time.perf_counter()
         if self.workers > 1 and n > 1:
             with ThreadPoolExecutor(min(self.workers, n)) as pool:
                 for _ in pool.map(
@@ -256,10 +258,11 @@ class _BotPlayer:
                     pass
         else:
             self.game.play_games(s, self.ids, bot_rng, returns, steps)
+        took = time.perf_counter() - t0
         rows = np.arange(start, start + n)
         _keep_stats(self.stats, self.game.episode_stats(s), rows, self.games)
         self.start += n
-        return rows
+        return rows, took
 
 
 def _keep_stats(stats: dict[str, np.ndarray], new: dict, rows: np.ndarray, games: int) -> None:
@@ -350,8 +353,10 @@ class _PolicyPlayer:
                 actions[rows] = policy_actions(pol, obs[rows], mask[rows], core.state, rows, core.bot_rng)
         return actions
 
-    def advance(self) -> np.ndarray:
-        """One step of every game in play; returns the indices of the games it ended."""
+    def advance(self) -> tuple[np.ndarray, float]:
+        """One step of every game in play; returns the indices of the games it ended and
+        the seconds the step took (forward pass, env step, the next deals)."""
+        t0 = time.perf_counter()
         core, n = self.core, self.n
         actions = self._actions(core, n)
         self.game.batch_step_learner(*_rows(core, n, actions))
@@ -363,7 +368,7 @@ class _PolicyPlayer:
         if ended.size:
             _keep_stats(self.stats, self.game.episode_stats(core.state[ended]), finished, self.games)
             self._deal(ended)
-        return finished
+        return finished, time.perf_counter() - t0
 
     def _deal(self, ended: np.ndarray) -> None:
         """Deal the next games in the rows ``ended``; rows left without a game leave."""
