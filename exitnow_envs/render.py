@@ -229,15 +229,20 @@ def render_rgb(state: np.ndarray, i: int = 0, cell: int = 16) -> np.ndarray:
     return img
 
 
+def _square_color(k: int):
+    """The fill of a square of kind ``k``: one colour for every door, one for every
+    sealed door, else the kind's own."""
+    if DOOR_A <= k <= DOOR_C:
+        return _DOOR
+    if SEALED_A <= k <= SEALED_C:
+        return _SEALED
+    return _COLORS[k]
+
+
 def _rgb_tile(e, tile, r: int, c: int, cell: int, diamond, small) -> None:
     """One square of :func:`render_rgb` drawn into ``tile`` (its pixels, in place)."""
     k = int(e["cell"][r, c])
-    if DOOR_A <= k <= DOOR_C:
-        col = _DOOR
-    elif SEALED_A <= k <= SEALED_C:
-        col = _SEALED
-    else:
-        col = _COLORS[k]
+    col = _square_color(k)
     tile[:] = col
     tile[0, :] = tile[0, :] * 0.85
     tile[:, 0] = tile[:, 0] * 0.85
@@ -340,12 +345,7 @@ def _svg_square(e, cs, svg, r: int, c: int) -> None:
     """One square by kind, with its door letter (barred when sealed) or sign."""
     k = int(e["cell"][r, c])
     x, y = _MAP_X + c * cs, _MAP_Y + r * cs
-    if DOOR_A <= k <= DOOR_C:
-        col = _DOOR
-    elif SEALED_A <= k <= SEALED_C:
-        col = _SEALED
-    else:
-        col = _COLORS[k]
+    col = _square_color(k)
     svg.rect(x, y, cs, cs, fill=_rgb(col), stroke="#00000033", stroke_width=0.6)
     if DOOR_A <= k <= DOOR_C or SEALED_A <= k <= SEALED_C:
         sealed = k >= SEALED_A

@@ -33,7 +33,6 @@ from __future__ import annotations
 import ast
 import importlib
 import inspect
-import json
 import pkgutil
 import re
 from pathlib import Path
@@ -237,15 +236,8 @@ def literal_block(text: str) -> str:
 
 
 def read_jsonl(name: str) -> list[dict]:
-    path = FIGURES / name
-    lines = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if line.strip():
-            try:
-                lines.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{n}: {exc}") from exc
-    return lines
+    """The records of ``docs/figures/NAME`` (:func:`figures.load`)."""
+    return figures.load(name)
 
 
 def write_if_changed(path: Path, text: str) -> None:
