@@ -29,7 +29,6 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from tabletop_core.tools.scripts import run_script  # noqa: E402
-from tabletop_core.train.bench import iter_train_bench  # noqa: E402
 from tabletop_core.train.config import ConfigError, TrainConfig  # noqa: E402
 
 
@@ -102,6 +101,12 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=0, help="--quality: the runs' seed")
     p.add_argument("--out", default="runs/quality", help="--quality: folder for the runs")
     args = p.parse_args()
+    try:
+        import torch  # noqa: F401  (the train extra; --help works without it)
+    except ImportError:
+        sys.exit(
+            "benchmarks/train.py needs torch: pip install torch==2.13.0 && pip install 'tabletop-rl[train]'"
+        )
     if args.quality:
         bad = [m for m in args.minutes if not m > 0]
         if bad:
@@ -110,6 +115,8 @@ def main() -> None:
             wait_for_idle()
             print(json.dumps(quality_run(minutes, args.seed, args.out)), flush=True)
         return
+    from tabletop_core.train.bench import iter_train_bench
+
     records = iter_train_bench(
         args.game,
         seconds=args.seconds,
