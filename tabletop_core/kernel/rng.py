@@ -113,11 +113,13 @@ def seed_word(seed: int | None) -> np.uint64:
 #: ``seed_word(s ^ STREAM_SALTS[name])``, so no two streams of one seed (nor a stream and
 #: the deal generator, ``seed_word(s)``) start alike. ``bots``: the scripted and search bots
 #: of an env or match game; ``sampler``: a vector env's compiled random-action sampler and
-#: the trainer's masked sampler; ``resume``: the deals a resumed training run starts from.
+#: the trainer's masked sampler; ``resume``: the deals a resumed training run starts from;
+#: ``teacher``: the deals a search teacher labels (one index per round and chunk).
 STREAM_SALTS: dict[str, int] = {
     "bots": 0x0B0770B0770B,
     "sampler": 0x5A5A5A5A5A5A,
     "resume": 0x2E5E7D2E5E7D,
+    "teacher": 0x7EAC7EAC7EAC,
 }
 
 #: The ``bots`` stream's salt (:data:`STREAM_SALTS`).

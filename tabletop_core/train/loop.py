@@ -16,8 +16,9 @@ from tabletop_core.agents.policy import MLPPolicy
 from tabletop_core.tools.jsonutil import json_default
 from tabletop_core.tools.progress import ProgressBar
 from tabletop_core.train.evaluate import bot_levels, evaluate_policy, measures_text, rate_entrants
-from tabletop_core.train.imitate import behaviour_cloning
+from tabletop_core.train.imitate import behaviour_cloning, fit_actor
 from tabletop_core.train.plot import plot_curve
+from tabletop_core.train.teacher import collect_round, is_search_teacher, load_rounds, parse_teacher
 from tabletop_core.train.trainer import Agent, ConfigError, TrainConfig, Trainer
 
 __all__ = ["run"]
@@ -44,7 +45,9 @@ def run(cfg: TrainConfig) -> dict:
         ValueError (ConfigError): a bad option, before anything runs.
     """
     trainer, log = _start(cfg)
-    if cfg.imitate is not None and not cfg.resume:  # behaviour cloning warm start (in the budget)
+    if is_search_teacher(cfg.imitate):  # expert iteration, resumable round by round (in the budget)
+        _teach(cfg, trainer, log)
+    elif cfg.imitate is not None and not cfg.resume:  # behaviour cloning warm start (in the budget)
         _imitate(cfg, trainer, log)
     seats = trainer.seat_groups[0]
     levels = _bot_levels(cfg, trainer, seats, log)
@@ -90,14 +93,20 @@ def _read_checkpoint(path: str) -> dict:
     return ck
 
 
+def _teacher_folder(cfg: TrainConfig) -> str:
+    return os.path.join(cfg.out, "teacher")
+
+
 def _start(cfg: TrainConfig) -> tuple[Trainer, _Log]:
-    """Make the run folder and the trainer (from the checkpoint on ``--resume``); open the
-    log and write the run's configuration to it."""
+    """Make the run folder and the trainer (from the checkpoint on ``--resume``; a search
+    teacher's run stopped in its first round resumes from its chunks alone); open the log
+    and write the run's configuration to it."""
     os.makedirs(cfg.out, exist_ok=True)
     ck_path = _checkpoint_path(cfg)
-    if cfg.resume and not os.path.exists(ck_path):
+    first_round = is_search_teacher(cfg.imitate) and os.path.isdir(_teacher_folder(cfg))
+    if cfg.resume and not os.path.exists(ck_path) and not first_round:
         raise ConfigError(f"--resume: no checkpoint at {ck_path}")
-    ck = _read_checkpoint(ck_path) if cfg.resume else None
+    ck = _read_checkpoint(ck_path) if cfg.resume and os.path.exists(ck_path) else None
     trainer = Trainer(cfg)
     if ck is not None:
         trainer.load_checkpoint(ck)
@@ -138,6 +147,68 @@ def _imitate(cfg: TrainConfig, trainer: Trainer, log: _Log) -> None:
     )
     trainer.train_seconds += bc["seconds"]
     trainer.save_policy(os.path.join(cfg.out, "imitated.npz"))  # the cloned actor, before PPO
+
+
+def _teacher_opponents(cfg: TrainConfig, trainer: Trainer) -> list[str] | None:
+    """The scripted bots of the seats a search teacher's learner does not hold: the first
+    ``--opponents`` entry naming a scripted bot or a ``+`` lineup (a lineup fills, in seat
+    order, the seats outside the first ``--seats`` group), else ``None``."""
+    p = trainer.num_players
+    for name, _ in trainer.mix:
+        lineup = name.split("+")
+        if not all(b in trainer.game.bot_names for b in lineup):
+            continue
+        if len(lineup) == 1:
+            return lineup
+        held = set(trainer.seat_groups[0])
+        others = iter(lineup)
+        return [lineup[0] if k in held else next(others) for k in range(p)]
+    return None
+
+
+def _teach(cfg: TrainConfig, trainer: Trainer, log: _Log) -> None:
+    """Expert iteration from the search teacher ``cfg.imitate`` (:mod:`.teacher`):
+    ``--imitate-rounds + 1`` rounds, each ``--imitate-samples`` labelled decisions and
+    ``--imitate-epochs`` passes over every round's labels. After each round its actor is
+    ``imitated-K.npz`` and the checkpoint records the rounds done, so ``--resume`` goes on
+    from the first unfinished round (and its chunks already written)."""
+    teacher = parse_teacher(trainer.game, cfg.imitate)
+    done = trainer.teacher_rounds
+    folder = _teacher_folder(cfg)
+    opponents = _teacher_opponents(cfg, trainer)
+    for k in range(done, cfg.imitate_rounds + 1):
+        t0 = time.perf_counter()
+        actor = trainer.policy() if k > 0 or cfg.init_policy is not None else None
+        agreement = collect_round(
+            trainer.game,
+            cfg.options,
+            teacher,
+            actor,
+            k,
+            cfg.imitate_samples,
+            cfg.seed,
+            trainer.seat_groups,
+            folder,
+            opponents=opponents,
+            progress=cfg.progress,
+        )
+        xs, ms, acts = load_rounds(folder, k + 1, trainer.game.num_actions)
+        fit = fit_actor(trainer.agent, xs, ms, acts, cfg.imitate_epochs, cfg.seed + k, bf16=trainer.bf16)
+        del xs, ms, acts
+        trainer.train_seconds += time.perf_counter() - t0
+        log.write(
+            "imitate" if k == 0 else "dagger",
+            bot=teacher.name,
+            round=k,
+            samples=cfg.imitate_samples * (k + 1),
+            agreement=agreement,
+            seconds=trainer.train_seconds,
+            **fit,
+        )
+        trainer.save_policy(os.path.join(cfg.out, f"imitated-{k}.npz"))
+        trainer.teacher_rounds = k + 1
+        _replace_whole(_checkpoint_path(cfg), lambda f: torch.save(trainer.checkpoint(), f))
+    trainer.save_policy(os.path.join(cfg.out, "imitated.npz"))
 
 
 def _bot_levels(cfg: TrainConfig, trainer: Trainer, seats, log: _Log) -> dict:

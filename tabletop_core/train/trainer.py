@@ -413,6 +413,7 @@ class Trainer:
         self.update_idx = 0
         self.seconds = {"env": 0.0, "inference": 0.0, "update": 0.0, "plumbing": 0.0}
         self.train_seconds = 0.0
+        self.teacher_rounds = 0  # a search teacher's finished rounds (tabletop_core.train.teacher)
         self._snap_models: dict[int, Agent] = {}
 
     def _warm_kernels(self) -> None:
@@ -947,6 +948,7 @@ class Trainer:
             "update": self.update_idx,
             "global_step": self.global_step,
             "train_seconds": self.train_seconds,
+            "teacher_rounds": self.teacher_rounds,
             "league": self.league.state(),
             "reward_std": (self.reward_std.count, self.reward_std.mean, self.reward_std.var),
             "torch_rng": self.gen.get_state(),
@@ -988,6 +990,7 @@ class Trainer:
             self.muon.load_state_dict(ck["muon"])
         self.update_idx, self.global_step = int(ck["update"]), int(ck["global_step"])
         self.train_seconds = float(ck["train_seconds"])
+        self.teacher_rounds = int(ck.get("teacher_rounds", 0))  # checkpoints from before the teacher
         self.league.load(ck["league"])
         self.reward_std.count, self.reward_std.mean, self.reward_std.var = ck["reward_std"]
         self.gen.set_state(ck["torch_rng"])

@@ -1,0 +1,268 @@
+"""Training from a search teacher (expert iteration): ``tabletop train GAME --imitate search``.
+
+Expert iteration (Anthony, Tian and Barber, 2017) alternates two steps. The *expert*, a
+search, chooses better moves than the *apprentice* policy; the apprentice learns the
+expert's moves; then the expert, guided by the better apprentice, proposes better moves
+again. Here the expert is the ``search`` bot (:mod:`tabletop_core.contract.search`:
+PIMC over the game's ``resample_hidden``, scripted rollouts) and the apprentice is the
+trainer's actor:
+
+* Round 0 (cloning): the teacher plays the learner's seats and labels each of their
+  decisions with its choice.
+* Round ``k >= 1`` (DAgger): the actor plays the learner's seats (greedily, as
+  ``MLPPolicy`` plays), the teacher labels every decision the actor meets, and the actor
+  trains on the labels of every round so far (DAgger's aggregate data set).
+* ``search:...:blueprint=self``: the teacher takes the actor's own choice as its default
+  move (the *blueprint*), in place of its rollout bot's. Search then only leaves the
+  actor's move for one whose paired gain is significant, so a stronger actor makes a
+  stronger teacher: the loop of expert iteration.
+
+The learner's seats are one group of ``--seats`` per episode (every seat in a
+cooperative game); the other seats are played by the scripted bots of ``--opponents``
+(its first entry that names a scripted bot or a ``+`` lineup), or by the teacher's
+rollout bot where it names none. A decision with one legal action is played and not
+kept.
+
+Labelling runs on every core (the search kernels release the GIL; the rows of a batch are
+split between threads, each with its own envs' generators, so the labels do not depend on
+the number of threads). The labelled positions are written in chunks of
+:data:`CHUNK` decisions to ``RUN/teacher/round-KK-CCCC.npz``; a run stopped part-way and
+started again with ``--resume`` keeps every chunk written and every finished round
+(``RUN/checkpoint.pt`` records it), and deals fresh games for the chunks still to come.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from tabletop_core.agents.seats import search_blueprint
+from tabletop_core.contract.search import batch_search_actions, search_params
+from tabletop_core.envs.vector import SelfPlayVectorEnv, available_cores
+from tabletop_core.kernel.rng import stream_seed, stream_words
+from tabletop_core.tools.progress import ProgressBar
+
+__all__ = [
+    "CHUNK",
+    "Teacher",
+    "parse_teacher",
+    "is_search_teacher",
+    "label_rows",
+    "collect_round",
+    "load_rounds",
+]
+
+CHUNK = 4096
+"""Labelled decisions per chunk file (what a stopped run can lose at most: one chunk)."""
+
+SELF = "self"
+"""``blueprint=self``: the actor being trained names the teacher's default move."""
+
+
+def is_search_teacher(spec: str | None) -> bool:
+    """Whether ``--imitate`` names the search bot (``search[:...]``)."""
+    return isinstance(spec, str) and spec.strip().partition(":")[0] == "search"
+
+
+@dataclass(frozen=True)
+class Teacher:
+    """The search teacher named by ``--imitate``.
+
+    Attributes:
+        name: the spec as typed (``search:rollouts=64:blueprint=self``).
+        bot_id: the search bot's kernel id (:func:`tabletop_core.contract.search.search_id`).
+        rollout_bot: the kernel id of its rollout bot (a scripted bot of the game).
+        guided: ``blueprint=self``: the actor's choice is the default move.
+    """
+
+    name: str
+    bot_id: int
+    rollout_bot: int
+    guided: bool
+
+
+def parse_teacher(game, spec: str) -> Teacher:
+    """The :class:`Teacher` of ``spec``: ``search[:rollouts=N][:bot=NAME][:z=X][:blueprint=self]``.
+
+    Raises:
+        ValueError: a setting the search bot refuses (its message), or a blueprint other
+            than ``self`` (the actor being trained).
+    """
+    guided = search_blueprint(spec)
+    plain = spec.strip()
+    if guided is not None:
+        plain, blueprint = guided
+        if blueprint != SELF:
+            raise ValueError(
+                f"--imitate {spec!r}: the teacher's blueprint is the actor being trained "
+                f"(blueprint={SELF}), or none; got blueprint={blueprint!r}"
+            )
+    bot_id = int(game.search_bot_id(plain))
+    return Teacher(spec.strip(), bot_id, search_params(bot_id)[1], guided is not None)
+
+
+def label_rows(state, rows: np.ndarray, teacher: Teacher, blueprints: np.ndarray, bot_rng, workers: int):
+    """The teacher's actions (K,) int64 for the acting seats of the envs ``rows`` ((K,)
+    int64) of the State batch ``state``, with the default moves ``blueprints`` ((K,) int64;
+    -1: the rollout bot's choice); each search draws from ``bot_rng[rows[k]]`` ((B,)
+    uint64, advanced). The rows are split between ``workers`` threads; each env's search
+    depends on its own generator only, so the labels are the same for any ``workers``."""
+    out = np.empty(rows.size, np.int64)
+    bot = np.uint64(teacher.bot_id)
+    parts = max(1, min(workers, rows.size // 8))
+    if parts == 1:
+        batch_search_actions(state, rows, bot, bot_rng, blueprints, out)
+        return out
+    bounds = np.linspace(0, rows.size, parts + 1).astype(np.int64)
+
+    def run(k: int) -> None:
+        lo, hi = bounds[k], bounds[k + 1]
+        view = out[lo:hi]
+        batch_search_actions(state, rows[lo:hi], bot, bot_rng, blueprints[lo:hi], view)
+
+    with ThreadPoolExecutor(parts) as pool:
+        list(pool.map(run, range(parts)))
+    return out
+
+
+def _chunk_files(folder: str, round_: int) -> list[str]:
+    return sorted(glob.glob(os.path.join(folder, f"round-{round_:02d}-*.npz")))
+
+
+def _write_chunk(path: str, obs: np.ndarray, mask: np.ndarray, act: np.ndarray) -> None:
+    """One chunk, written whole (a ``.partial`` file renamed): obs float16 (values in
+    [0, 1]), masks packed bits, actions int32."""
+    partial = path + ".partial"
+    with open(partial, "wb") as f:
+        np.savez(f, obs=obs.astype(np.float16), mask=np.packbits(mask != 0, axis=1), act=act.astype(np.int32))
+    os.replace(partial, path)
+
+
+def load_rounds(
+    folder: str, rounds: int, num_actions: int
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Every chunk of rounds ``0..rounds-1`` in ``folder``: ``(obs (N, D) bfloat16, masks
+    (N, A) bool, actions (N,) int64)`` (DAgger's aggregate data set)."""
+    xs, ms, acts = [], [], []
+    for k in range(rounds):
+        for path in _chunk_files(folder, k):
+            with np.load(path) as z:
+                xs.append(torch.from_numpy(z["obs"].astype(np.float32)).to(torch.bfloat16))
+                ms.append(
+                    torch.from_numpy(np.unpackbits(z["mask"], axis=1, count=num_actions).astype(np.bool_))
+                )
+                acts.append(torch.from_numpy(z["act"].astype(np.int64)))
+    return torch.cat(xs), torch.cat(ms), torch.cat(acts)
+
+
+def _opponent_ids(game, opponents: list[str] | None, num_players: int, teacher: Teacher) -> np.ndarray:
+    """(P,) int64 ids of the scripted bots in the seats the learner does not hold: the
+    lineup ``opponents`` (one bot per seat, or one for all), else the rollout bot."""
+    if not opponents:
+        return np.full(num_players, teacher.rollout_bot, np.int64)
+    return np.asarray(game.bot_ids(opponents if len(opponents) > 1 else opponents * num_players, num_players))
+
+
+def collect_round(
+    game,
+    options: dict,
+    teacher: Teacher,
+    actor,
+    round_: int,
+    samples: int,
+    seed: int,
+    seat_groups: list[tuple[int, ...]],
+    folder: str,
+    opponents: list[str] | None = None,
+    num_envs: int = 256,
+    workers: int | None = None,
+    progress: bool = True,
+) -> float:
+    """Play and label round ``round_`` until ``samples`` decisions of the learner's seats
+    are in ``folder`` (chunks already there count: a resumed round goes on from them).
+
+    Args:
+        actor: the actor as a greedy policy ``(obs (B, D), mask (B, A)) -> (B,) int64``
+            (an ``MLPPolicy``): it plays the learner's seats and names the teacher's
+            default move where ``teacher.guided``; ``None`` (round 0, cloning): the
+            teacher plays them, its default move the rollout bot's.
+        seat_groups: the learner's seat groups; each episode the learner holds one.
+        opponents: the scripted bots that play the seats the learner does not hold: one
+            name per seat (the learner's own entries are not used) or one for every seat;
+            ``None``: the teacher's rollout bot.
+
+    Returns:
+        the share of the actor's decisions in this session where it chose the teacher's
+        move (``nan`` in round 0).
+    """
+    os.makedirs(folder, exist_ok=True)
+    have = sum(int(np.load(p)["act"].shape[0]) for p in _chunk_files(folder, round_))
+    start = len(_chunk_files(folder, round_))
+    if have >= samples:
+        return float("nan")
+    workers = workers or available_cores()
+    run_seed = stream_seed(seed, "teacher", round_ * 10_000 + start)
+    venv = SelfPlayVectorEnv(game, num_envs, seed=run_seed, copy=False, num_threads=1, **options)
+    p = venv.num_players
+    opp = _opponent_ids(game, opponents, p, teacher)
+    venv.reset(seed=run_seed)
+    groups = np.zeros((len(seat_groups), p), np.bool_)
+    for k, grp in enumerate(seat_groups):
+        groups[k, list(grp)] = True
+    rng = np.random.default_rng(run_seed)
+    holds = groups[rng.integers(0, len(groups), num_envs)]  # (B, P): the learner's seats
+    bot_rng = stream_words(run_seed, "bots", num_envs)
+    opp_rng = stream_words(run_seed, "sampler", num_envs)
+    plays = actor is not None
+    buf_x, buf_m, buf_a = [], [], []
+    kept, chunk = 0, start
+    agree = asked = 0
+    bar = ProgressBar(
+        samples, f"round {round_}: labelling with {teacher.name}", unit="decisions", plain_every=30
+    )
+    bar.update(have)
+    actions = np.empty(num_envs, np.int64)
+    try:
+        while have + kept < samples:
+            cur = venv._cur
+            mask = venv._mask
+            mine = holds[np.arange(num_envs), cur]
+            game.batch_bot_actions(venv.state, opp, opp_rng, mask, actions)
+            rows = np.flatnonzero(mine & (mask.sum(axis=1) > 1)).astype(np.int64)
+            if rows.size:
+                obs, m = venv._obs[rows], mask[rows]
+                own = np.asarray(actor(obs, m), np.int64) if actor is not None else np.full(rows.size, -1)
+                blue = own if teacher.guided and plays else np.full(rows.size, -1, np.int64)
+                labels = label_rows(venv.state, rows, teacher, blue, bot_rng, workers)
+                buf_x.append(obs.copy())
+                buf_m.append(m.copy())
+                buf_a.append(labels)
+                kept += rows.size
+                if plays:
+                    agree += int((own == labels).sum())
+                    asked += rows.size
+                actions[rows] = own if plays else labels
+            forced = np.flatnonzero(mine & (mask.sum(axis=1) == 1))
+            if forced.size:
+                actions[forced] = mask[forced].argmax(axis=1)
+            _, _, term, trunc, _ = venv.step(actions)
+            ended = np.flatnonzero(term | trunc)
+            if ended.size:
+                holds[ended] = groups[rng.integers(0, len(groups), ended.size)]
+            info = f"agreement {agree / asked:.1%}" if asked else ""
+            bar.update(min(have + kept, samples), info)
+            if kept >= CHUNK or have + kept >= samples:
+                x, mm, a = np.concatenate(buf_x), np.concatenate(buf_m), np.concatenate(buf_a)
+                _write_chunk(os.path.join(folder, f"round-{round_:02d}-{chunk:04d}.npz"), x, mm, a)
+                chunk += 1
+                have += kept
+                kept = 0
+                buf_x, buf_m, buf_a = [], [], []
+    finally:
+        bar.close(min(have, samples))
+    return agree / asked if asked else float("nan")

@@ -1,0 +1,108 @@
+"""Training from a search teacher (``tabletop train GAME --imitate search``,
+tabletop_core/train/teacher.py): the labels are the search bot's own choices whatever the
+number of threads, the rounds are kept on disk and resume where they stopped, and the
+teacher's settings get clear errors before anything runs."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from tabletop_core import cli  # noqa: E402
+from tabletop_core.contract.catalog import load_game  # noqa: E402
+from tabletop_core.contract.search import batch_search_actions  # noqa: E402
+from tabletop_core.envs.vector import SelfPlayVectorEnv  # noqa: E402
+from tabletop_core.kernel.rng import stream_words  # noqa: E402
+from tabletop_core.train.teacher import (  # noqa: E402
+    collect_round,
+    label_rows,
+    load_rounds,
+    parse_teacher,
+)
+
+SPEC = "search:rollouts=4"
+
+
+def _train(tmp_path, *args: str) -> int:
+    return cli.main(["train", *args, "--out", str(tmp_path / "run"), "--no-progress"])
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--imitate", "search:rollouts=0"], "rollouts must be in"),
+        (["--imitate", "search:depth=3"], "unknown search setting"),
+        (["--imitate", "search:blueprint=baseline"], "blueprint=self"),
+        (["--imitate", "champion"], "search[:rollouts=N]"),
+    ],
+)
+def test_a_bad_teacher_is_refused_before_anything_runs(tmp_path, capsys, args, message):
+    assert _train(tmp_path, "koikoi", "--steps", "10", *args) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "run" / "teacher").exists()
+
+
+def test_labels_are_the_search_bots_choices_on_any_number_of_threads():
+    """``label_rows`` splits the rows between threads; each env's search draws from its own
+    generator, so one thread and two give the serial kernel's labels exactly."""
+    game = load_game("exhaust")
+    teacher = parse_teacher(game, SPEC)
+    venv = SelfPlayVectorEnv(game, 32, seed=3, copy=False, num_threads=1)
+    venv.reset(seed=3)
+    for _ in range(5):
+        venv.step_bots("random")
+    rows = np.flatnonzero(venv._mask.sum(axis=1) > 1).astype(np.int64)
+    blue = np.full(rows.size, -1, np.int64)
+    want = np.empty(rows.size, np.int64)
+    batch_search_actions(venv.state, rows, np.uint64(teacher.bot_id), stream_words(7, "bots", 32), blue, want)
+    for workers in (1, 2):
+        got = label_rows(venv.state, rows, teacher, blue, stream_words(7, "bots", 32), workers)
+        np.testing.assert_array_equal(got, want)
+        assert all(venv._mask[r, a] for r, a in zip(rows, got))
+
+
+def test_a_round_keeps_its_chunks_and_a_second_call_adds_nothing(tmp_path):
+    game = load_game("exhaust")
+    teacher = parse_teacher(game, SPEC)
+    folder = str(tmp_path / "teacher")
+    args = (game, {"num_players": 4}, teacher, None, 0, 300, 0, [(0,)], folder)
+    collect_round(*args, num_envs=16, progress=False)
+    files = sorted(os.listdir(folder))
+    stamps = [os.stat(os.path.join(folder, f)).st_mtime_ns for f in files]
+    xs, ms, acts = load_rounds(folder, 1, game.num_actions)
+    assert len(acts) >= 300 and xs.shape == (len(acts), game.observation_layout(game.make_options()).dim)
+    assert bool(ms[torch.arange(len(acts)), acts].all()), "every label is a legal action"
+    assert bool((ms.sum(dim=1) > 1).all()), "a decision with one legal action is not kept"
+    collect_round(*args, num_envs=16, progress=False)  # resumed: the round is complete
+    assert sorted(os.listdir(folder)) == files
+    assert [os.stat(os.path.join(folder, f)).st_mtime_ns for f in files] == stamps
+
+
+def test_expert_iteration_resumes_at_the_first_unfinished_round(tmp_path):
+    """A run of one round, then the same run asked for two rounds with --resume: round 0's
+    chunks and actor are kept, round 1 is labelled with the actor playing and the teacher
+    guided by it (blueprint=self), and the log counts the rounds' samples."""
+    base = [
+        "exhaust", "--players", "4", "--seats", "0", "--opponents", "npc", "--steps", "1",
+        "--num-envs", "16", "--rollout", "4", "--minibatch", "32", "--eval-games", "4",
+        "--final-games", "4", "--eval-opponents", "npc", "--imitate", SPEC + ":blueprint=self",
+        "--imitate-samples", "200", "--imitate-epochs", "1", "--seed", "0",
+    ]  # fmt: skip
+    assert _train(tmp_path, *base, "--imitate-rounds", "0") == 0
+    run = tmp_path / "run"
+    first = sorted(os.listdir(run / "teacher"))
+    stamp = os.stat(run / "imitated-0.npz").st_mtime_ns
+    assert _train(tmp_path, *base, "--imitate-rounds", "1", "--resume") == 0
+    names = sorted(os.listdir(run / "teacher"))
+    assert names[: len(first)] == first and any(n.startswith("round-01-") for n in names)
+    assert os.stat(run / "imitated-0.npz").st_mtime_ns == stamp
+    lines = [json.loads(line) for line in (run / "log.jsonl").read_text().splitlines()]
+    rounds = [(x["round"], x["samples"]) for x in lines if x["kind"] in ("imitate", "dagger")]
+    assert rounds == [(0, 200), (1, 400)]
+    agreement = [x["agreement"] for x in lines if x["kind"] == "dagger"][0]
+    assert 0.0 <= agreement <= 1.0
