@@ -14,7 +14,7 @@ Each table plays four lineups on the same deals (game g: ``seed + g``), each in 
 table's measured seats: the trained policy alone (greedy), the strongest scripted bot,
 the search bot (``docs/search-bot.md``) and the search bot with the policy as its default
 move (``search:...:blueprint=SPEC``). It prints one JSON line: the four figures with 95 %
-intervals, the same-deal differences ``policy - strong`` and ``search_policy - search``
+intervals (``figures``: ``policy``, ``strong``, ``search``, ``search_policy``), the same-deal differences ``policy - strong`` and ``search_policy - search``
 with their intervals (``better``/``worse``: the interval is clear of zero on that side,
 given whether lower is better), and the time per decision on one core of the policy, the
 search and the guided search (one decision at a time, as ``tabletop play`` asks it, on
@@ -42,9 +42,9 @@ import re
 import subprocess
 import sys
 
-if __package__ in (None, ""):  # run as a script: its folder is on sys.path, search.py beside it
+try:  # run as a script: its folder is on sys.path, search.py beside it
     from search import TABLES, Table, _figure, check_lineup, decision_times, paired_difference
-else:  # imported as benchmarks.learned
+except ImportError:  # imported as benchmarks.learned
     from benchmarks.search import TABLES, Table, _figure, check_lineup, decision_times, paired_difference
 
 from tabletop_core.contract.catalog import load_game
@@ -145,7 +145,7 @@ def measure(name: str, args: argparse.Namespace) -> dict:
         "policy": args.policy,
         "games": args.games,
         "seed": args.seed,
-        **figures,
+        "figures": figures,
         "differences": differences,
         **timing,
         "command": _command(name, args),
@@ -233,6 +233,31 @@ def _level(d: dict) -> float:
     return float(d["rate"] if "rate" in d else d["mean"])
 
 
+def _plot_table(ax, name: str, lines: list[dict]) -> None:
+    """One table's panel: its policy files' figures by wall-clock minutes, and its levels."""
+    pts = [x for x in lines if x.get("kind") == "round" and x["table"] == name]
+    xs = [x["seconds"] / 60 for x in pts]
+    ys = [_level(x) for x in pts]
+    ax.fill_between(xs, [x["low"] for x in pts], [x["high"] for x in pts], color="C0", alpha=0.2, lw=0)
+    ax.plot(xs, ys, "o-", ms=4, color="C0", label="trained policy alone (greedy), 95 % interval")
+    for x, y, p in zip(xs, ys, pts, strict=True):
+        label = "final" if p["round"] is None else str(p["round"])
+        ax.annotate(label, (x, y), textcoords="offset points", xytext=(0, 6), ha="center", fontsize=8)
+    levels = [x for x in lines if x.get("kind") == "levels" and x["table"] == name]
+    words = {"strong": "scripted", "search": "search"}
+    for k, (key, d) in enumerate((levels[-1]["levels"] if levels else {}).items()):
+        text = f"{words.get(key, key)} ({d.get('bot', key)}): {_level(d):.3g}"
+        ax.axhline(_level(d), ls="--", lw=1.2, color=f"C{k + 1}", label=text)
+    better = "lower is better" if pts[0].get("lower_is_better") else "higher is better"
+    ax.set_xlim(left=0)
+    ax.margins(x=0.06, y=0.12)
+    ax.set_xlabel("wall-clock minutes of the run (labels: imitation round)")
+    ax.set_ylabel(f"{pts[0].get('measure', 'figure')}\n({better})")
+    ax.set_title(f"{name}: each round's policy on {pts[0].get('games', '?')} fixed deals", fontsize=10)
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, frameon=False)
+    ax.grid(alpha=0.3)
+
+
 def plot(lines: list[dict], out: str) -> None:
     """Draw ``--curve`` lines (one panel per table) into the PNG ``out``: each policy
     file's figure with its interval against the run's wall-clock minutes, labelled with
@@ -250,30 +275,9 @@ def plot(lines: list[dict], out: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, len(names), figsize=(6.4 * len(names), 4.0), dpi=100, squeeze=False)
+    fig, axes = plt.subplots(1, len(names), figsize=(6.4 * len(names), 4.4), dpi=100, squeeze=False)
     for ax, name in zip(axes[0], names, strict=True):
-        pts = [x for x in lines if x.get("kind") == "round" and x["table"] == name]
-        xs = [x["seconds"] / 60 for x in pts]
-        ys = [_level(x) for x in pts]
-        err = [
-            [y - x["low"] for x, y in zip(pts, ys, strict=True)],
-            [x["high"] - y for x, y in zip(pts, ys, strict=True)],
-        ]
-        ax.errorbar(xs, ys, yerr=err, fmt="o-", ms=4, capsize=3, color="C0", label="trained policy (greedy)")
-        for x, y, p in zip(xs, ys, pts, strict=True):
-            label = "final" if p["round"] is None else str(p["round"])
-            ax.annotate(label, (x, y), textcoords="offset points", xytext=(4, 5), fontsize=8)
-        levels = [x for x in lines if x.get("kind") == "levels" and x["table"] == name]
-        for k, (key, d) in enumerate((levels[-1]["levels"] if levels else {}).items()):
-            ax.axhline(
-                _level(d), ls="--", lw=1, color=f"C{k + 1}", label=f"{d.get('bot', key)} {_level(d):.3g}"
-            )
-        better = "lower is better" if pts[0].get("lower_is_better") else "higher is better"
-        ax.set_xlabel("wall-clock minutes of the run")
-        ax.set_ylabel(f"{pts[0].get('measure', 'figure')} ({better})")
-        ax.set_title(f"{name}: each round's policy on {pts[0].get('games', '?')} fixed deals", fontsize=10)
-        ax.legend(fontsize=8, loc="best")
-        ax.grid(alpha=0.3)
+        _plot_table(ax, name, lines)
     fig.tight_layout()
     fig.savefig(out)
     plt.close(fig)
