@@ -39,6 +39,7 @@ import json
 import os
 import platform
 import re
+import shlex
 import subprocess
 import sys
 
@@ -110,9 +111,7 @@ def _timings(table: Table, bots: dict[str, str], games: int, seed: int) -> dict:
 
 def _command(name: str, args: argparse.Namespace) -> str:
     """The command that measures this one table again."""
-    cmd = (
-        f"python benchmarks/learned.py {name} --policy {args.policy} --games {args.games} --seed {args.seed}"
-    )
+    cmd = f"python benchmarks/learned.py {name} --policy {shlex.quote(args.policy)} --games {args.games} --seed {args.seed}"
     if args.rollouts is not None:
         cmd += f" --rollouts {args.rollouts}"
     return cmd + f" --timing-games {args.timing_games}"
