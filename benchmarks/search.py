@@ -112,27 +112,52 @@ def _figure(x: np.ndarray, is_rate: bool) -> dict:
     return {"mean": round(m, 3), "low": round(lo, 3), "high": round(hi, 3)}
 
 
+def check_lineup(table: Table, bot: str) -> None:
+    """Load every seat of ``table``'s lineup with ``bot`` in its measured seats, as a match
+    would: a bad bot name, search setting or policy (file, game, options, role) is a
+    ValueError naming it, before anything is played."""
+    game = load_game(table.game)
+    for k, n in enumerate(table.lineup.format(bot=bot).split(",")):
+        if is_policy(n):
+            seat_policy(game, n, k, table.options)
+        else:
+            game.bot_ids([n], 1)
+
+
+def paired_difference(a: np.ndarray, b: np.ndarray, lower_is_better: bool) -> tuple[dict, bool]:
+    """The same-deal difference ``a - b`` ((G,) figures of one game each) with its 95 %
+    interval, and whether the interval is clear of zero on the better side for ``a``."""
+    m, lo, hi = mean_interval(np.asarray(a, np.float64) - np.asarray(b, np.float64))
+    better = hi < 0 if lower_is_better else lo > 0
+    return {"mean": round(m, 4), "low": round(lo, 4), "high": round(hi, 4)}, bool(better)
+
+
 def decision_times(table: Table, bot: str, games: int, seed: int) -> dict:
-    """Milliseconds per decision of the search bot on one core, one decision at a time (the
-    way ``tabletop play`` asks it), over ``games`` games dealt from ``seed``: every
-    decision of its seats with more than one legal action is timed."""
+    """Milliseconds per decision of ``bot`` in the table's measured seats, on one core, one
+    decision at a time (the way ``tabletop play`` asks it: a policy's forward pass on one
+    row, a search of one position), over ``games`` games dealt from ``seed``: every
+    decision of those seats with more than one legal action is timed."""
     game = load_game(table.game)
     opts = game.make_options(**table.options)
     names = table.lineup.format(bot=bot).split(",")
-    # a search guided by a trained policy (search:...:blueprint=baseline) plays from numpy
+    measured = {k for k, n in enumerate(table.lineup.split(",")) if n == "{bot}"}
+    # policies (baseline, policy:FILE.npz, search:...:blueprint=...) play from numpy; a plain
+    # policy's seat keeps the strong bot's id, which only the warm-up game below plays
     policies = {k: seat_policy(game, n, k, table.options) for k, n in enumerate(names) if is_policy(n)}
-    plain = [search_blueprint(n)[0] if k in policies else n for k, n in enumerate(names)]
+    plain = [
+        n if k not in policies else (search_blueprint(n) or (table.strong,))[0] for k, n in enumerate(names)
+    ]
     ids = game.bot_ids(plain, len(names))
-    searching = {k for k, n in enumerate(names) if n.partition(":")[0] == "search"}
     times = []
     forced = 0
     warm = game.new_state(1, opts)  # compile (or load) the one-decision kernel before timing
     warm["rng"] = seed_word(seed)
     game.play_games(warm, ids, np.array([0], np.uint64), np.zeros((1, len(names))), np.zeros(1, np.int64))
-    first = min(searching)  # the search bot's own kernel: a seat's decision compiles it
+    first = min(measured)  # a seat's decision compiles its bot's own kernel
     warm["current"] = first
-    game.bot_decision(int(ids[first]), warm, np.ones(game.num_actions, np.int8), np.zeros(1, np.uint64))
-    if first in policies:  # and the kernel that takes a policy's default move
+    if first not in policies or search_blueprint(names[first]):
+        game.bot_decision(int(ids[first]), warm, np.ones(game.num_actions, np.int8), np.zeros(1, np.uint64))
+    if first in policies and search_blueprint(names[first]):  # the kernel that takes a policy's move
         batch_search_actions(
             warm,
             np.zeros(1, np.int64),
@@ -141,6 +166,9 @@ def decision_times(table: Table, bot: str, games: int, seed: int) -> dict:
             np.full(1, -1, np.int64),
             np.zeros(1, np.int64),
         )
+    elif first in policies:  # a plain policy's forward pass
+        dim = game.observation_layout(opts).dim
+        policies[first](np.zeros((1, dim), np.float32), np.ones((1, game.num_actions), np.int8))
 
     def decide(seat: int, s, obs, masks, rng) -> int:
         if seat in policies:
@@ -160,12 +188,12 @@ def decision_times(table: Table, bot: str, games: int, seed: int) -> dict:
         term = np.zeros(1, np.bool_)
         while s["status"][0] == 0:
             seat = int(s["current"][0])
-            if seat in searching and masks[0].sum() > 1:
+            if seat in measured and masks[0].sum() > 1:
                 t0 = time.perf_counter()
                 a = decide(seat, s, obs, masks, rng)
                 times.append(time.perf_counter() - t0)
             else:
-                forced += seat in searching
+                forced += seat in measured
                 a = decide(seat, s, obs, masks, rng)
             acts = np.array([a], np.int64)
             game.batch_step(s, notes, acts, obs, masks, rewards, term, cur, obs, 0)
@@ -191,9 +219,7 @@ def measure(name: str, games: int, seed: int, bot: str, timing_games: int) -> di
     seconds = time.perf_counter() - t0
     theirs = run_match(game, strong_lineup, games, seed=seed, **table.options)
     a, b = table.value(mine.returns), table.value(theirs.returns)
-    d = a - b
-    m, lo, hi = mean_interval(d)
-    better = hi < 0 if table.lower_is_better else lo > 0
+    difference, better = paired_difference(a, b, table.lower_is_better)
     return {
         "table": name,
         "game": table.game,
@@ -207,8 +233,8 @@ def measure(name: str, games: int, seed: int, bot: str, timing_games: int) -> di
             **_figure(a, table.is_rate),
         },
         "strong": {"lineup": strong_lineup, **_figure(b, table.is_rate)},
-        "difference": {"mean": round(m, 4), "low": round(lo, 4), "high": round(hi, 4)},
-        "search_beats_strong": bool(better),
+        "difference": difference,
+        "search_beats_strong": better,
         "ms_per_decision": timing,
         "match_seconds": round(seconds, 1),
         "command": f"python benchmarks/search.py {name} --games {games} --seed {seed}"
@@ -246,15 +272,9 @@ def main(argv: list[str] | None = None) -> int:
     if bot is not None and bot.partition(":")[0] != "search":
         parser.error(f"--bot names the search bot with its settings (search:...), got {bot!r}")
     for name in args.tables or list(TABLES):  # a bad setting is refused before any table runs
-        game = load_game(TABLES[name].game)
         bot_of[name] = bot or TABLES[name].bot
-        names = TABLES[name].lineup.format(bot=bot_of[name]).split(",")
         try:
-            for k, n in enumerate(names):
-                if is_policy(n):
-                    seat_policy(game, n, k, TABLES[name].options)
-                else:
-                    game.bot_ids([n], 1)
+            check_lineup(TABLES[name], bot_of[name])
         except ValueError as exc:
             parser.error(str(exc))
     for name in args.tables or list(TABLES):

@@ -225,3 +225,39 @@ def test_search_guided_by_the_baseline_in_match_vector_env_and_replay():
         game.bot_ids([guided], 1)
     with pytest.raises(ValueError, match="an opponent takes a weight only"):
         parse_opponents(guided, game)
+
+
+def test_search_guided_by_a_policy_file(tmp_path):
+    """``blueprint=FILE.npz`` takes a trained policy file as the default move, checked as
+    ``policy:FILE.npz`` is: the shipped ghost file plays exactly as ``blueprint=baseline``
+    (the same weights); a missing file, another game's policy, a policy of the other role
+    or a name that is no ``.npz`` is a ValueError naming the entry."""
+    import exitnow_envs
+    from tabletop_core.agents.seats import BLUEPRINTS, SearchPolicy, seat_policy
+
+    game = load_game("exitnow")
+    opts = {"num_humans": 3}
+    ghost = str(tmp_path / "ghost.npz")
+    exitnow_envs.baseline_policy(3, **opts).save(ghost)
+    by_file = f"search:rollouts=4:blueprint={ghost}"
+    pol = seat_policy(game, by_file, 3, opts)
+    assert isinstance(pol, SearchPolicy) and pol.name == by_file and pol.meta["seats"] == [[3]]
+    shipped = run_match(game, ["human", "human", "human", "search:rollouts=4:blueprint=baseline"], 2, **opts)
+    mine = run_match(game, ["human", "human", "human", by_file], 2, **opts)
+    assert np.array_equal(shipped.returns, mine.returns) and mine.bots[3] == by_file
+    humans = str(tmp_path / "humans.npz")
+    exitnow_envs.baseline_policy(0, **opts).save(humans)
+    import thegame_env
+
+    other = thegame_env.baseline_policy(0, num_players=2)
+    elsewhere = str(tmp_path / "thegame.npz")
+    other.save(elsewhere)
+    assert "PATH.npz" in BLUEPRINTS
+    for blueprint, words in [
+        (str(tmp_path / "missing.npz"), "missing.npz' does not exist"),
+        (elsewhere, "trained for 'thegame', not 'exitnow'"),
+        (humans, "trained for human seats; seat 3 \\(ghost_0\\) is a ghost seat"),
+        ("greedy", "blueprint must be one of baseline, PATH.npz"),
+    ]:
+        with pytest.raises(ValueError, match=f"search:blueprint={blueprint}'.*{words}"):
+            seat_policy(game, f"search:blueprint={blueprint}", 3, opts)

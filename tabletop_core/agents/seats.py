@@ -22,8 +22,9 @@ from tabletop_core.contract.search import batch_search_actions
 
 __all__ = ["is_policy", "seat_policy", "policy_actions", "search_blueprint", "SearchPolicy"]
 
-BLUEPRINTS = ("baseline",)
-"""What ``search:blueprint=...`` may name: the game's shipped trained policy for the seat."""
+BLUEPRINTS = ("baseline", "PATH.npz")
+"""What ``search:blueprint=...`` may name: ``baseline``, the game's shipped trained policy
+for the seat, or the path of a trained policy file (``.npz``, as ``policy:FILE.npz`` takes)."""
 
 
 def search_blueprint(bot) -> tuple[str, str] | None:
@@ -43,7 +44,8 @@ def search_blueprint(bot) -> tuple[str, str] | None:
 def is_policy(bot) -> bool:
     """A seat played by a trained policy: ``policy:FILE.npz``, the bot name ``baseline``,
     an :class:`~tabletop_core.agents.policy.MLPPolicy` object, or the search bot guided by
-    the baseline (``search:blueprint=baseline``, :class:`SearchPolicy`)."""
+    a trained policy (``search:blueprint=baseline``, ``search:blueprint=FILE.npz``,
+    :class:`SearchPolicy`)."""
     return (
         not isinstance(bot, str)
         or bot.startswith("policy:")
@@ -58,7 +60,8 @@ class SearchPolicy:
     rollouts are still played by the scripted rollout bot, inside the kernel; a challenger
     replaces the policy's move only when it gains more than ``z`` standard errors over it.
 
-    Built by :func:`seat_policy` from ``search[:rollouts=N][:bot=NAME][:z=X]:blueprint=baseline``.
+    Built by :func:`seat_policy` from ``search[:rollouts=N][:bot=NAME][:z=X]:blueprint=B``,
+    ``B`` one of :data:`BLUEPRINTS` (``baseline`` or a policy file ``PATH.npz``).
     Unlike a plain policy it needs the position itself, so it is asked through
     :func:`policy_actions` (or :meth:`act`).
 
@@ -130,26 +133,22 @@ def policy_actions(
 def seat_policy(game, bot, seat: int, options: Any = None):
     """The policy that plays ``seat`` for the bot entry ``bot`` (``policy:FILE.npz``,
     ``baseline`` or a policy object: an :class:`~tabletop_core.agents.policy.MLPPolicy`;
-    ``search:...:blueprint=baseline``: a :class:`SearchPolicy`), checked against the
-    game and its options (the game's options object, or a dict of them).
+    ``search:...:blueprint=baseline`` or ``search:...:blueprint=FILE.npz``: a
+    :class:`SearchPolicy`), checked against the game and its options (the game's options
+    object, or a dict of them); a blueprint file is checked as ``policy:FILE.npz`` is.
 
     Raises:
         ValueError: an unreadable file, or a policy made for another game, observation
             layout, (a baseline) other options or, in a game of roles, seats of another
             role than ``seat``'s (Exit Now's ghost policy in a human seat); a search
-            setting out of range, or a blueprint other than ``baseline``.
+            setting out of range, or a blueprint other than ``baseline`` or a ``.npz``
+            path (the message names the entry).
     """
     opts = as_options(game.make_options, options)
     guided = search_blueprint(bot)
     if guided is not None:
         plain, blueprint = guided
-        if blueprint not in BLUEPRINTS:
-            raise ValueError(
-                f"{game.name}: {bot!r}: blueprint must be one of {', '.join(BLUEPRINTS)} (the game's "
-                f"shipped trained policy for the seat), got {blueprint!r}"
-            )
-        bot_id = game.bot_ids([plain], 1)[0]
-        return SearchPolicy(baseline_policy(game, seat, opts), int(bot_id), bot)
+        return SearchPolicy(_blueprint_policy(game, bot, blueprint, seat, opts), _search_id(game, plain), bot)
     if isinstance(bot, MLPPolicy):
         pol = bot
     elif is_baseline(bot):
@@ -158,6 +157,36 @@ def seat_policy(game, bot, seat: int, options: Any = None):
         pol = MLPPolicy.load(bot[len("policy:") :])
     pol.check_game(game, opts)
     _check_policy_role(game, pol, seat, opts, bot if isinstance(bot, str) else "the policy")
+    return pol
+
+
+def _search_id(game, plain: str) -> int:
+    """The kernel id of the search bot ``plain`` (its name without ``blueprint=``)."""
+    return int(game.bot_ids([plain], 1)[0])
+
+
+def _blueprint_policy(game, bot: str, blueprint: str, seat: int, opts) -> MLPPolicy:
+    """The trained policy that names the default move of ``bot`` (``search:...:blueprint=B``)
+    in ``seat``: the shipped baseline for ``B == "baseline"``, else the policy file ``B``
+    (a ``.npz`` path), checked against the game, its options and the seat's role.
+
+    Raises:
+        ValueError: ``B`` neither ``baseline`` nor a ``.npz`` path, or a file that is
+            unreadable or made for another game, layout or role (the message names ``bot``).
+    """
+    if is_baseline(blueprint):
+        return baseline_policy(game, seat, opts)
+    if not blueprint.endswith(".npz"):
+        raise ValueError(
+            f"{game.name}: {bot!r}: blueprint must be one of {', '.join(BLUEPRINTS)} (the game's "
+            f"shipped trained policy for the seat, or a trained policy file), got {blueprint!r}"
+        )
+    try:
+        pol = MLPPolicy.load(blueprint)
+        pol.check_game(game, opts)
+        _check_policy_role(game, pol, seat, opts, f"blueprint {blueprint!r}")
+    except ValueError as exc:
+        raise ValueError(f"{game.name}: {bot!r}: {str(exc).removeprefix(game.name + ': ')}") from None
     return pol
 
 

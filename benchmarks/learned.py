@@ -1,0 +1,379 @@
+"""A trained policy beside the scripted bot and the search bot, on the search table's deals.
+
+    python benchmarks/learned.py [TABLE ...] [--policy SPEC] [--games 500] [--seed 0]
+        [--rollouts N] [--timing-games 20] [--timing-only]
+    python benchmarks/learned.py TABLE --curve RUN_DIR [--games 200] [--seed 0] [--rollouts N]
+    python benchmarks/learned.py --plot OUT.png --plot-from CURVE.jsonl
+
+TABLE is one of the tables of ``benchmarks/search.py`` (``thegame``, ``koikoi``,
+``exhaust``, ``exitnow-humans``, ``exitnow-ghost``; default: all). SPEC is ``baseline`` (the
+game's shipped trained policy, the default) or a trained policy file, ``policy:FILE.npz``
+or ``FILE.npz``.
+
+Each table plays four lineups on the same deals (game g: ``seed + g``), each in the
+table's measured seats: the trained policy alone (greedy), the strongest scripted bot,
+the search bot (``docs/search-bot.md``) and the search bot with the policy as its default
+move (``search:...:blueprint=SPEC``). It prints one JSON line: the four figures with 95 %
+intervals (``figures``: ``policy``, ``strong``, ``search``, ``search_policy``), the same-deal differences ``policy - strong`` and ``search_policy - search``
+with their intervals (``better``/``worse``: the interval is clear of zero on that side,
+given whether lower is better), and the time per decision on one core of the policy, the
+search and the guided search (one decision at a time, as ``tabletop play`` asks it, on
+``--timing-games`` games of their own), with the guided search's time over the plain one.
+
+``--curve RUN_DIR``: the policies a training run wrote, ``RUN_DIR/imitated-K.npz`` (K = 0,
+1, 2, ...) and ``RUN_DIR/policy.npz`` last, each alone in the table's seats on the same
+deals: one JSON line per file (``kind: "round"``) with the wall seconds of the run when it
+was written (from ``RUN_DIR/log.jsonl``: the last ``imitate``/``dagger`` line of that round;
+for ``policy.npz`` the log's largest ``seconds``; where the log has none, the file's
+modification time after the first policy file's, ``seconds_from`` says which), then one
+line (``kind: "levels"``) with the strongest scripted bot and the search bot on the same
+deals. ``--plot OUT.png`` draws such lines (``--plot-from``, or the curve just measured):
+strength against wall-clock minutes, the rounds as labelled points, the two levels as
+dashed lines (matplotlib).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import shlex
+import subprocess
+import sys
+
+try:  # run as a script: its folder is on sys.path, search.py beside it
+    from search import TABLES, Table, _figure, check_lineup, decision_times, paired_difference
+except ImportError:  # imported as benchmarks.learned
+    from benchmarks.search import TABLES, Table, _figure, check_lineup, decision_times, paired_difference
+
+from tabletop_core.contract.catalog import load_game
+from tabletop_core.tools.arena import run_match
+from tabletop_core.tools.scripts import run_script
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LINEUPS = ("policy", "strong", "search", "search_policy")
+"""The four lineups of a table, in the order they are played."""
+ROUND_FILE = re.compile(r"imitated-(\d+)\.npz")
+
+
+def policy_entries(spec: str) -> tuple[str, str]:
+    """``(the seat entry, the blueprint)`` of the policy SPEC: ``baseline`` -> ``("baseline",
+    "baseline")``; ``policy:FILE.npz`` or ``FILE.npz`` -> ``("policy:FILE.npz", "FILE.npz")``.
+
+    Raises:
+        ValueError: SPEC is neither ``baseline`` nor a ``.npz`` file name.
+    """
+    spec = spec.strip()
+    if spec == "baseline":
+        return spec, spec
+    path = spec.removeprefix("policy:")
+    if not path.endswith(".npz") or ":" in path:
+        raise ValueError(
+            f"--policy must be baseline, policy:FILE.npz or FILE.npz (a trained policy file), got {spec!r}"
+        )
+    return "policy:" + path, path
+
+
+def _bots(table: Table, spec: str, rollouts: int | None) -> dict[str, str]:
+    """The bot in the measured seats of each of the four lineups (:data:`LINEUPS`)."""
+    entry, blueprint = policy_entries(spec)
+    search = table.bot if rollouts is None else f"search:rollouts={rollouts}"
+    return {
+        "policy": entry,
+        "strong": table.strong,
+        "search": search,
+        "search_policy": f"{search}:blueprint={blueprint}",
+    }
+
+
+def _commit() -> str | None:
+    """The checkout's commit (``git rev-parse HEAD``), or None outside a git checkout."""
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, timeout=10
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if out.returncode != 0:
+        return None
+    return out.stdout.strip() or None
+
+
+def _timings(table: Table, bots: dict[str, str], games: int, seed: int) -> dict:
+    """Milliseconds per decision of the policy, the search and the guided search, and the
+    guided search's mean over the plain one's."""
+    times = {k: decision_times(table, bots[k], games, seed) for k in ("policy", "search", "search_policy")}
+    ratio = times["search_policy"]["mean_ms"] / max(times["search"]["mean_ms"], 1e-9)
+    return {"ms_per_decision": times, "search_policy_over_search_time": round(ratio, 3)}
+
+
+def _command(name: str, args: argparse.Namespace) -> str:
+    """The command that measures this one table again."""
+    cmd = f"python benchmarks/learned.py {name} --policy {shlex.quote(args.policy)} --games {args.games} --seed {args.seed}"
+    if args.rollouts is not None:
+        cmd += f" --rollouts {args.rollouts}"
+    return cmd + f" --timing-games {args.timing_games}"
+
+
+def measure(name: str, args: argparse.Namespace) -> dict:
+    """One table's JSON line (the module docstring) for the policy ``args.policy``."""
+    table = TABLES[name]
+    game = load_game(table.game)
+    bots = _bots(table, args.policy, args.rollouts)
+    timing = _timings(table, bots, args.timing_games, args.seed + args.games)
+    seat = table.lineup.split(",").index("{bot}")
+    figures, values = {}, {}
+    for key in LINEUPS:
+        lineup = table.lineup.format(bot=bots[key])
+        r = run_match(game, lineup, args.games, seed=args.seed, progress=True, **table.options)
+        values[key] = table.value(r.returns)
+        figures[key] = {"lineup": lineup, "bot": r.bots[seat], **_figure(values[key], table.is_rate)}
+    differences = {}
+    for a, b in (("policy", "strong"), ("search_policy", "search")):
+        diff, better = paired_difference(values[a], values[b], table.lower_is_better)
+        _, worse = paired_difference(values[b], values[a], table.lower_is_better)
+        differences[f"{a} - {b}"] = {**diff, "better": better, "worse": worse}
+    return {
+        "table": name,
+        "game": table.game,
+        "measure": table.measure,
+        "lower_is_better": table.lower_is_better,
+        "options": table.options,
+        "policy": args.policy,
+        "games": args.games,
+        "seed": args.seed,
+        "figures": figures,
+        "differences": differences,
+        **timing,
+        "command": _command(name, args),
+        "machine": platform.processor() or platform.machine(),
+        "commit": _commit(),
+        "threads": os.environ.get("NUMBA_NUM_THREADS", "default"),
+    }
+
+
+def curve_files(run_dir: str) -> list[tuple[int | None, str]]:
+    """``(round, path)`` of each policy file of a run: ``imitated-K.npz`` by K, then
+    ``policy.npz`` (round None) if present."""
+    rounds = []
+    for f in os.listdir(run_dir):
+        m = ROUND_FILE.fullmatch(f)
+        if m:
+            rounds.append((int(m.group(1)), os.path.join(run_dir, f)))
+    rounds.sort()
+    final = os.path.join(run_dir, "policy.npz")
+    return rounds + ([(None, final)] if os.path.isfile(final) else [])
+
+
+def _log_seconds(run_dir: str) -> tuple[dict[int, float], float | None]:
+    """From ``RUN_DIR/log.jsonl``: each imitation round's wall seconds (the largest of its
+    ``imitate``/``dagger`` lines) and the largest ``seconds`` of any line (empty and None
+    without a log)."""
+    rounds: dict[int, float] = {}
+    last = None
+    path = os.path.join(run_dir, "log.jsonl")
+    if not os.path.isfile(path):
+        return rounds, last
+    with open(path) as f:
+        for line in f:
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # a line cut short by a run that was stopped
+            sec = rec.get("seconds") if isinstance(rec, dict) else None
+            if not isinstance(sec, (int, float)):
+                continue
+            last = sec if last is None else max(last, sec)
+            if rec.get("kind") in ("imitate", "dagger") and isinstance(rec.get("round"), int):
+                rounds[rec["round"]] = max(rounds.get(rec["round"], sec), sec)
+    return rounds, last
+
+
+def curve(name: str, args: argparse.Namespace) -> list[dict]:
+    """The ``--curve`` lines of one table (the module docstring), each printed as it is final."""
+    table = TABLES[name]
+    game = load_game(table.game)
+    files = curve_files(args.curve)
+    rounds, last = _log_seconds(args.curve)
+    start = min(os.path.getmtime(p) for _, p in files)
+    lines = []
+    for k, path in files:
+        sec = rounds.get(k) if k is not None else last
+        line = {
+            "kind": "round",
+            "table": name,
+            "measure": table.measure,
+            "lower_is_better": table.lower_is_better,
+        }
+        line.update(round=k, file=os.path.basename(path))
+        line.update(seconds=round(sec, 1) if sec is not None else round(os.path.getmtime(path) - start, 1))
+        line["seconds_from"] = "log" if sec is not None else "mtime"
+        r = run_match(
+            game, table.lineup.format(bot="policy:" + path), args.games, seed=args.seed, **table.options
+        )
+        line.update(games=args.games, seed=args.seed, **_figure(table.value(r.returns), table.is_rate))
+        print(json.dumps(line), flush=True)
+        lines.append(line)
+    bots = _bots(table, "baseline", args.rollouts)
+    levels = {}
+    for key in ("strong", "search"):
+        lineup = table.lineup.format(bot=bots[key])
+        r = run_match(game, lineup, args.games, seed=args.seed, progress=True, **table.options)
+        levels[key] = {"bot": bots[key], **_figure(table.value(r.returns), table.is_rate)}
+    line = {"kind": "levels", "table": name, "measure": table.measure, "games": args.games, "seed": args.seed}
+    line.update(levels=levels, run=os.path.abspath(args.curve), commit=_commit())
+    print(json.dumps(line), flush=True)
+    return [*lines, line]
+
+
+def _level(d: dict) -> float:
+    return float(d["rate"] if "rate" in d else d["mean"])
+
+
+def _plot_table(ax, name: str, lines: list[dict]) -> None:
+    """One table's panel: its policy files' figures by wall-clock minutes, and its levels."""
+    pts = [x for x in lines if x.get("kind") == "round" and x["table"] == name]
+    xs = [x["seconds"] / 60 for x in pts]
+    ys = [_level(x) for x in pts]
+    ax.fill_between(xs, [x["low"] for x in pts], [x["high"] for x in pts], color="C0", alpha=0.2, lw=0)
+    ax.plot(xs, ys, "o-", ms=4, color="C0", label="trained policy alone (greedy), 95 % interval")
+    for x, y, p in zip(xs, ys, pts, strict=True):
+        label = "final" if p["round"] is None else str(p["round"])
+        ax.annotate(label, (x, y), textcoords="offset points", xytext=(0, 6), ha="center", fontsize=8)
+    levels = [x for x in lines if x.get("kind") == "levels" and x["table"] == name]
+    words = {"strong": "scripted", "search": "search"}
+    for k, (key, d) in enumerate((levels[-1]["levels"] if levels else {}).items()):
+        text = f"{words.get(key, key)} ({d.get('bot', key)}): {_level(d):.3g}"
+        ax.axhline(_level(d), ls="--", lw=1.2, color=f"C{k + 1}", label=text)
+    better = "lower is better" if pts[0].get("lower_is_better") else "higher is better"
+    ax.set_xlim(left=0)
+    ax.margins(x=0.06, y=0.12)
+    ax.set_xlabel("wall-clock minutes of the run (labels: imitation round)")
+    ax.set_ylabel(f"{pts[0].get('measure', 'figure')}\n({better})")
+    ax.set_title(f"{name}: each round's policy on {pts[0].get('games', '?')} fixed deals", fontsize=10)
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, frameon=False)
+    ax.grid(alpha=0.3)
+
+
+def plot(lines: list[dict], out: str) -> None:
+    """Draw ``--curve`` lines (one panel per table) into the PNG ``out``: each policy
+    file's figure with its interval against the run's wall-clock minutes, labelled with
+    its round, and the scripted bot's and the search bot's levels as dashed lines.
+
+    Raises:
+        ValueError: no ``kind: "round"`` line among ``lines``.
+        ImportError: without matplotlib (the ``train`` extra).
+    """
+    names = list(dict.fromkeys(x["table"] for x in lines if x.get("kind") == "round"))
+    if not names:
+        raise ValueError("no curve lines (kind 'round') to plot")
+    import matplotlib  # here, not at the top: matplotlib is optional (the ``train`` extra)
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(names), figsize=(6.4 * len(names), 4.4), dpi=100, squeeze=False)
+    for ax, name in zip(axes[0], names, strict=True):
+        _plot_table(ax, name, lines)
+    fig.tight_layout()
+    fig.savefig(out)
+    plt.close(fig)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("tables", nargs="*", metavar="TABLE", help=f"default: all of {', '.join(TABLES)}")
+    parser.add_argument(
+        "--policy", default="baseline", help="baseline (default), policy:FILE.npz or FILE.npz"
+    )
+    parser.add_argument("--games", type=int, default=None, help="games per lineup (default 500; --curve 200)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--rollouts", type=int, default=None, help="the search bot's rollouts (default: the table's)"
+    )
+    parser.add_argument("--timing-games", type=int, default=20)
+    parser.add_argument("--timing-only", action="store_true", help="only the times per decision (no match)")
+    parser.add_argument("--curve", metavar="RUN_DIR", default=None, help="each imitated-K.npz of a run alone")
+    parser.add_argument("--plot", metavar="OUT.png", default=None, help="draw curve lines into a PNG")
+    parser.add_argument("--plot-from", metavar="FILE.jsonl", default=None, help="the curve lines to draw")
+    return parser
+
+
+def _check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[str]:
+    """Refuse bad arguments (a usage error, status 2) before anything is played; the tables."""
+    unknown = [t for t in args.tables if t not in TABLES]
+    if unknown:
+        parser.error(f"unknown table(s) {', '.join(unknown)}; choose from {', '.join(TABLES)}")
+    if args.games is not None and args.games < 1:
+        parser.error(f"--games must be at least 1, got {args.games}")
+    if args.rollouts is not None and args.rollouts < 1:
+        parser.error(f"--rollouts must be at least 1, got {args.rollouts}")
+    if args.timing_games < 1:
+        parser.error(f"--timing-games must be at least 1, got {args.timing_games}")
+    if args.plot_from is not None and args.plot is None:
+        parser.error("--plot-from names the lines --plot OUT.png draws")
+    if args.plot is not None and args.plot_from is None and args.curve is None:
+        parser.error("--plot OUT.png draws --plot-from FILE.jsonl (or the --curve just measured)")
+    if args.plot_from is not None and not os.path.isfile(args.plot_from):
+        parser.error(f"--plot-from: no file {args.plot_from!r}")
+    if args.plot_from is not None and (args.tables or args.curve):
+        parser.error("--plot-from draws lines already measured: give no TABLE or --curve with it")
+    if args.curve is not None:
+        if len(args.tables) != 1:
+            parser.error(f"--curve measures one TABLE, got {len(args.tables)}")
+        if not os.path.isdir(args.curve):
+            parser.error(f"--curve: no folder {args.curve!r}")
+        if not curve_files(args.curve):
+            parser.error(f"--curve: no imitated-K.npz or policy.npz in {args.curve!r}")
+        args.games = args.games or 200
+    args.games = args.games or 500
+    tables = [] if args.plot_from else args.tables or list(TABLES)
+    try:
+        for name in tables:
+            files = [p for _, p in curve_files(args.curve)] if args.curve else [args.policy]
+            for spec in files:
+                for bot in _bots(TABLES[name], spec, args.rollouts).values():
+                    check_lineup(TABLES[name], bot)
+    except ValueError as exc:
+        parser.error(str(exc))
+    return tables
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    tables = _check(parser, args)
+    lines: list[dict] = []
+    for name in tables:
+        if args.curve:
+            lines += curve(name, args)
+        elif args.timing_only:
+            timing = _timings(
+                TABLES[name],
+                _bots(TABLES[name], args.policy, args.rollouts),
+                args.timing_games,
+                args.seed + args.games,
+            )
+            print(json.dumps({"table": name, "policy": args.policy, **timing}), flush=True)
+        else:
+            print(json.dumps(measure(name, args)), flush=True)
+    if args.plot:
+        try:
+            if args.plot_from:
+                with open(args.plot_from) as f:
+                    lines = [json.loads(x) for x in f if x.strip()]
+            plot(lines, args.plot)
+        except ImportError:
+            print("--plot needs matplotlib: pip install 'tabletop-rl[train]'", file=sys.stderr)
+            return 1
+        except (ValueError, KeyError, TypeError) as exc:
+            print(f"--plot: {args.plot_from or 'the curve'} holds no curve to draw ({exc})", file=sys.stderr)
+            return 1
+        print(f"wrote {args.plot}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    run_script(main)
