@@ -163,7 +163,7 @@ def parse_search(spec: str, game: str, bots: tuple[str, ...], defaults: tuple[in
             raise ValueError(
                 f"{game}: {spec!r}: unknown search setting {pair!r}; allowed: rollouts=N (rollouts per "
                 "decision), bot=NAME (the rollout bot), z=X (standard errors a gain must exceed), "
-                "blueprint=baseline (the default move from the trained baseline; match, play, replay)"
+                "blueprint=baseline or blueprint=FILE.npz (the default move from a trained policy; match, play, replay)"
             )
     if not bot or bot not in bots:
         allowed = ", ".join(b for b in bots if b)
