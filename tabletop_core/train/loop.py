@@ -179,19 +179,27 @@ def _teach(cfg: TrainConfig, trainer: Trainer, log: _Log) -> None:
     for k in range(done, cfg.imitate_rounds + 1):
         t0 = time.perf_counter()
         actor = trainer.policy() if k > 0 or cfg.init_policy is not None else None
-        agreement = collect_round(
-            trainer.game,
-            cfg.options,
-            teacher,
-            actor,
-            k,
-            cfg.imitate_samples,
-            cfg.seed,
-            trainer.seat_groups,
-            folder,
-            opponents=opponents,
-            progress=cfg.progress,
-        )
+        try:
+            agreement = collect_round(
+                trainer.game,
+                cfg.options,
+                teacher,
+                actor,
+                k,
+                cfg.imitate_samples,
+                cfg.seed,
+                trainer.seat_groups,
+                folder,
+                opponents=opponents,
+                progress=cfg.progress,
+            )
+        except KeyboardInterrupt:
+            print(
+                f"\nstopped in round {k} of the search teacher; its labels so far are in {folder}: "
+                "run the same command with --resume to go on from them",
+                file=sys.stderr,
+            )
+            raise
         xs, ms, acts = load_rounds(folder, k + 1, trainer.game.num_actions)
         fit = fit_actor(trainer.agent, xs, ms, acts, cfg.imitate_epochs, cfg.seed + k, bf16=trainer.bf16)
         del xs, ms, acts
