@@ -154,6 +154,54 @@ def measure(name: str, args: argparse.Namespace) -> dict:
     }
 
 
+LABELS = {
+    "thegame": "The Game, 2 p",
+    "koikoi": "Koikoi, 4 p, seat 0",
+    "exhaust": "Exhaust, 4 p, seat 0",
+    "exitnow-humans": "Exit Now, human_0",
+    "exitnow-ghost": "Exit Now, ghost",
+}
+"""How the docs' table names each table."""
+
+
+def _cell(fig: dict, is_rate: bool) -> str:
+    """A figure with its interval as the docs show it: ``"25.6 % [22.0, 29.6]"`` or
+    ``"2.73 [2.24, 3.21]"``."""
+    if "rate" in fig:
+        return f"{100 * fig['rate']:.1f} % [{100 * fig['low']:.1f}, {100 * fig['high']:.1f}]"
+    return f"{fig['mean']:.2f} [{fig['low']:.2f}, {fig['high']:.2f}]"
+
+
+def _diff_cell(d: dict, is_rate: bool) -> str:
+    """A same-deal difference with its interval and the verdict (``better``/``worse``/``=``)."""
+    k, unit = (100, " points") if is_rate else (1, "")
+    verdict = "better" if d["better"] else "worse" if d["worse"] else "no clear difference"
+    return f"{k * d['mean']:+.2f}{unit} [{k * d['low']:+.2f}, {k * d['high']:+.2f}]: {verdict}"
+
+
+def figure_line(line: dict) -> dict:
+    """A table's line (:func:`measure`) in the form ``docs/figures/learned.jsonl`` keeps and
+    the docs' ``figure-table`` directive reads: ``table`` is ``"learned"``, ``name`` the
+    search table, ``cells`` the row as shown."""
+    name = line["table"]
+    rate = TABLES[name].is_rate
+    f, d, ms = line["figures"], line["differences"], line["ms_per_decision"]
+    cells = {
+        "table": LABELS[name],
+        "measure": line["measure"] + (" (lower is better)" if line["lower_is_better"] else ""),
+        "policy": _cell(f["policy"], rate),
+        "strongest scripted": f"{f['strong']['bot']} {_cell(f['strong'], rate)}",
+        "policy − scripted, same deals": _diff_cell(d["policy - strong"], rate),
+        "search": _cell(f["search"], rate),
+        "search with the policy": _cell(f["search_policy"], rate),
+        "with − without, same deals": _diff_cell(d["search_policy - search"], rate),
+        "ms per decision: policy / search / with the policy": " / ".join(
+            f"{ms[k]['mean_ms']:.2f}" for k in ("policy", "search", "search_policy")
+        ),
+    }
+    return {**line, "table": "learned", "name": name, "cells": cells}
+
+
 def curve_files(run_dir: str) -> list[tuple[int | None, str]]:
     """``(round, path)`` of each policy file of a run: ``imitated-K.npz`` by K, then
     ``policy.npz`` (round None) if present."""
@@ -295,6 +343,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--timing-games", type=int, default=20)
     parser.add_argument("--timing-only", action="store_true", help="only the times per decision (no match)")
+    parser.add_argument(
+        "--figure-line",
+        action="store_true",
+        help="print each table's line as docs/figures/learned.jsonl keeps it (with the row the docs show)",
+    )
     parser.add_argument("--curve", metavar="RUN_DIR", default=None, help="each imitated-K.npz of a run alone")
     parser.add_argument("--plot", metavar="OUT.png", default=None, help="draw curve lines into a PNG")
     parser.add_argument("--plot-from", metavar="FILE.jsonl", default=None, help="the curve lines to draw")
@@ -358,7 +411,8 @@ def main(argv: list[str] | None = None) -> int:
             )
             print(json.dumps({"table": name, "policy": args.policy, **timing}), flush=True)
         else:
-            print(json.dumps(measure(name, args)), flush=True)
+            line = measure(name, args)
+            print(json.dumps(figure_line(line) if args.figure_line else line), flush=True)
     if args.plot:
         try:
             if args.plot_from:

@@ -73,6 +73,24 @@ def test_a_table_line_has_the_four_lineups_their_differences_and_times():
         "python benchmarks/learned.py exitnow-humans --policy baseline --games 4"
     )
     assert line["machine"] and "commit" in line
+    _check_figure_line(line, rates)
+
+
+def _check_figure_line(line: dict, rates: dict) -> None:
+    """``--figure-line``'s form: the docs' table id, the search table's name, and a row whose
+    cells hold the same rates as the line."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_learned", ROOT / "benchmarks" / "learned.py")
+    learned = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(learned)
+    doc = learned.figure_line(line)
+    assert doc["table"] == "learned" and doc["name"] == "exitnow-humans"
+    cells = doc["cells"]
+    assert cells["table"] == "Exit Now, human_0"
+    assert cells["policy"].startswith(f"{100 * rates['policy']:.1f} %")
+    assert cells["strongest scripted"].startswith(f"human {100 * rates['strong']:.1f} %")
+    assert cells["with − without, same deals"].endswith(("better", "worse", "no clear difference"))
 
 
 def test_a_policy_file_plays_alone_and_as_the_blueprint():
