@@ -275,6 +275,30 @@ def test_the_compiled_greedy_pass_equals_numpy_and_ignores_the_rest_of_the_batch
         assert batch[0] == 0 and all(mask[i, batch[i]] for i in range(1, b) if mask[i].any())
 
 
+def test_a_policy_with_read_only_weights_plays_as_the_same_policy_after_a_pickle():
+    """Weights handed back read-only (a zero-copy deserializer, as Ray's, does that to some
+    arrays and not others) and a pickled copy play the same actions as the policy itself."""
+    import pickle
+
+    rng = np.random.default_rng(2)
+    d, a = 12, 9
+    weights = {
+        "W0": rng.standard_normal((d, 8)).astype(np.float32),
+        "b0": rng.standard_normal(8).astype(np.float32),
+        "W1": rng.standard_normal((8, a)).astype(np.float32),
+        "b1": rng.standard_normal(a).astype(np.float32),
+    }
+    obs = rng.random((6, d)).astype(np.float32)
+    mask = (rng.random((6, a)) < 0.5).astype(np.int8)
+    want = MLPPolicy(weights)(obs, mask)
+    frozen = {k: v.copy() for k, v in weights.items()}
+    for key in ("W0", "b0"):  # the first layer read-only, the last (stored transposed) not
+        frozen[key].setflags(write=False)
+    np.testing.assert_array_equal(MLPPolicy(frozen)(obs, mask), want)
+    copy = pickle.loads(pickle.dumps(MLPPolicy(weights), protocol=5))
+    np.testing.assert_array_equal(copy(obs, mask), want)
+
+
 def test_a_batched_policy_match_equals_games_played_one_at_a_time(policy_file):
     """The policy match plays its games in one batch whose rows deal the next game as one
     ends: every game's returns, steps and final figures are those of the same game played

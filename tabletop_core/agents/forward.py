@@ -37,6 +37,14 @@ def _pool() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(_cores(), thread_name_prefix="greedy")
 
 
+def _writable(a) -> np.ndarray:
+    """``a`` as a C-contiguous, writable float32 array (copied only where it is not one).
+    The compiled loop indexes the layers as one tuple of one array type, and a
+    deserializer (Ray's, numpy's zero-copy pickles) may hand back some arrays read-only and
+    others not."""
+    return np.require(a, np.float32, ("C", "W"))
+
+
 class PackedMLP:
     """An MLP's weights in the layout :func:`greedy_actions` reads.
 
@@ -53,15 +61,23 @@ class PackedMLP:
     """
 
     def __init__(self, layers, scale, relu: bool, pieces, gains):
-        ws = [np.ascontiguousarray(w, np.float32) for w, _ in layers]
-        ws[-1] = np.ascontiguousarray(ws[-1].T)
+        ws = [_writable(w) for w, _ in layers]
+        ws[-1] = _writable(ws[-1].T)
         self.weights = tuple(ws)
-        self.biases = tuple(np.ascontiguousarray(b, np.float32).reshape(-1) for _, b in layers)
+        self.biases = tuple(_writable(b).reshape(-1) for _, b in layers)
         d = layers[0][0].shape[0]
-        self.scale = np.ones(d, np.float32) if scale is None else np.ascontiguousarray(scale, np.float32)
+        self.scale = np.ones(d, np.float32) if scale is None else _writable(scale)
         self.relu = bool(relu)
         self.pieces = np.array(pieces, np.int64).reshape(-1, 2)
-        self.gains = np.ascontiguousarray(gains, np.float32).reshape(-1)
+        self.gains = _writable(gains).reshape(-1)
+
+    def __setstate__(self, state: dict) -> None:
+        """Unpickled (a copy sent to another process, e.g. a Ray worker): the arrays are
+        made writable again, as :meth:`__init__` makes them."""
+        self.__dict__.update(state)
+        self.weights = tuple(_writable(w) for w in self.weights)
+        self.biases = tuple(_writable(b) for b in self.biases)
+        self.scale, self.gains = _writable(self.scale), _writable(self.gains)
 
     def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Greedy legal actions (B,) int64 for ``obs`` (B, D) and ``mask`` (B, A)."""
