@@ -106,3 +106,35 @@ def test_expert_iteration_resumes_at_the_first_unfinished_round(tmp_path):
     assert rounds == [(0, 200), (1, 400)]
     agreement = [x["agreement"] for x in lines if x["kind"] == "dagger"][0]
     assert 0.0 <= agreement <= 1.0
+
+
+def test_a_run_stopped_in_its_first_round_resumes_from_its_init_policy(tmp_path):
+    """Stopped before its first checkpoint (only the teacher's chunks on disk), a run asked
+    to --resume starts its actor from --init-policy again, as the first start did."""
+    from tabletop_core.agents.policy import MLPPolicy
+    from tabletop_core.train import TrainConfig
+    from tabletop_core.train.loop import _start
+
+    init = os.path.join(os.path.dirname(load_game("exhaust").baseline_dir), "baselines", "baseline.npz")
+    (tmp_path / "teacher").mkdir()
+    cfg = TrainConfig(
+        game="exhaust",
+        options={"num_players": 4},
+        steps=1,
+        num_envs=16,
+        rollout=4,
+        minibatch=32,
+        opponents="npc",
+        seats="0",
+        init_policy=init,
+        imitate=SPEC,
+        imitate_rounds=1,
+        resume=True,
+        out=str(tmp_path),
+    )
+    trainer, log = _start(cfg)
+    log.close()
+    rng = np.random.default_rng(0)
+    obs = rng.random((32, trainer.obs_dim)).astype(np.float32)
+    mask = (rng.random((32, trainer.num_actions)) < 0.5).astype(np.int8)
+    np.testing.assert_array_equal(trainer.policy()(obs, mask), MLPPolicy.load(init)(obs, mask))

@@ -107,7 +107,9 @@ def _start(cfg: TrainConfig) -> tuple[Trainer, _Log]:
     if cfg.resume and not os.path.exists(ck_path) and not first_round:
         raise ConfigError(f"--resume: no checkpoint at {ck_path}")
     ck = _read_checkpoint(ck_path) if cfg.resume and os.path.exists(ck_path) else None
-    trainer = Trainer(cfg)
+    # no checkpoint yet (a teacher's first round): the trainer starts as a new run would,
+    # from --init-policy where given
+    trainer = Trainer(cfg if ck is not None or not cfg.resume else dataclasses.replace(cfg, resume=False))
     if ck is not None:
         trainer.load_checkpoint(ck)
     log = _Log(os.path.join(cfg.out, "log.jsonl"), append=cfg.resume)
