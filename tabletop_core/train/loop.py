@@ -171,7 +171,7 @@ def _teacher_opponents(cfg: TrainConfig, trainer: Trainer) -> list[str] | None:
 def _teach(cfg: TrainConfig, trainer: Trainer, log: _Log) -> None:
     """Expert iteration from the search teacher ``cfg.imitate`` (:mod:`.teacher`):
     ``--imitate-rounds + 1`` rounds, each ``--imitate-samples`` labelled decisions and
-    ``--imitate-epochs`` passes over every round's labels. After each round its actor is
+    ``--imitate-epochs`` passes over every round's labels at ``--lr``. After each round its actor is
     ``imitated-K.npz`` and the checkpoint records the rounds done, so ``--resume`` goes on
     from the first unfinished round (and its chunks already written)."""
     teacher = parse_teacher(trainer.game, cfg.imitate)
@@ -203,7 +203,9 @@ def _teach(cfg: TrainConfig, trainer: Trainer, log: _Log) -> None:
             )
             raise
         xs, ms, acts = load_rounds(folder, k + 1, trainer.game.num_actions)
-        fit = fit_actor(trainer.agent, xs, ms, acts, cfg.imitate_epochs, cfg.seed + k, bf16=trainer.bf16)
+        fit = fit_actor(
+            trainer.agent, xs, ms, acts, cfg.imitate_epochs, cfg.seed + k, lr=cfg.lr, bf16=trainer.bf16
+        )
         del xs, ms, acts
         trainer.train_seconds += time.perf_counter() - t0
         log.write(
