@@ -210,7 +210,9 @@ def _check_imitation(cfg: TrainConfig, game) -> None:
     if cfg.imitate_rounds and cfg.imitate is None:
         raise ConfigError("--imitate-rounds: DAgger rounds need the bot that labels them (--imitate BOT)")
     if cfg.imitate is not None:
-        if cfg.init_policy is not None and not cfg.imitate_rounds:
+        # a search teacher's round 0 labels the --init-policy actor's own play
+        teacher = cfg.imitate.partition(":")[0] == "search"
+        if cfg.init_policy is not None and not cfg.imitate_rounds and not teacher:
             raise ConfigError(
                 "--imitate and --init-policy both set the starting actor: give one "
                 "(or add --imitate-rounds K: DAgger rounds from the --init-policy actor)"
