@@ -20,7 +20,8 @@ given whether lower is better), and the time per decision on one core of the pol
 search and the guided search (one decision at a time, as ``tabletop play`` asks it, on
 ``--timing-games`` games of their own), with the guided search's time over the plain one.
 
-``--curve RUN_DIR``: the policies a training run wrote, ``RUN_DIR/imitated-K.npz`` (K = 0,
+``--curve RUN_DIR``: the policy a training run started from (its ``--init-policy``, round
+``"start"`` at 0 s), the policies it wrote, ``RUN_DIR/imitated-K.npz`` (K = 0,
 1, 2, ...) and ``RUN_DIR/policy.npz`` last, each alone in the table's seats on the same
 deals: one JSON line per file (``kind: "round"``) with the wall seconds of the run when it
 was written (from ``RUN_DIR/log.jsonl``: the last ``imitate``/``dagger`` line of that round;
@@ -215,6 +216,24 @@ def curve_files(run_dir: str) -> list[tuple[int | None, str]]:
     return rounds + ([(None, final)] if os.path.isfile(final) else [])
 
 
+def start_file(run_dir: str) -> str | None:
+    """The policy a run started from (its ``--init-policy``, as the first ``config`` line of
+    ``RUN_DIR/log.jsonl`` records it), if there is one and it is still there."""
+    path = os.path.join(run_dir, "log.jsonl")
+    if not os.path.isfile(path):
+        return None
+    with open(path) as f:
+        for line in f:
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(rec, dict) and rec.get("kind") == "config":
+                init = (rec.get("config") or {}).get("init_policy")
+                return init if isinstance(init, str) and os.path.isfile(init) else None
+    return None
+
+
 def _log_seconds(run_dir: str) -> tuple[dict[int, float], float | None]:
     """From ``RUN_DIR/log.jsonl``: each imitation round's wall seconds (the largest of its
     ``imitate``/``dagger`` lines) and the largest ``seconds`` of any line (empty and None
@@ -247,8 +266,9 @@ def curve(name: str, args: argparse.Namespace) -> list[dict]:
     rounds, last = _log_seconds(args.curve)
     start = min(os.path.getmtime(p) for _, p in files)
     lines = []
-    for k, path in files:
-        sec = rounds.get(k) if k is not None else last
+    init = start_file(args.curve)
+    for k, path in ([("start", init)] if init else []) + files:
+        sec = 0.0 if k == "start" else rounds.get(k) if k is not None else last
         line = {
             "kind": "round",
             "table": name,

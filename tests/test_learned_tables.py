@@ -163,6 +163,19 @@ def test_curve_evaluates_each_round_then_the_levels(tmp_path):
     assert all(d["low"] <= d["rate"] <= d["high"] for d in levels.values())
 
 
+def test_curve_starts_from_the_runs_init_policy(tmp_path):
+    """A run started from --init-policy (its config line says which file) is drawn from
+    that policy at 0 s, before its rounds."""
+    run = _run_folder(tmp_path)
+    log = (run / "log.jsonl").read_text().splitlines()
+    log[0] = json.dumps({"kind": "config", "config": {"game": "exitnow", "init_policy": str(ROOT / HUMANS)}})
+    (run / "log.jsonl").write_text("\n".join(log) + "\n")
+    lines = _lines(_run("exitnow-humans", "--curve", str(run), "--games", "4", "--rollouts", "4"))
+    assert [x["round"] for x in lines[:3]] == ["start", 0, 1]
+    assert lines[0]["seconds"] == 0.0 and lines[0]["file"] == "humans.npz"
+    assert lines[0]["rate"] == lines[1]["rate"], "the same weights on the same deals"
+
+
 def test_curve_seconds_fall_back_to_the_files_times(tmp_path):
     """Without log lines for a round, its seconds are its file's modification time after
     the first policy file's; ``policy.npz`` comes last, with the log's largest seconds."""
