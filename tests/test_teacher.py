@@ -88,7 +88,7 @@ def test_expert_iteration_resumes_at_the_first_unfinished_round(tmp_path):
     chunks and actor are kept, round 1 is labelled with the actor playing and the teacher
     guided by it (blueprint=self), and the log counts the rounds' samples."""
     base = [
-        "exhaust", "--players", "4", "--seats", "0", "--opponents", "npc", "--steps", "1",
+        "exhaust", "--players", "4", "--seats", "0", "--opponents", "npc", "--steps", "0",
         "--num-envs", "16", "--rollout", "4", "--minibatch", "32", "--eval-games", "4",
         "--final-games", "4", "--eval-opponents", "npc", "--imitate", SPEC + ":blueprint=self",
         "--imitate-samples", "200", "--imitate-epochs", "1", "--seed", "0",
@@ -106,6 +106,10 @@ def test_expert_iteration_resumes_at_the_first_unfinished_round(tmp_path):
     assert rounds == [(0, 200), (1, 400)]
     agreement = [x["agreement"] for x in lines if x["kind"] == "dagger"][0]
     assert 0.0 <= agreement <= 1.0
+    # --steps 0: no PPO update after the rounds, the last round's actor is the policy
+    with np.load(run / "policy.npz") as a, np.load(run / "imitated-1.npz") as b:
+        for key in ("W0", "b0", "W1", "b1"):
+            np.testing.assert_array_equal(a[key], b[key])
 
 
 def test_a_run_stopped_in_its_first_round_resumes_from_its_init_policy(tmp_path):
@@ -138,3 +142,10 @@ def test_a_run_stopped_in_its_first_round_resumes_from_its_init_policy(tmp_path)
     obs = rng.random((32, trainer.obs_dim)).astype(np.float32)
     mask = (rng.random((32, trainer.num_actions)) < 0.5).astype(np.int8)
     np.testing.assert_array_equal(trainer.policy()(obs, mask), MLPPolicy.load(init)(obs, mask))
+
+
+def test_steps_zero_is_for_a_run_that_only_imitates(tmp_path, capsys):
+    assert _train(tmp_path, "koikoi", "--steps", "0") == 2
+    assert "--steps 0 (no PPO) is for a run that only imitates" in capsys.readouterr().err
+    assert _train(tmp_path, "koikoi", "--steps", "-1", "--imitate", SPEC) == 2
+    assert "--steps" in capsys.readouterr().err

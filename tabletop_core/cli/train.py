@@ -94,7 +94,12 @@ def setup_train(sp: argparse.ArgumentParser, game=None) -> None:
 def _add_run_arguments(g) -> None:
     """The budget, seed, run folder, resume, starting policy, device and progress bar."""
     g.add_argument("--minutes", type=float, default=None, help="training wall time (evaluation excluded)")
-    g.add_argument("--steps", type=int, default=None, help="env steps (learner and snapshot decisions)")
+    g.add_argument(
+        "--steps",
+        type=int,
+        default=None,
+        help="env steps (learner and snapshot decisions); 0 with --imitate: imitation only, no PPO",
+    )
     g.add_argument("--seed", type=int, default=0)
     g.add_argument("--out", default="runs/train", help="run folder (default %(default)s)")
     g.add_argument("--resume", action="store_true", help="continue from OUT/checkpoint.pt")

@@ -144,7 +144,9 @@ def _check_budget_and_sizes(cfg: TrainConfig, game, options) -> None:
     if cfg.minutes is None and cfg.steps is None:
         raise ConfigError("give a budget: --minutes M and/or --steps N")
     _positive("minutes", cfg.minutes, float, allow_none=True)
-    _positive("steps", cfg.steps, int, allow_none=True)
+    if cfg.steps == 0 and cfg.imitate is None:
+        raise ConfigError("--steps 0 (no PPO) is for a run that only imitates: give --imitate BOT")
+    _positive("steps", cfg.steps, int, allow_none=True, zero=cfg.imitate is not None)
     if cfg.num_envs is None:
         cfg.num_envs = auto_num_envs(game.observation_layout(options).dim, game.num_actions, cfg.rollout)
     if cfg.minibatch is None:

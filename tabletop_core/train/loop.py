@@ -317,6 +317,8 @@ def _train_to_budget(cfg: TrainConfig, trainer: Trainer, log: _Log, evaluate: _E
     """PPO updates until the budget is spent (or Ctrl-C), evaluating and checkpointing on
     their schedules. Progress: a ``rich`` bar with the time left on a terminal, else a line
     every :data:`PLAIN_PROGRESS_EVERY` seconds with the time left."""
+    if cfg.steps == 0:  # imitation only: the imitated actor is the run's policy
+        return
     budget = _Budget.of(cfg)
     bar = ProgressBar(
         float(budget.steps) if budget.in_steps else budget.seconds,
