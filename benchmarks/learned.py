@@ -174,9 +174,10 @@ def _cell(fig: dict, is_rate: bool) -> str:
 
 
 def _diff_cell(d: dict, is_rate: bool) -> str:
-    """A same-deal difference with its interval and the verdict (``better``/``worse``/``=``)."""
+    """A same-deal difference with its interval and the verdict: ``better`` or ``worse`` (the
+    interval is clear of zero on that side), else ``unclear``."""
     k, unit = (100, " points") if is_rate else (1, "")
-    verdict = "better" if d["better"] else "worse" if d["worse"] else "no clear difference"
+    verdict = "better" if d["better"] else "worse" if d["worse"] else "unclear"
     return f"{k * d['mean']:+.2f}{unit} [{k * d['low']:+.2f}, {k * d['high']:+.2f}]: {verdict}"
 
 
@@ -196,7 +197,7 @@ def figure_line(line: dict) -> dict:
         "search": _cell(f["search"], rate),
         "search with the policy": _cell(f["search_policy"], rate),
         "with − without, same deals": _diff_cell(d["search_policy - search"], rate),
-        "ms per decision: policy / search / with the policy": " / ".join(
+        "ms a decision (policy / search / with)": " / ".join(
             f"{ms[k]['mean_ms']:.2f}" for k in ("policy", "search", "search_policy")
         ),
     }
