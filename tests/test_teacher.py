@@ -149,3 +149,16 @@ def test_steps_zero_is_for_a_run_that_only_imitates(tmp_path, capsys):
     assert "--steps 0 (no PPO) is for a run that only imitates" in capsys.readouterr().err
     assert _train(tmp_path, "koikoi", "--steps", "-1", "--imitate", SPEC) == 2
     assert "--steps" in capsys.readouterr().err
+
+
+def test_a_search_teacher_may_start_from_an_init_policy_without_further_rounds():
+    """Round 0 of a search teacher labels the --init-policy actor's own play, so that pair
+    is one run (a scripted bot's cloning with --init-policy still needs DAgger rounds)."""
+    from tabletop_core.train import TrainConfig
+    from tabletop_core.train.config import ConfigError, validate
+
+    init = os.path.join(load_game("exhaust").baseline_dir, "baseline.npz")
+    base = dict(game="exhaust", options={"num_players": 4}, steps=0, init_policy=init, imitate_rounds=0)
+    validate(TrainConfig(**base, imitate=SPEC))
+    with pytest.raises(ConfigError, match="both set the starting actor"):
+        validate(TrainConfig(**base, imitate="npc"))
