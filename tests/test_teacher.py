@@ -74,8 +74,9 @@ def test_a_round_keeps_its_chunks_and_a_second_call_adds_nothing(tmp_path):
     collect_round(*args, num_envs=16, progress=False)
     files = sorted(os.listdir(folder))
     stamps = [os.stat(os.path.join(folder, f)).st_mtime_ns for f in files]
-    xs, ms, acts = load_rounds(folder, 1, game.num_actions)
-    assert len(acts) >= 300 and xs.shape == (len(acts), game.observation_layout(game.make_options()).dim)
+    dim = game.observation_layout(game.make_options()).dim
+    xs, ms, acts = load_rounds(folder, 1, dim, game.num_actions)
+    assert len(acts) >= 300 and xs.shape == (len(acts), dim)
     assert bool(ms[torch.arange(len(acts)), acts].all()), "every label is a legal action"
     assert bool((ms.sum(dim=1) > 1).all()), "a decision with one legal action is not kept"
     collect_round(*args, num_envs=16, progress=False)  # resumed: the round is complete
@@ -162,3 +163,26 @@ def test_a_search_teacher_may_start_from_an_init_policy_without_further_rounds()
     validate(TrainConfig(**base, imitate=SPEC))
     with pytest.raises(ConfigError, match="both set the starting actor"):
         validate(TrainConfig(**base, imitate="npc"))
+
+
+def test_a_chunk_of_another_game_or_a_damaged_one_is_a_clear_error(tmp_path):
+    """Labels left in the same --out by a run of another game or other options, or a chunk
+    file that is not one, stop the round with a ValueError naming the file (the CLI's
+    error, exit 2), before anything is labelled or trained."""
+    game = load_game("exhaust")
+    teacher = parse_teacher(game, SPEC)
+    folder = tmp_path / "teacher"
+    folder.mkdir()
+    other = folder / "round-00-0000.npz"
+    np.savez(
+        other, obs=np.zeros((3, 7), np.float16), mask=np.zeros((3, 1), np.uint8), act=np.zeros(3, np.int32)
+    )
+    args = (game, {"num_players": 4}, teacher, None, 0, 300, 0, [(0,)], str(folder))
+    with pytest.raises(ValueError, match="round-00-0000.npz holds observations of size 7"):
+        collect_round(*args, num_envs=16, progress=False)
+    other.write_bytes(b"not a zip file")
+    with pytest.raises(ValueError, match="is not a search teacher's chunk"):
+        collect_round(*args, num_envs=16, progress=False)
+    with pytest.raises(ValueError, match="is not a search teacher's chunk"):
+        load_rounds(str(folder), 1, 10, game.num_actions)
+    assert sorted(os.listdir(folder)) == ["round-00-0000.npz"], "nothing was labelled"

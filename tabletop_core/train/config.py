@@ -10,9 +10,9 @@ import numpy as np
 
 from tabletop_core.agents.baseline import baseline_policy
 from tabletop_core.agents.policy import ACTIVATIONS, MLPPolicy
-from tabletop_core.agents.seats import search_blueprint
 from tabletop_core.contract.catalog import game_names, load_game
 from tabletop_core.train.opponents import default_opponents, parse_opponents, parse_seats, split_envs
+from tabletop_core.train.teacher import is_search_teacher, parse_teacher
 
 __all__ = ["TrainConfig", "ConfigError", "validate", "bf16_supported", "cpu_bf16_unit", "default_minibatch"]
 
@@ -190,22 +190,6 @@ def _check_model_and_device(cfg: TrainConfig, game, options) -> None:
         load_init_policy(cfg.init_policy, game, options, cfg.hidden, cfg.activation)
 
 
-def _check_teacher(spec: str, game) -> None:
-    """A search teacher's settings (``tabletop_core.train.teacher.parse_teacher``'s checks,
-    without importing torch)."""
-    guided = search_blueprint(spec)
-    plain = spec if guided is None else guided[0]
-    if guided is not None and guided[1] != "self":
-        raise ConfigError(
-            f"--imitate {spec!r}: the teacher's blueprint is the actor being trained "
-            f"(blueprint=self), or none; got blueprint={guided[1]!r}"
-        )
-    try:
-        game.search_bot_id(plain)
-    except ValueError as exc:
-        raise ConfigError(f"--imitate: {exc}") from None
-
-
 def _check_imitation(cfg: TrainConfig, game) -> None:
     """The behaviour cloning options (``--imitate`` and its rounds, samples, epochs) and the critic warm-up."""
     _positive("imitate_rounds", cfg.imitate_rounds, int, zero=True)
@@ -213,14 +197,17 @@ def _check_imitation(cfg: TrainConfig, game) -> None:
         raise ConfigError("--imitate-rounds: DAgger rounds need the bot that labels them (--imitate BOT)")
     if cfg.imitate is not None:
         # a search teacher's round 0 labels the --init-policy actor's own play
-        teacher = cfg.imitate.partition(":")[0] == "search"
+        teacher = is_search_teacher(cfg.imitate)
         if cfg.init_policy is not None and not cfg.imitate_rounds and not teacher:
             raise ConfigError(
                 "--imitate and --init-policy both set the starting actor: give one "
                 "(or add --imitate-rounds K: DAgger rounds from the --init-policy actor)"
             )
-        if cfg.imitate.partition(":")[0] == "search":
-            _check_teacher(cfg.imitate, game)
+        if teacher:
+            try:
+                parse_teacher(game, cfg.imitate)
+            except ValueError as exc:
+                raise ConfigError(str(exc)) from None
         elif cfg.imitate not in game.bot_names:
             raise ConfigError(
                 f"--imitate: unknown bot {cfg.imitate!r}; bots: {', '.join(game.bot_names)}, "

@@ -202,7 +202,7 @@ def _teach(cfg: TrainConfig, trainer: Trainer, log: _Log) -> None:
                 file=sys.stderr,
             )
             raise
-        xs, ms, acts = load_rounds(folder, k + 1, trainer.game.num_actions)
+        xs, ms, acts = load_rounds(folder, k + 1, trainer.obs_dim, trainer.game.num_actions)
         fit = fit_actor(
             trainer.agent, xs, ms, acts, cfg.imitate_epochs, cfg.seed + k, lr=cfg.lr, bf16=trainer.bf16
         )

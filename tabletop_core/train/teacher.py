@@ -39,7 +39,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
-import torch
 
 from tabletop_core.agents.seats import search_blueprint
 from tabletop_core.contract.search import batch_search_actions, search_params
@@ -91,7 +90,8 @@ def parse_teacher(game, spec: str) -> Teacher:
 
     Raises:
         ValueError: a setting the search bot refuses (its message), or a blueprint other
-            than ``self`` (the actor being trained).
+            than ``self`` (the actor being trained). Nothing here needs torch, so the
+            option checks of ``tabletop train`` call it too.
     """
     guided = search_blueprint(spec)
     plain = spec.strip()
@@ -102,7 +102,10 @@ def parse_teacher(game, spec: str) -> Teacher:
                 f"--imitate {spec!r}: the teacher's blueprint is the actor being trained "
                 f"(blueprint={SELF}), or none; got blueprint={blueprint!r}"
             )
-    bot_id = int(game.search_bot_id(plain))
+    try:
+        bot_id = int(game.search_bot_id(plain))
+    except ValueError as exc:
+        raise ValueError(f"--imitate: {exc}") from None
     return Teacher(spec.strip(), bot_id, search_params(bot_id)[1], guided is not None)
 
 
@@ -143,20 +146,49 @@ def _write_chunk(path: str, obs: np.ndarray, mask: np.ndarray, act: np.ndarray) 
     os.replace(partial, path)
 
 
-def load_rounds(
-    folder: str, rounds: int, num_actions: int
-) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+def _read_chunk(path: str, obs_dim: int, num_actions: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One chunk file: ``(obs (n, D) float16, packed masks (n, ceil(A / 8)) uint8, actions
+    (n,) int32)``.
+
+    Raises:
+        ValueError: the file is not a readable chunk, or was labelled for another
+            observation size or action count (another game or other options in the same
+            ``--out``); the message names the file.
+    """
+    try:
+        with np.load(path) as z:
+            obs, mask, act = z["obs"], z["mask"], z["act"]
+    except (OSError, ValueError, KeyError, EOFError) as exc:
+        raise ValueError(
+            f"{path} is not a search teacher's chunk ({type(exc).__name__}: {exc}); delete it or "
+            "start the run in another --out folder"
+        ) from None
+    n = act.shape[0]
+    if obs.shape != (n, obs_dim) or mask.shape != (n, -(-num_actions // 8)):
+        raise ValueError(
+            f"{path} holds observations of size {obs.shape[-1]} and {mask.shape[-1] * 8} action bits; "
+            f"this run has {obs_dim} and {num_actions} (labels of another game or other options): "
+            "start the run in another --out folder"
+        )
+    return obs, mask, act
+
+
+def load_rounds(folder: str, rounds: int, obs_dim: int, num_actions: int):
     """Every chunk of rounds ``0..rounds-1`` in ``folder``: ``(obs (N, D) bfloat16, masks
-    (N, A) bool, actions (N,) int64)`` (DAgger's aggregate data set)."""
+    (N, A) bool, actions (N,) int64)`` torch tensors (DAgger's aggregate data set).
+
+    Raises:
+        ValueError: a chunk that is unreadable or made for another game (:func:`_read_chunk`).
+    """
+    import torch  # the train extra; the option checks import this module without it
+
     xs, ms, acts = [], [], []
     for k in range(rounds):
         for path in _chunk_files(folder, k):
-            with np.load(path) as z:
-                xs.append(torch.from_numpy(z["obs"].astype(np.float32)).to(torch.bfloat16))
-                ms.append(
-                    torch.from_numpy(np.unpackbits(z["mask"], axis=1, count=num_actions).astype(np.bool_))
-                )
-                acts.append(torch.from_numpy(z["act"].astype(np.int64)))
+            obs, mask, act = _read_chunk(path, obs_dim, num_actions)
+            xs.append(torch.from_numpy(obs.astype(np.float32)).to(torch.bfloat16))
+            ms.append(torch.from_numpy(np.unpackbits(mask, axis=1, count=num_actions).astype(np.bool_)))
+            acts.append(torch.from_numpy(act.astype(np.int64)))
     return torch.cat(xs), torch.cat(ms), torch.cat(acts)
 
 
@@ -201,13 +233,14 @@ def collect_round(
         move (``nan`` in round 0).
     """
     os.makedirs(folder, exist_ok=True)
-    have = sum(int(np.load(p)["act"].shape[0]) for p in _chunk_files(folder, round_))
-    start = len(_chunk_files(folder, round_))
+    done = _chunk_files(folder, round_)
+    start = len(done)
+    run_seed = stream_seed(seed, "teacher", round_ * 10_000 + start)
+    venv = SelfPlayVectorEnv(game, num_envs, seed=run_seed, copy=False, num_threads=1, **options)
+    have = sum(_read_chunk(f, venv._obs.shape[1], game.num_actions)[2].shape[0] for f in done)
     if have >= samples:
         return float("nan")
     workers = workers or available_cores()
-    run_seed = stream_seed(seed, "teacher", round_ * 10_000 + start)
-    venv = SelfPlayVectorEnv(game, num_envs, seed=run_seed, copy=False, num_threads=1, **options)
     p = venv.num_players
     opp = _opponent_ids(game, opponents, p, teacher)
     venv.reset(seed=run_seed)
