@@ -15,7 +15,7 @@ torch = pytest.importorskip("torch")
 
 from tabletop_core import cli  # noqa: E402
 from tabletop_core.contract.catalog import load_game  # noqa: E402
-from tabletop_core.contract.search import batch_search_actions  # noqa: E402
+from tabletop_core.contract.search import batch_search_actions, batch_search_values  # noqa: E402
 from tabletop_core.envs.vector import SelfPlayVectorEnv  # noqa: E402
 from tabletop_core.kernel.rng import stream_words  # noqa: E402
 from tabletop_core.train.teacher import (  # noqa: E402
@@ -23,6 +23,8 @@ from tabletop_core.train.teacher import (  # noqa: E402
     label_rows,
     load_rounds,
     parse_teacher,
+    soft_targets,
+    value_logits,
 )
 
 SPEC = "search:rollouts=4"
@@ -38,6 +40,7 @@ def _train(tmp_path, *args: str) -> int:
         (["--imitate", "search:rollouts=0"], "rollouts must be in"),
         (["--imitate", "search:depth=3"], "unknown search setting"),
         (["--imitate", "search:blueprint=baseline"], "blueprint=self"),
+        (["--imitate", "search:target=visits"], "target must be values"),
         (["--imitate", "champion"], "search[:rollouts=N]"),
     ],
 )
@@ -60,10 +63,107 @@ def test_labels_are_the_search_bots_choices_on_any_number_of_threads():
     blue = np.full(rows.size, -1, np.int64)
     want = np.empty(rows.size, np.int64)
     batch_search_actions(venv.state, rows, np.uint64(teacher.bot_id), stream_words(7, "bots", 32), blue, want)
+    values = []
     for workers in (1, 2):
-        got = label_rows(venv.state, rows, teacher, blue, stream_words(7, "bots", 32), workers)
+        got, q, noise = label_rows(venv.state, rows, teacher, blue, stream_words(7, "bots", 32), workers)
         np.testing.assert_array_equal(got, want)
         assert all(venv._mask[r, a] for r, a in zip(rows, got))
+        assert q.shape == (rows.size, game.num_actions) and noise.shape == (rows.size,)
+        legal = venv._mask[rows] != 0
+        assert np.isfinite(q[legal]).all() and np.isnan(q[~legal]).all(), (
+            "a value for each legal action, NaN elsewhere"
+        )
+        assert (noise >= 0).all()
+        values.append(q)
+    np.testing.assert_array_equal(values[0], values[1])
+
+
+@pytest.mark.parametrize("name", ["thegame", "koikoi", "exhaust", "exitnow"])
+def test_the_searchs_values_come_with_the_same_move_from_the_same_draws(name):
+    """``batch_search_values`` is the search itself, keeping what it learned: the same
+    actions as ``batch_search_actions`` and the bot generators advanced the same way, in
+    every game, with a value for each legal action and none for the others."""
+    game = load_game(name)
+    teacher = parse_teacher(game, "search:rollouts=16")
+    venv = SelfPlayVectorEnv(game, 8, seed=5, copy=False, num_threads=1)
+    venv.reset(seed=5)
+    for _ in range(3):
+        venv.step_bots("random")
+    rows = np.flatnonzero(venv._mask.sum(axis=1) > 0).astype(np.int64)
+    blue = np.full(rows.size, -1, np.int64)
+    a_rng, b_rng = stream_words(9, "bots", 8), stream_words(9, "bots", 8)
+    want = np.empty(rows.size, np.int64)
+    batch_search_actions(venv.state, rows, np.uint64(teacher.bot_id), a_rng, blue, want)
+    got, q, noise = (
+        np.empty(rows.size, np.int64),
+        np.empty((rows.size, game.num_actions)),
+        np.empty(rows.size),
+    )
+    batch_search_values(venv.state, rows, np.uint64(teacher.bot_id), b_rng, blue, got, q, noise)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(a_rng, b_rng)
+    legal = venv._mask[rows] != 0
+    assert np.isfinite(q[legal]).all() and np.isnan(q[~legal]).all()
+    assert (noise >= 0).all()
+
+
+def test_the_value_target_keeps_the_actors_preference_between_moves_the_search_could_not_tell_apart():
+    """``target=values``: the actor's own policy times ``exp((q - max q) / noise)`` over
+    the legal actions: ties keep the actor's preference, a move better by one noise gets
+    e times the weight, illegal actions get none, and a row without noise keeps only its
+    best moves."""
+    nan = np.nan
+    q = np.array(
+        [
+            [1.0, 1.0, nan, 0.0],  # a tie, noise 0.01: the actor's own split, the worse one ~0
+            [0.0, 0.5, 0.0, nan],  # noise 0.5: the best e times either other
+            [2.0, 0.0, 0.0, 0.0],  # no noise: the best only
+            [3.0, 9.0, 1.0, 0.0],  # action 1 is not legal (its value is ignored)
+        ]
+    )
+    mask = np.array([[1, 1, 0, 1], [1, 1, 1, 0], [1, 1, 1, 1], [1, 0, 1, 1]], np.int8)
+    noise = np.array([0.01, 0.5, 0.0, 1.0])
+    logits = value_logits(q, mask, noise)
+    assert logits.dtype == np.float32 and (logits[mask == 0] <= -1e8).all()
+    flat = soft_targets(q, mask, noise)
+    own = np.log(
+        np.array([[0.9, 0.1, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0], [0.01, 1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0]])
+    )
+    mine = soft_targets(q, mask, noise, own)
+    for p in (flat, mine):
+        assert p.dtype == np.float32 and p.shape == (4, 4)
+        np.testing.assert_allclose(p.sum(axis=1), 1.0, rtol=1e-6)
+        assert (p[mask == 0] == 0).all()
+        np.testing.assert_allclose(p[2], [1.0, 0.0, 0.0, 0.0], atol=1e-6)
+        assert p[3].argmax() == 0
+    np.testing.assert_allclose(flat[0], [0.5, 0.5, 0.0, 0.0], atol=1e-6)
+    np.testing.assert_allclose(mine[0], [0.9, 0.1, 0.0, 0.0], atol=1e-6)
+    np.testing.assert_allclose(flat[1, 1] / flat[1, 0], np.e, rtol=1e-5)
+
+
+def test_a_value_target_fit_moves_the_actor_toward_the_better_move_and_keeps_it_elsewhere():
+    """``fit_actor(..., targets=value_logits)`` on rows where the search found a better
+    move than the actor's own, and rows of a tie: the actor takes the better move where it
+    was found and keeps its own choice on the ties."""
+    from tabletop_core.train.imitate import fit_actor
+    from tabletop_core.train.model import Agent
+
+    torch.manual_seed(0)
+    agent = Agent(4, 3, (16,), "relu")
+    xs = torch.eye(4)[torch.tensor([0, 1] * 64)].to(torch.bfloat16)
+    ms = torch.ones(128, 3, dtype=torch.bool)
+    with torch.no_grad():
+        before = agent.actor_logits(torch.eye(4)[:2]).argmax(dim=1)
+    q = np.zeros((128, 3))
+    better = (before[0].item() + 1) % 3
+    q[0::2, better] = 1.0  # state 0: the search found `better` one noise unit ahead
+    noise = np.full(128, 0.1)
+    targets = torch.from_numpy(value_logits(q, np.ones((128, 3)), noise))
+    fit_actor(agent, xs, ms, torch.zeros(128, dtype=torch.int64), 30, 0, lr=1e-2, targets=targets)
+    with torch.no_grad():
+        after = agent.actor_logits(torch.eye(4)[:2]).argmax(dim=1)
+    assert after[0].item() == better
+    assert after[1].item() == before[1].item(), "a tie keeps the actor's own move"
 
 
 def test_a_round_keeps_its_chunks_and_a_second_call_adds_nothing(tmp_path):
@@ -75,7 +175,11 @@ def test_a_round_keeps_its_chunks_and_a_second_call_adds_nothing(tmp_path):
     files = sorted(os.listdir(folder))
     stamps = [os.stat(os.path.join(folder, f)).st_mtime_ns for f in files]
     dim = game.observation_layout(game.make_options()).dim
-    xs, ms, acts = load_rounds(folder, 1, dim, game.num_actions)
+    xs, ms, acts, none = load_rounds(folder, 1, dim, game.num_actions)
+    assert none is None, "target=move: the actor learns the moves"
+    *_, targets = load_rounds(folder, 1, dim, game.num_actions, "values")
+    assert targets.shape == ms.shape and bool((targets[~ms] <= -1e8).all()), "no weight off the legal moves"
+    assert bool((targets[ms] <= 0).all()) and bool((targets.max(dim=1).values == 0).all()), "0 at the best move"
     assert len(acts) >= 300 and xs.shape == (len(acts), dim)
     assert bool(ms[torch.arange(len(acts)), acts].all()), "every label is a legal action"
     assert bool((ms.sum(dim=1) > 1).all()), "a decision with one legal action is not kept"

@@ -121,8 +121,9 @@ def _add_warm_start_arguments(g, D: dict) -> None:
         metavar="BOT",
         help="first train the actor to play as this scripted bot (behaviour cloning on its decisions "
         "in the --seats seats; counted in the budget), then PPO; or learn from the search bot "
-        "(search[:rollouts=N][:z=X][:blueprint=self]: expert iteration, labels on every core, "
-        "kept in RUN/teacher and resumable with --resume)",
+        "(search[:rollouts=N][:z=X][:blueprint=self][:target=values|move]: expert iteration toward the "
+        "search's values of every legal move, or its one move; labels on every core, kept in RUN/teacher "
+        "and resumable with --resume)",
     )
     g.add_argument("--imitate-samples", type=int, default=D["imitate_samples"], help="bot decisions to clone")
     g.add_argument("--imitate-epochs", type=int, default=D["imitate_epochs"])

@@ -83,7 +83,9 @@ __all__ = [
     "search_name",
     "search_action",
     "search_action_from",
+    "search_values_from",
     "batch_search_actions",
+    "batch_search_values",
     "bot_choice",
     "bot_choice_move",
     "bot_id_array",
@@ -261,10 +263,11 @@ def _candidates(masks, blueprint):
 
 
 @kernel(inline="always")
-def _select(e, seat, cand, budget, x, rollout_bot, pos, acc, masks, roll_rng):
+def _select(e, seat, cand, budget, x, rollout_bot, pos, acc, masks, roll_rng, q):
     """Selection: successive halving of the challengers ``cand[:-1]`` on half the budget,
     leaving the best one in ``cand[0]`` and the blueprint in ``cand[1]``; returns the
-    generator word after the draws."""
+    generator word after the draws. ``q[a]`` gets action ``a``'s mean return in the last
+    round it was played in."""
     n = cand.shape[0]
     blueprint = cand[n - 1]
     rounds = 0
@@ -278,6 +281,8 @@ def _select(e, seat, cand, budget, x, rollout_bot, pos, acc, masks, roll_rng):
         means = np.zeros(n - 1, np.float64)
         for j in range(n - 1):
             means[j] = out[:, j].mean()
+            q[cand[j]] = means[j]
+        q[blueprint] = out[:, n - 1].mean()
         order = np.argsort(-means, kind="mergesort")
         keep = (n - 1 + 1) // 2
         best = cand[order[:keep]].copy()
@@ -288,18 +293,22 @@ def _select(e, seat, cand, budget, x, rollout_bot, pos, acc, masks, roll_rng):
 
 
 @kernel(inline="always")
-def _verify(e, seat, cand, budget, z, x, rollout_bot, pos, acc, masks, roll_rng):
+def _verify(e, seat, cand, budget, z, x, rollout_bot, pos, acc, masks, roll_rng, q):
     """Verification: the last challenger ``cand[0]`` against the blueprint ``cand[1]`` on
-    fresh deals; the challenger only when it gains more than ``z`` standard errors."""
+    fresh deals; the challenger only when it gains more than ``z`` standard errors.
+    Returns ``(the action, the standard error of the gain)``; ``q`` gets the two actions'
+    mean returns on these deals."""
     dets = max(2, (budget - budget // 2) // 2)
     out = np.empty((dets, 2), np.float64)
     _evaluate(e, seat, cand, 2, dets, x, rollout_bot, pos, acc, masks, roll_rng, out)
     diff = out[:, 0] - out[:, 1]
     gain = diff.mean()
     se = np.sqrt(diff.var() / (dets - 1)) if dets > 1 else 0.0
+    q[cand[0]] = out[:, 0].mean()
+    q[cand[1]] = out[:, 1].mean()
     if gain > 0.0 and gain > z * se:
-        return np.int64(cand[0])
-    return np.int64(cand[1])
+        return np.int64(cand[0]), se
+    return np.int64(cand[1]), se
 
 
 @kernel
@@ -313,6 +322,24 @@ def search_action_from(e, bot, rng, r, blueprint):
     Returns:
         int64: a legal action (the game's action numbers).
     """
+    q = np.empty(num_actions(e), np.float64)
+    return search_values_from(e, bot, rng, r, blueprint, q)[0]
+
+
+@kernel
+def search_values_from(e, bot, rng, r, blueprint, q):
+    """:func:`search_action_from`, with what the search learned of each legal action: the
+    same action from the same draws, and ``q`` ((A,) float64) gets each legal action's
+    mean return for the acting seat over the determinizations of the last round it was
+    played in (the units of the game's rewards; the other entries are NaN), for a
+    policy to learn the search's values rather than its one move (expert iteration,
+    :mod:`tabletop_core.train.teacher`).
+
+    Returns:
+        ``(int64 action, float64 noise)``: ``noise`` is the standard error of the final
+        paired gain (the verification's); 0 where one action is legal.
+    """
+    q[:] = np.nan
     seat = e.current
     budget = (bot >> 8) & MAX_BUDGET
     rollout_bot = bot & 0xFF
@@ -328,11 +355,12 @@ def search_action_from(e, bot, rng, r, blueprint):
         blueprint = bot_action(e, rollout_bot, masks, 0, roll_rng, 0)
     cand = _candidates(masks, blueprint)
     if cand.shape[0] == 1:
-        return np.int64(cand[0])
+        q[cand[0]] = 0.0
+        return np.int64(cand[0]), 0.0
     acc = np.zeros((1, MAX_SEATS), np.float32)
     pos = new_records(e, 2)
-    x = _select(e, seat, cand, budget, x, rollout_bot, pos, acc, masks, roll_rng)
-    return _verify(e, seat, cand, budget, z, x, rollout_bot, pos, acc, masks, roll_rng)
+    x = _select(e, seat, cand, budget, x, rollout_bot, pos, acc, masks, roll_rng, q)
+    return _verify(e, seat, cand, budget, z, x, rollout_bot, pos, acc, masks, roll_rng, q)
 
 
 @kernel
@@ -348,6 +376,24 @@ def batch_search_actions(s, rows, bot, bot_rng, blueprints, actions):
             actions[k] = -1
             continue
         actions[k] = search_action_from(s[i], np.int64(bot), bot_rng, i, blueprints[k])
+
+
+@kernel
+def batch_search_values(s, rows, bot, bot_rng, blueprints, actions, q, noise):
+    """:func:`batch_search_actions` with :func:`search_values_from`'s values: ``q[k]``
+    ((K, A) float64, NaN where not legal) and ``noise[k]`` ((K,) float64) for the env
+    ``rows[k]``; the actions and the draws are :func:`batch_search_actions`'. An ended
+    episode gets -1, NaN values and no draw."""
+    for k in range(rows.shape[0]):
+        i = rows[k]
+        if s[i].status != 0:
+            actions[k] = -1
+            q[k, :] = np.nan
+            noise[k] = np.nan
+            continue
+        a, se = search_values_from(s[i], np.int64(bot), bot_rng, i, blueprints[k], q[k])
+        actions[k] = a
+        noise[k] = se
 
 
 def bot_choice(e, bot, masks, row, rng, r):

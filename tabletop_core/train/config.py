@@ -211,7 +211,7 @@ def _check_imitation(cfg: TrainConfig, game) -> None:
         elif cfg.imitate not in game.bot_names:
             raise ConfigError(
                 f"--imitate: unknown bot {cfg.imitate!r}; bots: {', '.join(game.bot_names)}, "
-                "or search[:rollouts=N][:bot=NAME][:z=X][:blueprint=self] (a search teacher)"
+                "or search[:rollouts=N][:bot=NAME][:z=X][:blueprint=self][:target=values|move] (a search teacher)"
             )
         _positive("imitate_samples", cfg.imitate_samples, int)
         _positive("imitate_epochs", cfg.imitate_epochs, int)

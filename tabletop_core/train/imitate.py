@@ -177,14 +177,19 @@ def fit_actor(
     lr: float = 1e-3,
     bf16: bool = False,
     log=None,
+    targets: torch.Tensor | None = None,
     **tags,
 ) -> dict[str, float]:
     """Train ``agent``'s actor (trunk, policy head and action pieces' gains) to choose ``acts`` (N,) at ``xs``
-    (N, D) under ``ms`` (N, A): masked cross-entropy, Adam, ``epochs`` passes.
+    (N, D) under ``ms`` (N, A): masked cross-entropy, Adam, ``epochs`` passes. With
+    ``targets`` ((N, A) float32 value logits, a search teacher's ``target=values``,
+    :func:`tabletop_core.train.teacher.value_logits`) the cross-entropy is instead to
+    ``softmax(own + targets)``, ``own`` the actor's masked logits before this fit: its
+    own policy, reweighted by the search's values (MPO's and AWR's improvement step).
 
     Returns:
         ``{"epoch", "loss", "accuracy"}`` of the last epoch: its mean loss and the share of
-        rows whose argmax action is the label.
+        rows whose argmax action is ``acts``.
     """
     device = next(agent.parameters()).device
     params = [*agent.trunk.parameters(), *agent.actor.parameters()]
@@ -193,6 +198,8 @@ def fit_actor(
     optim = torch.optim.Adam(params, lr=lr, eps=1e-5)
     gen = torch.Generator().manual_seed(seed)
     n = len(acts)
+    if targets is not None:  # the improved policy: the actor's own, before this fit, times exp(values)
+        targets = _improved(agent, xs, ms, targets, minibatch, device)
     out: dict[str, float] = {}
     for epoch in range(epochs):
         order = torch.randperm(n, generator=gen)
@@ -202,7 +209,12 @@ def fit_actor(
             x, m, y = xs[idx].to(device), ms[idx].to(device), acts[idx].to(device)
             with torch.autocast(device.type, dtype=torch.bfloat16, enabled=bf16):
                 logits = masked_logits(agent.actor_logits(x if bf16 else x.float()), m)
-            loss = F.cross_entropy(logits.float(), y)
+            if targets is None:
+                loss = F.cross_entropy(logits.float(), y)
+            else:
+                t = targets[idx].to(device)
+                logp = torch.log_softmax(logits.float(), dim=1)
+                loss = -torch.where(t > 0, t * logp, torch.zeros_like(logp)).sum(dim=1).mean()
             optim.zero_grad(set_to_none=True)
             loss.backward()
             optim.step()
@@ -211,6 +223,20 @@ def fit_actor(
         out = {"epoch": epoch + 1, "loss": total / n, "accuracy": hits / n}
         if log is not None:
             log("imitate", samples=n, **tags, **out)
+    return out
+
+
+@torch.no_grad()
+def _improved(agent: Agent, xs, ms, value_logits, minibatch: int, device) -> torch.Tensor:
+    """(N, A) float32 ``softmax(own + value_logits)`` over the legal actions, ``own`` the
+    actor's masked logits now."""
+    out = torch.empty(value_logits.shape, dtype=torch.float32)
+    for lo in range(0, len(xs), minibatch):
+        x, m = xs[lo : lo + minibatch].to(device).float(), ms[lo : lo + minibatch].to(device)
+        own = masked_logits(agent.actor_logits(x).float(), m)
+        out[lo : lo + minibatch] = torch.softmax(
+            own + value_logits[lo : lo + minibatch].to(device), dim=1
+        ).cpu()
     return out
 
 

@@ -202,11 +202,21 @@ def _teach(cfg: TrainConfig, trainer: Trainer, log: _Log) -> None:
                 file=sys.stderr,
             )
             raise
-        xs, ms, acts = load_rounds(folder, k + 1, trainer.obs_dim, trainer.game.num_actions)
-        fit = fit_actor(
-            trainer.agent, xs, ms, acts, cfg.imitate_epochs, cfg.seed + k, lr=cfg.lr, bf16=trainer.bf16
+        xs, ms, acts, targets = load_rounds(
+            folder, k + 1, trainer.obs_dim, trainer.game.num_actions, teacher.target
         )
-        del xs, ms, acts
+        fit = fit_actor(
+            trainer.agent,
+            xs,
+            ms,
+            acts,
+            cfg.imitate_epochs,
+            cfg.seed + k,
+            lr=cfg.lr,
+            bf16=trainer.bf16,
+            targets=targets,
+        )
+        del xs, ms, acts, targets
         trainer.train_seconds += time.perf_counter() - t0
         log.write(
             "imitate" if k == 0 else "dagger",

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tabletop_core.agents.seats import search_blueprint
-from tabletop_core.contract.search import batch_search_actions, search_params
+from tabletop_core.contract.search import batch_search_values, search_params
 from tabletop_core.envs.vector import SelfPlayVectorEnv, available_cores
 from tabletop_core.kernel.rng import stream_seed, stream_words
 from tabletop_core.tools.progress import ProgressBar
@@ -52,6 +52,8 @@ __all__ = [
     "parse_teacher",
     "is_search_teacher",
     "label_rows",
+    "value_logits",
+    "soft_targets",
     "collect_round",
     "load_rounds",
 ]
@@ -61,6 +63,14 @@ CHUNK = 4096
 
 SELF = "self"
 """``blueprint=self``: the actor being trained names the teacher's default move."""
+
+ILLEGAL = -1e9
+"""The value logit of an action that is not legal."""
+
+TARGETS = ("values", "move")
+"""What the actor learns (``target=``): ``values``, its own policy reweighted by the
+search's value estimates of every legal action (:func:`value_logits`, the default);
+``move``, the search's one chosen move."""
 
 
 def is_search_teacher(spec: str | None) -> bool:
@@ -77,24 +87,39 @@ class Teacher:
         bot_id: the search bot's kernel id (:func:`tabletop_core.contract.search.search_id`).
         rollout_bot: the kernel id of its rollout bot (a scripted bot of the game).
         guided: ``blueprint=self``: the actor's choice is the default move.
+        target: what the actor learns, one of :data:`TARGETS`.
+        num_actions: the game's action count (the width of the search's values).
     """
 
     name: str
     bot_id: int
     rollout_bot: int
     guided: bool
+    target: str = "values"
+    num_actions: int = 0
 
 
 def parse_teacher(game, spec: str) -> Teacher:
-    """The :class:`Teacher` of ``spec``: ``search[:rollouts=N][:bot=NAME][:z=X][:blueprint=self]``.
+    """The :class:`Teacher` of ``spec``:
+    ``search[:rollouts=N][:bot=NAME][:z=X][:blueprint=self][:target=values|move]``.
 
     Raises:
-        ValueError: a setting the search bot refuses (its message), or a blueprint other
-            than ``self`` (the actor being trained). Nothing here needs torch, so the
-            option checks of ``tabletop train`` call it too.
+        ValueError: a setting the search bot refuses (its message), a blueprint other
+            than ``self`` (the actor being trained), or a target other than
+            :data:`TARGETS`. Nothing here needs torch, so the option checks of
+            ``tabletop train`` call it too.
     """
-    guided = search_blueprint(spec)
-    plain = spec.strip()
+    pairs = [p.partition("=") for p in spec.strip().split(":")]
+    targets = [v for k, _, v in pairs if k == "target"]
+    target = targets[-1] if targets else TARGETS[0]
+    if target not in TARGETS:
+        raise ValueError(
+            f"--imitate {spec!r}: target must be values (the search's value of every legal action) "
+            f"or move (its one chosen move), got target={target!r}"
+        )
+    search = ":".join(k + eq + v for k, eq, v in pairs if k != "target")
+    guided = search_blueprint(search)
+    plain = search
     if guided is not None:
         plain, blueprint = guided
         if blueprint != SELF:
@@ -106,49 +131,108 @@ def parse_teacher(game, spec: str) -> Teacher:
         bot_id = int(game.search_bot_id(plain))
     except ValueError as exc:
         raise ValueError(f"--imitate: {exc}") from None
-    return Teacher(spec.strip(), bot_id, search_params(bot_id)[1], guided is not None)
+    return Teacher(
+        spec.strip(), bot_id, search_params(bot_id)[1], guided is not None, target, int(game.num_actions)
+    )
 
 
 def label_rows(state, rows: np.ndarray, teacher: Teacher, blueprints: np.ndarray, bot_rng, workers: int):
     """The teacher's actions (K,) int64 for the acting seats of the envs ``rows`` ((K,)
     int64) of the State batch ``state``, with the default moves ``blueprints`` ((K,) int64;
-    -1: the rollout bot's choice); each search draws from ``bot_rng[rows[k]]`` ((B,)
-    uint64, advanced). The rows are split between ``workers`` threads; each env's search
-    depends on its own generator only, so the labels are the same for any ``workers``."""
-    out = np.empty(rows.size, np.int64)
+    -1: the rollout bot's choice), and what its search learned: each legal action's value
+    (K, A) float64 (NaN where not legal) and the noise of its final comparison (K,)
+    float64 (:func:`tabletop_core.contract.search.search_values_from`). Each search draws
+    from ``bot_rng[rows[k]]`` ((B,) uint64, advanced). The rows are split between
+    ``workers`` threads; each env's search depends on its own generator only, so the
+    labels are the same for any ``workers``.
+
+    Returns:
+        ``(actions, values, noise)``.
+    """
+    k_rows = rows.size
+    out = np.empty(k_rows, np.int64)
+    q = np.empty((k_rows, teacher.num_actions), np.float64)
+    noise = np.empty(k_rows, np.float64)
     bot = np.uint64(teacher.bot_id)
-    parts = max(1, min(workers, rows.size // 8))
+    parts = max(1, min(workers, k_rows // 8))
     if parts == 1:
-        batch_search_actions(state, rows, bot, bot_rng, blueprints, out)
-        return out
-    bounds = np.linspace(0, rows.size, parts + 1).astype(np.int64)
+        batch_search_values(state, rows, bot, bot_rng, blueprints, out, q, noise)
+        return out, q, noise
+    bounds = np.linspace(0, k_rows, parts + 1).astype(np.int64)
 
     def run(k: int) -> None:
         lo, hi = bounds[k], bounds[k + 1]
-        view = out[lo:hi]
-        batch_search_actions(state, rows[lo:hi], bot, bot_rng, blueprints[lo:hi], view)
+        batch_search_values(
+            state, rows[lo:hi], bot, bot_rng, blueprints[lo:hi], out[lo:hi], q[lo:hi], noise[lo:hi]
+        )
 
     with ThreadPoolExecutor(parts) as pool:
         list(pool.map(run, range(parts)))
-    return out
+    return out, q, noise
+
+
+def value_logits(values: np.ndarray, mask: np.ndarray, noise: np.ndarray) -> np.ndarray:
+    """What the actor learns from the search's values (``target=values``): (N, A) float32
+    ``(q - max q) / noise`` over each row's legal actions (:data:`ILLEGAL` elsewhere),
+    added to the actor's own logits to make its target, ``softmax(own + these)``
+    (:func:`tabletop_core.train.imitate.fit_actor`): the policy-improvement step of MPO
+    and AWR, with the search's values as the advantages. Moves the search could not tell
+    apart keep the actor's own preference between them; a move the search found better by
+    one standard error of its final comparison (the noise) gets e times the weight. A row
+    without noise (one legal action, or exact rollouts) keeps the best moves only.
+
+    Args:
+        values: (N, A) the actions' values (NaN where not legal).
+        mask: (N, A) the legal actions (nonzero).
+        noise: (N,) the standard error of each row's final comparison.
+    """
+    legal = (mask != 0) & np.isfinite(values)
+    q = np.where(legal, values, -np.inf)
+    best = q.max(axis=1, keepdims=True)
+    tau = np.maximum(np.nan_to_num(noise, nan=0.0), 1e-9)[:, None]
+    z = np.where(legal, np.maximum((q - best) / tau, ILLEGAL / 2), ILLEGAL)
+    return z.astype(np.float32)
+
+
+def soft_targets(values: np.ndarray, mask: np.ndarray, noise: np.ndarray, own_logits=None) -> np.ndarray:
+    """The distribution (N, A) float32 the actor learns at its own logits ``own_logits``
+    ((N, A); None: all equal): ``softmax(own + value_logits(...))`` over the legal
+    actions, 0 elsewhere (:func:`value_logits`)."""
+    z = value_logits(values, mask, noise).astype(np.float64)
+    if own_logits is not None:
+        z = z + np.where(mask != 0, own_logits, 0.0)
+    z = z - z.max(axis=1, keepdims=True)
+    p = np.where(mask != 0, np.exp(z), 0.0)
+    return (p / p.sum(axis=1, keepdims=True)).astype(np.float32)
 
 
 def _chunk_files(folder: str, round_: int) -> list[str]:
     return sorted(glob.glob(os.path.join(folder, f"round-{round_:02d}-*.npz")))
 
 
-def _write_chunk(path: str, obs: np.ndarray, mask: np.ndarray, act: np.ndarray) -> None:
+def _write_chunk(
+    path: str, obs: np.ndarray, mask: np.ndarray, act: np.ndarray, q: np.ndarray, noise: np.ndarray
+) -> None:
     """One chunk, written whole (a ``.partial`` file renamed): obs float16 (values in
-    [0, 1]), masks packed bits, actions int32."""
+    [0, 1]), masks packed bits, actions int32, the search's values float16 and its noise
+    float32."""
     partial = path + ".partial"
     with open(partial, "wb") as f:
-        np.savez(f, obs=obs.astype(np.float16), mask=np.packbits(mask != 0, axis=1), act=act.astype(np.int32))
+        np.savez(
+            f,
+            obs=obs.astype(np.float16),
+            mask=np.packbits(mask != 0, axis=1),
+            act=act.astype(np.int32),
+            q=q.astype(np.float16),
+            noise=noise.astype(np.float32),
+        )
     os.replace(partial, path)
 
 
-def _read_chunk(path: str, obs_dim: int, num_actions: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _read_chunk(path: str, obs_dim: int, num_actions: int):
     """One chunk file: ``(obs (n, D) float16, packed masks (n, ceil(A / 8)) uint8, actions
-    (n,) int32)``.
+    (n,) int32, the search's values (n, A) float16 or None, its noise (n,) float32 or
+    None)``; a chunk written before the values were kept has None for both.
 
     Raises:
         ValueError: the file is not a readable chunk, or was labelled for another
@@ -158,6 +242,8 @@ def _read_chunk(path: str, obs_dim: int, num_actions: int) -> tuple[np.ndarray, 
     try:
         with np.load(path) as z:
             obs, mask, act = z["obs"], z["mask"], z["act"]
+            q = z["q"] if "q" in z.files else None
+            noise = z["noise"] if "noise" in z.files else None
     except (OSError, ValueError, KeyError, EOFError) as exc:
         raise ValueError(
             f"{path} is not a search teacher's chunk ({type(exc).__name__}: {exc}); delete it or "
@@ -170,26 +256,45 @@ def _read_chunk(path: str, obs_dim: int, num_actions: int) -> tuple[np.ndarray, 
             f"this run has {obs_dim} and {num_actions} (labels of another game or other options): "
             "start the run in another --out folder"
         )
-    return obs, mask, act
+    if (q is None) != (noise is None) or (
+        q is not None and (q.shape != (n, num_actions) or noise.shape != (n,))
+    ):
+        raise ValueError(
+            f"{path} holds values of shape {None if q is None else q.shape} and noise of shape "
+            f"{None if noise is None else noise.shape}; a chunk of {n} decisions needs ({n}, {num_actions}) "
+            f"and ({n},): delete it or start the run in another --out folder"
+        )
+    return obs, mask, act, q, noise
 
 
-def load_rounds(folder: str, rounds: int, obs_dim: int, num_actions: int):
+def load_rounds(folder: str, rounds: int, obs_dim: int, num_actions: int, target: str = "move"):
     """Every chunk of rounds ``0..rounds-1`` in ``folder``: ``(obs (N, D) bfloat16, masks
-    (N, A) bool, actions (N,) int64)`` torch tensors (DAgger's aggregate data set).
+    (N, A) bool, actions (N,) int64, targets)`` torch tensors (DAgger's aggregate data
+    set). ``targets`` is None for ``target="move"`` (the actor learns ``actions``); for
+    ``"values"`` it is (N, A) float32, :func:`value_logits` of each row (for a row of a
+    chunk that kept no values: 0 at its move, :data:`ILLEGAL` elsewhere).
 
     Raises:
         ValueError: a chunk that is unreadable or made for another game (:func:`_read_chunk`).
     """
     import torch  # the train extra; the option checks import this module without it
 
-    xs, ms, acts = [], [], []
+    xs, ms, acts, ts = [], [], [], []
     for k in range(rounds):
         for path in _chunk_files(folder, k):
-            obs, mask, act = _read_chunk(path, obs_dim, num_actions)
+            obs, packed, act, q, noise = _read_chunk(path, obs_dim, num_actions)
+            mask = np.unpackbits(packed, axis=1, count=num_actions).astype(np.bool_)
             xs.append(torch.from_numpy(obs.astype(np.float32)).to(torch.bfloat16))
-            ms.append(torch.from_numpy(np.unpackbits(mask, axis=1, count=num_actions).astype(np.bool_)))
+            ms.append(torch.from_numpy(mask))
             acts.append(torch.from_numpy(act.astype(np.int64)))
-    return torch.cat(xs), torch.cat(ms), torch.cat(acts)
+            if target == "values":
+                if q is None:
+                    t = np.full(mask.shape, ILLEGAL, np.float32)
+                    t[np.arange(act.shape[0]), act] = 0.0
+                else:
+                    t = value_logits(q.astype(np.float64), mask, noise.astype(np.float64))
+                ts.append(torch.from_numpy(t))
+    return torch.cat(xs), torch.cat(ms), torch.cat(acts), (torch.cat(ts) if ts else None)
 
 
 def _opponent_ids(game, opponents: list[str] | None, num_players: int, teacher: Teacher) -> np.ndarray:
@@ -252,7 +357,7 @@ def collect_round(
     bot_rng = stream_words(run_seed, "bots", num_envs)
     opp_rng = stream_words(run_seed, "sampler", num_envs)
     plays = actor is not None
-    buf_x, buf_m, buf_a = [], [], []
+    buf_x, buf_m, buf_a, buf_q, buf_n = [], [], [], [], []
     kept, chunk = 0, start
     agree = asked = 0
     bar = ProgressBar(
@@ -271,10 +376,12 @@ def collect_round(
                 obs, m = venv._obs[rows], mask[rows]
                 own = np.asarray(actor(obs, m), np.int64) if actor is not None else np.full(rows.size, -1)
                 blue = own if teacher.guided and plays else np.full(rows.size, -1, np.int64)
-                labels = label_rows(venv.state, rows, teacher, blue, bot_rng, workers)
+                labels, values, noise = label_rows(venv.state, rows, teacher, blue, bot_rng, workers)
                 buf_x.append(obs.copy())
                 buf_m.append(m.copy())
                 buf_a.append(labels)
+                buf_q.append(values)
+                buf_n.append(noise)
                 kept += rows.size
                 if plays:
                     agree += int((own == labels).sum())
@@ -291,11 +398,12 @@ def collect_round(
             bar.update(min(have + kept, samples), info)
             if kept >= CHUNK or have + kept >= samples:
                 x, mm, a = np.concatenate(buf_x), np.concatenate(buf_m), np.concatenate(buf_a)
-                _write_chunk(os.path.join(folder, f"round-{round_:02d}-{chunk:04d}.npz"), x, mm, a)
+                qq, nn = np.concatenate(buf_q), np.concatenate(buf_n)
+                _write_chunk(os.path.join(folder, f"round-{round_:02d}-{chunk:04d}.npz"), x, mm, a, qq, nn)
                 chunk += 1
                 have += kept
                 kept = 0
-                buf_x, buf_m, buf_a = [], [], []
+                buf_x, buf_m, buf_a, buf_q, buf_n = [], [], [], [], []
     finally:
         bar.close(min(have, samples))
     return agree / asked if asked else float("nan")
