@@ -235,6 +235,67 @@ def start_file(run_dir: str) -> str | None:
     return None
 
 
+def run_teacher(run_dir: str) -> dict:
+    """The search teacher's settings of a run (``--imitate``, ``--imitate-rounds``,
+    ``--imitate-samples``, ``--init-policy``, ``--seed``), from the first ``config`` line of
+    ``RUN_DIR/log.jsonl``, and what the actor learned (``target``: ``values`` or ``move``,
+    as ``tabletop_core.train.teacher.parse_teacher`` reads ``--imitate``); empty without
+    one."""
+    path = os.path.join(run_dir, "log.jsonl")
+    keys = ("imitate", "imitate_rounds", "imitate_samples", "init_policy", "seed")
+    if os.path.isfile(path):
+        with open(path) as f:
+            for line in f:
+                try:
+                    rec = json.loads(line)
+                except json.JSONDecodeError:
+                    continue
+                if isinstance(rec, dict) and rec.get("kind") == "config":
+                    cfg = rec.get("config") or {}
+                    out = {k: cfg.get(k) for k in keys}
+                    pairs = [p.partition("=") for p in str(cfg.get("imitate") or "").split(":")]
+                    targets = [v for k, _, v in pairs if k == "target"]
+                    return {**out, "target": targets[-1] if targets else "values"}
+    return {}
+
+
+def runs_table(lines: list[dict]) -> list[dict]:
+    """One ``cells`` line (table ``expert_runs``, as ``docs/figures/expert-curves.jsonl``
+    keeps it for the docs) per curve in ``lines``: the teacher, the labels, the run's
+    minutes, the start and final policies' figures, and the scripted and search levels on
+    the same deals. A curve's lines are its ``round`` lines up to its ``levels`` line."""
+    out, rounds = [], []
+    for x in lines:
+        if x.get("kind") == "round":
+            rounds.append(x)
+            continue
+        if x.get("kind") != "levels" or not rounds:
+            continue
+        name = x["table"]
+        rate = TABLES[name].is_rate
+        start = next((r for r in rounds if r["round"] == "start"), None)
+        final = rounds[-1]
+        teacher = x.get("teacher") or {}
+        lv = x["levels"]
+        cells = {
+            "table": LABELS[name],
+            "measure": x["measure"] + (" (lower is better)" if TABLES[name].lower_is_better else ""),
+            "target": teacher.get("target", "?"),
+            "labels": f"{(teacher.get('imitate_rounds', 0) + 1) * teacher.get('imitate_samples', 0):,}",
+            "minutes": f"{x.get('minutes', 0):.0f}",
+            "start": _cell(start, rate) if start else "",
+            "final": _cell(final, rate),
+            "strongest scripted": f"{lv['strong']['bot']} {_cell(lv['strong'], rate)}",
+            "search": _cell(lv["search"], rate),
+        }
+        command = [c for c in (x.get("run_command"), x.get("command")) if c]
+        out.append(
+            {"table": "expert_runs", "name": name, "games": x["games"], "cells": cells, "command": command}
+        )
+        rounds = []
+    return out
+
+
 def _log_seconds(run_dir: str) -> tuple[dict[int, float], float | None]:
     """From ``RUN_DIR/log.jsonl``: each imitation round's wall seconds (the largest of its
     ``imitate``/``dagger`` lines) and the largest ``seconds`` of any line (empty and None
@@ -293,6 +354,12 @@ def curve(name: str, args: argparse.Namespace) -> list[dict]:
         levels[key] = {"bot": bots[key], **_figure(table.value(r.returns), table.is_rate)}
     line = {"kind": "levels", "table": name, "measure": table.measure, "games": args.games, "seed": args.seed}
     line.update(levels=levels, run=os.path.abspath(args.curve), commit=_commit())
+    line.update(teacher=run_teacher(args.curve), minutes=round((last or 0.0) / 60, 1))
+    if args.run_command:
+        line["run_command"] = args.run_command
+    line["command"] = (
+        f"python benchmarks/learned.py {name} --curve {args.curve} --games {args.games} --seed {args.seed}"
+    )
     print(json.dumps(line), flush=True)
     return [*lines, line]
 
@@ -372,6 +439,17 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--curve", metavar="RUN_DIR", default=None, help="each imitated-K.npz of a run alone")
     parser.add_argument("--plot", metavar="OUT.png", default=None, help="draw curve lines into a PNG")
     parser.add_argument("--plot-from", metavar="FILE.jsonl", default=None, help="the curve lines to draw")
+    parser.add_argument(
+        "--run-command",
+        default=None,
+        help="with --curve: the command that made the run, kept in its levels line",
+    )
+    parser.add_argument(
+        "--runs-table",
+        metavar="FILE.jsonl",
+        default=None,
+        help="print one row per curve of FILE.jsonl as the docs' expert_runs table keeps it",
+    )
     return parser
 
 
@@ -418,6 +496,13 @@ def _check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[st
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
+    if args.runs_table is not None:
+        if not os.path.isfile(args.runs_table):
+            parser.error(f"--runs-table: no file {args.runs_table!r}")
+        with open(args.runs_table) as f:
+            for row in runs_table([json.loads(x) for x in f if x.strip()]):
+                print(json.dumps(row))
+        return 0
     tables = _check(parser, args)
     lines: list[dict] = []
     for name in tables:

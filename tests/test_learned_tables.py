@@ -163,6 +163,43 @@ def test_curve_evaluates_each_round_then_the_levels(tmp_path):
     assert all(d["low"] <= d["rate"] <= d["high"] for d in levels.values())
 
 
+def test_a_curve_becomes_a_row_of_the_runs_table(tmp_path):
+    """``--runs-table`` turns each curve (its rounds, then its levels line) into one row:
+    the teacher's target and labels from the run's config, its minutes, the start and
+    final figures and the two levels, with the commands that made them."""
+    learned = pytest.importorskip("benchmarks.learned")
+    run = _run_folder(tmp_path)
+    log = (run / "log.jsonl").read_text().splitlines()
+    config = {
+        "game": "exitnow",
+        "init_policy": str(ROOT / HUMANS),
+        "imitate": "search:blueprint=self:target=move",
+    }
+    log[0] = json.dumps({"kind": "config", "config": config | {"imitate_rounds": 1, "imitate_samples": 300}})
+    (run / "log.jsonl").write_text("\n".join(log) + "\n")
+    proc = _run(
+        "exitnow-humans",
+        "--curve",
+        str(run),
+        "--games",
+        "4",
+        "--rollouts",
+        "4",
+        "--run-command",
+        "tabletop train x",
+    )
+    curve = tmp_path / "curve.jsonl"
+    curve.write_text(proc.stdout)
+    rows = learned.runs_table(_lines(proc))
+    assert len(rows) == 1 and rows[0]["table"] == "expert_runs"
+    cells = rows[0]["cells"]
+    assert cells["target"] == "move" and cells["labels"] == "600" and cells["minutes"] == "2"
+    assert cells["start"] and cells["final"] and cells["strongest scripted"].startswith("human ")
+    assert rows[0]["command"][0] == "tabletop train x" and "--curve" in rows[0]["command"][1]
+    printed = _lines(_run("--runs-table", str(curve)))
+    assert [r["cells"] for r in printed] == [cells]
+
+
 def test_curve_starts_from_the_runs_init_policy(tmp_path):
     """A run started from --init-policy (its config line says which file) is drawn from
     that policy at 0 s, before its rounds."""
