@@ -237,12 +237,12 @@ def start_file(run_dir: str) -> str | None:
 
 def run_teacher(run_dir: str) -> dict:
     """The search teacher's settings of a run (``--imitate``, ``--imitate-rounds``,
-    ``--imitate-samples``, ``--init-policy``, ``--seed``), from the first ``config`` line of
+    ``--imitate-samples``, ``--init-policy``, ``--seed``, ``--lr``), from the first ``config`` line of
     ``RUN_DIR/log.jsonl``, and what the actor learned (``target``: ``values`` or ``move``,
     as ``tabletop_core.train.teacher.parse_teacher`` reads ``--imitate``); empty without
     one."""
     path = os.path.join(run_dir, "log.jsonl")
-    keys = ("imitate", "imitate_rounds", "imitate_samples", "init_policy", "seed")
+    keys = ("imitate", "imitate_rounds", "imitate_samples", "init_policy", "seed", "lr")
     if os.path.isfile(path):
         with open(path) as f:
             for line in f:
@@ -282,6 +282,7 @@ def runs_table(lines: list[dict]) -> list[dict]:
             "measure": x["measure"] + (" (lower is better)" if TABLES[name].lower_is_better else ""),
             "target": teacher.get("target", "?"),
             "labels": f"{(teacher.get('imitate_rounds', 0) + 1) * teacher.get('imitate_samples', 0):,}",
+            "lr": f"{teacher['lr']:g}" if isinstance(teacher.get("lr"), (int, float)) else "",
             "minutes": f"{x.get('minutes', 0):.0f}",
             "start": _cell(start, rate) if start else "",
             "final": _cell(final, rate),
