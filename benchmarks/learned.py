@@ -28,7 +28,10 @@ was written (from ``RUN_DIR/log.jsonl``: the last ``imitate``/``dagger`` line of
 for ``policy.npz`` the log's largest ``seconds``; where the log has none, the file's
 modification time after the first policy file's, ``seconds_from`` says which), then one
 line (``kind: "levels"``) with the strongest scripted bot and the search bot on the same
-deals. ``--plot OUT.png`` draws such lines (``--plot-from``, or the curve just measured):
+deals, the last policy's same-deal difference from the scripted bot (``final - strong``),
+the run's teacher settings and minutes (``--run-command``: the command that made the run,
+kept there). ``--runs-table FILE.jsonl`` prints one row per curve of such lines, as the
+docs' ``expert_runs`` table keeps it. ``--plot OUT.png`` draws such lines (``--plot-from``, or the curve just measured):
 strength against wall-clock minutes, the rounds as labelled points, the two levels as
 dashed lines (matplotlib).
 """
@@ -263,7 +266,8 @@ def runs_table(lines: list[dict]) -> list[dict]:
     """One ``cells`` line (table ``expert_runs``, as ``docs/figures/expert-curves.jsonl``
     keeps it for the docs) per curve in ``lines``: the teacher, the labels, the run's
     minutes, the start and final policies' figures, and the scripted and search levels on
-    the same deals. A curve's lines are its ``round`` lines up to its ``levels`` line."""
+    the same deals, with the final policy's same-deal difference from the scripted bot. A
+    curve's lines are its ``round`` lines up to its ``levels`` line."""
     out, rounds = [], []
     for x in lines:
         if x.get("kind") == "round":
@@ -287,6 +291,9 @@ def runs_table(lines: list[dict]) -> list[dict]:
             "start": _cell(start, rate) if start else "",
             "final": _cell(final, rate),
             "strongest scripted": f"{lv['strong']['bot']} {_cell(lv['strong'], rate)}",
+            "final − scripted, same deals": _diff_cell(x["final - strong"], rate)
+            if "final - strong" in x
+            else "",
             "search": _cell(lv["search"], rate),
         }
         command = [c for c in (x.get("run_command"), x.get("command")) if c]
@@ -344,17 +351,22 @@ def curve(name: str, args: argparse.Namespace) -> list[dict]:
         r = run_match(
             game, table.lineup.format(bot="policy:" + path), args.games, seed=args.seed, **table.options
         )
-        line.update(games=args.games, seed=args.seed, **_figure(table.value(r.returns), table.is_rate))
+        final_values = table.value(r.returns)
+        line.update(games=args.games, seed=args.seed, **_figure(final_values, table.is_rate))
         print(json.dumps(line), flush=True)
         lines.append(line)
     bots = _bots(table, "baseline", args.rollouts)
-    levels = {}
+    levels, values = {}, {}
     for key in ("strong", "search"):
         lineup = table.lineup.format(bot=bots[key])
         r = run_match(game, lineup, args.games, seed=args.seed, progress=True, **table.options)
-        levels[key] = {"bot": bots[key], **_figure(table.value(r.returns), table.is_rate)}
+        values[key] = table.value(r.returns)
+        levels[key] = {"bot": bots[key], **_figure(values[key], table.is_rate)}
     line = {"kind": "levels", "table": name, "measure": table.measure, "games": args.games, "seed": args.seed}
     line.update(levels=levels, run=os.path.abspath(args.curve), commit=_commit())
+    diff, better = paired_difference(final_values, values["strong"], table.lower_is_better)
+    _, worse = paired_difference(values["strong"], final_values, table.lower_is_better)
+    line["final - strong"] = {**diff, "better": better, "worse": worse}
     line.update(teacher=run_teacher(args.curve), minutes=round((last or 0.0) / 60, 1))
     if args.run_command:
         line["run_command"] = args.run_command
