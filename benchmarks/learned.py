@@ -240,12 +240,13 @@ def start_file(run_dir: str) -> str | None:
 
 def run_teacher(run_dir: str) -> dict:
     """The search teacher's settings of a run (``--imitate``, ``--imitate-rounds``,
-    ``--imitate-samples``, ``--init-policy``, ``--seed``, ``--lr``), from the first ``config`` line of
-    ``RUN_DIR/log.jsonl``, and what the actor learned (``target``: ``values`` or ``move``,
+    ``--imitate-samples``, ``--init-policy``, ``--seed``, ``--lr``), from the last ``config`` line of
+    ``RUN_DIR/log.jsonl`` (a resumed run's settings), and what the actor learned (``target``: ``values`` or ``move``,
     as ``tabletop_core.train.teacher.parse_teacher`` reads ``--imitate``); empty without
     one."""
     path = os.path.join(run_dir, "log.jsonl")
     keys = ("imitate", "imitate_rounds", "imitate_samples", "init_policy", "seed", "lr")
+    cfg = None
     if os.path.isfile(path):
         with open(path) as f:
             for line in f:
@@ -255,11 +256,11 @@ def run_teacher(run_dir: str) -> dict:
                     continue
                 if isinstance(rec, dict) and rec.get("kind") == "config":
                     cfg = rec.get("config") or {}
-                    out = {k: cfg.get(k) for k in keys}
-                    pairs = [p.partition("=") for p in str(cfg.get("imitate") or "").split(":")]
-                    targets = [v for k, _, v in pairs if k == "target"]
-                    return {**out, "target": targets[-1] if targets else "values"}
-    return {}
+    if cfg is None:
+        return {}
+    pairs = [p.partition("=") for p in str(cfg.get("imitate") or "").split(":")]
+    targets = [v for k, _, v in pairs if k == "target"]
+    return {**{k: cfg.get(k) for k in keys}, "target": targets[-1] if targets else "values"}
 
 
 def runs_table(lines: list[dict]) -> list[dict]:
