@@ -55,6 +55,7 @@ except ImportError:  # imported as benchmarks.learned
 from tabletop_core.contract.catalog import load_game
 from tabletop_core.tools.arena import run_match
 from tabletop_core.tools.scripts import run_script
+from tabletop_core.train.teacher import teacher_target
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LINEUPS = ("policy", "strong", "search", "search_policy")
@@ -220,47 +221,44 @@ def curve_files(run_dir: str) -> list[tuple[int | None, str]]:
     return rounds + ([(None, final)] if os.path.isfile(final) else [])
 
 
-def start_file(run_dir: str) -> str | None:
-    """The policy a run started from (its ``--init-policy``, as the first ``config`` line of
-    ``RUN_DIR/log.jsonl`` records it), if there is one and it is still there."""
+def _configs(run_dir: str) -> list[dict]:
+    """The ``config`` of each ``config`` line of ``RUN_DIR/log.jsonl`` (one per start of
+    the run: a resumed run adds one), oldest first; empty without a log."""
     path = os.path.join(run_dir, "log.jsonl")
     if not os.path.isfile(path):
-        return None
+        return []
+    out = []
     with open(path) as f:
         for line in f:
             try:
                 rec = json.loads(line)
             except json.JSONDecodeError:
-                continue
+                continue  # a line cut short by a run that was stopped
             if isinstance(rec, dict) and rec.get("kind") == "config":
-                init = (rec.get("config") or {}).get("init_policy")
-                return init if isinstance(init, str) and os.path.isfile(init) else None
-    return None
+                out.append(rec.get("config") or {})
+    return out
+
+
+def start_file(run_dir: str) -> str | None:
+    """The policy a run started from (its ``--init-policy``, as the first ``config`` line of
+    ``RUN_DIR/log.jsonl`` records it), if there is one and it is still there."""
+    configs = _configs(run_dir)
+    init = configs[0].get("init_policy") if configs else None
+    return init if isinstance(init, str) and os.path.isfile(init) else None
 
 
 def run_teacher(run_dir: str) -> dict:
     """The search teacher's settings of a run (``--imitate``, ``--imitate-rounds``,
-    ``--imitate-samples``, ``--init-policy``, ``--seed``, ``--lr``), from the last ``config`` line of
-    ``RUN_DIR/log.jsonl`` (a resumed run's settings), and what the actor learned (``target``: ``values`` or ``move``,
-    as ``tabletop_core.train.teacher.parse_teacher`` reads ``--imitate``); empty without
-    one."""
-    path = os.path.join(run_dir, "log.jsonl")
-    keys = ("imitate", "imitate_rounds", "imitate_samples", "init_policy", "seed", "lr")
-    cfg = None
-    if os.path.isfile(path):
-        with open(path) as f:
-            for line in f:
-                try:
-                    rec = json.loads(line)
-                except json.JSONDecodeError:
-                    continue
-                if isinstance(rec, dict) and rec.get("kind") == "config":
-                    cfg = rec.get("config") or {}
-    if cfg is None:
+    ``--imitate-samples``, ``--init-policy``, ``--seed``, ``--lr``) from the last ``config``
+    line of ``RUN_DIR/log.jsonl`` (a resumed run's settings), and what the actor learned
+    (``target``: ``values`` or ``move``, :func:`tabletop_core.train.teacher.teacher_target`);
+    empty without one."""
+    configs = _configs(run_dir)
+    if not configs:
         return {}
-    pairs = [p.partition("=") for p in str(cfg.get("imitate") or "").split(":")]
-    targets = [v for k, _, v in pairs if k == "target"]
-    return {**{k: cfg.get(k) for k in keys}, "target": targets[-1] if targets else "values"}
+    cfg = configs[-1]
+    keys = ("imitate", "imitate_rounds", "imitate_samples", "init_policy", "seed", "lr")
+    return {**{k: cfg.get(k) for k in keys}, "target": teacher_target(str(cfg.get("imitate") or ""))}
 
 
 def runs_table(lines: list[dict]) -> list[dict]:

@@ -50,6 +50,7 @@ __all__ = [
     "CHUNK",
     "Teacher",
     "parse_teacher",
+    "teacher_target",
     "is_search_teacher",
     "label_rows",
     "value_logits",
@@ -99,6 +100,13 @@ class Teacher:
     num_actions: int = 0
 
 
+def teacher_target(spec: str) -> str:
+    """What the actor learns from the teacher ``spec`` (its last ``target=``, else
+    ``values``), unchecked: :func:`parse_teacher` checks it."""
+    targets = [v for k, _, v in (p.partition("=") for p in spec.strip().split(":")) if k == "target"]
+    return targets[-1] if targets else TARGETS[0]
+
+
 def parse_teacher(game, spec: str) -> Teacher:
     """The :class:`Teacher` of ``spec``:
     ``search[:rollouts=N][:bot=NAME][:z=X][:blueprint=self][:target=values|move]``.
@@ -110,8 +118,7 @@ def parse_teacher(game, spec: str) -> Teacher:
             ``tabletop train`` call it too.
     """
     pairs = [p.partition("=") for p in spec.strip().split(":")]
-    targets = [v for k, _, v in pairs if k == "target"]
-    target = targets[-1] if targets else TARGETS[0]
+    target = teacher_target(spec)
     if target not in TARGETS:
         raise ValueError(
             f"--imitate {spec!r}: target must be values (the search's value of every legal action) "
