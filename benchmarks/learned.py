@@ -263,8 +263,8 @@ def run_teacher(run_dir: str) -> dict:
 
 def runs_table(lines: list[dict]) -> list[dict]:
     """One ``cells`` line (table ``expert_runs``, as ``docs/figures/expert-curves.jsonl``
-    keeps it for the docs) per curve in ``lines``: the teacher, the labels, the run's
-    minutes, the start and final policies' figures, and the scripted and search levels on
+    keeps it for the docs) per curve in ``lines``: the teacher's target, the decisions it
+    studied, the run's minutes, the start and final policies' figures, and the scripted and search levels on
     the same deals, with the final policy's same-deal difference from the scripted bot. A
     curve's lines are its ``round`` lines up to its ``levels`` line."""
     out, rounds = [], []
@@ -281,11 +281,10 @@ def runs_table(lines: list[dict]) -> list[dict]:
         teacher = x.get("teacher") or {}
         lv = x["levels"]
         cells = {
-            "table": LABELS[name],
-            "measure": x["measure"] + (" (lower is better)" if TABLES[name].lower_is_better else ""),
+            "table": f"{LABELS[name]}: {x['measure']}"
+            + (" (lower is better)" if TABLES[name].lower_is_better else ""),
             "target": teacher.get("target", "?"),
-            "labels": f"{(teacher.get('imitate_rounds', 0) + 1) * teacher.get('imitate_samples', 0):,}",
-            "lr": f"{teacher['lr']:g}" if isinstance(teacher.get("lr"), (int, float)) else "",
+            "decisions": f"{(teacher.get('imitate_rounds', 0) + 1) * teacher.get('imitate_samples', 0):,}",
             "minutes": f"{x.get('minutes', 0):.0f}",
             "start": _cell(start, rate) if start else "",
             "final": _cell(final, rate),
@@ -296,9 +295,16 @@ def runs_table(lines: list[dict]) -> list[dict]:
             "search": _cell(lv["search"], rate),
         }
         command = [c for c in (x.get("run_command"), x.get("command")) if c]
-        out.append(
-            {"table": "expert_runs", "name": name, "games": x["games"], "cells": cells, "command": command}
-        )
+        row = {
+            "table": "expert_runs",
+            "name": name,
+            "games": x["games"],
+            "seed": x.get("seed"),
+            "cells": cells,
+        }
+        row["budget"] = f"{cells['decisions']} decisions, {cells['minutes']} minutes"
+        row.update(command=command, commit=x.get("commit"), machine_kind=x.get("machine_kind"))
+        out.append(row)
         rounds = []
     return out
 
@@ -383,6 +389,9 @@ def _level(d: dict) -> float:
 def _plot_table(ax, name: str, lines: list[dict]) -> None:
     """One table's panel: its policy files' figures by wall-clock minutes, and its levels."""
     pts = [x for x in lines if x.get("kind") == "round" and x["table"] == name]
+    last = pts[-1] if len(pts) > 1 and pts[-1]["round"] is None else None
+    if last is not None and (last["seconds"], _level(last)) == (pts[-2]["seconds"], _level(pts[-2])):
+        pts = pts[:-1]  # a run without PPO: its policy.npz is its last round's actor, one point
     xs = [x["seconds"] / 60 for x in pts]
     ys = [_level(x) for x in pts]
     ax.fill_between(xs, [x["low"] for x in pts], [x["high"] for x in pts], color="C0", alpha=0.2, lw=0)

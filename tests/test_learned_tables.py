@@ -193,7 +193,7 @@ def test_a_curve_becomes_a_row_of_the_runs_table(tmp_path):
     rows = learned.runs_table(_lines(proc))
     assert len(rows) == 1 and rows[0]["table"] == "expert_runs"
     cells = rows[0]["cells"]
-    assert cells["target"] == "move" and cells["labels"] == "600" and cells["minutes"] == "2"
+    assert cells["target"] == "move" and cells["decisions"] == "600" and cells["minutes"] == "2"
     assert cells["start"] and cells["final"] and cells["strongest scripted"].startswith("human ")
     assert cells["final − scripted, same deals"].endswith(("better", "worse", "unclear"))
     assert rows[0]["command"][0] == "tabletop train x" and "--curve" in rows[0]["command"][1]
