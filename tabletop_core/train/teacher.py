@@ -364,7 +364,7 @@ def collect_round(
     bot_rng = stream_words(run_seed, "bots", num_envs)
     opp_rng = stream_words(run_seed, "sampler", num_envs)
     plays = actor is not None
-    buf_x, buf_m, buf_a, buf_q, buf_n = [], [], [], [], []
+    buf: list[tuple[np.ndarray, ...]] = []  # (obs, mask, action, values, noise) per labelled batch
     kept, chunk = 0, start
     agree = asked = 0
     bar = ProgressBar(
@@ -384,11 +384,7 @@ def collect_round(
                 own = np.asarray(actor(obs, m), np.int64) if actor is not None else np.full(rows.size, -1)
                 blue = own if teacher.guided and plays else np.full(rows.size, -1, np.int64)
                 labels, values, noise = label_rows(venv.state, rows, teacher, blue, bot_rng, workers)
-                buf_x.append(obs.copy())
-                buf_m.append(m.copy())
-                buf_a.append(labels)
-                buf_q.append(values)
-                buf_n.append(noise)
+                buf.append((obs.copy(), m.copy(), labels, values, noise))
                 kept += rows.size
                 if plays:
                     agree += int((own == labels).sum())
@@ -404,13 +400,9 @@ def collect_round(
             info = f"agreement {agree / asked:.1%}" if asked else ""
             bar.update(min(have + kept, samples), info)
             if kept >= CHUNK or have + kept >= samples:
-                x, mm, a = np.concatenate(buf_x), np.concatenate(buf_m), np.concatenate(buf_a)
-                qq, nn = np.concatenate(buf_q), np.concatenate(buf_n)
-                _write_chunk(os.path.join(folder, f"round-{round_:02d}-{chunk:04d}.npz"), x, mm, a, qq, nn)
-                chunk += 1
-                have += kept
-                kept = 0
-                buf_x, buf_m, buf_a, buf_q, buf_n = [], [], [], [], []
+                path = os.path.join(folder, f"round-{round_:02d}-{chunk:04d}.npz")
+                _write_chunk(path, *(np.concatenate(column) for column in zip(*buf, strict=True)))
+                chunk, have, kept, buf = chunk + 1, have + kept, 0, []
     finally:
         bar.close(min(have, samples))
     return agree / asked if asked else float("nan")
