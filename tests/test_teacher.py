@@ -179,7 +179,9 @@ def test_a_round_keeps_its_chunks_and_a_second_call_adds_nothing(tmp_path):
     assert none is None, "target=move: the actor learns the moves"
     *_, targets = load_rounds(folder, 1, dim, game.num_actions, "values")
     assert targets.shape == ms.shape and bool((targets[~ms] <= -1e8).all()), "no weight off the legal moves"
-    assert bool((targets[ms] <= 0).all()) and bool((targets.max(dim=1).values == 0).all()), "0 at the best move"
+    assert bool((targets[ms] <= 0).all()) and bool((targets.max(dim=1).values == 0).all()), (
+        "0 at the best move"
+    )
     assert len(acts) >= 300 and xs.shape == (len(acts), dim)
     assert bool(ms[torch.arange(len(acts)), acts].all()), "every label is a legal action"
     assert bool((ms.sum(dim=1) > 1).all()), "a decision with one legal action is not kept"
