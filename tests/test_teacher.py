@@ -23,7 +23,6 @@ from tabletop_core.train.teacher import (  # noqa: E402
     label_rows,
     load_rounds,
     parse_teacher,
-    soft_targets,
     value_logits,
 )
 
@@ -107,6 +106,21 @@ def test_the_searchs_values_come_with_the_same_move_from_the_same_draws(name):
     assert (noise >= 0).all()
 
 
+def _improved_target(own_logits: np.ndarray, mask: np.ndarray, logits: np.ndarray) -> np.ndarray:
+    """The target ``fit_actor`` trains toward (``imitate._improved``) for an actor whose
+    logits are ``own_logits`` at every row."""
+    from tabletop_core.train.imitate import _improved
+
+    class Actor:
+        def actor_logits(self, x):
+            return torch.as_tensor(own_logits, dtype=torch.float32)[: len(x)]
+
+    n, cpu = len(own_logits), torch.device("cpu")
+    return _improved(
+        Actor(), torch.zeros(n, 1), torch.from_numpy(mask != 0), torch.from_numpy(logits), n, cpu
+    ).numpy()
+
+
 def test_the_value_target_keeps_the_actors_preference_between_moves_the_search_could_not_tell_apart():
     """``target=values``: the actor's own policy times ``exp((q - max q) / noise)`` over
     the legal actions: ties keep the actor's preference, a move better by one noise gets
@@ -125,11 +139,11 @@ def test_the_value_target_keeps_the_actors_preference_between_moves_the_search_c
     noise = np.array([0.01, 0.5, 0.0, 1.0])
     logits = value_logits(q, mask, noise)
     assert logits.dtype == np.float32 and (logits[mask == 0] <= -1e8).all()
-    flat = soft_targets(q, mask, noise)
     own = np.log(
         np.array([[0.9, 0.1, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0], [0.01, 1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0]])
     )
-    mine = soft_targets(q, mask, noise, own)
+    flat = _improved_target(np.zeros((4, 4)), mask, logits)
+    mine = _improved_target(own, mask, logits)
     for p in (flat, mine):
         assert p.dtype == np.float32 and p.shape == (4, 4)
         np.testing.assert_allclose(p.sum(axis=1), 1.0, rtol=1e-6)

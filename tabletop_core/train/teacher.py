@@ -54,7 +54,6 @@ __all__ = [
     "is_search_teacher",
     "label_rows",
     "value_logits",
-    "soft_targets",
     "collect_round",
     "load_rounds",
 ]
@@ -88,16 +87,16 @@ class Teacher:
         bot_id: the search bot's kernel id (:func:`tabletop_core.contract.search.search_id`).
         rollout_bot: the kernel id of its rollout bot (a scripted bot of the game).
         guided: ``blueprint=self``: the actor's choice is the default move.
-        target: what the actor learns, one of :data:`TARGETS`.
         num_actions: the game's action count (the width of the search's values).
+        target: what the actor learns, one of :data:`TARGETS`.
     """
 
     name: str
     bot_id: int
     rollout_bot: int
     guided: bool
-    target: str = "values"
-    num_actions: int = 0
+    num_actions: int
+    target: str = TARGETS[0]
 
 
 def teacher_target(spec: str) -> str:
@@ -139,7 +138,7 @@ def parse_teacher(game, spec: str) -> Teacher:
     except ValueError as exc:
         raise ValueError(f"--imitate: {exc}") from None
     return Teacher(
-        spec.strip(), bot_id, search_params(bot_id)[1], guided is not None, target, int(game.num_actions)
+        spec.strip(), bot_id, search_params(bot_id)[1], guided is not None, int(game.num_actions), target
     )
 
 
@@ -199,18 +198,6 @@ def value_logits(values: np.ndarray, mask: np.ndarray, noise: np.ndarray) -> np.
     tau = np.maximum(np.nan_to_num(noise, nan=0.0), 1e-9)[:, None]
     z = np.where(legal, np.maximum((q - best) / tau, ILLEGAL / 2), ILLEGAL)
     return z.astype(np.float32)
-
-
-def soft_targets(values: np.ndarray, mask: np.ndarray, noise: np.ndarray, own_logits=None) -> np.ndarray:
-    """The distribution (N, A) float32 the actor learns at its own logits ``own_logits``
-    ((N, A); None: all equal): ``softmax(own + value_logits(...))`` over the legal
-    actions, 0 elsewhere (:func:`value_logits`)."""
-    z = value_logits(values, mask, noise).astype(np.float64)
-    if own_logits is not None:
-        z = z + np.where(mask != 0, own_logits, 0.0)
-    z = z - z.max(axis=1, keepdims=True)
-    p = np.where(mask != 0, np.exp(z), 0.0)
-    return (p / p.sum(axis=1, keepdims=True)).astype(np.float32)
 
 
 def _chunk_files(folder: str, round_: int) -> list[str]:
