@@ -165,6 +165,7 @@ def decision_times(table: Table, bot: str, games: int, seed: int) -> dict:
             np.zeros(1, np.uint64),
             np.full(1, -1, np.int64),
             np.zeros(1, np.int64),
+            policies[first].net(),
         )
     elif first in policies:  # a plain policy's forward pass
         dim = game.observation_layout(opts).dim

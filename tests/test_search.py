@@ -21,11 +21,11 @@ GAMES = {
 SMALL = "search:rollouts=12"
 
 
-def _positions(name: str, count: int, seed: int):
+def _positions(name: str, count: int, seed: int, options: dict | None = None):
     """``count`` positions with a live decision of more than one legal action, from random
-    play: ``(state (1,), mask (A,))``."""
+    play at ``options`` (default: :data:`GAMES`'): ``(state (1,), mask (A,))``."""
     game = load_game(name)
-    opts = game.make_options(**GAMES[name])
+    opts = game.make_options(**(GAMES[name] if options is None else options))
     rng = np.random.default_rng(seed)
     out = []
     g = 0
@@ -152,21 +152,31 @@ def test_a_given_default_move_replaces_the_rollout_bots_choice():
     for k, (s, mask) in enumerate(positions):
         out = np.zeros(1, np.int64)
         rng = np.array([99 + k], np.uint64)
-        batch_search_actions(s, np.zeros(1, np.int64), np.uint64(plain), rng, np.full(1, -1, np.int64), out)
+        batch_search_actions(
+            s, np.zeros(1, np.int64), np.uint64(plain), rng, np.full(1, -1, np.int64), out, None
+        )
         assert out[0] == game.bot_decision(plain, s.copy(), mask, np.array([99 + k], np.uint64))
         assert rng[0] != 99 + k
         legal = np.flatnonzero(mask)
         given = int(legal[-1])
         before = s.copy()
         batch_search_actions(
-            s, np.zeros(1, np.int64), np.uint64(strict), np.array([5], np.uint64), np.array([given]), out
+            s,
+            np.zeros(1, np.int64),
+            np.uint64(strict),
+            np.array([5], np.uint64),
+            np.array([given]),
+            out,
+            None,
         )
         assert mask[out[0]] == 1 and s.tobytes() == before.tobytes()
         kept += int(out[0]) == given
     assert kept >= 6, kept
     ended = positions[0][0].copy()
     ended["status"] = 1
-    batch_search_actions(ended, np.zeros(1, np.int64), np.uint64(plain), rng, np.full(1, -1, np.int64), out)
+    batch_search_actions(
+        ended, np.zeros(1, np.int64), np.uint64(plain), rng, np.full(1, -1, np.int64), out, None
+    )
     assert out[0] == -1
 
 
@@ -221,7 +231,7 @@ def test_search_guided_by_the_baseline_in_match_vector_env_and_replay():
         seat_policy(game, "search:blueprint=greedy", 3, {"num_humans": 3})
     with pytest.raises(ValueError, match="rollouts must be in"):
         seat_policy(game, "search:rollouts=0:blueprint=baseline", 3, {"num_humans": 3})
-    with pytest.raises(ValueError, match="names a trained policy"):
+    with pytest.raises(ValueError, match="blueprint= asks a trained policy"):
         game.bot_ids([guided], 1)
     with pytest.raises(ValueError, match="an opponent takes a weight only"):
         parse_opponents(guided, game)

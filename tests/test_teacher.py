@@ -61,7 +61,9 @@ def test_labels_are_the_search_bots_choices_on_any_number_of_threads():
     rows = np.flatnonzero(venv._mask.sum(axis=1) > 1).astype(np.int64)
     blue = np.full(rows.size, -1, np.int64)
     want = np.empty(rows.size, np.int64)
-    batch_search_actions(venv.state, rows, np.uint64(teacher.bot_id), stream_words(7, "bots", 32), blue, want)
+    batch_search_actions(
+        venv.state, rows, np.uint64(teacher.bot_id), stream_words(7, "bots", 32), blue, want, None
+    )
     values = []
     for workers in (1, 2):
         got, q, noise = label_rows(venv.state, rows, teacher, blue, stream_words(7, "bots", 32), workers)
@@ -92,13 +94,13 @@ def test_the_searchs_values_come_with_the_same_move_from_the_same_draws(name):
     blue = np.full(rows.size, -1, np.int64)
     a_rng, b_rng = stream_words(9, "bots", 8), stream_words(9, "bots", 8)
     want = np.empty(rows.size, np.int64)
-    batch_search_actions(venv.state, rows, np.uint64(teacher.bot_id), a_rng, blue, want)
+    batch_search_actions(venv.state, rows, np.uint64(teacher.bot_id), a_rng, blue, want, None)
     got, q, noise = (
         np.empty(rows.size, np.int64),
         np.empty((rows.size, game.num_actions)),
         np.empty(rows.size),
     )
-    batch_search_values(venv.state, rows, np.uint64(teacher.bot_id), b_rng, blue, got, q, noise)
+    batch_search_values(venv.state, rows, np.uint64(teacher.bot_id), b_rng, blue, got, q, noise, None)
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(a_rng, b_rng)
     legal = venv._mask[rows] != 0

@@ -240,11 +240,10 @@ class MLPPolicy:
                 f"{what} has {obs_dim} and {num_actions} (another game or other options?)"
             )
 
-    def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """Greedy legal actions for observations (B, D) and masks (B, A): (B,) int64 (the
-        first of equal logits; 0 for a row with no legal action). One compiled pass over
-        the rows (:func:`~tabletop_core.agents.forward.greedy_actions`): a row's action
-        does not depend on the other rows of the batch."""
+    def packed(self) -> PackedMLP:
+        """The network in the layout the compiled code reads (kept until the weights
+        change): what :meth:`__call__` runs, and what the search asks inside its rollouts
+        (:attr:`PackedMLP.args <tabletop_core.agents.forward.PackedMLP.args>`)."""
         key = (
             tuple(id(a) for layer in self.layers for a in layer),
             id(self.scale),
@@ -257,7 +256,14 @@ class MLPPolicy:
                 self.layers, self.scale, self.activation == "relu", self.action_inputs, self.action_gain
             )
             self._packed_key = key
-        return self._packed(obs, mask)
+        return self._packed
+
+    def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Greedy legal actions for observations (B, D) and masks (B, A): (B,) int64 (the
+        first of equal logits; 0 for a row with no legal action). One compiled pass over
+        the rows (:func:`~tabletop_core.kernel.mlp.greedy_actions`): a row's action
+        does not depend on the other rows of the batch."""
+        return self.packed()(obs, mask)
 
 
 def _action_pieces(weights: dict[str, Any], obs_dim: int, num_actions: int):

@@ -18,7 +18,7 @@ import numpy as np
 from tabletop_core.agents.baseline import baseline_policy, is_baseline
 from tabletop_core.agents.policy import MLPPolicy
 from tabletop_core.contract.options import as_options
-from tabletop_core.contract.search import batch_search_actions
+from tabletop_core.contract.search import GUIDED_KEYS, SEARCH, batch_search_actions, guide_params, search_id
 
 __all__ = ["is_policy", "seat_policy", "policy_actions", "search_blueprint", "SearchPolicy"]
 
@@ -38,7 +38,35 @@ def search_blueprint(bot) -> tuple[str, str] | None:
     named = [value for key, _, value in pairs if key == "blueprint"]
     if not named:
         return None
-    return ":".join(k + eq + v for k, eq, v in pairs if k != "blueprint"), named[-1]
+    return ":".join(k + eq + v for k, eq, v in pairs if k not in GUIDED_KEYS), named[-1]
+
+
+OWN = ("bot", "policy")
+"""Who may play the searching seat's own later moves in the rollouts (``own=``)."""
+
+
+def _guide_bits(game, bot: str) -> int:
+    """The id bits of ``bot``'s ``top=K`` and ``own=bot|policy`` settings
+    (:func:`~tabletop_core.contract.search.search_id`).
+
+    Raises:
+        ValueError: ``top`` not an int in 0..255, or ``own`` not one of :data:`OWN`.
+    """
+    top, own = 0, False
+    for key, _, value in (p.partition("=") for p in bot.split(":")[1:]):
+        if key == "top":
+            try:
+                top = int(value)
+            except ValueError:
+                raise ValueError(f"{game.name}: {bot!r}: top must be an int, got {value!r}") from None
+        elif key == "own":
+            if value not in OWN:
+                raise ValueError(f"{game.name}: {bot!r}: own must be one of {', '.join(OWN)}, got {value!r}")
+            own = value == "policy"
+    try:
+        return search_id(1, 0, 0.0, top, own) & ~(SEARCH | (1 << 8))
+    except ValueError as exc:
+        raise ValueError(f"{game.name}: {bot!r}: {str(exc).removeprefix('search: ')}") from None
 
 
 def is_policy(bot) -> bool:
@@ -108,8 +136,15 @@ class SearchPolicy:
             )
         blueprints = np.asarray(self.blueprint(obs, mask), np.int64).reshape(-1)
         out = np.empty(rows.shape[0], np.int64)
-        batch_search_actions(state, rows, np.uint64(self.bot_id), bot_rng, blueprints, out)
+        batch_search_actions(state, rows, np.uint64(self.bot_id), bot_rng, blueprints, out, self.net())
         return out
+
+    def net(self) -> tuple | None:
+        """The blueprint's network as the search kernel takes it
+        (:mod:`tabletop_core.kernel.mlp`) where the search asks it (``top=`` or
+        ``own=policy``), else None."""
+        top, own = guide_params(self.bot_id)
+        return self.blueprint.packed().args if top or own else None
 
     def __call__(self, obs, mask):
         raise TypeError(
@@ -148,7 +183,8 @@ def seat_policy(game, bot, seat: int, options: Any = None):
     guided = search_blueprint(bot)
     if guided is not None:
         plain, blueprint = guided
-        return SearchPolicy(_blueprint_policy(game, bot, blueprint, seat, opts), _search_id(game, plain), bot)
+        bot_id = _search_id(game, plain) | _guide_bits(game, bot)
+        return SearchPolicy(_blueprint_policy(game, bot, blueprint, seat, opts), bot_id, bot)
     if isinstance(bot, MLPPolicy):
         pol = bot
     elif is_baseline(bot):

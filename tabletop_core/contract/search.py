@@ -36,7 +36,15 @@ bits           field                   meaning
 32             flag                    set for the search bot (``bot >= SEARCH``)
 33-40          z                       ten times the standard errors a challenger's
                                        gain must exceed (0 .. 255)
+41-48          top                     with a policy: only the ``top`` legal actions it
+                                       ranks highest are searched (0: all of them)
+49             own                     with a policy: it plays the acting seat's own
+                                       later moves in the rollouts
 =============  ======================  ===============================================
+
+``top`` and ``own`` need a trained policy beside the id (:func:`search_values_guided`,
+``search:...:blueprint=B:top=K:own=policy``); the compiled bot loops, which hold none,
+play the id without them.
 
 It is deterministic for a given bot generator: the decision draws one word from its
 stream and every determinization and rollout follows from that word. It never peeks: the
@@ -59,12 +67,14 @@ from tabletop_core.contract.hooks import (
     bot_move,
     legal_mask,
     num_actions,
+    observe,
     overload_inline,
     resample_hidden,
     rollout_phase,
     step,
 )
 from tabletop_core.kernel.jit import kernel
+from tabletop_core.kernel.mlp import legal_logits, net_action, net_scratch
 from tabletop_core.kernel.rng import next_word
 
 # numba's pedantic scope check flags a stack array of a game's inlined random bot (Exit Now's
@@ -79,11 +89,14 @@ __all__ = [
     "MAX_SEATS",
     "search_id",
     "search_params",
+    "guide_params",
+    "GUIDED_KEYS",
     "parse_search",
     "search_name",
     "search_action",
     "search_action_from",
     "search_values_from",
+    "search_values_guided",
     "batch_search_actions",
     "batch_search_values",
     "bot_choice",
@@ -96,6 +109,8 @@ SEARCH = 1 << 32
 DEFAULT_Z = 1.0
 """How many standard errors a challenger's gain must exceed when ``search`` is named
 without ``z=``."""
+GUIDED_KEYS = ("blueprint", "top", "own")
+"""The settings that ask a trained policy beside the search (:func:`search_values_guided`)."""
 DEFAULT_BUDGET = 256
 """Rollouts per decision for a game that declares none (``Bots.rollouts`` 0)."""
 MAX_BUDGET = (1 << 24) - 1
@@ -104,15 +119,18 @@ MAX_SEATS = 16
 """Seats a game may have for the search's reward accumulator (every game here has at most 6)."""
 
 
-def search_id(budget: int, rollout_bot: int, z: float = 0.0) -> int:
+def search_id(budget: int, rollout_bot: int, z: float = 0.0, top: int = 0, own: bool = False) -> int:
     """The bot id of the search bot with ``budget`` rollouts per decision whose rollouts are
     played by the scripted bot ``rollout_bot`` (a game's bot id, ``0 <= rollout_bot < 256``)
     and which leaves the rollout bot's own choice only for a gain of more than ``z``
-    standard errors (``0 <= z <= 25.5``, kept to a tenth).
+    standard errors (``0 <= z <= 25.5``, kept to a tenth). With a policy beside it
+    (:func:`search_values_guided`): only the ``top`` actions the policy ranks highest are
+    searched (``0 <= top < 256``, 0 for all), and the policy plays the acting seat's own
+    later moves in the rollouts where ``own``.
 
     Raises:
-        ValueError: a budget outside ``1..MAX_BUDGET``, a rollout bot outside ``0..255`` or
-            a ``z`` outside ``0..25.5``.
+        ValueError: a budget outside ``1..MAX_BUDGET``, a rollout bot outside ``0..255``,
+            a ``z`` outside ``0..25.5`` or a ``top`` outside ``0..255``.
     """
     if not 0.0 <= float(z) <= 25.5:
         raise ValueError(f"search: z must be in 0..25.5, got {z}")
@@ -120,12 +138,20 @@ def search_id(budget: int, rollout_bot: int, z: float = 0.0) -> int:
         raise ValueError(f"search: rollouts must be in 1..{MAX_BUDGET}, got {budget}")
     if not 0 <= int(rollout_bot) < 256:
         raise ValueError(f"search: the rollout bot id must be in 0..255, got {rollout_bot}")
-    return SEARCH | (round(float(z) * 10) << 33) | (int(budget) << 8) | int(rollout_bot)
+    if not 0 <= int(top) < 256:
+        raise ValueError(f"search: top must be in 0..255 (0: every legal action), got {top}")
+    guide = (int(top) << 41) | (int(bool(own)) << 49)
+    return SEARCH | guide | (round(float(z) * 10) << 33) | (int(budget) << 8) | int(rollout_bot)
 
 
 def search_params(bot: int) -> tuple[int, int, float]:
     """``(budget, rollout bot id, z)`` of a search bot id (:func:`search_id`'s inverse)."""
     return (int(bot) >> 8) & MAX_BUDGET, int(bot) & 0xFF, ((int(bot) >> 33) & 0xFF) / 10
+
+
+def guide_params(bot: int) -> tuple[int, bool]:
+    """``(top, own)`` of a search bot id: how it uses a policy beside it (:func:`search_id`)."""
+    return (int(bot) >> 41) & 0xFF, bool((int(bot) >> 49) & 1)
 
 
 def parse_search(spec: str, game: str, bots: tuple[str, ...], defaults: tuple[int, str, float]) -> int:
@@ -155,9 +181,9 @@ def parse_search(spec: str, game: str, bots: tuple[str, ...], defaults: tuple[in
             except ValueError:
                 raise ValueError(f"{game}: {spec!r}: {key} must be {what}, got {value!r}") from None
             budget, z = (number, z) if key == "rollouts" else (budget, number)
-        elif key == "blueprint":
+        elif key in GUIDED_KEYS:
             raise ValueError(
-                f"{game}: {spec!r}: blueprint= names a trained policy, which plays where a seat may "
+                f"{game}: {spec!r}: {key}= asks a trained policy (blueprint=B), which plays where a seat may "
                 "hold one (tabletop match / play / replay, vector_env(...).step_bots), not in the "
                 "compiled bot loops (the trainer's --opponents, GameDef.bot_ids)"
             )
@@ -165,7 +191,9 @@ def parse_search(spec: str, game: str, bots: tuple[str, ...], defaults: tuple[in
             raise ValueError(
                 f"{game}: {spec!r}: unknown search setting {pair!r}; allowed: rollouts=N (rollouts per "
                 "decision), bot=NAME (the rollout bot), z=X (standard errors a gain must exceed), "
-                "blueprint=baseline or blueprint=FILE.npz (the default move from a trained policy; match, play, replay)"
+                "blueprint=baseline or blueprint=FILE.npz (the default move from a trained policy; match, play, "
+                "replay), and with it top=K (search only the policy's K best actions) and own=policy (the "
+                "policy plays the seat's own moves in the rollouts)"
             )
     if not bot or bot not in bots:
         allowed = ", ".join(b for b in bots if b)
@@ -209,13 +237,14 @@ def _new_records(e, n):
 
 
 @kernel
-def _evaluate(e, seat, cand, n, dets, x, rollout_bot, pos, acc, masks, roll_rng, out):
+def _evaluate(e, seat, cand, n, dets, x, rollout_bot, pos, acc, masks, roll_rng, out, guide):
     """Play each of the actions ``cand[:n]`` in ``dets`` fresh determinizations of ``e``
     for ``seat``, then the rollout bot to the end of the episode: ``out[d, j]`` gets the
     return of ``seat`` after action ``j`` in determinization ``d``. Every action of a
     determinization shares its deal and its rollout generator (common random numbers).
     A rollout also ends where the game's ``rollout_phase`` changes (Koikoi: at the end of
-    the round). Draws from the word ``x`` and returns the next one."""
+    the round). ``guide``: None, or a policy that plays ``seat``'s own later moves
+    (:func:`_rollout_move`). Draws from the word ``x`` and returns the next one."""
     phase = rollout_phase(e)
     for d in range(dets):
         pos[0] = e
@@ -229,7 +258,7 @@ def _evaluate(e, seat, cand, n, dets, x, rollout_bot, pos, acc, masks, roll_rng,
             step(work, cand[j], acc, 0)
             roll_rng[0] = roll
             while work.status == 0 and rollout_phase(work) == phase:
-                a = bot_move(work, rollout_bot, masks, 1, roll_rng, 0)
+                a = _rollout_move(work, seat, rollout_bot, masks, roll_rng, guide)
                 step(work, a, acc, 0)
             out[d, j] = acc[0, seat]
     return x
@@ -263,7 +292,7 @@ def _candidates(masks, blueprint):
 
 
 @kernel(inline="always")
-def _select(e, seat, cand, budget, x, rollout_bot, pos, acc, masks, roll_rng, q):
+def _select(e, seat, cand, budget, x, rollout_bot, pos, acc, masks, roll_rng, q, guide):
     """Selection: successive halving of the challengers ``cand[:-1]`` on half the budget,
     leaving the best one in ``cand[0]`` and the blueprint in ``cand[1]``; returns the
     generator word after the draws. ``q[a]`` gets action ``a``'s mean return in the last
@@ -277,7 +306,7 @@ def _select(e, seat, cand, budget, x, rollout_bot, pos, acc, masks, roll_rng, q)
     while n > 2:
         dets = max(1, half // (rounds * n))
         out = np.empty((dets, n), np.float64)
-        x = _evaluate(e, seat, cand, n, dets, x, rollout_bot, pos, acc, masks, roll_rng, out)
+        x = _evaluate(e, seat, cand, n, dets, x, rollout_bot, pos, acc, masks, roll_rng, out, guide)
         means = np.zeros(n - 1, np.float64)
         for j in range(n - 1):
             means[j] = out[:, j].mean()
@@ -293,14 +322,14 @@ def _select(e, seat, cand, budget, x, rollout_bot, pos, acc, masks, roll_rng, q)
 
 
 @kernel(inline="always")
-def _verify(e, seat, cand, budget, z, x, rollout_bot, pos, acc, masks, roll_rng, q):
+def _verify(e, seat, cand, budget, z, x, rollout_bot, pos, acc, masks, roll_rng, q, guide):
     """Verification: the last challenger ``cand[0]`` against the blueprint ``cand[1]`` on
     fresh deals; the challenger only when it gains more than ``z`` standard errors.
     Returns ``(the action, the standard error of the gain)``; ``q`` gets the two actions'
     mean returns on these deals."""
     dets = max(2, (budget - budget // 2) // 2)
     out = np.empty((dets, 2), np.float64)
-    _evaluate(e, seat, cand, 2, dets, x, rollout_bot, pos, acc, masks, roll_rng, out)
+    _evaluate(e, seat, cand, 2, dets, x, rollout_bot, pos, acc, masks, roll_rng, out, guide)
     diff = out[:, 0] - out[:, 1]
     gain = diff.mean()
     se = np.sqrt(diff.var() / (dets - 1)) if dets > 1 else 0.0
@@ -339,6 +368,51 @@ def search_values_from(e, bot, rng, r, blueprint, q):
         ``(int64 action, float64 noise)``: ``noise`` is the standard error of the final
         paired gain (the verification's); 0 where one action is legal.
     """
+    return _search(e, bot, rng, r, blueprint, q, None)
+
+
+@kernel
+def search_values_guided(e, bot, rng, r, blueprint, q, net):
+    """:func:`search_values_from` guided by the trained policy ``net`` (the network tuple
+    of :mod:`tabletop_core.kernel.mlp`) as the search id ``bot`` asks
+    (:func:`search_id`'s ``top`` and ``own``): only the ``top`` legal actions the policy
+    ranks highest (and ``blueprint``) are searched, where ``top`` > 0; the policy plays the
+    acting seat's own later moves in the rollouts, where ``own``. The other seats' moves
+    are the rollout bot's, as in :func:`search_values_from`, and so are all of them where
+    ``top`` is 0 and ``own`` false.
+
+    Returns:
+        ``(int64 action, float64 noise)``, as :func:`search_values_from`.
+    """
+    return _search(e, bot, rng, r, blueprint, q, _guide(e, bot, net))
+
+
+def _guide(e, bot, net):
+    """None for no policy (``net`` None), else ``(net, own, obs, mask, scratch, top)``: the
+    policy, the search id's settings and the scratch its forward pass needs."""
+    raise NotImplementedError("compiled code only")
+
+
+def _guide_typer(e, bot, net):
+    if isinstance(net, types.NoneType):
+
+        def none(e, bot, net):
+            return None
+
+        return none
+
+    def guide(e, bot, net):
+        obs = np.zeros((1, net[0].shape[0]), np.float32)
+        m = np.zeros((1, num_actions(e)), np.int8)
+        return (net, ((bot >> 49) & 1) == 1, obs, m, net_scratch(obs, net), (bot >> 41) & 0xFF)
+
+    return guide
+
+
+@kernel  # compiled on its own: numba's IR inliner drops the early return's write to q here
+def _search(e, bot, rng, r, blueprint, q, guide):
+    """The search of :func:`search_values_from`, ``guide`` None or a policy's
+    (:func:`search_values_guided`)."""
     q[:] = np.nan
     seat = e.current
     budget = (bot >> 8) & MAX_BUDGET
@@ -353,18 +427,83 @@ def search_values_from(e, bot, rng, r, blueprint, q):
     roll_rng[0] = first
     if blueprint < 0 or blueprint >= masks.shape[1] or masks[0, blueprint] == 0:
         blueprint = bot_action(e, rollout_bot, masks, 0, roll_rng, 0)
+    _prune(e, seat, masks, blueprint, guide)
     cand = _candidates(masks, blueprint)
     if cand.shape[0] == 1:
         q[cand[0]] = 0.0
         return np.int64(cand[0]), 0.0
     acc = np.zeros((1, MAX_SEATS), np.float32)
     pos = new_records(e, 2)
-    x = _select(e, seat, cand, budget, x, rollout_bot, pos, acc, masks, roll_rng, q)
-    return _verify(e, seat, cand, budget, z, x, rollout_bot, pos, acc, masks, roll_rng, q)
+    x = _select(e, seat, cand, budget, x, rollout_bot, pos, acc, masks, roll_rng, q, guide)
+    return _verify(e, seat, cand, budget, z, x, rollout_bot, pos, acc, masks, roll_rng, q, guide)
+
+
+def _rollout_move(work, seat, rollout_bot, masks, roll_rng, guide):
+    """The move of the acting seat of ``work`` in a rollout: the policy's (greedy) where
+    ``guide`` asks it to play ``seat``'s own moves and ``seat`` is to act, the rollout
+    bot's otherwise (``masks[1]`` scratch)."""
+    raise NotImplementedError("compiled code only")
+
+
+def _rollout_move_typer(work, seat, rollout_bot, masks, roll_rng, guide):
+    if isinstance(guide, types.NoneType):
+
+        def scripted(work, seat, rollout_bot, masks, roll_rng, guide):
+            return bot_move(work, rollout_bot, masks, 1, roll_rng, 0)
+
+        return scripted
+
+    def guided(work, seat, rollout_bot, masks, roll_rng, guide):
+        net, own, obs, m, buf = guide[0], guide[1], guide[2], guide[3], guide[4]
+        if own and work.current == seat:
+            observe(work, seat, obs, 0)
+            legal_mask(work, m, 0)
+            return net_action(obs, m, net, buf)
+        return bot_move(work, rollout_bot, masks, 1, roll_rng, 0)
+
+    return guided
+
+
+def _prune(e, seat, masks, blueprint, guide):
+    """Keep in ``masks[0]`` only the ``top`` legal actions ``guide``'s policy ranks highest,
+    and ``blueprint``, where ``guide`` is a policy's with ``top`` > 0; otherwise nothing."""
+    raise NotImplementedError("compiled code only")
+
+
+def _prune_typer(e, seat, masks, blueprint, guide):
+    if isinstance(guide, types.NoneType):
+
+        def unguided(e, seat, masks, blueprint, guide):
+            return None
+
+        return unguided
+
+    def guided(e, seat, masks, blueprint, guide):
+        net, obs, m, buf, top = guide[0], guide[2], guide[3], guide[4], guide[5]
+        if top <= 0:
+            return None
+        observe(e, seat, obs, 0)
+        m[0, :] = masks[0, :]
+        logits = np.empty(masks.shape[1], np.float32)
+        legal_logits(obs, m, net, buf, logits)
+        order = np.argsort(-logits, kind="mergesort")
+        masks[0, :] = 0
+        for k in range(min(top, order.shape[0])):
+            if m[0, order[k]] != 0:
+                masks[0, order[k]] = 1
+        masks[0, blueprint] = 1
+        return None
+
+    return guided
+
+
+overload_inline(_guide, _guide_typer)
+overload_inline(_rollout_move, _rollout_move_typer)
+overload_inline(_prune, _prune_typer)
 
 
 @kernel
-def batch_search_actions(s, rows, bot, bot_rng, blueprints, actions):
+def batch_search_actions(s, rows, bot, bot_rng, blueprints, actions, net):
     """The search bot ``bot`` (a search id, :func:`search_id`) for the acting seat of each
     env ``rows[k]`` of the batch ``s``, with the default move ``blueprints[k]``
     (:func:`search_action_from`): ``actions[k]`` (K,) int64 gets its action, drawing from
@@ -375,11 +514,12 @@ def batch_search_actions(s, rows, bot, bot_rng, blueprints, actions):
         if s[i].status != 0:
             actions[k] = -1
             continue
-        actions[k] = search_action_from(s[i], np.int64(bot), bot_rng, i, blueprints[k])
+        q = np.empty(num_actions(s[i]), np.float64)
+        actions[k] = search_values_guided(s[i], np.int64(bot), bot_rng, i, blueprints[k], q, net)[0]
 
 
 @kernel
-def batch_search_values(s, rows, bot, bot_rng, blueprints, actions, q, noise):
+def batch_search_values(s, rows, bot, bot_rng, blueprints, actions, q, noise, net):
     """:func:`batch_search_actions` with :func:`search_values_from`'s values: ``q[k]``
     ((K, A) float64, NaN where not legal) and ``noise[k]`` ((K,) float64) for the env
     ``rows[k]``; the actions and the draws are :func:`batch_search_actions`'. An ended
@@ -391,7 +531,7 @@ def batch_search_values(s, rows, bot, bot_rng, blueprints, actions, q, noise):
             q[k, :] = np.nan
             noise[k] = np.nan
             continue
-        a, se = search_values_from(s[i], np.int64(bot), bot_rng, i, blueprints[k], q[k])
+        a, se = search_values_guided(s[i], np.int64(bot), bot_rng, i, blueprints[k], q[k], net)
         actions[k] = a
         noise[k] = se
 

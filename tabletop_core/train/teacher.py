@@ -162,14 +162,14 @@ def label_rows(state, rows: np.ndarray, teacher: Teacher, blueprints: np.ndarray
     bot = np.uint64(teacher.bot_id)
     parts = max(1, min(workers, k_rows // 8))
     if parts == 1:
-        batch_search_values(state, rows, bot, bot_rng, blueprints, out, q, noise)
+        batch_search_values(state, rows, bot, bot_rng, blueprints, out, q, noise, None)
         return out, q, noise
     bounds = np.linspace(0, k_rows, parts + 1).astype(np.int64)
 
     def run(k: int) -> None:
         lo, hi = bounds[k], bounds[k + 1]
         batch_search_values(
-            state, rows[lo:hi], bot, bot_rng, blueprints[lo:hi], out[lo:hi], q[lo:hi], noise[lo:hi]
+            state, rows[lo:hi], bot, bot_rng, blueprints[lo:hi], out[lo:hi], q[lo:hi], noise[lo:hi], None
         )
 
     with ThreadPoolExecutor(parts) as pool:
