@@ -81,15 +81,25 @@ def policy_entries(spec: str) -> tuple[str, str]:
     return "policy:" + path, path
 
 
-def _bots(table: Table, spec: str, rollouts: int | None) -> dict[str, str]:
-    """The bot in the measured seats of each of the four lineups (:data:`LINEUPS`)."""
+def with_settings(bot: str, settings: str) -> str:
+    """The search bot ``bot`` with ``settings`` (``key=value:...``) added, a setting it
+    already names taking the new value: ``with_settings("search:rollouts=768", "rollouts=192:own=policy")``
+    -> ``"search:rollouts=192:own=policy"``."""
+    pairs = dict(p.partition("=")[::2] for p in bot.split(":")[1:])
+    pairs.update(p.partition("=")[::2] for p in settings.split(":") if p)
+    return ":".join([bot.split(":")[0]] + [f"{k}={v}" for k, v in pairs.items()])
+
+
+def _bots(table: Table, spec: str, rollouts: int | None, guided: str = "") -> dict[str, str]:
+    """The bot in the measured seats of each of the four lineups (:data:`LINEUPS`);
+    ``guided``: settings added to the search with the policy (``top=8:own=policy``)."""
     entry, blueprint = policy_entries(spec)
     search = table.bot if rollouts is None else f"search:rollouts={rollouts}"
     return {
         "policy": entry,
         "strong": table.strong,
         "search": search,
-        "search_policy": f"{search}:blueprint={blueprint}",
+        "search_policy": with_settings(search, f"blueprint={blueprint}:{guided}"),
     }
 
 
@@ -119,6 +129,8 @@ def _command(name: str, args: argparse.Namespace) -> str:
     cmd = f"python benchmarks/learned.py {name} --policy {shlex.quote(args.policy)} --games {args.games} --seed {args.seed}"
     if args.rollouts is not None:
         cmd += f" --rollouts {args.rollouts}"
+    if args.guided:
+        cmd += f" --guided {shlex.quote(args.guided)}"
     return cmd + f" --timing-games {args.timing_games}"
 
 
@@ -126,7 +138,7 @@ def measure(name: str, args: argparse.Namespace) -> dict:
     """One table's JSON line (the module docstring) for the policy ``args.policy``."""
     table = TABLES[name]
     game = load_game(table.game)
-    bots = _bots(table, args.policy, args.rollouts)
+    bots = _bots(table, args.policy, args.rollouts, args.guided)
     timing = _timings(table, bots, args.timing_games, args.seed + args.games)
     seat = table.lineup.split(",").index("{bot}")
     figures, values = {}, {}
@@ -450,6 +462,13 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--rollouts", type=int, default=None, help="the search bot's rollouts (default: the table's)"
     )
+    parser.add_argument(
+        "--guided",
+        default="",
+        metavar="SETTINGS",
+        help="settings added to the search with the policy, e.g. rollouts=192:own=policy or top=8 "
+        "(docs/search-bot.md; default: the policy's move as the default move only)",
+    )
     parser.add_argument("--timing-games", type=int, default=20)
     parser.add_argument("--timing-only", action="store_true", help="only the times per decision (no match)")
     parser.add_argument(
@@ -507,7 +526,7 @@ def _check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[st
         for name in tables:
             files = [p for _, p in curve_files(args.curve)] if args.curve else [args.policy]
             for spec in files:
-                for bot in _bots(TABLES[name], spec, args.rollouts).values():
+                for bot in _bots(TABLES[name], spec, args.rollouts, args.guided).values():
                     check_lineup(TABLES[name], bot)
     except ValueError as exc:
         parser.error(str(exc))
@@ -532,7 +551,7 @@ def main(argv: list[str] | None = None) -> int:
         elif args.timing_only:
             timing = _timings(
                 TABLES[name],
-                _bots(TABLES[name], args.policy, args.rollouts),
+                _bots(TABLES[name], args.policy, args.rollouts, args.guided),
                 args.timing_games,
                 args.seed + args.games,
             )

@@ -111,6 +111,18 @@ def test_a_policy_file_plays_alone_and_as_the_blueprint():
     assert figures["policy"]["rate"] == float(np.mean(baseline.returns[:, -1] > 0))
 
 
+def test_guided_settings_are_added_to_the_search_with_the_policy():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from learned import _bots, with_settings
+    from search import TABLES
+
+    assert with_settings("search:rollouts=768", "rollouts=192:own=policy") == "search:rollouts=192:own=policy"
+    assert with_settings("search", "blueprint=baseline:") == "search:blueprint=baseline"
+    bots = _bots(TABLES["exitnow-ghost"], "baseline", None, "rollouts=192:own=policy")
+    assert bots["search"] == "search:rollouts=768"
+    assert bots["search_policy"] == "search:rollouts=192:blueprint=baseline:own=policy"
+
+
 @pytest.mark.parametrize(
     "args, says",
     [
@@ -125,6 +137,8 @@ def test_a_policy_file_plays_alone_and_as_the_blueprint():
         (["exhaust", "--curve", "nowhere"], "--curve: no folder 'nowhere'"),
         (["exhaust", "--curve", "docs"], "no imitated-K.npz or policy.npz in 'docs'"),
         (["--plot", "x.png"], "--plot OUT.png draws --plot-from FILE.jsonl"),
+        (["exhaust", "--guided", "own=me"], "own must be one of bot, policy"),
+        (["exhaust", "--guided", "top=many"], "top must be an int"),
     ],
 )
 def test_bad_arguments_are_usage_errors_naming_them(args, says):
