@@ -40,6 +40,11 @@ def _train(tmp_path, *args: str) -> int:
         (["--imitate", "search:depth=3"], "unknown search setting"),
         (["--imitate", "search:blueprint=baseline"], "blueprint=self"),
         (["--imitate", "search:target=visits"], "target must be values"),
+        (
+            ["--imitate", "search:top=3"],
+            "top= steers the search with the actor being trained; add blueprint=self",
+        ),
+        (["--imitate", "search:blueprint=self:own=me"], "own must be one of bot, policy"),
         (["--imitate", "champion"], "search[:rollouts=N]"),
     ],
 )
@@ -77,6 +82,32 @@ def test_labels_are_the_search_bots_choices_on_any_number_of_threads():
         assert (noise >= 0).all()
         values.append(q)
     np.testing.assert_array_equal(values[0], values[1])
+
+
+def test_a_steering_teacher_searches_with_the_actor_inside():
+    """``blueprint=self:top=K:own=policy``: the teacher's id carries the settings and
+    ``label_rows`` hands the actor's network to the search, on any number of threads."""
+    from tabletop_core.agents.policy import MLPPolicy
+    from tabletop_core.contract.search import guide_params
+
+    game = load_game("exhaust")
+    teacher = parse_teacher(game, "search:rollouts=8:blueprint=self:top=3:own=policy")
+    assert teacher.guided and guide_params(teacher.bot_id) == (3, True)
+    net = MLPPolicy.load("exhaust_env/baselines/baseline.npz").packed().args
+    venv = SelfPlayVectorEnv(game, 16, seed=3, copy=False, num_threads=1, num_players=4)
+    venv.reset(seed=3)
+    for _ in range(5):
+        venv.step_bots("random")
+    rows = np.flatnonzero(venv._mask.sum(axis=1) > 1).astype(np.int64)
+    blue = venv._mask[rows].argmax(axis=1).astype(np.int64)
+    want = np.empty(rows.size, np.int64)
+    batch_search_actions(
+        venv.state, rows, np.uint64(teacher.bot_id), stream_words(7, "bots", 16), blue, want, net
+    )
+    for workers in (1, 2):
+        got, q, _ = label_rows(venv.state, rows, teacher, blue, stream_words(7, "bots", 16), workers, net)
+        np.testing.assert_array_equal(got, want)
+        assert ((~np.isnan(q)).sum(axis=1) <= 4).all(), "top=3 and the default move at most"
 
 
 @pytest.mark.parametrize("name", ["thegame", "koikoi", "exhaust", "exitnow"])

@@ -20,7 +20,7 @@ from tabletop_core.agents.policy import MLPPolicy
 from tabletop_core.contract.options import as_options
 from tabletop_core.contract.search import GUIDED_KEYS, SEARCH, batch_search_actions, guide_params, search_id
 
-__all__ = ["is_policy", "seat_policy", "policy_actions", "search_blueprint", "SearchPolicy"]
+__all__ = ["is_policy", "seat_policy", "policy_actions", "search_blueprint", "guide_bits", "SearchPolicy"]
 
 BLUEPRINTS = ("baseline", "PATH.npz")
 """What ``search:blueprint=...`` may name: ``baseline``, the game's shipped trained policy
@@ -45,7 +45,7 @@ OWN = ("bot", "policy")
 """Who may play the searching seat's own later moves in the rollouts (``own=``)."""
 
 
-def _guide_bits(game, bot: str) -> int:
+def guide_bits(game, bot: str) -> int:
     """The id bits of ``bot``'s ``top=K`` and ``own=bot|policy`` settings
     (:func:`~tabletop_core.contract.search.search_id`).
 
@@ -183,7 +183,7 @@ def seat_policy(game, bot, seat: int, options: Any = None):
     guided = search_blueprint(bot)
     if guided is not None:
         plain, blueprint = guided
-        bot_id = _search_id(game, plain) | _guide_bits(game, bot)
+        bot_id = _search_id(game, plain) | guide_bits(game, bot)
         return SearchPolicy(_blueprint_policy(game, bot, blueprint, seat, opts), bot_id, bot)
     if isinstance(bot, MLPPolicy):
         pol = bot

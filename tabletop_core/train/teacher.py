@@ -15,7 +15,9 @@ trainer's actor:
 * ``search:...:blueprint=self``: the teacher takes the actor's own choice as its default
   move (the *blueprint*), in place of its rollout bot's. Search then only leaves the
   actor's move for one whose paired gain is significant, so a stronger actor makes a
-  stronger teacher: the loop of expert iteration.
+  stronger teacher: the loop of expert iteration. With it, ``top=K`` searches only the
+  actor's K best moves and ``own=policy`` lets the actor play its own seat's moves in the
+  rollouts (``docs/search-bot.md``), so the actor steers the search as well.
 
 The learner's seats are one group of ``--seats`` per episode (every seat in a
 cooperative game); the other seats are played by the scripted bots of ``--opponents``
@@ -40,8 +42,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tabletop_core.agents.seats import search_blueprint
-from tabletop_core.contract.search import batch_search_values, search_params
+from tabletop_core.agents.seats import guide_bits, search_blueprint
+from tabletop_core.contract.search import batch_search_values, guide_params, search_params
 from tabletop_core.envs.vector import SelfPlayVectorEnv, available_cores
 from tabletop_core.kernel.rng import stream_seed, stream_words
 from tabletop_core.tools.progress import ProgressBar
@@ -108,12 +110,12 @@ def teacher_target(spec: str) -> str:
 
 def parse_teacher(game, spec: str) -> Teacher:
     """The :class:`Teacher` of ``spec``:
-    ``search[:rollouts=N][:bot=NAME][:z=X][:blueprint=self][:target=values|move]``.
+    ``search[:rollouts=N][:bot=NAME][:z=X][:blueprint=self[:top=K][:own=policy]][:target=values|move]``.
 
     Raises:
         ValueError: a setting the search bot refuses (its message), a blueprint other
-            than ``self`` (the actor being trained), or a target other than
-            :data:`TARGETS`. Nothing here needs torch, so the option checks of
+            than ``self`` (the actor being trained), ``top=``/``own=`` without it, or a
+            target other than :data:`TARGETS`. Nothing here needs torch, so the option checks of
             ``tabletop train`` call it too.
     """
     pairs = [p.partition("=") for p in spec.strip().split(":")]
@@ -126,6 +128,12 @@ def parse_teacher(game, spec: str) -> Teacher:
     search = ":".join(k + eq + v for k, eq, v in pairs if k != "target")
     guided = search_blueprint(search)
     plain = search
+    steering = [k for k, _, _ in pairs if k in ("top", "own")]
+    if guided is None and steering:
+        raise ValueError(
+            f"--imitate {spec!r}: {steering[0]}= steers the search with the actor being trained; "
+            f"add blueprint={SELF}"
+        )
     if guided is not None:
         plain, blueprint = guided
         if blueprint != SELF:
@@ -134,7 +142,7 @@ def parse_teacher(game, spec: str) -> Teacher:
                 f"(blueprint={SELF}), or none; got blueprint={blueprint!r}"
             )
     try:
-        bot_id = int(game.search_bot_id(plain))
+        bot_id = int(game.search_bot_id(plain)) | (guide_bits(game, search) if guided is not None else 0)
     except ValueError as exc:
         raise ValueError(f"--imitate: {exc}") from None
     return Teacher(
@@ -142,7 +150,9 @@ def parse_teacher(game, spec: str) -> Teacher:
     )
 
 
-def label_rows(state, rows: np.ndarray, teacher: Teacher, blueprints: np.ndarray, bot_rng, workers: int):
+def label_rows(
+    state, rows: np.ndarray, teacher: Teacher, blueprints: np.ndarray, bot_rng, workers: int, net=None
+):
     """The teacher's actions (K,) int64 for the acting seats of the envs ``rows`` ((K,)
     int64) of the State batch ``state``, with the default moves ``blueprints`` ((K,) int64;
     -1: the rollout bot's choice), and what its search learned: each legal action's value
@@ -150,7 +160,9 @@ def label_rows(state, rows: np.ndarray, teacher: Teacher, blueprints: np.ndarray
     float64 (:func:`tabletop_core.contract.search.search_values_from`). Each search draws
     from ``bot_rng[rows[k]]`` ((B,) uint64, advanced). The rows are split between
     ``workers`` threads; each env's search depends on its own generator only, so the
-    labels are the same for any ``workers``.
+    labels are the same for any ``workers``. ``net``: the actor's network
+    (:attr:`~tabletop_core.agents.forward.PackedMLP.args`) where the teacher's ``top=`` or
+    ``own=policy`` asks it inside the search, else None.
 
     Returns:
         ``(actions, values, noise)``.
@@ -162,14 +174,14 @@ def label_rows(state, rows: np.ndarray, teacher: Teacher, blueprints: np.ndarray
     bot = np.uint64(teacher.bot_id)
     parts = max(1, min(workers, k_rows // 8))
     if parts == 1:
-        batch_search_values(state, rows, bot, bot_rng, blueprints, out, q, noise, None)
+        batch_search_values(state, rows, bot, bot_rng, blueprints, out, q, noise, net)
         return out, q, noise
     bounds = np.linspace(0, k_rows, parts + 1).astype(np.int64)
 
     def run(k: int) -> None:
         lo, hi = bounds[k], bounds[k + 1]
         batch_search_values(
-            state, rows[lo:hi], bot, bot_rng, blueprints[lo:hi], out[lo:hi], q[lo:hi], noise[lo:hi], None
+            state, rows[lo:hi], bot, bot_rng, blueprints[lo:hi], out[lo:hi], q[lo:hi], noise[lo:hi], net
         )
 
     with ThreadPoolExecutor(parts) as pool:
@@ -351,6 +363,8 @@ def collect_round(
     bot_rng = stream_words(run_seed, "bots", num_envs)
     opp_rng = stream_words(run_seed, "sampler", num_envs)
     plays = actor is not None
+    steers = plays and teacher.guided and any(guide_params(teacher.bot_id))
+    net = actor.packed().args if steers else None  # top= / own=: the actor inside the search
     buf: list[tuple[np.ndarray, ...]] = []  # (obs, mask, action, values, noise) per labelled batch
     kept, chunk = 0, start
     agree = asked = 0
@@ -370,7 +384,7 @@ def collect_round(
                 obs, m = venv._obs[rows], mask[rows]
                 own = np.asarray(actor(obs, m), np.int64) if actor is not None else np.full(rows.size, -1)
                 blue = own if teacher.guided and plays else np.full(rows.size, -1, np.int64)
-                labels, values, noise = label_rows(venv.state, rows, teacher, blue, bot_rng, workers)
+                labels, values, noise = label_rows(venv.state, rows, teacher, blue, bot_rng, workers, net)
                 buf.append((obs.copy(), m.copy(), labels, values, noise))
                 kept += rows.size
                 if plays:
