@@ -159,6 +159,7 @@ def measure(name: str, args: argparse.Namespace) -> dict:
         "lower_is_better": table.lower_is_better,
         "options": table.options,
         "policy": args.policy,
+        "guided": args.guided,
         "games": args.games,
         "seed": args.seed,
         "figures": figures,
@@ -199,11 +200,25 @@ def _diff_cell(d: dict, is_rate: bool) -> str:
 
 def figure_line(line: dict) -> dict:
     """A table's line (:func:`measure`) in the form ``docs/figures/learned.jsonl`` keeps and
-    the docs' ``figure-table`` directive reads: ``table`` is ``"learned"``, ``name`` the
-    search table, ``cells`` the row as shown."""
+    the docs' ``figure-table`` directive reads: ``table`` is ``"learned"`` (``"guided"`` for
+    a line measured with ``--guided``: the guided search beside the plain one), ``name``
+    the search table, ``cells`` the row as shown."""
     name = line["table"]
     rate = TABLES[name].is_rate
     f, d, ms = line["figures"], line["differences"], line["ms_per_decision"]
+    if line.get("guided"):
+        cells = {
+            "table": LABELS[name],
+            "measure": line["measure"] + (" (lower is better)" if line["lower_is_better"] else ""),
+            "deals": f"{line['games']}, seed {line['seed']}",
+            "search": f"{f['search']['bot']} {_cell(f['search'], rate)}",
+            "search with the policy": f"{f['search_policy']['bot']} {_cell(f['search_policy'], rate)}",
+            "with − without, same deals": _diff_cell(d["search_policy - search"], rate),
+            "ms a decision (search / with)": " / ".join(
+                f"{ms[k]['mean_ms']:.2f}" for k in ("search", "search_policy")
+            ),
+        }
+        return {**line, "table": "guided", "name": name, "cells": cells}
     cells = {
         "table": LABELS[name],
         "measure": line["measure"] + (" (lower is better)" if line["lower_is_better"] else ""),

@@ -111,6 +111,22 @@ def test_a_policy_file_plays_alone_and_as_the_blueprint():
     assert figures["policy"]["rate"] == float(np.mean(baseline.returns[:, -1] > 0))
 
 
+def test_a_guided_line_is_its_own_docs_table():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import learned
+
+    with open(ROOT / "docs" / "figures" / "learned.jsonl") as f:
+        stored = json.loads(f.readline())
+    line = {**stored, "table": stored["name"]}  # the measured line the stored one was made from
+    plain = learned.figure_line(line)
+    assert plain["table"] == "learned" and "policy" in plain["cells"]
+    doc = learned.figure_line({**line, "guided": "top=4"})
+    assert doc["table"] == "guided" and doc["name"] == line["table"]
+    assert doc["cells"]["deals"] == f"{line['games']}, seed {line['seed']}"
+    assert doc["cells"]["search with the policy"].startswith(line["figures"]["search_policy"]["bot"] + " ")
+    assert doc["cells"]["with − without, same deals"] == plain["cells"]["with − without, same deals"]
+
+
 def test_guided_settings_are_added_to_the_search_with_the_policy():
     sys.path.insert(0, str(ROOT / "benchmarks"))
     from learned import _bots, with_settings
