@@ -84,6 +84,7 @@ def test_labels_are_the_search_bots_choices_on_any_number_of_threads():
     np.testing.assert_array_equal(values[0], values[1])
 
 
+@pytest.mark.slow
 def test_a_steering_teacher_searches_with_the_actor_inside():
     """``blueprint=self:top=K:own=policy``: the teacher's id carries the settings and
     ``label_rows`` hands the actor's network to the search, on any number of threads."""
