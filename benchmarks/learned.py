@@ -211,8 +211,8 @@ def figure_line(line: dict) -> dict:
             "table": LABELS[name],
             "measure": line["measure"] + (" (lower is better)" if line["lower_is_better"] else ""),
             "deals": f"{line['games']}, seed {line['seed']}",
-            "search": f"{f['search']['bot']} {_cell(f['search'], rate)}",
-            "search with the policy": f"{f['search_policy']['bot']} {_cell(f['search_policy'], rate)}",
+            "search": _cell(f["search"], rate),
+            "with the policy (settings)": f"{_cell(f['search_policy'], rate)} ({line['guided']})",
             "with − without, same deals": _diff_cell(d["search_policy - search"], rate),
             "ms a decision (search / with)": " / ".join(
                 f"{ms[k]['mean_ms']:.2f}" for k in ("search", "search_policy")

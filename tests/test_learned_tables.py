@@ -123,7 +123,7 @@ def test_a_guided_line_is_its_own_docs_table():
     doc = learned.figure_line({**line, "guided": "top=4"})
     assert doc["table"] == "guided" and doc["name"] == line["table"]
     assert doc["cells"]["deals"] == f"{line['games']}, seed {line['seed']}"
-    assert doc["cells"]["search with the policy"].startswith(line["figures"]["search_policy"]["bot"] + " ")
+    assert doc["cells"]["with the policy (settings)"].endswith(" (top=4)")
     assert doc["cells"]["with − without, same deals"] == plain["cells"]["with − without, same deals"]
 
 
