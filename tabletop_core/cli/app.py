@@ -81,7 +81,10 @@ SEED_RANGE = "0 <= SEED < 2**64"
 
 SEARCH_HELP = (
     "search may take settings, e.g. search:rollouts=512:bot=greedy:z=1 "
-    "(rollouts per decision, the rollout bot, standard errors a gain must exceed; docs/search-bot.md)"
+    "(rollouts per decision, the rollout bot, standard errors a gain must exceed), and where a seat "
+    "may hold a trained policy search:blueprint=baseline:top=4:own=policy (the policy's move as the "
+    "default, only its 4 best moves searched, the policy playing the seat in the rollouts); "
+    "docs/search-bot.md"
 )
 
 
