@@ -104,8 +104,9 @@ def _hidden(obs, start, rows, block, scale, weights, biases, relu, buf):
     """Rows ``start .. start + rows - 1`` of ``obs`` through the hidden layers, ``buf``
     (2, block * W) float32 scratch (``rows <= block``); returns the last hidden layer,
     (block, n) (the scaled observation where the network has no hidden layer). Each
-    layer's rows are a C-contiguous view of one half of ``buf``, so the sums run over
-    whole vectors."""
+    layer's rows are a C-contiguous view of one half of ``buf``: for one row (the search's
+    :func:`net_action`) that lets the sums run over whole vectors, which strided slices
+    of a (2, rows, W) buffer do not. The same sums as :func:`greedy_actions`."""
     layers = len(weights)
     n = obs.shape[1] if layers == 1 else weights[0].shape[1]
     x = buf[0][: block * n].reshape((block, n))
@@ -138,17 +139,33 @@ def _width(obs, weights):
 @kernel(fastmath=True)
 def greedy_actions(obs, mask, scale, weights, biases, relu, pieces, gains, out):
     """``out[i]``: the greedy legal action of observation ``obs[i]`` (B, D) float32 under
-    ``mask[i]`` (B, A) int8, for the packed MLP (:class:`PackedMLP`: ``weights`` and
-    ``biases`` tuples, one per layer). One thread; each row's sums in a fixed order,
+    ``mask[i]`` (B, A) int8, for the packed MLP (the module docstring's network, its
+    fields as separate arguments). One thread; each row's sums in a fixed order,
     independent of the other rows."""
-    last = len(weights) - 1
-    buf = np.empty((2, BLOCK * _width(obs, weights)), np.float32)
+    layers = len(weights)
+    buf = np.empty((2, BLOCK, _width(obs, weights)), np.float32)
     for start in range(0, obs.shape[0], BLOCK):
         rows = min(BLOCK, obs.shape[0] - start)
-        x = _hidden(obs, start, rows, BLOCK, scale, weights, biases, relu, buf)
+        n = obs.shape[1]
+        for r in range(rows):
+            if layers == 1:  # no hidden layer: the logits read the scaled observation
+                for j in range(n):
+                    buf[0, r, j] = obs[start + r, j] * scale[j]
+            else:
+                _first_layer(obs, start + r, scale, weights[0], biases[0], buf[0, r, : weights[0].shape[1]])
+                _activate(buf[0, r, : weights[0].shape[1]], relu)
+        if layers > 1:
+            n = weights[0].shape[1]
+        for k in range(1, layers - 1):
+            m = weights[k].shape[1]
+            _dense(buf[(k - 1) % 2, :, :n], rows, weights[k], biases[k], buf[k % 2, :, :m])
+            for r in range(rows):
+                _activate(buf[k % 2, r, :m], relu)
+            n = m
+        last = buf[max(layers - 2, 0) % 2]
         for r in range(rows):
             out[start + r] = _best_legal(
-                obs, mask, start + r, x[r], weights[last], biases[last], pieces, gains
+                obs, mask, start + r, last[r, :n], weights[layers - 1], biases[layers - 1], pieces, gains
             )
 
 
