@@ -100,30 +100,27 @@ BLOCK = 16
 
 
 @kernel(fastmath=True)
-def _hidden(obs, start, rows, block, scale, weights, biases, relu, buf):
-    """Rows ``start .. start + rows - 1`` of ``obs`` through the hidden layers, ``buf``
-    (2, block * W) float32 scratch (``rows <= block``); returns the last hidden layer,
-    (block, n) (the scaled observation where the network has no hidden layer). Each
-    layer's rows are a C-contiguous view of one half of ``buf``: for one row (the search's
-    :func:`net_action`) that lets the sums run over whole vectors, which strided slices
-    of a (2, rows, W) buffer do not. The same sums as :func:`greedy_actions`."""
+def _hidden(obs, net, buf):
+    """Row 0 of ``obs`` (1, D) through the hidden layers of ``net``, ``buf`` (2, W)
+    float32 scratch; returns the last hidden layer (n,) (the scaled observation where the
+    network has no hidden layer). Each layer is a whole row of ``buf`` (C-contiguous),
+    so its sums run over whole vectors; they are :func:`greedy_actions`' sums."""
+    scale, weights, biases, relu = net[0], net[1], net[2], net[3]
     layers = len(weights)
     n = obs.shape[1] if layers == 1 else weights[0].shape[1]
-    x = buf[0][: block * n].reshape((block, n))
-    for r in range(rows):
-        if layers == 1:  # no hidden layer: the logits read the scaled observation
-            for j in range(n):
-                x[r, j] = obs[start + r, j] * scale[j]
-        else:
-            _first_layer(obs, start + r, scale, weights[0], biases[0], x[r])
-            _activate(x[r], relu)
+    x = buf[0][:n]
+    if layers == 1:
+        for j in range(n):
+            x[j] = obs[0, j] * scale[j]
+        return x
+    _first_layer(obs, 0, scale, weights[0], biases[0], x)
+    _activate(x, relu)
     for k in range(1, layers - 1):
         m = weights[k].shape[1]
-        y = buf[k % 2][: block * m].reshape((block, m))
-        _dense(x, rows, weights[k], biases[k], y)
-        for r in range(rows):
-            _activate(y[r], relu)
-        x = y
+        y = buf[k % 2][:m]
+        _dense(x.reshape((1, n)), 1, weights[k], biases[k], y.reshape((1, m)))
+        _activate(y, relu)
+        x, n = y, m
     return x
 
 
@@ -183,8 +180,8 @@ def net_action(obs, mask, net, buf):
     :func:`net_scratch`: :func:`greedy_actions` on one row, with the same sums."""
     weights, biases = net[1], net[2]
     last = len(weights) - 1
-    x = _hidden(obs, 0, 1, 1, net[0], weights, biases, net[3], buf)
-    return _best_legal(obs, mask, 0, x[0], weights[last], biases[last], net[4], net[5])
+    x = _hidden(obs, net, buf)
+    return _best_legal(obs, mask, 0, x, weights[last], biases[last], net[4], net[5])
 
 
 @kernel(fastmath=True)
@@ -194,9 +191,9 @@ def legal_logits(obs, mask, net, buf, logits):
     (the module docstring), ``buf`` from :func:`net_scratch`."""
     weights, biases = net[1], net[2]
     last = len(weights) - 1
-    x = _hidden(obs, 0, 1, 1, net[0], weights, biases, net[3], buf)
+    x = _hidden(obs, net, buf)
     for a in range(mask.shape[1]):
         if mask[0, a] == 0:
             logits[a] = -np.inf
         else:
-            logits[a] = _logit(obs, 0, a, x[0], weights[last], biases[last], net[4], net[5])
+            logits[a] = _logit(obs, 0, a, x, weights[last], biases[last], net[4], net[5])
