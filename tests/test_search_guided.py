@@ -126,7 +126,9 @@ def test_guided_names_and_errors():
         with pytest.raises(ValueError, match=words):
             seat_policy(game, bad, 0, opts)
     for bad in ("search:top=3", "search:own=policy"):
-        with pytest.raises(ValueError, match=r"(top|own)= asks a trained policy"):
+        with pytest.raises(
+            ValueError, match=r"(top|own)= asks a trained policy; name one with blueprint=baseline"
+        ):
             game.bot_ids([bad], 1)
     with pytest.raises(ValueError, match="top must be in"):
         search_id(8, 0, top=256)

@@ -18,9 +18,9 @@ import numpy as np
 from tabletop_core.agents.baseline import baseline_policy, is_baseline
 from tabletop_core.agents.policy import MLPPolicy
 from tabletop_core.contract.options import as_options
-from tabletop_core.contract.search import GUIDED_KEYS, SEARCH, batch_search_actions, guide_params, search_id
+from tabletop_core.contract.search import GUIDED_KEYS, batch_search_actions, guide_bits, guide_params
 
-__all__ = ["is_policy", "seat_policy", "policy_actions", "search_blueprint", "guide_bits", "SearchPolicy"]
+__all__ = ["is_policy", "seat_policy", "policy_actions", "search_blueprint", "parse_guide", "SearchPolicy"]
 
 BLUEPRINTS = ("baseline", "PATH.npz")
 """What ``search:blueprint=...`` may name: ``baseline``, the game's shipped trained policy
@@ -45,7 +45,7 @@ OWN = ("bot", "policy")
 """Who may play the searching seat's own later moves in the rollouts (``own=``)."""
 
 
-def guide_bits(game, bot: str) -> int:
+def parse_guide(game, bot: str) -> int:
     """The id bits of ``bot``'s ``top=K`` and ``own=bot|policy`` settings
     (:func:`~tabletop_core.contract.search.search_id`).
 
@@ -64,7 +64,7 @@ def guide_bits(game, bot: str) -> int:
                 raise ValueError(f"{game.name}: {bot!r}: own must be one of {', '.join(OWN)}, got {value!r}")
             own = value == "policy"
     try:
-        return search_id(1, 0, 0.0, top, own) & ~(SEARCH | (1 << 8))
+        return guide_bits(top, own)
     except ValueError as exc:
         raise ValueError(f"{game.name}: {bot!r}: {str(exc).removeprefix('search: ')}") from None
 
@@ -183,7 +183,7 @@ def seat_policy(game, bot, seat: int, options: Any = None):
     guided = search_blueprint(bot)
     if guided is not None:
         plain, blueprint = guided
-        bot_id = _search_id(game, plain) | guide_bits(game, bot)
+        bot_id = _search_id(game, plain) | parse_guide(game, bot)
         return SearchPolicy(_blueprint_policy(game, bot, blueprint, seat, opts), bot_id, bot)
     if isinstance(bot, MLPPolicy):
         pol = bot

@@ -89,7 +89,9 @@ __all__ = [
     "MAX_SEATS",
     "search_id",
     "search_params",
+    "guide_bits",
     "guide_params",
+    "GUIDE_SETTINGS",
     "GUIDED_KEYS",
     "parse_search",
     "search_name",
@@ -109,8 +111,10 @@ SEARCH = 1 << 32
 DEFAULT_Z = 1.0
 """How many standard errors a challenger's gain must exceed when ``search`` is named
 without ``z=``."""
-GUIDED_KEYS = ("blueprint", "top", "own")
-"""The settings that ask a trained policy beside the search (:func:`search_values_guided`)."""
+GUIDE_SETTINGS = ("top", "own")
+"""The settings by which a policy steers the search (:func:`search_values_guided`)."""
+GUIDED_KEYS = ("blueprint", *GUIDE_SETTINGS)
+"""The settings that ask a trained policy beside the search."""
 DEFAULT_BUDGET = 256
 """Rollouts per decision for a game that declares none (``Bots.rollouts`` 0)."""
 MAX_BUDGET = (1 << 24) - 1
@@ -138,10 +142,20 @@ def search_id(budget: int, rollout_bot: int, z: float = 0.0, top: int = 0, own: 
         raise ValueError(f"search: rollouts must be in 1..{MAX_BUDGET}, got {budget}")
     if not 0 <= int(rollout_bot) < 256:
         raise ValueError(f"search: the rollout bot id must be in 0..255, got {rollout_bot}")
+    return (
+        SEARCH | guide_bits(top, own) | (round(float(z) * 10) << 33) | (int(budget) << 8) | int(rollout_bot)
+    )
+
+
+def guide_bits(top: int = 0, own: bool = False) -> int:
+    """The bits of a search id that say how it uses a policy beside it (:func:`search_id`).
+
+    Raises:
+        ValueError: a ``top`` outside ``0..255``.
+    """
     if not 0 <= int(top) < 256:
         raise ValueError(f"search: top must be in 0..255 (0: every legal action), got {top}")
-    guide = (int(top) << 41) | (int(bool(own)) << 49)
-    return SEARCH | guide | (round(float(z) * 10) << 33) | (int(budget) << 8) | int(rollout_bot)
+    return (int(top) << 41) | (int(bool(own)) << 49)
 
 
 def search_params(bot: int) -> tuple[int, int, float]:
@@ -182,8 +196,9 @@ def parse_search(spec: str, game: str, bots: tuple[str, ...], defaults: tuple[in
                 raise ValueError(f"{game}: {spec!r}: {key} must be {what}, got {value!r}") from None
             budget, z = (number, z) if key == "rollouts" else (budget, number)
         elif key in GUIDED_KEYS:
+            needs = "" if key == "blueprint" else "; name one with blueprint=baseline or blueprint=FILE.npz"
             raise ValueError(
-                f"{game}: {spec!r}: {key}= asks a trained policy (blueprint=B), which plays where a seat may "
+                f"{game}: {spec!r}: {key}= asks a trained policy{needs}. A policy plays where a seat may "
                 "hold one (tabletop match / play / replay, vector_env(...).step_bots), not in the "
                 "compiled bot loops (the trainer's --opponents, GameDef.bot_ids)"
             )

@@ -42,8 +42,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tabletop_core.agents.seats import guide_bits, search_blueprint
-from tabletop_core.contract.search import batch_search_values, guide_params, search_params
+from tabletop_core.agents.seats import parse_guide, search_blueprint
+from tabletop_core.contract.search import GUIDE_SETTINGS, batch_search_values, guide_params, search_params
 from tabletop_core.envs.vector import SelfPlayVectorEnv, available_cores
 from tabletop_core.kernel.rng import stream_seed, stream_words
 from tabletop_core.tools.progress import ProgressBar
@@ -128,7 +128,7 @@ def parse_teacher(game, spec: str) -> Teacher:
     search = ":".join(k + eq + v for k, eq, v in pairs if k != "target")
     guided = search_blueprint(search)
     plain = search
-    steering = [k for k, _, _ in pairs if k in ("top", "own")]
+    steering = [k for k, _, _ in pairs if k in GUIDE_SETTINGS]
     if guided is None and steering:
         raise ValueError(
             f"--imitate {spec!r}: {steering[0]}= steers the search with the actor being trained; "
@@ -142,7 +142,7 @@ def parse_teacher(game, spec: str) -> Teacher:
                 f"(blueprint={SELF}), or none; got blueprint={blueprint!r}"
             )
     try:
-        bot_id = int(game.search_bot_id(plain)) | (guide_bits(game, search) if guided is not None else 0)
+        bot_id = int(game.search_bot_id(plain)) | (parse_guide(game, search) if guided is not None else 0)
     except ValueError as exc:
         raise ValueError(f"--imitate: {exc}") from None
     return Teacher(
